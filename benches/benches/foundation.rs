@@ -1,0 +1,64 @@
+//! Issue 2's figures on the GPU, timed with CUDA events: the 128-bit copy (bytes read and
+//! written), the device exclusive scan of 2^28 u32 (8 bytes a element over the time) and the
+//! device sum of 2^28 f64 (8 bytes a element). Throughput is printed in decimal GB/s.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use rand_core::{RngCore, SeedableRng};
+use std::time::Duration;
+use warpkit::{Gpu, Philox};
+use warpkit_benches::time_on_gpu;
+
+const N: usize = 1 << 28;
+
+fn foundation(c: &mut Criterion) {
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            println!("SKIPPED: GPU benchmarks need a CUDA device ({e})");
+            return;
+        }
+    };
+    println!("device: {}", gpu.limits().name);
+    let mut rng = Philox::seed_from_u64(2);
+    let words: Vec<u32> = (0..N).map(|_| rng.next_u32()).collect();
+    let src = gpu.upload(&words).unwrap();
+    let mut dst = gpu.zeros::<u32>(N).unwrap();
+
+    let mut group = c.benchmark_group("foundation");
+    group.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+
+    group.throughput(Throughput::BytesDecimal(2 * 4 * N as u64));
+    group.bench_function("copy_vec128 2^28 u32", |b| {
+        b.iter_custom(|iters| time_on_gpu(&gpu, iters, || gpu.copy(&src, &mut dst).unwrap()))
+    });
+
+    group.throughput(Throughput::BytesDecimal(8 * N as u64));
+    group.bench_function("scan_exclusive 2^28 u32", |b| {
+        b.iter_custom(|iters| time_on_gpu(&gpu, iters, || gpu.exclusive_scan_into(&src, &mut dst).unwrap()))
+    });
+    drop(dst);
+
+    let floats: Vec<f64> = (0..N).map(|_| rng.next_u32() as f64 / 4e9).collect();
+    let input = gpu.upload(&floats).unwrap();
+    let mut out = gpu.zeros::<f64>(1).unwrap();
+    group.throughput(Throughput::BytesDecimal(8 * N as u64));
+    group.bench_function("reduce_sum 2^28 f64", |b| {
+        b.iter_custom(|iters| time_on_gpu(&gpu, iters, || gpu.sum_into(&input, &mut out).unwrap()))
+    });
+    let mut scanned = gpu.zeros::<f64>(N).unwrap();
+    group.throughput(Throughput::BytesDecimal(16 * N as u64));
+    group.bench_function("scan_exclusive 2^28 f64", |b| {
+        b.iter_custom(|iters| time_on_gpu(&gpu, iters, || gpu.exclusive_scan_into(&input, &mut scanned).unwrap()))
+    });
+    drop(scanned);
+
+    let mut stream = gpu.zeros::<u32>(N).unwrap();
+    group.throughput(Throughput::BytesDecimal(4 * N as u64));
+    group.bench_function("philox_fill 2^28 u32", |b| {
+        b.iter_custom(|iters| time_on_gpu(&gpu, iters, || gpu.philox_fill(&mut stream, [1, 2], [0; 4]).unwrap()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, foundation);
+criterion_main!(benches);

@@ -1,0 +1,84 @@
+//! The crate's one error type. Every check on the caller's input happens before anything is
+//! launched, so an `Err` leaves device memory as it was.
+
+use cudarc::driver::{sys::cudaError_enum, DriverError};
+
+/// Everything that can go wrong in warpkit.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No CUDA driver or no CUDA device: a normal answer on machines without a GPU.
+    #[error("no CUDA device: {0}")]
+    NoDevice(String),
+    /// The GPU is older than the PTX warpkit embeds (sm_80).
+    #[error("unsupported GPU: compute capability {major}.{minor}; warpkit needs 8.0 or newer")]
+    UnsupportedDevice { major: i32, minor: i32 },
+    /// An allocation did not fit in device memory.
+    #[error("out of device memory")]
+    OutOfMemory,
+    /// Any other CUDA driver failure, including a kernel that faulted.
+    #[error("CUDA driver error: {0}")]
+    Driver(DriverError),
+    /// An input longer than the primitive indexes.
+    #[error("{what} has {len} elements; at most {max} are supported")]
+    TooLong { what: &'static str, len: u64, max: u64 },
+    /// Two buffers that must have the same length do not.
+    #[error("{what}: expected {expected} elements, got {actual}")]
+    LengthMismatch { what: &'static str, expected: usize, actual: usize },
+    /// A launch shape the device cannot run.
+    #[error("launch of {kernel} exceeds the device's limits: {reason}")]
+    LaunchShape { kernel: &'static str, reason: String },
+}
+
+/// `Result` with warpkit's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<DriverError> for Error {
+    fn from(e: DriverError) -> Self {
+        if e.0 == cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+            Error::OutOfMemory
+        } else {
+            Error::Driver(e)
+        }
+    }
+}
+
+/// `TooLong` unless `len <= max`.
+pub(crate) fn check_len(what: &'static str, len: usize, max: u64) -> Result<()> {
+    if len as u64 > max {
+        return Err(Error::TooLong { what, len: len as u64, max });
+    }
+    Ok(())
+}
+
+/// `LengthMismatch` unless `actual == expected`.
+pub(crate) fn check_same_len(what: &'static str, expected: usize, actual: usize) -> Result<()> {
+    if expected != actual {
+        return Err(Error::LengthMismatch { what, expected, actual });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_checks_name_the_input() {
+        assert!(check_len("input", 10, 10).is_ok());
+        let e = check_len("input", 11, 10).unwrap_err();
+        assert!(matches!(e, Error::TooLong { what: "input", len: 11, max: 10 }));
+        assert!(e.to_string().contains("at most 10"));
+        assert!(matches!(
+            check_same_len("output", 3, 4),
+            Err(Error::LengthMismatch { expected: 3, actual: 4, .. })
+        ));
+    }
+
+    #[test]
+    fn out_of_memory_is_its_own_variant() {
+        let oom = DriverError(cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY);
+        assert!(matches!(Error::from(oom), Error::OutOfMemory));
+        let other = DriverError(cudaError_enum::CUDA_ERROR_LAUNCH_FAILED);
+        assert!(matches!(Error::from(other), Error::Driver(_)));
+    }
+}

@@ -1,0 +1,164 @@
+//! [`Gpu`]: one CUDA device with its context, stream, the warpkit module (loaded once per
+//! process and device) and the limits that launches are checked against.
+
+use super::driver::ensure_driver;
+use crate::error::{Error, Result};
+use crate::kernels;
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream};
+use cudarc::nvrtc::Ptx;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// What the device allows, read once when it is opened.
+#[derive(Clone, Debug)]
+pub struct DeviceLimits {
+    pub name: String,
+    pub compute_capability: (i32, i32),
+    pub multiprocessors: u32,
+    pub max_threads_per_block: u32,
+    pub max_block_dim: [u32; 3],
+    pub max_grid_dim: [u32; 3],
+    /// Dynamic shared memory a block may use without opting in.
+    pub shared_per_block: u32,
+    /// Dynamic shared memory a block may use after opting in (set per kernel by the launcher).
+    pub shared_per_block_optin: u32,
+    pub total_memory: usize,
+}
+
+struct Inner {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+    limits: DeviceLimits,
+    functions: Mutex<HashMap<&'static str, CudaFunction>>,
+    scratch: Mutex<Option<CudaSlice<u8>>>,
+}
+
+/// A CUDA device ready to run warpkit's kernels. Cheap to clone; all clones share one context,
+/// one stream and one loaded module, so work submitted through any of them runs in order.
+#[derive(Clone)]
+pub struct Gpu {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("limits", &self.inner.limits).finish()
+    }
+}
+
+/// Devices opened so far, by ordinal: the module is loaded once per process and device.
+static OPENED: OnceLock<Mutex<HashMap<usize, Gpu>>> = OnceLock::new();
+
+impl Gpu {
+    /// Opens device `ordinal`, or returns the handle opened before. `Err(NoDevice)` when there
+    /// is no driver or no such device: never a panic.
+    pub fn open(ordinal: usize) -> Result<Gpu> {
+        let mut opened = OPENED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(gpu) = opened.get(&ordinal) {
+            return Ok(gpu.clone());
+        }
+        ensure_driver()?;
+        let count = CudaContext::device_count()
+            .map_err(|e| Error::NoDevice(format!("the CUDA driver reports no device ({e})")))?;
+        if ordinal >= count.max(0) as usize {
+            return Err(Error::NoDevice(format!("device {ordinal} requested, {count} present")));
+        }
+        let gpu = Gpu::create(ordinal)?;
+        opened.insert(ordinal, gpu.clone());
+        Ok(gpu)
+    }
+
+    fn create(ordinal: usize) -> Result<Gpu> {
+        let ctx = CudaContext::new(ordinal)?;
+        // One stream orders everything, so cudarc's per-buffer event tracking is redundant work
+        // on every launch.
+        // SAFETY: warpkit submits all work of this context to its single stream.
+        unsafe { ctx.disable_event_tracking() };
+        let limits = read_limits(&ctx)?;
+        let (major, minor) = limits.compute_capability;
+        let ptx = match major {
+            9.. => kernels::PTX_SM_90,
+            8 => kernels::PTX_SM_80,
+            _ => return Err(Error::UnsupportedDevice { major, minor }),
+        };
+        let module = ctx.load_module(Ptx::from_src(ptx))?;
+        let stream = ctx.default_stream();
+        Ok(Gpu {
+            inner: Arc::new(Inner {
+                ctx,
+                stream,
+                module,
+                limits,
+                functions: Mutex::new(HashMap::new()),
+                scratch: Mutex::new(None),
+            }),
+        })
+    }
+
+    /// The device's limits and identity.
+    pub fn limits(&self) -> &DeviceLimits {
+        &self.inner.limits
+    }
+
+    /// The stream every warpkit call on this device runs on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.inner.stream
+    }
+
+    /// The CUDA context (for interoperation with other `cudarc` code).
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.inner.ctx
+    }
+
+    /// Waits until all submitted work has finished; reports any fault it raised.
+    pub fn synchronize(&self) -> Result<()> {
+        Ok(self.inner.stream.synchronize()?)
+    }
+
+    /// A kernel of the embedded module, loaded once.
+    pub(crate) fn function(&self, name: &'static str) -> Result<CudaFunction> {
+        let mut functions = self.inner.functions.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = functions.get(name) {
+            return Ok(f.clone());
+        }
+        let f = self.inner.module.load_function(name)?;
+        functions.insert(name, f.clone());
+        Ok(f)
+    }
+
+    /// At least `bytes` of device scratch memory, kept between calls and grown on demand.
+    /// Holding the guard keeps other host threads from using it while work is submitted.
+    pub(crate) fn scratch(&self, bytes: usize) -> Result<MutexGuard<'_, Option<CudaSlice<u8>>>> {
+        let mut guard = self.inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.as_ref().is_none_or(|s| s.len() < bytes) {
+            *guard = None; // free the old buffer before allocating the larger one
+            *guard = Some(self.inner.stream.alloc_zeros::<u8>(bytes.max(256))?);
+        }
+        Ok(guard)
+    }
+}
+
+fn read_limits(ctx: &Arc<CudaContext>) -> Result<DeviceLimits> {
+    let get = |a: Attr| -> Result<u32> { Ok(ctx.attribute(a)?.max(0) as u32) };
+    Ok(DeviceLimits {
+        name: ctx.name()?,
+        compute_capability: ctx.compute_capability()?,
+        multiprocessors: get(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        max_threads_per_block: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        max_block_dim: [
+            get(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+            get(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+            get(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+        ],
+        max_grid_dim: [
+            get(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+            get(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+            get(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+        ],
+        shared_per_block: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+        shared_per_block_optin: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+        total_memory: ctx.total_mem()?,
+    })
+}

@@ -1,0 +1,46 @@
+//! warpkit: GPU primitives whose device code is written in Rust.
+//!
+//! The kernels live in the `warpkit-kernels` crate, compiled to PTX at build time and embedded
+//! here. This crate owns everything a caller touches: the choice of [`Backend`] (a CUDA GPU when
+//! one is present, otherwise the CPU), typed device buffers, checked launches, one [`Error`]
+//! type, and the primitives themselves.
+//!
+//! ```no_run
+//! use warpkit::Backend;
+//!
+//! let backend = Backend::auto(); // the GPU if there is one, else the CPU
+//! let prefix = backend.exclusive_scan(&[3u32, 1, 4, 1, 5])?;
+//! assert_eq!(prefix, [0, 3, 4, 8, 9]);
+//! assert_eq!(backend.sum(&[0.5f64, 0.25, 0.25])?, 1.0);
+//! # Ok::<(), warpkit::Error>(())
+//! ```
+//!
+//! Layers, from the bottom: [`gpu`] (driver discovery, context, buffers, launches, timing),
+//! [`cpu`] (the rayon backend, also the reference in tests), and the primitives, each with a
+//! GPU and a CPU implementation behind [`Backend`].
+
+pub mod backend;
+pub mod checks;
+pub mod cpu;
+pub mod element;
+pub mod error;
+pub mod gpu;
+pub mod rng;
+
+mod copy;
+mod reduce;
+mod scan;
+
+/// The PTX built from `kernels-gpu` and the names of its kernels.
+pub mod kernels {
+    include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+}
+
+pub use backend::Backend;
+pub use element::Scalar;
+pub use error::{Error, Result};
+pub use gpu::{DeviceBuffer, Gpu, GpuTimer};
+pub use rng::Philox;
+
+/// The largest number of elements the scans and reductions accept: 2^32 - 1.
+pub const MAX_LEN: u64 = u32::MAX as u64;

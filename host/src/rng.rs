@@ -1,0 +1,157 @@
+//! warpkit's random stream on the host ([`Philox`], a `rand_core` generator) and on the GPU
+//! ([`Gpu::philox_fill`]): both evaluate `warpkit_kernels::rng::philox` on the same counters,
+//! so the same key and starting counter give the same words on every backend.
+
+use crate::error::Result;
+use crate::gpu::{DeviceBuffer, Gpu, LaunchShape};
+use crate::kernels::names::PHILOX_FILL_U32;
+use cudarc::driver::PushKernelArg;
+use rand_core::{RngCore, SeedableRng};
+use warpkit_kernels::policy::PHILOX_BLOCK_THREADS;
+pub use warpkit_kernels::rng::philox::{counter_add, philox4x32_10};
+
+/// Philox4x32-10 as a `rand_core` generator: words come in counter order, four per counter.
+///
+/// ```
+/// use rand_core::{RngCore, SeedableRng};
+/// let mut a = warpkit::Philox::seed_from_u64(7);
+/// let mut b = warpkit::Philox::new([7, 0], [0; 4]);
+/// assert_eq!(a.next_u32(), b.next_u32());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Philox {
+    key: [u32; 2],
+    /// The counter of the next block to compute.
+    counter: [u32; 4],
+    block: [u32; 4],
+    /// Words of `block` already handed out (4: none left).
+    used: usize,
+}
+
+impl Philox {
+    /// The stream of `key` starting at `counter`.
+    pub fn new(key: [u32; 2], counter: [u32; 4]) -> Philox {
+        Philox { key, counter, block: [0; 4], used: 4 }
+    }
+
+    /// The key.
+    pub fn key(&self) -> [u32; 2] {
+        self.key
+    }
+
+    /// Skips `blocks` counter blocks (4 × `blocks` words) ahead, dropping any buffered words.
+    pub fn skip_blocks(&mut self, blocks: u64) {
+        self.counter = counter_add(self.counter, blocks);
+        self.used = 4;
+    }
+
+    /// The counter of the next unused block: with [`Philox::key`], where another backend can
+    /// continue the stream after the words buffered here.
+    pub fn next_counter(&self) -> [u32; 4] {
+        self.counter
+    }
+}
+
+impl RngCore for Philox {
+    fn next_u32(&mut self) -> u32 {
+        if self.used == 4 {
+            self.block = philox4x32_10(self.counter, self.key);
+            self.counter = counter_add(self.counter, 1);
+            self.used = 0;
+        }
+        self.used += 1;
+        self.block[self.used - 1]
+    }
+
+    /// Two consecutive words, the first in the low half.
+    fn next_u64(&mut self) -> u64 {
+        let lo = self.next_u32() as u64;
+        lo | (self.next_u32() as u64) << 32
+    }
+
+    /// Consecutive words in little-endian byte order; a partial last word is consumed whole.
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        for chunk in dest.chunks_mut(4) {
+            let word = self.next_u32().to_le_bytes();
+            chunk.copy_from_slice(&word[..chunk.len()]);
+        }
+    }
+}
+
+impl SeedableRng for Philox {
+    /// The 64-bit key, little-endian.
+    type Seed = [u8; 8];
+
+    fn from_seed(seed: [u8; 8]) -> Philox {
+        let word = |i: usize| u32::from_le_bytes(seed[i..i + 4].try_into().expect("4 bytes"));
+        Philox::new([word(0), word(4)], [0; 4])
+    }
+
+    /// Uses the number itself as the key (low word first), counter zero.
+    fn seed_from_u64(state: u64) -> Philox {
+        Philox::new([state as u32, (state >> 32) as u32], [0; 4])
+    }
+}
+
+impl Gpu {
+    /// Fills `out` with the stream of `key` from `counter`: `out[i]` is word `i % 4` of the
+    /// block at `counter + i / 4`, exactly what [`Philox::new(key, counter)`](Philox::new)
+    /// yields as its `i`-th `next_u32`.
+    pub fn philox_fill(&self, out: &mut DeviceBuffer<u32>, key: [u32; 2], counter: [u32; 4]) -> Result<()> {
+        let n = out.len() as u64;
+        if n == 0 {
+            return Ok(());
+        }
+        let resident = self.resident_blocks(PHILOX_FILL_U32, PHILOX_BLOCK_THREADS, 0)?;
+        let blocks = n.div_ceil(4).div_ceil(PHILOX_BLOCK_THREADS as u64).min(resident * 4);
+        let (f, config) = self.prepare(PHILOX_FILL_U32, LaunchShape::linear(blocks, PHILOX_BLOCK_THREADS, 0))?;
+        let mut launch = self.stream().launch_builder(&f);
+        launch.arg(&mut out.slice).arg(&n).arg(&key[0]).arg(&key[1]);
+        for c in &counter {
+            launch.arg(c);
+        }
+        // SAFETY: `philox_fill_u32` writes `n` words, the buffer's length.
+        unsafe { launch.launch(config) }?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_follow_counter_order_across_calls() {
+        let key = [0xdead_beef, 42];
+        let mut rng = Philox::new(key, [u32::MAX, 0, 0, 0]);
+        let words: Vec<u32> = (0..8).map(|_| rng.next_u32()).collect();
+        assert_eq!(&words[..4], &philox4x32_10([u32::MAX, 0, 0, 0], key));
+        assert_eq!(&words[4..], &philox4x32_10([0, 1, 0, 0], key));
+        assert_eq!(rng.next_counter(), [1, 1, 0, 0]);
+    }
+
+    #[test]
+    fn u64_and_bytes_are_made_of_consecutive_words() {
+        let mut a = Philox::seed_from_u64(99);
+        let mut b = a.clone();
+        let (w0, w1) = (a.next_u32(), a.next_u32());
+        assert_eq!(b.next_u64(), w0 as u64 | (w1 as u64) << 32);
+        let mut bytes = [0u8; 6];
+        let mut c = Philox::from_seed(99u64.to_le_bytes());
+        c.fill_bytes(&mut bytes);
+        assert_eq!(&bytes[..4], &w0.to_le_bytes());
+        assert_eq!(&bytes[4..], &w1.to_le_bytes()[..2]);
+        assert_eq!(c.next_u32(), a.next_u32(), "a partial word is consumed whole");
+    }
+
+    #[test]
+    fn skipping_matches_drawing() {
+        let mut a = Philox::seed_from_u64(5);
+        let mut b = a.clone();
+        for _ in 0..12 {
+            a.next_u32();
+        }
+        b.skip_blocks(3);
+        assert_eq!(a.next_u32(), b.next_u32());
+    }
+}

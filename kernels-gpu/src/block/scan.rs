@@ -1,0 +1,63 @@
+//! Block-wide exclusive prefix sum: a warp scan in each warp, warp totals through shared memory,
+//! and each thread adds the totals of the warps before its own.
+
+use crate::num::Element;
+use crate::simt::shared::SharedSlice;
+use crate::simt::{global_x, lane_id, sync_threads, warp_id, warps_per_block, WARP_SIZE};
+use crate::warp;
+
+/// Exclusive prefix of `v` in thread order, and the block's total, in every thread.
+/// `scratch` needs one slot per warp; it may be reused as soon as this returns.
+///
+/// # Safety
+/// Every thread of the block calls this together; the block size is a multiple of 32.
+#[inline(always)]
+pub unsafe fn exclusive_scan<T: Element>(v: T, scratch: SharedSlice<T>) -> (T, T) {
+    // SAFETY: the whole block, hence every whole warp, is here (caller's contract).
+    unsafe {
+        let (prefix, warp_total) = warp::exclusive_scan(v);
+        if lane_id() == WARP_SIZE - 1 {
+            scratch.set(warp_id(), warp_total);
+        }
+        sync_threads();
+        let (mut before, mut total) = (T::ZERO, T::ZERO);
+        for i in 0..warps_per_block() {
+            if i == warp_id() {
+                before = total;
+            }
+            total = total.add(scratch.get(i));
+        }
+        sync_threads();
+        (before.add(prefix), total)
+    }
+}
+
+#[inline(always)]
+unsafe fn scan_each_block<T: Element>(input: *const T, n: u64, out: *mut T) {
+    let i = global_x();
+    // SAFETY: accesses bounded by `n`; the whole block calls the scan.
+    unsafe {
+        let scratch = SharedSlice::<T>::carve(0, warps_per_block());
+        let v = if i < n { *input.add(i as usize) } else { T::ZERO };
+        let (prefix, _) = exclusive_scan(v, scratch);
+        if i < n {
+            *out.add(i as usize) = prefix;
+        }
+    }
+}
+
+macro_rules! block_scan_kernels {
+    ($($name:ident: $t:ty),*) => {$(
+        /// Test kernel: exclusive scan within each block's elements (one element a thread).
+        ///
+        /// # Safety
+        /// `input` and `out` hold `n` elements; dynamic shared memory holds one element per
+        /// warp.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, n: u64, out: *mut $t) {
+            // SAFETY: forwarded to the launch contract above.
+            unsafe { scan_each_block(input, n, out) }
+        }
+    )*};
+}
+block_scan_kernels!(block_scan_exclusive_u32: u32, block_scan_exclusive_f64: f64);

@@ -1,0 +1,79 @@
+//! Device-wide sum in two launches of one kernel: a grid of persistent blocks each reduces a
+//! grid-stride share of the input into one partial, then a single block reduces the partials.
+//! Each thread keeps `REDUCE_UNROLL` independent 128-bit loads in flight. Bytes moved: the input
+//! once, plus 2 × size_of::<T>() per block. For a fixed grid the summation order is fixed, so
+//! float results repeat bit for bit.
+
+use crate::block;
+use crate::num::Element;
+use crate::policy::{REDUCE_BLOCK_THREADS, REDUCE_UNROLL};
+use crate::simt::memory::{is_aligned16, load128};
+use crate::simt::shared::SharedSlice;
+use crate::simt::{block_x, global_x, grid_threads_x, thread_x, WARP_SIZE};
+
+const UNROLL: usize = REDUCE_UNROLL as usize;
+
+/// # Safety
+/// `input` holds `n` elements, `partials` one per block; blocks of `REDUCE_BLOCK_THREADS`;
+/// dynamic shared memory holds one `T` per warp.
+#[inline(always)]
+unsafe fn reduce_partials<T: Element, const V: usize>(input: *const T, n: u64, partials: *mut T) {
+    let (tid, stride) = (global_x(), grid_threads_x());
+    let mut acc = [T::ZERO; UNROLL];
+    let mut scalar_from = 0;
+    // SAFETY: every index is checked against `n` (or `n / V` vectors) before it is read; the
+    // whole block reaches the block reduction.
+    unsafe {
+        if is_aligned16(input) {
+            let vectors = n / V as u64;
+            let mut i = tid;
+            while i + (UNROLL as u64 - 1) * stride < vectors {
+                let mut loaded = [[T::ZERO; V]; UNROLL];
+                for (u, l) in loaded.iter_mut().enumerate() {
+                    *l = load128(input.add(((i + u as u64 * stride) * V as u64) as usize));
+                }
+                for (a, l) in acc.iter_mut().zip(loaded.iter()) {
+                    *a = l.iter().fold(*a, |s, &x| s.add(x));
+                }
+                i += UNROLL as u64 * stride;
+            }
+            while i < vectors {
+                let l: [T; V] = load128(input.add((i * V as u64) as usize));
+                acc[0] = l.iter().fold(acc[0], |s, &x| s.add(x));
+                i += stride;
+            }
+            scalar_from = vectors * V as u64;
+        }
+        let mut i = scalar_from + tid;
+        while i < n {
+            acc[0] = acc[0].add(*input.add(i as usize));
+            i += stride;
+        }
+        let mine = acc.iter().fold(T::ZERO, |s, &x| s.add(x));
+        let scratch = SharedSlice::<T>::carve(0, REDUCE_BLOCK_THREADS / WARP_SIZE);
+        let total = block::reduce(mine, scratch);
+        if thread_x() == 0 {
+            *partials.add(block_x() as usize) = total;
+        }
+    }
+}
+
+macro_rules! reduce_kernels {
+    ($($name:ident: $t:ty, $v:literal),*) => {$(
+        /// Writes block `b`'s grid-stride share of the sum to `partials[b]`.
+        ///
+        /// # Safety
+        /// See `reduce_partials`.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, n: u64, partials: *mut $t) {
+            // SAFETY: forwarded to the launch contract above.
+            unsafe { reduce_partials::<$t, $v>(input, n, partials) }
+        }
+    )*};
+}
+reduce_kernels!(
+    reduce_sum_u32: u32, 4,
+    reduce_sum_u64: u64, 2,
+    reduce_sum_f32: f32, 4,
+    reduce_sum_f64: f64, 2
+);

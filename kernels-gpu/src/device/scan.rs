@@ -1,0 +1,254 @@
+//! Device-wide exclusive prefix sum in one pass: decoupled look-back (Merrill and Garland,
+//! "Single-pass parallel prefix scan with decoupled look-back", 2016).
+//!
+//! Each block takes the next tile (a tile id from an atomic counter, so tiles start in order and
+//! every tile a block waits on is already running), scans it, publishes its aggregate, then
+//! warp 0 walks back over its predecessors' published aggregates and inclusive prefixes, 32 at
+//! a time, until it meets an inclusive prefix. Inputs are read once and outputs written once:
+//! 2 × size_of::<T>() bytes per element plus 20 bytes of tile status per tile.
+//!
+//! Tile shape: every warp owns `SCAN_VECTORS_PER_THREAD` × 32 consecutive 128-bit vectors,
+//! lane-striped so each load and store instruction of the warp covers 512 contiguous bytes.
+
+use crate::num::Element;
+use crate::policy::{ScanScratch, SCAN_BLOCK_THREADS, SCAN_VECTORS_PER_THREAD};
+use crate::simt::atomic::{add_u32, load_acquire_u32, load_relaxed_u64, store_relaxed_u64, store_release_u32};
+use crate::simt::memory::{is_aligned16, load128, store128};
+use crate::simt::shared::SharedSlice;
+use crate::simt::warp::{all, ballot, FULL_MASK};
+use crate::simt::{lane_id, sync_threads, thread_x, WARP_SIZE};
+use crate::warp;
+
+const FLAG_EMPTY: u32 = 0;
+const FLAG_AGGREGATE: u32 = 1;
+const FLAG_INCLUSIVE: u32 = 2;
+
+const WARPS: u32 = SCAN_BLOCK_THREADS / WARP_SIZE;
+const VPT: usize = SCAN_VECTORS_PER_THREAD as usize;
+
+/// The tile status words in the scratch buffer (layout: [`ScanScratch`]).
+struct TileStatus {
+    flags: *mut u32,
+    aggregates: *mut u64,
+    inclusive: *mut u64,
+}
+
+impl TileStatus {
+    /// # Safety
+    /// `scratch` holds `ScanScratch { tiles }.total_bytes()` bytes, 8-byte aligned.
+    unsafe fn new(scratch: *mut u8, tiles: u64) -> Self {
+        let layout = ScanScratch { tiles };
+        // SAFETY: offsets inside the buffer (caller's contract).
+        unsafe {
+            TileStatus {
+                flags: scratch.add(layout.flags_offset() as usize).cast(),
+                aggregates: scratch.add(layout.aggregates_offset() as usize).cast(),
+                inclusive: scratch.add(layout.inclusive_offset() as usize).cast(),
+            }
+        }
+    }
+
+    /// Publishes `value` for `tile`: the value first, then the flag with release semantics.
+    unsafe fn publish(&self, tile: u64, flag: u32, value: u64) {
+        let slot = if flag == FLAG_INCLUSIVE { self.inclusive } else { self.aggregates };
+        // SAFETY: `tile < tiles`; the release store orders the value before the flag.
+        unsafe {
+            store_relaxed_u64(slot.add(tile as usize), value);
+            store_release_u32(self.flags.add(tile as usize), flag);
+        }
+    }
+
+    /// The flag of `tile` and, once it is set, the value it published.
+    unsafe fn read(&self, tile: u64) -> (u32, u64) {
+        // SAFETY: `tile < tiles`; the acquire load makes the published value visible.
+        unsafe {
+            let flag = load_acquire_u32(self.flags.add(tile as usize));
+            let value = match flag {
+                FLAG_AGGREGATE => load_relaxed_u64(self.aggregates.add(tile as usize)),
+                FLAG_INCLUSIVE => load_relaxed_u64(self.inclusive.add(tile as usize)),
+                _ => 0,
+            };
+            (flag, value)
+        }
+    }
+}
+
+/// Sum of all tiles before `tile`, computed by the 32 lanes of one warp.
+///
+/// # Safety
+/// All lanes of the warp call this; `tile > 0`; every tile below `tile` is held by a running
+/// or finished block.
+unsafe fn look_back<T: Element>(status: &TileStatus, tile: u64) -> T {
+    let lane = lane_id() as u64;
+    let mut prefix = T::ZERO;
+    let mut end = tile;
+    loop {
+        // Lane l inspects tile end - 1 - l; lanes before tile 0 see an inclusive zero.
+        let (mut flag, mut bits) = if end > lane {
+            // SAFETY: `end - 1 - lane < tile`.
+            unsafe { status.read(end - 1 - lane) }
+        } else {
+            (FLAG_INCLUSIVE, T::ZERO.to_bits64())
+        };
+        // SAFETY: the whole warp runs these collectives with the full mask.
+        unsafe {
+            while !all(FULL_MASK, flag != FLAG_EMPTY) {
+                if flag == FLAG_EMPTY {
+                    (flag, bits) = status.read(end - 1 - lane);
+                }
+            }
+            let inclusive = ballot(FULL_MASK, flag == FLAG_INCLUSIVE);
+            let stop = if inclusive != 0 { inclusive.trailing_zeros() as u64 } else { 31 };
+            let own = if lane <= stop { T::from_bits64(bits) } else { T::ZERO };
+            prefix = warp::reduce(own).add(prefix);
+            if inclusive != 0 {
+                return prefix;
+            }
+        }
+        end -= WARP_SIZE as u64;
+    }
+}
+
+/// Index of element `j` of vector `k` of this thread, relative to the tile start.
+#[inline(always)]
+fn item_index(warp: u32, lane: u32, k: usize, j: usize, vec: usize) -> u64 {
+    (((warp as u64 * VPT as u64 + k as u64) * WARP_SIZE as u64 + lane as u64) * vec as u64) + j as u64
+}
+
+/// The exclusive scan of one tile per block; `V` elements of `T` make 16 bytes.
+///
+/// # Safety
+/// `input` and `output` hold `n > 0` elements; `scratch` is laid out as [`ScanScratch`] for
+/// `tiles = ceil(n / tile_items)` with counter and flags zeroed; the grid has `tiles` blocks of
+/// `SCAN_BLOCK_THREADS`; dynamic shared memory holds `(WARPS + 2)` u64 slots.
+#[inline(always)]
+unsafe fn scan_exclusive<T: Element, const V: usize>(
+    input: *const T,
+    output: *mut T,
+    n: u64,
+    scratch: *mut u8,
+    tiles: u64,
+) {
+    let thread = thread_x();
+    let (warp, lane) = (thread / WARP_SIZE, thread % WARP_SIZE);
+    // SAFETY: every pointer below stays inside the buffers of the launch contract; barriers
+    // and warp collectives are reached by every thread of the block.
+    unsafe {
+        let smem = SharedSlice::<u64>::carve(0, WARPS + 2);
+        let status = TileStatus::new(scratch, tiles);
+        let (prefix_slot, tile_slot) = (WARPS, WARPS + 1);
+        if thread == 0 {
+            smem.set(tile_slot, add_u32(scratch.cast::<u32>(), 1) as u64);
+        }
+        sync_threads();
+        let tile = smem.get(tile_slot);
+        let tile_items = (SCAN_BLOCK_THREADS as usize * VPT * V) as u64;
+        let start = tile * tile_items;
+        let vectorized =
+            start + tile_items <= n && is_aligned16(input) && is_aligned16(output as *const T);
+
+        let mut items = [[T::ZERO; V]; VPT];
+        for (k, vector) in items.iter_mut().enumerate() {
+            let first = start + item_index(warp, lane, k, 0, V);
+            if vectorized {
+                *vector = load128(input.add(first as usize));
+            } else {
+                for (j, item) in vector.iter_mut().enumerate() {
+                    if first + (j as u64) < n {
+                        *item = *input.add(first as usize + j);
+                    }
+                }
+            }
+        }
+
+        // Per vector: its sum, its exclusive prefix among the warp's lanes, the warp's total.
+        let mut prefixes = [T::ZERO; VPT];
+        let mut warp_total = T::ZERO;
+        for (k, vector) in items.iter().enumerate() {
+            let sum = vector.iter().fold(T::ZERO, |a, &b| a.add(b));
+            let (prefix, total) = warp::exclusive_scan(sum);
+            prefixes[k] = warp_total.add(prefix);
+            warp_total = warp_total.add(total);
+        }
+        if lane == 0 {
+            smem.set(warp, warp_total.to_bits64());
+        }
+        sync_threads();
+        let (mut warp_offset, mut aggregate) = (T::ZERO, T::ZERO);
+        for w in 0..WARPS {
+            if w == warp {
+                warp_offset = aggregate;
+            }
+            aggregate = aggregate.add(T::from_bits64(smem.get(w)));
+        }
+
+        if warp == 0 {
+            let tile_prefix = if tile == 0 {
+                if lane == 0 {
+                    status.publish(0, FLAG_INCLUSIVE, aggregate.to_bits64());
+                }
+                T::ZERO
+            } else {
+                if lane == 0 {
+                    status.publish(tile, FLAG_AGGREGATE, aggregate.to_bits64());
+                }
+                let p = look_back::<T>(&status, tile);
+                if lane == 0 {
+                    status.publish(tile, FLAG_INCLUSIVE, p.add(aggregate).to_bits64());
+                }
+                p
+            };
+            if lane == 0 {
+                smem.set(prefix_slot, tile_prefix.to_bits64());
+            }
+        }
+        sync_threads();
+        let base = T::from_bits64(smem.get(prefix_slot)).add(warp_offset);
+
+        for (k, vector) in items.iter().enumerate() {
+            let mut running = base.add(prefixes[k]);
+            let mut out = [T::ZERO; V];
+            for (o, &x) in out.iter_mut().zip(vector.iter()) {
+                *o = running;
+                running = running.add(x);
+            }
+            let first = start + item_index(warp, lane, k, 0, V);
+            if vectorized {
+                store128(output.add(first as usize), out);
+            } else {
+                for (j, &o) in out.iter().enumerate() {
+                    if first + (j as u64) < n {
+                        *output.add(first as usize + j) = o;
+                    }
+                }
+            }
+        }
+    }
+}
+
+macro_rules! scan_kernels {
+    ($($name:ident: $t:ty, $v:literal),*) => {$(
+        /// Device-wide exclusive prefix sum of `n` elements (one tile per block).
+        ///
+        /// # Safety
+        /// See `scan_exclusive`: buffers of `n` elements, zeroed tile status for `tiles`,
+        /// `tiles` blocks of `SCAN_BLOCK_THREADS`, shared memory for `WARPS + 2` u64.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            input: *const $t,
+            output: *mut $t,
+            n: u64,
+            scratch: *mut u8,
+            tiles: u64,
+        ) {
+            // SAFETY: forwarded to the launch contract above.
+            unsafe { scan_exclusive::<$t, $v>(input, output, n, scratch, tiles) }
+        }
+    )*};
+}
+scan_kernels!(
+    scan_exclusive_u32: u32, 4,
+    scan_exclusive_u64: u64, 2,
+    scan_exclusive_f32: f32, 4,
+    scan_exclusive_f64: f64, 2
+);

@@ -1,0 +1,80 @@
+//! Tuning policies: block sizes and tile shapes, apart from the algorithms that use them, so
+//! that retuning for another GPU touches no kernel code. The host reads the same constants to
+//! size grids and scratch buffers.
+
+/// Threads per block of the device-wide scan.
+pub const SCAN_BLOCK_THREADS: u32 = 256;
+/// 128-bit vectors each thread of the scan loads (and stores) per tile.
+pub const SCAN_VECTORS_PER_THREAD: u32 = 4;
+
+/// Elements of type `T` in one 128-bit vector.
+pub const fn vector_len(element_bytes: usize) -> u32 {
+    (16 / element_bytes) as u32
+}
+
+/// Elements in one tile of the device-wide scan for elements of `element_bytes` bytes.
+pub const fn scan_tile_items(element_bytes: usize) -> u32 {
+    SCAN_BLOCK_THREADS * SCAN_VECTORS_PER_THREAD * vector_len(element_bytes)
+}
+
+/// Layout of the scan's scratch buffer (tile status for the decoupled look-back), in bytes.
+///
+/// `[tile counter: u32, pad] [flags: u32 × tiles] [pad to 8] [aggregates: u64 × tiles]
+/// [inclusive prefixes: u64 × tiles]`. Only the counter and the flags must be zero before a
+/// launch: [`ScanScratch::zeroed_bytes`] of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanScratch {
+    pub tiles: u64,
+}
+
+impl ScanScratch {
+    pub const fn flags_offset(&self) -> u64 {
+        8
+    }
+    pub const fn aggregates_offset(&self) -> u64 {
+        (self.flags_offset() + 4 * self.tiles).next_multiple_of(8)
+    }
+    pub const fn inclusive_offset(&self) -> u64 {
+        self.aggregates_offset() + 8 * self.tiles
+    }
+    /// Bytes from the start that must be zero when the kernel starts.
+    pub const fn zeroed_bytes(&self) -> u64 {
+        self.flags_offset() + 4 * self.tiles
+    }
+    pub const fn total_bytes(&self) -> u64 {
+        self.inclusive_offset() + 8 * self.tiles
+    }
+}
+
+/// Threads per block of the device-wide reduction.
+pub const REDUCE_BLOCK_THREADS: u32 = 256;
+/// Independent 128-bit loads each reduction thread keeps in flight per step.
+pub const REDUCE_UNROLL: u32 = 4;
+
+/// Threads per block of the 128-bit copy.
+pub const COPY_BLOCK_THREADS: u32 = 256;
+/// Independent 128-bit loads each copy thread keeps in flight per step.
+pub const COPY_UNROLL: u32 = 4;
+
+/// Threads per block of the Philox stream fill (each thread writes one 4-word block).
+pub const PHILOX_BLOCK_THREADS: u32 = 256;
+
+/// Threads per block of the warp- and block-level test kernels.
+pub const LEVEL_TEST_BLOCK_THREADS: u32 = 256;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scratch_regions_do_not_overlap_and_are_aligned() {
+        for tiles in [1u64, 2, 3, 65536, 65537] {
+            let s = ScanScratch { tiles };
+            assert!(s.aggregates_offset() >= s.zeroed_bytes());
+            assert_eq!(s.aggregates_offset() % 8, 0);
+            assert_eq!(s.total_bytes(), s.aggregates_offset() + 16 * tiles);
+        }
+        assert_eq!(scan_tile_items(4), 4096);
+        assert_eq!(scan_tile_items(8), 2048);
+    }
+}

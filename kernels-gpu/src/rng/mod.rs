@@ -1,0 +1,10 @@
+//! Counter-based random numbers shared by the device and the host.
+//!
+//! One function, [`philox::philox4x32_10`], defines warpkit's random stream; the host generator
+//! (`warpkit::Philox`) and the device fill kernel both call it, so a key and a counter give the
+//! same words everywhere.
+
+pub mod philox;
+
+#[cfg(target_arch = "nvptx64")]
+pub mod fill;

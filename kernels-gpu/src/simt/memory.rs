@@ -1,0 +1,30 @@
+//! 128-bit global loads and stores: one `ld.global.v2.b64` / `st.global.v2.b64` a thread, the
+//! width that lets a warp move 512 contiguous bytes in one instruction.
+
+/// Whether `p` is 16-byte aligned, so the vector accesses below may use it.
+#[inline(always)]
+pub fn is_aligned16<T>(p: *const T) -> bool {
+    (p as usize) & 15 == 0
+}
+
+/// Reads `N` consecutive elements of `T` (`N * size_of::<T>() == 16`) at `p` as one access.
+///
+/// # Safety
+/// `p` must be 16-byte aligned and valid for reading 16 bytes.
+#[inline(always)]
+pub unsafe fn load128<T: Copy, const N: usize>(p: *const T) -> [T; N] {
+    const { assert!(N * core::mem::size_of::<T>() == 16) };
+    // SAFETY: the caller guarantees alignment and validity; sizes match (checked above).
+    unsafe { core::mem::transmute_copy(&p.cast::<u128>().read()) }
+}
+
+/// Writes `N` consecutive elements of `T` (`N * size_of::<T>() == 16`) at `p` as one access.
+///
+/// # Safety
+/// `p` must be 16-byte aligned and valid for writing 16 bytes.
+#[inline(always)]
+pub unsafe fn store128<T: Copy, const N: usize>(p: *mut T, v: [T; N]) {
+    const { assert!(N * core::mem::size_of::<T>() == 16) };
+    // SAFETY: the caller guarantees alignment and validity; sizes match (checked above).
+    unsafe { p.cast::<u128>().write(core::mem::transmute_copy(&v)) }
+}

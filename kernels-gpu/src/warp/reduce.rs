@@ -1,0 +1,51 @@
+//! Warp-wide sum by butterfly shuffles: 5 rounds, every lane ends with the same total (IEEE
+//! addition is commutative, so float lanes agree bit for bit too).
+
+use crate::num::Element;
+use crate::simt::warp::{shfl_xor, FULL_MASK};
+use crate::simt::{global_x, WARP_SIZE};
+
+/// Sum of `v` over the 32 lanes, in every lane.
+///
+/// # Safety
+/// All 32 lanes of the warp must call this together.
+#[inline(always)]
+pub unsafe fn reduce<T: Element>(v: T) -> T {
+    let mut v = v;
+    let mut offset = WARP_SIZE / 2;
+    while offset > 0 {
+        // SAFETY: the whole warp is here (caller's contract).
+        v = v.add(unsafe { shfl_xor(FULL_MASK, v, offset) });
+        offset /= 2;
+    }
+    v
+}
+
+/// Test kernel body: `out[w]` = sum of `input[32w .. 32w + 32]` (missing elements count 0).
+#[inline(always)]
+unsafe fn reduce_each_warp<T: Element>(input: *const T, n: u64, out: *mut T) {
+    let i = global_x();
+    // SAFETY: `i < n` bounds the read; the whole warp calls `reduce` (launches use whole warps).
+    unsafe {
+        let v = if i < n { *input.add(i as usize) } else { T::ZERO };
+        let total = reduce(v);
+        if i % WARP_SIZE as u64 == 0 && i < n {
+            *out.add((i / WARP_SIZE as u64) as usize) = total;
+        }
+    }
+}
+
+macro_rules! warp_reduce_kernels {
+    ($($name:ident: $t:ty),*) => {$(
+        /// Sum of each warp's 32 elements; `out` holds ceil(n / 32) values.
+        ///
+        /// # Safety
+        /// `input` holds `n` elements, `out` ceil(n / 32); the block size is a multiple of 32.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, n: u64, out: *mut $t) {
+            // SAFETY: forwarded to the launch contract above.
+            unsafe { reduce_each_warp(input, n, out) }
+        }
+    )*};
+}
+warp_reduce_kernels!(warp_reduce_u32: u32, warp_reduce_f64: f64);

@@ -1,0 +1,157 @@
+//! Shared helpers of warpkit's integration tests: engines, fresh random inputs, poison values
+//! and comparisons with CPU references computed in f64 (floats) or exactly (integers).
+
+use rand_core::{RngCore, SeedableRng};
+use std::time::{SystemTime, UNIX_EPOCH};
+use warpkit::{Gpu, Philox, Scalar};
+
+/// The lengths every kernel is tested at: edge sizes around a warp, odd primes, 2^20 + 7, and
+/// 2^28 on the GPU (too slow for CI's CPU).
+pub fn sizes(on_gpu: bool) -> Vec<usize> {
+    let mut s = vec![0, 1, 31, 32, 33, 257, 4099, 65_537, 1_000_003, (1 << 20) + 7];
+    if on_gpu {
+        s.push(1 << 28);
+    }
+    s
+}
+
+/// The GPU, or `None` after printing that `test` was skipped on it and why.
+pub fn gpu_or_skip(test: &str) -> Option<Gpu> {
+    match Gpu::open(0) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            println!("SKIPPED on GPU: {test}: {e}");
+            None
+        }
+    }
+}
+
+/// A generator with a fresh seed, printed so that a failure can be replayed with
+/// `WARPKIT_TEST_SEED`.
+pub fn fresh_rng(label: &str) -> Philox {
+    let seed = match std::env::var("WARPKIT_TEST_SEED") {
+        Ok(s) => s.parse().expect("WARPKIT_TEST_SEED is a u64"),
+        Err(_) => {
+            let t = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64;
+            t ^ label.bytes().fold(0u64, |h, b| h.rotate_left(5) ^ b as u64)
+        }
+    };
+    println!("{label}: seed {seed}");
+    Philox::seed_from_u64(seed)
+}
+
+/// What the tests need of an element type beyond [`Scalar`].
+pub trait TestValue: Scalar {
+    /// A random value: any bits for integers, uniform in [-1, 1) for floats.
+    fn random(rng: &mut Philox) -> Self;
+    /// A value no correct kernel writes here (NaN for floats), stored before each run.
+    fn poison() -> Self;
+    fn to_f64(self) -> f64;
+    /// Relative tolerance against the f64 reference, scaled by the sum of magnitudes; 0 means
+    /// exact (integers, compared with wrapping arithmetic).
+    const TOLERANCE: f64;
+}
+
+impl TestValue for u32 {
+    fn random(rng: &mut Philox) -> Self {
+        rng.next_u32()
+    }
+    fn poison() -> Self {
+        0xDEAD_BEEF
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    const TOLERANCE: f64 = 0.0;
+}
+
+impl TestValue for u64 {
+    fn random(rng: &mut Philox) -> Self {
+        rng.next_u64()
+    }
+    fn poison() -> Self {
+        0xDEAD_BEEF_DEAD_BEEF
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    const TOLERANCE: f64 = 0.0;
+}
+
+impl TestValue for f32 {
+    fn random(rng: &mut Philox) -> Self {
+        (rng.next_u32() >> 8) as f32 * (2.0 / (1u32 << 24) as f32) - 1.0
+    }
+    fn poison() -> Self {
+        f32::NAN
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    // Worst-case rounding of a 2^28-element tiled sum is ~4e-3 of the magnitude sum; random
+    // rounding stays far below this.
+    const TOLERANCE: f64 = 1e-4;
+}
+
+impl TestValue for f64 {
+    fn random(rng: &mut Philox) -> Self {
+        (rng.next_u64() >> 11) as f64 * (2.0 / (1u64 << 53) as f64) - 1.0
+    }
+    fn poison() -> Self {
+        f64::NAN
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    const TOLERANCE: f64 = 1e-12;
+}
+
+/// `n` fresh random values.
+pub fn random_vec<T: TestValue>(rng: &mut Philox, n: usize) -> Vec<T> {
+    (0..n).map(|_| T::random(rng)).collect()
+}
+
+/// Checks `got` element by element against a running sum that restarts every `segment`
+/// elements (`usize::MAX`: one segment), exclusive or inclusive.
+pub fn assert_segmented_scan<T: TestValue>(input: &[T], got: &[T], segment: usize, inclusive: bool, label: &str) {
+    assert_eq!(input.len(), got.len(), "{label}: output length");
+    let (mut exact, mut approx, mut magnitude) = (T::ZERO, 0.0f64, 0.0f64);
+    for (i, (&x, &g)) in input.iter().zip(got).enumerate() {
+        if i % segment == 0 {
+            (exact, approx, magnitude) = (T::ZERO, 0.0, 0.0);
+        }
+        if inclusive {
+            (exact, approx, magnitude) = (exact.add(x), approx + x.to_f64(), magnitude + x.to_f64().abs());
+        }
+        check_value(g, exact, approx, magnitude, || format!("{label}: element {i} of {}", input.len()));
+        if !inclusive {
+            (exact, approx, magnitude) = (exact.add(x), approx + x.to_f64(), magnitude + x.to_f64().abs());
+        }
+    }
+}
+
+/// Checks `got` = the sum of all of `input` (zero when it is empty).
+pub fn assert_total<T: TestValue>(input: &[T], got: T, label: &str) {
+    let exact = input.iter().fold(T::ZERO, |a, &b| a.add(b));
+    let approx = input.iter().map(|x| x.to_f64()).sum();
+    let magnitude = input.iter().map(|x| x.to_f64().abs()).sum();
+    check_value(got, exact, approx, magnitude, || label.to_string());
+}
+
+/// Checks `got[s]` = sum of segment `s` (of `segment` elements) of `input`.
+pub fn assert_segment_sums<T: TestValue>(input: &[T], got: &[T], segment: usize, label: &str) {
+    assert_eq!(input.len().div_ceil(segment), got.len(), "{label}: output length");
+    for (s, (chunk, &g)) in input.chunks(segment).zip(got).enumerate() {
+        assert_total(chunk, g, &format!("{label}: segment {s}"));
+    }
+}
+
+fn check_value<T: TestValue>(got: T, exact: T, approx: f64, magnitude: f64, at: impl Fn() -> String) {
+    if T::TOLERANCE == 0.0 {
+        assert!(got == exact, "{}: got {got:?}, expected {exact:?}", at());
+    } else {
+        let err = (got.to_f64() - approx).abs();
+        let tol = T::TOLERANCE * magnitude + 1e-30;
+        assert!(err <= tol, "{}: got {got:?}, expected {approx} (error {err:e} over {tol:e})", at());
+    }
+}
