@@ -71,6 +71,9 @@ fn build_ptx(tc: &Toolchain, kernels: &Path, out: &Path, cpu: &str, ptx_isa: &st
         "-Ctarget-feature=".to_string() + ptx_isa,
         "-Zunstable-options".into(),
         "-Cpanic=immediate-abort".into(),
+        // Tile loops over register arrays must unroll fully, or the arrays go to local
+        // memory (ptxas then reports a stack frame); LLVM's default threshold is too low.
+        "-Cllvm-args=-unroll-threshold=1000".into(),
     ];
     cmd.current_dir(kernels)
         .env("PATH", path)
@@ -83,7 +86,10 @@ fn build_ptx(tc: &Toolchain, kernels: &Path, out: &Path, cpu: &str, ptx_isa: &st
         .arg("--target-dir")
         .arg(&target_dir);
     let result = cmd.output().unwrap_or_else(|e| {
-        panic!("warpkit: cannot run the device cargo {}: {e}; rerun scripts/setup.sh", tc.cargo)
+        panic!(
+            "warpkit: cannot run the device cargo {}: {e}; rerun scripts/setup.sh",
+            tc.cargo
+        )
     });
     if !result.status.success() {
         panic!(

@@ -2,7 +2,7 @@
 # Builds the release test and bench executables (PTX embedded) and gathers them, stripped, into
 # one folder (default .gpu-bundle/) with a run.sh, for a CUDA machine that has no Rust:
 #   scripts/gpu-bundle.sh && scp -r .gpu-bundle gpuhost: && ssh gpuhost .gpu-bundle/run.sh
-# run.sh runs every test, then the benches; logs go to $OUT (if set) or the bundle's logs/.
+# run.sh runs every test, the tour, then the benches; logs go to $OUT (if set) or the bundle's logs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bundle="${1:-.gpu-bundle}"
@@ -16,16 +16,18 @@ for line in sys.stdin:
         print(m["target"]["kind"][0], m["target"]["name"], m["executable"])'
 }
 
-rm -rf "$bundle" && mkdir -p "$bundle/tests" "$bundle/benches"
+rm -rf "$bundle" && mkdir -p "$bundle/tests" "$bundle/benches" "$bundle/examples"
+cargo build --release -p warpkit --example tour
+cp target/release/examples/tour "$bundle/examples/"
 cargo test --release --workspace --no-run --message-format=json 2>/dev/null | executables |
 while read -r kind name exe; do
     cp "$exe" "$bundle/tests/$kind-$name"
 done
 cargo bench --workspace --no-run --message-format=json 2>/dev/null | executables |
 while read -r kind name exe; do
-    [ "$kind" = bench ] && cp "$exe" "$bundle/benches/$name"
+    if [ "$kind" = bench ]; then cp "$exe" "$bundle/benches/$name"; fi
 done
-strip "$bundle"/tests/* "$bundle"/benches/*
+strip "$bundle"/tests/* "$bundle"/benches/* "$bundle"/examples/*
 
 cat >"$bundle/run.sh" <<'RUN'
 #!/usr/bin/env bash
@@ -35,9 +37,13 @@ logs="${OUT:-$PWD/logs}"; mkdir -p "$logs"
 status=0
 for t in tests/*; do
     echo "== $t"
-    "$t" --test-threads=4 2>&1 | tee -a "$logs/tests.log" | grep -E "^test result|FAILED|panicked|SKIPPED" || true
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    timeout "${TEST_TIMEOUT:-300}" "$t" --test-threads=4 ${TEST_ARGS:-} >/tmp/warpkit-test.log 2>&1
+    rc=$?
+    cat /tmp/warpkit-test.log >>"$logs/tests.log"
+    grep -E "^test result|FAILED|panicked|SKIPPED" /tmp/warpkit-test.log
+    [ $rc -eq 0 ] || { echo "$t exited with $rc (124: timed out)"; status=1; }
 done
+[ -x examples/tour ] && { echo "== tour"; examples/tour 2>&1 | tee -a "$logs/tour.log" || status=1; }
 if [ -z "${NO_BENCH:-}" ]; then
     for b in benches/*; do
         echo "== $b"

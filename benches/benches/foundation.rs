@@ -2,7 +2,7 @@
 //! written), the device exclusive scan of 2^28 u32 (8 bytes a element over the time) and the
 //! device sum of 2^28 f64 (8 bytes a element). Throughput is printed in decimal GB/s.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
 use std::time::Duration;
 use warpkit::{Gpu, Philox};
@@ -25,7 +25,10 @@ fn foundation(c: &mut Criterion) {
     let mut dst = gpu.zeros::<u32>(N).unwrap();
 
     let mut group = c.benchmark_group("foundation");
-    group.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(2));
 
     group.throughput(Throughput::BytesDecimal(2 * 4 * N as u64));
     group.bench_function("copy_vec128 2^28 u32", |b| {
@@ -36,6 +39,21 @@ fn foundation(c: &mut Criterion) {
     group.bench_function("scan_exclusive 2^28 u32", |b| {
         b.iter_custom(|iters| time_on_gpu(&gpu, iters, || gpu.exclusive_scan_into(&src, &mut dst).unwrap()))
     });
+    for (candidate, (policy, _)) in warpkit::scan::SCAN_TUNING_U32.iter().enumerate() {
+        let name = format!(
+            "scan tuning 2^28 u32 {}x{} {}",
+            policy.block_threads,
+            policy.vectors_per_thread,
+            if policy.ticket { "ticket" } else { "ordered" }
+        );
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                time_on_gpu(&gpu, iters, || {
+                    gpu.exclusive_scan_tuning(candidate, &src, &mut dst).unwrap()
+                })
+            })
+        });
+    }
     drop(dst);
 
     let floats: Vec<f64> = (0..N).map(|_| rng.next_u32() as f64 / 4e9).collect();
@@ -48,14 +66,22 @@ fn foundation(c: &mut Criterion) {
     let mut scanned = gpu.zeros::<f64>(N).unwrap();
     group.throughput(Throughput::BytesDecimal(16 * N as u64));
     group.bench_function("scan_exclusive 2^28 f64", |b| {
-        b.iter_custom(|iters| time_on_gpu(&gpu, iters, || gpu.exclusive_scan_into(&input, &mut scanned).unwrap()))
+        b.iter_custom(|iters| {
+            time_on_gpu(&gpu, iters, || {
+                gpu.exclusive_scan_into(&input, &mut scanned).unwrap()
+            })
+        })
     });
     drop(scanned);
 
     let mut stream = gpu.zeros::<u32>(N).unwrap();
     group.throughput(Throughput::BytesDecimal(4 * N as u64));
     group.bench_function("philox_fill 2^28 u32", |b| {
-        b.iter_custom(|iters| time_on_gpu(&gpu, iters, || gpu.philox_fill(&mut stream, [1, 2], [0; 4]).unwrap()))
+        b.iter_custom(|iters| {
+            time_on_gpu(&gpu, iters, || {
+                gpu.philox_fill(&mut stream, [1, 2], [0; 4]).unwrap()
+            })
+        })
     });
     group.finish();
 }

@@ -76,7 +76,10 @@ fn launch_per_element<I: DeviceRepr, O: DeviceRepr>(
         return Ok(());
     }
     let threads = LevelKernel::BLOCK_THREADS;
-    let (f, config) = gpu.prepare(name, LaunchShape::linear(n.div_ceil(threads as u64), threads, shared_bytes))?;
+    let (f, config) = gpu.prepare(
+        name,
+        LaunchShape::linear(n.div_ceil(threads as u64), threads, shared_bytes),
+    )?;
     let mut launch = gpu.stream().launch_builder(&f);
     launch.arg(&input.slice).arg(&n).arg(&mut out.slice);
     // SAFETY: callers size `out` for the kernel (checked by `run_level` and `math`), and the
@@ -86,7 +89,12 @@ fn launch_per_element<I: DeviceRepr, O: DeviceRepr>(
 }
 
 /// Runs level kernel `k` over `input`, writing `out` (of `k.output_len(input.len())`).
-pub fn run_level<T: LevelElement>(gpu: &Gpu, k: LevelKernel, input: &DeviceBuffer<T>, out: &mut DeviceBuffer<T>) -> Result<()> {
+pub fn run_level<T: LevelElement>(
+    gpu: &Gpu,
+    k: LevelKernel,
+    input: &DeviceBuffer<T>,
+    out: &mut DeviceBuffer<T>,
+) -> Result<()> {
     crate::error::check_same_len("level kernel output", k.output_len(input.len()), out.len())?;
     let warps = LevelKernel::BLOCK_THREADS / 32;
     launch_per_element(gpu, T::kernel(k), input, out, warps * size_of::<T>() as u32)
@@ -102,12 +110,16 @@ pub fn warp_histogram_ballot(
     counts: &mut DeviceBuffer<u32>,
     ranks: &mut DeviceBuffer<u32>,
 ) -> Result<()> {
-    use crate::error::{check_same_len, Error};
+    use crate::error::{Error, check_same_len};
     let n = buckets.len() as u64;
     check_same_len("histogram counts", buckets.len().div_ceil(32) * 32, counts.len())?;
     check_same_len("histogram ranks", buckets.len(), ranks.len())?;
     if bits > 5 {
-        return Err(Error::TooLong { what: "bucket bits", len: bits as u64, max: 5 });
+        return Err(Error::TooLong {
+            what: "bucket bits",
+            len: bits as u64,
+            max: 5,
+        });
     }
     if n == 0 {
         return Ok(());
@@ -116,7 +128,12 @@ pub fn warp_histogram_ballot(
     let shape = LaunchShape::linear(n.div_ceil(threads as u64), threads, 0);
     let (f, config) = gpu.prepare(names::WARP_HISTOGRAM_BALLOT, shape)?;
     let mut launch = gpu.stream().launch_builder(&f);
-    launch.arg(&buckets.slice).arg(&n).arg(&bits).arg(&mut counts.slice).arg(&mut ranks.slice);
+    launch
+        .arg(&buckets.slice)
+        .arg(&n)
+        .arg(&bits)
+        .arg(&mut counts.slice)
+        .arg(&mut ranks.slice);
     // SAFETY: lengths checked above; the caller's buckets are below 2^bits (a larger one is
     // counted nowhere, never written out of bounds).
     unsafe { launch.launch(config) }?;

@@ -11,9 +11,7 @@ mod sealed {
 /// u32, u64, f32 or f64: the types the device-wide scan and reduction are built for.
 /// Integers wrap on overflow; floats follow IEEE addition (the GPU's summation order differs
 /// from a sequential loop, so float results differ from it by rounding).
-pub trait Scalar:
-    Element + DeviceRepr + ValidAsZeroBits + Unpin + std::fmt::Debug + sealed::Sealed
-{
+pub trait Scalar: Element + DeviceRepr + ValidAsZeroBits + Unpin + std::fmt::Debug + sealed::Sealed {
     #[doc(hidden)]
     const SCAN_KERNEL: &'static str;
     #[doc(hidden)]

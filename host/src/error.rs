@@ -1,7 +1,7 @@
 //! The crate's one error type. Every check on the caller's input happens before anything is
 //! launched, so an `Err` leaves device memory as it was.
 
-use cudarc::driver::{sys::cudaError_enum, DriverError};
+use cudarc::driver::{DriverError, sys::cudaError_enum};
 
 /// Everything that can go wrong in warpkit.
 #[derive(Debug, thiserror::Error)]
@@ -23,7 +23,11 @@ pub enum Error {
     TooLong { what: &'static str, len: u64, max: u64 },
     /// Two buffers that must have the same length do not.
     #[error("{what}: expected {expected} elements, got {actual}")]
-    LengthMismatch { what: &'static str, expected: usize, actual: usize },
+    LengthMismatch {
+        what: &'static str,
+        expected: usize,
+        actual: usize,
+    },
     /// A launch shape the device cannot run.
     #[error("launch of {kernel} exceeds the device's limits: {reason}")]
     LaunchShape { kernel: &'static str, reason: String },
@@ -45,7 +49,11 @@ impl From<DriverError> for Error {
 /// `TooLong` unless `len <= max`.
 pub(crate) fn check_len(what: &'static str, len: usize, max: u64) -> Result<()> {
     if len as u64 > max {
-        return Err(Error::TooLong { what, len: len as u64, max });
+        return Err(Error::TooLong {
+            what,
+            len: len as u64,
+            max,
+        });
     }
     Ok(())
 }
@@ -53,7 +61,11 @@ pub(crate) fn check_len(what: &'static str, len: usize, max: u64) -> Result<()> 
 /// `LengthMismatch` unless `actual == expected`.
 pub(crate) fn check_same_len(what: &'static str, expected: usize, actual: usize) -> Result<()> {
     if expected != actual {
-        return Err(Error::LengthMismatch { what, expected, actual });
+        return Err(Error::LengthMismatch {
+            what,
+            expected,
+            actual,
+        });
     }
     Ok(())
 }
@@ -66,11 +78,22 @@ mod tests {
     fn length_checks_name_the_input() {
         assert!(check_len("input", 10, 10).is_ok());
         let e = check_len("input", 11, 10).unwrap_err();
-        assert!(matches!(e, Error::TooLong { what: "input", len: 11, max: 10 }));
+        assert!(matches!(
+            e,
+            Error::TooLong {
+                what: "input",
+                len: 11,
+                max: 10
+            }
+        ));
         assert!(e.to_string().contains("at most 10"));
         assert!(matches!(
             check_same_len("output", 3, 4),
-            Err(Error::LengthMismatch { expected: 3, actual: 4, .. })
+            Err(Error::LengthMismatch {
+                expected: 3,
+                actual: 4,
+                ..
+            })
         ));
     }
 

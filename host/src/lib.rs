@@ -29,7 +29,7 @@ pub mod rng;
 
 mod copy;
 mod reduce;
-mod scan;
+pub mod scan;
 
 /// The PTX built from `kernels-gpu` and the names of its kernels.
 pub mod kernels {

@@ -2,12 +2,12 @@
 //! second single-block launch of the same kernel sums them (see
 //! `warpkit_kernels::device::reduce`). Reads the input once.
 
-use crate::element::Scalar;
-use crate::error::{check_len, check_same_len, Result};
-use crate::gpu::{DeviceBuffer, Gpu, LaunchShape};
 use crate::MAX_LEN;
+use crate::element::Scalar;
+use crate::error::{Result, check_len, check_same_len};
+use crate::gpu::{DeviceBuffer, Gpu, LaunchShape};
 use cudarc::driver::PushKernelArg;
-use warpkit_kernels::policy::{vector_len, REDUCE_BLOCK_THREADS, REDUCE_UNROLL};
+use warpkit_kernels::policy::{REDUCE_BLOCK_THREADS, REDUCE_UNROLL, vector_len};
 
 impl Gpu {
     /// Writes the sum of `input` to `output[0]` (`output` holds one element). For a given
@@ -24,12 +24,19 @@ impl Gpu {
         let per_block = (REDUCE_BLOCK_THREADS * REDUCE_UNROLL * vector_len(size_of::<T>())) as u64;
         let resident = self.resident_blocks(T::REDUCE_KERNEL, REDUCE_BLOCK_THREADS, shared)?;
         let blocks = (n as u64).div_ceil(per_block).min(resident);
-        let (f, wide) = self.prepare(T::REDUCE_KERNEL, LaunchShape::linear(blocks, REDUCE_BLOCK_THREADS, shared))?;
-        let (_, single) = self.prepare(T::REDUCE_KERNEL, LaunchShape::linear(1, REDUCE_BLOCK_THREADS, shared))?;
+        let (f, wide) = self.prepare(
+            T::REDUCE_KERNEL,
+            LaunchShape::linear(blocks, REDUCE_BLOCK_THREADS, shared),
+        )?;
+        let (_, single) = self.prepare(
+            T::REDUCE_KERNEL,
+            LaunchShape::linear(1, REDUCE_BLOCK_THREADS, shared),
+        )?;
         let mut scratch = self.scratch(blocks as usize * size_of::<T>())?;
         let scratch = scratch.as_mut().expect("scratch allocated");
         // SAFETY: the scratch buffer is 256-byte aligned and holds `blocks` elements of T.
-        let mut partials = unsafe { scratch.transmute_mut::<T>(blocks as usize) }.expect("scratch holds the partials");
+        let mut partials =
+            unsafe { scratch.transmute_mut::<T>(blocks as usize) }.expect("scratch holds the partials");
         let n = n as u64;
         let mut first = self.stream().launch_builder(&f);
         first.arg(&input.slice).arg(&n).arg(&mut partials);

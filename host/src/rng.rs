@@ -31,7 +31,12 @@ pub struct Philox {
 impl Philox {
     /// The stream of `key` starting at `counter`.
     pub fn new(key: [u32; 2], counter: [u32; 4]) -> Philox {
-        Philox { key, counter, block: [0; 4], used: 4 }
+        Philox {
+            key,
+            counter,
+            block: [0; 4],
+            used: 4,
+        }
     }
 
     /// The key.
@@ -103,8 +108,14 @@ impl Gpu {
             return Ok(());
         }
         let resident = self.resident_blocks(PHILOX_FILL_U32, PHILOX_BLOCK_THREADS, 0)?;
-        let blocks = n.div_ceil(4).div_ceil(PHILOX_BLOCK_THREADS as u64).min(resident * 4);
-        let (f, config) = self.prepare(PHILOX_FILL_U32, LaunchShape::linear(blocks, PHILOX_BLOCK_THREADS, 0))?;
+        let blocks = n
+            .div_ceil(4)
+            .div_ceil(PHILOX_BLOCK_THREADS as u64)
+            .min(resident * 4);
+        let (f, config) = self.prepare(
+            PHILOX_FILL_U32,
+            LaunchShape::linear(blocks, PHILOX_BLOCK_THREADS, 0),
+        )?;
         let mut launch = self.stream().launch_builder(&f);
         launch.arg(&mut out.slice).arg(&n).arg(&key[0]).arg(&key[1]);
         for c in &counter {

@@ -2,19 +2,40 @@
 //! that retuning for another GPU touches no kernel code. The host reads the same constants to
 //! size grids and scratch buffers.
 
-/// Threads per block of the device-wide scan.
-pub const SCAN_BLOCK_THREADS: u32 = 256;
-/// 128-bit vectors each thread of the scan loads (and stores) per tile.
-pub const SCAN_VECTORS_PER_THREAD: u32 = 4;
+/// Tile shape and tile order of the device-wide scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanPolicy {
+    /// Threads per block (a multiple of 32).
+    pub block_threads: u32,
+    /// 128-bit vectors each thread loads and stores per tile.
+    pub vectors_per_thread: u32,
+    /// Tiles numbered by an atomic ticket (`true`: correct under any block scheduling) or by
+    /// block index (`false`: relies on blocks starting in index order, as CUB does).
+    pub ticket: bool,
+}
+
+impl ScanPolicy {
+    /// Elements in one tile for elements of `element_bytes` bytes.
+    pub const fn tile_items(&self, element_bytes: usize) -> u32 {
+        self.block_threads * self.vectors_per_thread * vector_len(element_bytes)
+    }
+
+    /// Dynamic shared memory of one block: a u64 slot per warp, the tile prefix, the ticket.
+    pub const fn shared_bytes(&self) -> u32 {
+        (self.block_threads / 32 + 2) * 8
+    }
+}
+
+/// The policy of the scan kernels `scan_exclusive_{u32,u64,f32,f64}`.
+pub const SCAN_POLICY: ScanPolicy = ScanPolicy {
+    block_threads: 256,
+    vectors_per_thread: 8,
+    ticket: true,
+};
 
 /// Elements of type `T` in one 128-bit vector.
 pub const fn vector_len(element_bytes: usize) -> u32 {
     (16 / element_bytes) as u32
-}
-
-/// Elements in one tile of the device-wide scan for elements of `element_bytes` bytes.
-pub const fn scan_tile_items(element_bytes: usize) -> u32 {
-    SCAN_BLOCK_THREADS * SCAN_VECTORS_PER_THREAD * vector_len(element_bytes)
 }
 
 /// Layout of the scan's scratch buffer (tile status for the decoupled look-back), in bytes.
@@ -74,7 +95,13 @@ mod tests {
             assert_eq!(s.aggregates_offset() % 8, 0);
             assert_eq!(s.total_bytes(), s.aggregates_offset() + 16 * tiles);
         }
-        assert_eq!(scan_tile_items(4), 4096);
-        assert_eq!(scan_tile_items(8), 2048);
+        let p = ScanPolicy {
+            block_threads: 128,
+            vectors_per_thread: 8,
+            ticket: true,
+        };
+        assert_eq!(p.tile_items(4), 4096);
+        assert_eq!(p.tile_items(8), 2048);
+        assert_eq!(p.shared_bytes(), 48);
     }
 }

@@ -113,7 +113,13 @@ pub fn random_vec<T: TestValue>(rng: &mut Philox, n: usize) -> Vec<T> {
 
 /// Checks `got` element by element against a running sum that restarts every `segment`
 /// elements (`usize::MAX`: one segment), exclusive or inclusive.
-pub fn assert_segmented_scan<T: TestValue>(input: &[T], got: &[T], segment: usize, inclusive: bool, label: &str) {
+pub fn assert_segmented_scan<T: TestValue>(
+    input: &[T],
+    got: &[T],
+    segment: usize,
+    inclusive: bool,
+    label: &str,
+) {
     assert_eq!(input.len(), got.len(), "{label}: output length");
     let (mut exact, mut approx, mut magnitude) = (T::ZERO, 0.0f64, 0.0f64);
     for (i, (&x, &g)) in input.iter().zip(got).enumerate() {
@@ -123,7 +129,9 @@ pub fn assert_segmented_scan<T: TestValue>(input: &[T], got: &[T], segment: usiz
         if inclusive {
             (exact, approx, magnitude) = (exact.add(x), approx + x.to_f64(), magnitude + x.to_f64().abs());
         }
-        check_value(g, exact, approx, magnitude, || format!("{label}: element {i} of {}", input.len()));
+        check_value(g, exact, approx, magnitude, || {
+            format!("{label}: element {i} of {}", input.len())
+        });
         if !inclusive {
             (exact, approx, magnitude) = (exact.add(x), approx + x.to_f64(), magnitude + x.to_f64().abs());
         }
@@ -152,6 +160,10 @@ fn check_value<T: TestValue>(got: T, exact: T, approx: f64, magnitude: f64, at: 
     } else {
         let err = (got.to_f64() - approx).abs();
         let tol = T::TOLERANCE * magnitude + 1e-30;
-        assert!(err <= tol, "{}: got {got:?}, expected {approx} (error {err:e} over {tol:e})", at());
+        assert!(
+            err <= tol,
+            "{}: got {got:?}, expected {approx} (error {err:e} over {tol:e})",
+            at()
+        );
     }
 }

@@ -1,27 +1,54 @@
 //! Bad input gives a typed error before anything is launched.
 
-use warpkit::{Backend, Error};
 use warpkit::checks::warp_histogram_ballot;
+use warpkit::{Backend, Error};
 use warpkit_tests::*;
 
 #[test]
 fn mismatched_lengths_are_refused() {
-    let Some(gpu) = gpu_or_skip("mismatched_lengths_are_refused") else { return };
+    let Some(gpu) = gpu_or_skip("mismatched_lengths_are_refused") else {
+        return;
+    };
     let input = gpu.upload(&[1u32, 2, 3]).unwrap();
     let mut short = gpu.filled(2, u32::poison()).unwrap();
     let e = gpu.exclusive_scan_into(&input, &mut short).unwrap_err();
-    assert!(matches!(e, Error::LengthMismatch { expected: 3, actual: 2, .. }), "{e}");
-    assert_eq!(gpu.download(&short).unwrap(), [u32::poison(); 2], "nothing was written");
+    assert!(
+        matches!(
+            e,
+            Error::LengthMismatch {
+                expected: 3,
+                actual: 2,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        gpu.download(&short).unwrap(),
+        [u32::poison(); 2],
+        "nothing was written"
+    );
     let mut two = gpu.zeros::<u32>(2).unwrap();
-    assert!(matches!(gpu.sum_into(&input, &mut two), Err(Error::LengthMismatch { .. })));
-    assert!(matches!(gpu.copy(&input, &mut two), Err(Error::LengthMismatch { .. })));
+    assert!(matches!(
+        gpu.sum_into(&input, &mut two),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        gpu.copy(&input, &mut two),
+        Err(Error::LengthMismatch { .. })
+    ));
     let (mut counts, mut ranks) = (gpu.zeros(32).unwrap(), gpu.zeros(3).unwrap());
-    assert!(matches!(warp_histogram_ballot(&gpu, &input, 6, &mut counts, &mut ranks), Err(Error::TooLong { .. })));
+    assert!(matches!(
+        warp_histogram_ballot(&gpu, &input, 6, &mut counts, &mut ranks),
+        Err(Error::TooLong { .. })
+    ));
 }
 
 #[test]
 fn inputs_over_u32_max_elements_are_refused() {
-    let Some(gpu) = gpu_or_skip("inputs_over_u32_max_elements_are_refused") else { return };
+    let Some(gpu) = gpu_or_skip("inputs_over_u32_max_elements_are_refused") else {
+        return;
+    };
     let n = 1usize << 32;
     let Ok(big) = gpu.zeros::<u8>(n) else {
         println!("SKIPPED: no room for a 4 GiB buffer");
@@ -33,7 +60,9 @@ fn inputs_over_u32_max_elements_are_refused() {
     match gpu.zeros::<u32>(n) {
         Ok(input) => {
             let mut out = gpu.zeros::<u32>(1).unwrap();
-            assert!(matches!(gpu.sum_into(&input, &mut out), Err(Error::TooLong { len, .. }) if len == n as u64));
+            assert!(
+                matches!(gpu.sum_into(&input, &mut out), Err(Error::TooLong { len, .. }) if len == n as u64)
+            );
         }
         Err(e) => println!("SKIPPED: 16 GiB buffer not available ({e})"),
     }
@@ -41,7 +70,9 @@ fn inputs_over_u32_max_elements_are_refused() {
 
 #[test]
 fn exhausting_device_memory_is_an_error_value() {
-    let Some(gpu) = gpu_or_skip("exhausting_device_memory_is_an_error_value") else { return };
+    let Some(gpu) = gpu_or_skip("exhausting_device_memory_is_an_error_value") else {
+        return;
+    };
     let too_much = gpu.limits().total_memory * 2;
     assert!(matches!(gpu.zeros::<u8>(too_much), Err(Error::OutOfMemory)));
     // The device still works afterwards.

@@ -1,8 +1,8 @@
 //! Warp- and block-level primitives (reduce, inclusive/exclusive scan, ballot histogram) on the
 //! GPU, each through its test kernel, against CPU references at every test size.
 
-use warpkit::checks::{run_level, warp_histogram_ballot, LevelElement, LevelKernel};
 use warpkit::Gpu;
+use warpkit::checks::{LevelElement, LevelKernel, run_level, warp_histogram_ballot};
 use warpkit_tests::*;
 
 fn check_level<T: TestValue + LevelElement>(gpu: &Gpu, k: LevelKernel) {
@@ -15,6 +15,7 @@ fn check_level<T: TestValue + LevelElement>(gpu: &Gpu, k: LevelKernel) {
         run_level(gpu, k, &d_in, &mut d_out).unwrap();
         let got = gpu.download(&d_out).unwrap();
         let label = format!("{k:?} {} n={n}", T::NAME);
+        println!("{label}: ran");
         match k {
             LevelKernel::WarpReduce => assert_segment_sums(&input, &got, 32, &label),
             LevelKernel::BlockReduce => assert_segment_sums(&input, &got, block, &label),
@@ -50,12 +51,16 @@ level_tests!(
 
 #[test]
 fn warp_histogram_ballot_counts_and_ranks() {
-    let Some(gpu) = gpu_or_skip("warp_histogram_ballot_counts_and_ranks") else { return };
+    let Some(gpu) = gpu_or_skip("warp_histogram_ballot_counts_and_ranks") else {
+        return;
+    };
     let mut rng = fresh_rng("warp histogram");
     for m in [1u32, 2, 3, 7, 16, 31, 32] {
         let bits = 32 - (m - 1).leading_zeros();
         for n in sizes(true).into_iter().filter(|&n| n <= 1 << 24) {
-            let buckets: Vec<u32> = (0..n).map(|_| rand_core::RngCore::next_u32(&mut rng) % m).collect();
+            let buckets: Vec<u32> = (0..n)
+                .map(|_| rand_core::RngCore::next_u32(&mut rng) % m)
+                .collect();
             let d_buckets = gpu.upload(&buckets).unwrap();
             let mut counts = gpu.filled(n.div_ceil(32) * 32, u32::MAX).unwrap();
             let mut ranks = gpu.filled(n, u32::MAX).unwrap();
@@ -64,7 +69,12 @@ fn warp_histogram_ballot_counts_and_ranks() {
             for (w, warp) in buckets.chunks(32).enumerate() {
                 let mut expected = [0u32; 32];
                 for (lane, &b) in warp.iter().enumerate() {
-                    assert_eq!(ranks[32 * w + lane], expected[b as usize], "m={m} n={n} rank of element {}", 32 * w + lane);
+                    assert_eq!(
+                        ranks[32 * w + lane],
+                        expected[b as usize],
+                        "m={m} n={n} rank of element {}",
+                        32 * w + lane
+                    );
                     expected[b as usize] += 1;
                 }
                 for j in 0..(1usize << bits) {

@@ -7,7 +7,10 @@ use warpkit_tests::*;
 
 #[test]
 fn host_generator_yields_the_known_answer_blocks() {
-    let mut rng = Philox::new([0xa4093822, 0x299f31d0], [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344]);
+    let mut rng = Philox::new(
+        [0xa4093822, 0x299f31d0],
+        [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344],
+    );
     let words: Vec<u32> = (0..4).map(|_| rng.next_u32()).collect();
     assert_eq!(words, [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1]);
     let mut zero = Philox::new([0, 0], [0; 4]);
@@ -20,7 +23,10 @@ fn streams() -> Vec<([u32; 2], [u32; 4])> {
     vec![
         ([0, 0], [0; 4]),
         ([rng.next_u32(), rng.next_u32()], [u32::MAX - 5, u32::MAX, 7, 0]),
-        ([rng.next_u32(), rng.next_u32()], [rng.next_u32(), rng.next_u32(), rng.next_u32(), rng.next_u32()]),
+        (
+            [rng.next_u32(), rng.next_u32()],
+            [rng.next_u32(), rng.next_u32(), rng.next_u32(), rng.next_u32()],
+        ),
     ]
 }
 
@@ -30,7 +36,12 @@ fn check_backend(backend: &Backend, on_gpu: bool) {
             let got = backend.philox_words(key, counter, n).unwrap();
             let mut host = Philox::new(key, counter);
             let first_bad = got.iter().position(|&w| w != host.next_u32());
-            assert_eq!(first_bad, None, "{} n={n} key={key:?} counter={counter:?}", backend.describe());
+            assert_eq!(
+                first_bad,
+                None,
+                "{} n={n} key={key:?} counter={counter:?}",
+                backend.describe()
+            );
         }
     }
 }
@@ -49,10 +60,12 @@ fn cpu_stream_equals_host_stream() {
 
 #[test]
 fn seeding_is_reproducible() {
-    let a: Vec<u32> = (0..9).map({
-        let mut r = Philox::seed_from_u64(3);
-        move |_| r.next_u32()
-    }).collect();
+    let a: Vec<u32> = (0..9)
+        .map({
+            let mut r = Philox::seed_from_u64(3);
+            move |_| r.next_u32()
+        })
+        .collect();
     let mut r = Philox::from_seed(3u64.to_le_bytes());
     assert!(a.iter().all(|&w| w == r.next_u32()));
 }

@@ -12,7 +12,13 @@ fn gpu_scan<T: TestValue>(gpu: &Gpu) {
         let mut d_out = gpu.filled(n, T::poison()).unwrap();
         gpu.exclusive_scan_into(&d_in, &mut d_out).unwrap();
         let got = gpu.download(&d_out).unwrap();
-        assert_segmented_scan(&input, &got, usize::MAX, false, &format!("scan {} n={n}", T::NAME));
+        assert_segmented_scan(
+            &input,
+            &got,
+            usize::MAX,
+            false,
+            &format!("scan {} n={n}", T::NAME),
+        );
     }
 }
 
@@ -26,7 +32,11 @@ fn gpu_sum<T: TestValue>(gpu: &Gpu) {
         let got = gpu.download(&d_out).unwrap();
         assert_total(&input, got[0], &format!("sum {} n={n}", T::NAME));
         if n > 0 {
-            assert!(gpu.sum(&d_in).unwrap() == got[0], "sum {} n={n}: repeated run differs", T::NAME);
+            assert!(
+                gpu.sum(&d_in).unwrap() == got[0],
+                "sum {} n={n}: repeated run differs",
+                T::NAME
+            );
         }
     }
 }
@@ -37,7 +47,13 @@ fn cpu_scan_and_sum<T: TestValue>() {
     for n in sizes(false) {
         let input = random_vec::<T>(&mut rng, n);
         let scan = cpu.exclusive_scan(&input).unwrap();
-        assert_segmented_scan(&input, &scan, usize::MAX, false, &format!("cpu scan {} n={n}", T::NAME));
+        assert_segmented_scan(
+            &input,
+            &scan,
+            usize::MAX,
+            false,
+            &format!("cpu scan {} n={n}", T::NAME),
+        );
         let sum = cpu.sum(&input).unwrap();
         assert_total(&input, sum, &format!("cpu sum {} n={n}", T::NAME));
     }
@@ -69,3 +85,27 @@ per_type!(
     f32: gpu_scan_f32, gpu_sum_f32, cpu_scan_sum_f32;
     f64: gpu_scan_f64, gpu_sum_f64, cpu_scan_sum_f64
 );
+
+#[test]
+fn gpu_scan_tuning_candidates_are_correct() {
+    let Some(gpu) = gpu_or_skip("gpu_scan_tuning_candidates_are_correct") else {
+        return;
+    };
+    let mut rng = fresh_rng("scan tuning candidates");
+    for candidate in 0..warpkit::scan::SCAN_TUNING_U32.len() {
+        for n in sizes(true) {
+            let input = random_vec::<u32>(&mut rng, n);
+            let d_in = gpu.upload(&input).unwrap();
+            let mut d_out = gpu.filled(n, u32::poison()).unwrap();
+            gpu.exclusive_scan_tuning(candidate, &d_in, &mut d_out).unwrap();
+            let got = gpu.download(&d_out).unwrap();
+            assert_segmented_scan(
+                &input,
+                &got,
+                usize::MAX,
+                false,
+                &format!("candidate {candidate} n={n}"),
+            );
+        }
+    }
+}

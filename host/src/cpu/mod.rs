@@ -4,10 +4,10 @@
 //! Work is split into fixed chunks (independent of the thread count), so float results repeat
 //! exactly from run to run and machine to machine.
 
-use crate::element::Scalar;
-use crate::error::{check_len, Result};
-use crate::rng::{counter_add, philox4x32_10};
 use crate::MAX_LEN;
+use crate::element::Scalar;
+use crate::error::{Result, check_len};
+use crate::rng::{counter_add, philox4x32_10};
 use rayon::prelude::*;
 
 /// Elements per rayon task.
@@ -29,13 +29,16 @@ impl Cpu {
             running = running.add(t);
         }
         let mut out = vec![T::ZERO; input.len()];
-        out.par_chunks_mut(CHUNK).zip(input.par_chunks(CHUNK)).zip(offsets).for_each(|((o, i), start)| {
-            let mut running = start;
-            for (o, &x) in o.iter_mut().zip(i) {
-                *o = running;
-                running = running.add(x);
-            }
-        });
+        out.par_chunks_mut(CHUNK)
+            .zip(input.par_chunks(CHUNK))
+            .zip(offsets)
+            .for_each(|((o, i), start)| {
+                let mut running = start;
+                for (o, &x) in o.iter_mut().zip(i) {
+                    *o = running;
+                    running = running.add(x);
+                }
+            });
         Ok(out)
     }
 

@@ -29,12 +29,16 @@ impl<T> DeviceBuffer<T> {
 impl Gpu {
     /// Copies `data` to a new device buffer.
     pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
-        Ok(DeviceBuffer { slice: self.stream().clone_htod(data)? })
+        Ok(DeviceBuffer {
+            slice: self.stream().clone_htod(data)?,
+        })
     }
 
     /// A new buffer of `len` zeroed elements.
     pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        Ok(DeviceBuffer { slice: self.stream().alloc_zeros(len)? })
+        Ok(DeviceBuffer {
+            slice: self.stream().alloc_zeros(len)?,
+        })
     }
 
     /// A new buffer of `len` copies of `value` (tests poison outputs this way).

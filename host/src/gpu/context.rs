@@ -5,7 +5,7 @@ use super::driver::ensure_driver;
 use crate::error::{Error, Result};
 use crate::kernels;
 use cudarc::driver::sys::CUdevice_attribute as Attr;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream};
+use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -29,9 +29,10 @@ pub struct DeviceLimits {
 struct Inner {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    module: Arc<CudaModule>,
     limits: DeviceLimits,
-    functions: Mutex<HashMap<&'static str, CudaFunction>>,
+    /// Every kernel of the module, fetched when the device is opened: with CUDA's lazy module
+    /// loading, fetching a function while other host threads launch work can stall them.
+    functions: HashMap<&'static str, CudaFunction>,
     scratch: Mutex<Option<CudaSlice<u8>>>,
 }
 
@@ -55,7 +56,10 @@ impl Gpu {
     /// Opens device `ordinal`, or returns the handle opened before. `Err(NoDevice)` when there
     /// is no driver or no such device: never a panic.
     pub fn open(ordinal: usize) -> Result<Gpu> {
-        let mut opened = OPENED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        let mut opened = OPENED
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if let Some(gpu) = opened.get(&ordinal) {
             return Ok(gpu.clone());
         }
@@ -63,7 +67,9 @@ impl Gpu {
         let count = CudaContext::device_count()
             .map_err(|e| Error::NoDevice(format!("the CUDA driver reports no device ({e})")))?;
         if ordinal >= count.max(0) as usize {
-            return Err(Error::NoDevice(format!("device {ordinal} requested, {count} present")));
+            return Err(Error::NoDevice(format!(
+                "device {ordinal} requested, {count} present"
+            )));
         }
         let gpu = Gpu::create(ordinal)?;
         opened.insert(ordinal, gpu.clone());
@@ -84,14 +90,17 @@ impl Gpu {
             _ => return Err(Error::UnsupportedDevice { major, minor }),
         };
         let module = ctx.load_module(Ptx::from_src(ptx))?;
+        let functions = kernels::ALL
+            .iter()
+            .map(|&name| Ok((name, module.load_function(name)?)))
+            .collect::<Result<HashMap<_, _>>>()?;
         let stream = ctx.default_stream();
         Ok(Gpu {
             inner: Arc::new(Inner {
                 ctx,
                 stream,
-                module,
                 limits,
-                functions: Mutex::new(HashMap::new()),
+                functions,
                 scratch: Mutex::new(None),
             }),
         })
@@ -117,15 +126,9 @@ impl Gpu {
         Ok(self.inner.stream.synchronize()?)
     }
 
-    /// A kernel of the embedded module, loaded once.
-    pub(crate) fn function(&self, name: &'static str) -> Result<CudaFunction> {
-        let mut functions = self.inner.functions.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(f) = functions.get(name) {
-            return Ok(f.clone());
-        }
-        let f = self.inner.module.load_function(name)?;
-        functions.insert(name, f.clone());
-        Ok(f)
+    /// A kernel of the embedded module. `name` is one of the generated `kernels::names`.
+    pub(crate) fn function(&self, name: &'static str) -> &CudaFunction {
+        &self.inner.functions[name]
     }
 
     /// At least `bytes` of device scratch memory, kept between calls and grown on demand.

@@ -13,6 +13,8 @@ pub(crate) fn ensure_driver() -> Result<()> {
     if found {
         Ok(())
     } else {
-        Err(Error::NoDevice("the CUDA driver library (libcuda) is not installed".into()))
+        Err(Error::NoDevice(
+            "the CUDA driver library (libcuda) is not installed".into(),
+        ))
     }
 }

@@ -18,7 +18,11 @@ impl LaunchShape {
     /// A 1D grid of `blocks` blocks of `threads` threads.
     pub fn linear(blocks: u64, threads: u32, shared_bytes: u32) -> LaunchShape {
         let blocks = u32::try_from(blocks).unwrap_or(u32::MAX);
-        LaunchShape { grid: [blocks, 1, 1], block: [threads, 1, 1], shared_bytes }
+        LaunchShape {
+            grid: [blocks, 1, 1],
+            block: [threads, 1, 1],
+            shared_bytes,
+        }
     }
 
     /// Why the device cannot run this shape, if it cannot.
@@ -28,14 +32,23 @@ impl LaunchShape {
             return Some(format!("empty grid {:?} or block {:?}", self.grid, self.block));
         }
         if threads > limits.max_threads_per_block as u64 {
-            return Some(format!("{threads} threads per block, the device allows {}", limits.max_threads_per_block));
+            return Some(format!(
+                "{threads} threads per block, the device allows {}",
+                limits.max_threads_per_block
+            ));
         }
         for axis in 0..3 {
             if self.block[axis] > limits.max_block_dim[axis] {
-                return Some(format!("block {:?} over the maximum {:?}", self.block, limits.max_block_dim));
+                return Some(format!(
+                    "block {:?} over the maximum {:?}",
+                    self.block, limits.max_block_dim
+                ));
             }
             if self.grid[axis] > limits.max_grid_dim[axis] {
-                return Some(format!("grid {:?} over the maximum {:?}", self.grid, limits.max_grid_dim));
+                return Some(format!(
+                    "grid {:?} over the maximum {:?}",
+                    self.grid, limits.max_grid_dim
+                ));
             }
         }
         if self.shared_bytes > limits.shared_per_block_optin {
@@ -52,13 +65,20 @@ impl Gpu {
     /// The kernel `name` and a launch configuration for `shape`, after checking the shape
     /// against the device and raising the kernel's shared-memory limit where it needs more than
     /// the default.
-    pub(crate) fn prepare(&self, name: &'static str, shape: LaunchShape) -> Result<(CudaFunction, LaunchConfig)> {
+    pub(crate) fn prepare(
+        &self,
+        name: &'static str,
+        shape: LaunchShape,
+    ) -> Result<(CudaFunction, LaunchConfig)> {
         if let Some(reason) = shape.violation(self.limits()) {
             return Err(Error::LaunchShape { kernel: name, reason });
         }
-        let f = self.function(name)?;
+        let f = self.function(name).clone();
         if shape.shared_bytes > self.limits().shared_per_block {
-            f.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shape.shared_bytes as i32)?;
+            f.set_attribute(
+                FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shape.shared_bytes as i32,
+            )?;
         }
         let config = LaunchConfig {
             grid_dim: (shape.grid[0], shape.grid[1], shape.grid[2]),
@@ -71,11 +91,9 @@ impl Gpu {
     /// Blocks of `threads` threads (with `shared_bytes` each) that fill every multiprocessor
     /// once: the grid of a persistent, grid-stride kernel.
     pub(crate) fn resident_blocks(&self, name: &'static str, threads: u32, shared_bytes: u32) -> Result<u64> {
-        let per_sm = self.function(name)?.occupancy_max_active_blocks_per_multiprocessor(
-            threads,
-            shared_bytes as usize,
-            None,
-        )?;
+        let per_sm = self
+            .function(name)
+            .occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes as usize, None)?;
         Ok(per_sm.max(1) as u64 * self.limits().multiprocessors as u64)
     }
 }
@@ -103,11 +121,35 @@ mod tests {
     fn shapes_over_the_limits_are_refused() {
         let l = h100();
         assert_eq!(LaunchShape::linear(1 << 20, 256, 80).violation(&l), None);
-        assert!(LaunchShape::linear(1, 2048, 0).violation(&l).unwrap().contains("threads per block"));
-        assert!(LaunchShape::linear(0, 256, 0).violation(&l).unwrap().contains("empty"));
-        assert!(LaunchShape::linear(1 << 32, 256, 0).violation(&l).unwrap().contains("grid"));
-        assert!(LaunchShape::linear(1, 256, 228 * 1024).violation(&l).unwrap().contains("shared"));
-        let tall = LaunchShape { grid: [1, 1, 1], block: [1, 1, 128], shared_bytes: 0 };
+        assert!(
+            LaunchShape::linear(1, 2048, 0)
+                .violation(&l)
+                .unwrap()
+                .contains("threads per block")
+        );
+        assert!(
+            LaunchShape::linear(0, 256, 0)
+                .violation(&l)
+                .unwrap()
+                .contains("empty")
+        );
+        assert!(
+            LaunchShape::linear(1 << 32, 256, 0)
+                .violation(&l)
+                .unwrap()
+                .contains("grid")
+        );
+        assert!(
+            LaunchShape::linear(1, 256, 228 * 1024)
+                .violation(&l)
+                .unwrap()
+                .contains("shared")
+        );
+        let tall = LaunchShape {
+            grid: [1, 1, 1],
+            block: [1, 1, 128],
+            shared_bytes: 0,
+        };
         assert!(tall.violation(&l).unwrap().contains("block"));
     }
 }

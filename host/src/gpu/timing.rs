@@ -2,8 +2,8 @@
 
 use super::Gpu;
 use crate::error::Result;
-use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::CudaEvent;
+use cudarc::driver::sys::CUevent_flags;
 use std::time::Duration;
 
 /// A start event recorded on the stream; [`GpuTimer::stop`] records the end and waits for it.
@@ -17,12 +17,18 @@ impl GpuTimer {
     pub fn start(gpu: &Gpu) -> Result<GpuTimer> {
         let start = gpu.context().new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
         start.record(gpu.stream())?;
-        Ok(GpuTimer { gpu: gpu.clone(), start })
+        Ok(GpuTimer {
+            gpu: gpu.clone(),
+            start,
+        })
     }
 
     /// Records the end event, waits for it and returns the device time in between.
     pub fn stop(self) -> Result<Duration> {
-        let end = self.gpu.context().new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
+        let end = self
+            .gpu
+            .context()
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
         end.record(self.gpu.stream())?;
         end.synchronize()?;
         let ms = self.start.elapsed_ms(&end)?;

@@ -2,6 +2,7 @@
 //! the warp totals in warp order (so floats give the same bits in every thread and every run).
 
 use crate::num::Element;
+use crate::simt::memory::read_or;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, global_x, lane_id, sync_threads, thread_rank, warp_id, warps_per_block};
 use crate::warp;
@@ -35,7 +36,7 @@ unsafe fn reduce_each_block<T: Element>(input: *const T, n: u64, out: *mut T) {
     // SAFETY: accesses bounded by `n` and the block count; the whole block calls `reduce`.
     unsafe {
         let scratch = SharedSlice::<T>::carve(0, warps_per_block());
-        let v = if i < n { *input.add(i as usize) } else { T::ZERO };
+        let v = read_or(input, i, n, T::ZERO);
         let total = reduce(v, scratch);
         if thread_rank() == 0 {
             *out.add(block_x() as usize) = total;

@@ -2,8 +2,9 @@
 //! and each thread adds the totals of the warps before its own.
 
 use crate::num::Element;
+use crate::simt::memory::read_or;
 use crate::simt::shared::SharedSlice;
-use crate::simt::{global_x, lane_id, sync_threads, warp_id, warps_per_block, WARP_SIZE};
+use crate::simt::{WARP_SIZE, global_x, lane_id, sync_threads, warp_id, warps_per_block};
 use crate::warp;
 
 /// Exclusive prefix of `v` in thread order, and the block's total, in every thread.
@@ -38,7 +39,7 @@ unsafe fn scan_each_block<T: Element>(input: *const T, n: u64, out: *mut T) {
     // SAFETY: accesses bounded by `n`; the whole block calls the scan.
     unsafe {
         let scratch = SharedSlice::<T>::carve(0, warps_per_block());
-        let v = if i < n { *input.add(i as usize) } else { T::ZERO };
+        let v = read_or(input, i, n, T::ZERO);
         let (prefix, _) = exclusive_scan(v, scratch);
         if i < n {
             *out.add(i as usize) = prefix;

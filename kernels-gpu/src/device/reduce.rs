@@ -9,7 +9,7 @@ use crate::num::Element;
 use crate::policy::{REDUCE_BLOCK_THREADS, REDUCE_UNROLL};
 use crate::simt::memory::{is_aligned16, load128};
 use crate::simt::shared::SharedSlice;
-use crate::simt::{block_x, global_x, grid_threads_x, thread_x, WARP_SIZE};
+use crate::simt::{WARP_SIZE, block_x, global_x, grid_threads_x, thread_x};
 
 const UNROLL: usize = REDUCE_UNROLL as usize;
 

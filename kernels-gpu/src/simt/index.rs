@@ -117,6 +117,8 @@ pub fn grid_threads_x() -> u64 {
 pub fn lanemask_lt() -> u32 {
     let m: u32;
     // SAFETY: reads a special register.
-    unsafe { core::arch::asm!("mov.u32 {m}, %lanemask_lt;", m = out(reg32) m, options(pure, nomem, nostack)) };
+    unsafe {
+        core::arch::asm!("mov.u32 {m}, %lanemask_lt;", m = out(reg32) m, options(pure, nomem, nostack))
+    };
     m
 }

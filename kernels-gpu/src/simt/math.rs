@@ -75,7 +75,9 @@ impl FastMath for f64 {
     fn sqrt(self) -> f64 {
         let y: f64;
         // SAFETY: a register-to-register instruction with no preconditions.
-        unsafe { asm!("sqrt.rn.f64 {y}, {x};", y = out(reg64) y, x = in(reg64) self, options(pure, nomem, nostack)) };
+        unsafe {
+            asm!("sqrt.rn.f64 {y}, {x};", y = out(reg64) y, x = in(reg64) self, options(pure, nomem, nostack))
+        };
         y
     }
 }

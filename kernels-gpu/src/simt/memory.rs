@@ -28,3 +28,20 @@ pub unsafe fn store128<T: Copy, const N: usize>(p: *mut T, v: [T; N]) {
     // SAFETY: the caller guarantees alignment and validity; sizes match (checked above).
     unsafe { p.cast::<u128>().write(core::mem::transmute_copy(&v)) }
 }
+
+/// `p[i]` if `i < n`, else `fallback`, without a branch.
+///
+/// Kernels that read `if i < n`, run a warp or block collective, then write `if i < n` invite
+/// LLVM to duplicate the collective into both arms (rustc does not mark functions convergent),
+/// and lanes in different copies of a `shfl.sync` hang the warp. Reading through this keeps the
+/// first condition out of the control flow.
+///
+/// # Safety
+/// `n > 0` and `p` valid for reading `n` elements.
+#[inline(always)]
+pub unsafe fn read_or<T: Copy>(p: *const T, i: u64, n: u64, fallback: T) -> T {
+    let valid = i < n;
+    // SAFETY: the index is `i < n` or 0, both in bounds since `n > 0`.
+    let v = unsafe { p.add(if valid { i } else { 0 } as usize).read() };
+    if valid { v } else { fallback }
+}

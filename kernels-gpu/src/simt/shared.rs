@@ -59,7 +59,11 @@ impl<T: Copy> SharedSlice<T> {
         }
         // SAFETY: `byte_offset` lies inside the launch's dynamic shared memory (checked above).
         let ptr = unsafe { base().add(byte_offset as usize) }.cast::<T>();
-        SharedSlice { ptr, len, _t: PhantomData }
+        SharedSlice {
+            ptr,
+            len,
+            _t: PhantomData,
+        }
     }
 
     /// Elements in the slice.

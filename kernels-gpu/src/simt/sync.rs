@@ -40,3 +40,11 @@ pub fn fence_block() {
     // SAFETY: as above.
     unsafe { core::arch::asm!("fence.acq_rel.cta;", options(nostack)) };
 }
+
+/// `__nanosleep(ns)`: suspends this thread for about `ns` nanoseconds (at most ~1 ms), so a
+/// spin-wait leaves the memory system to the threads doing work.
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    // SAFETY: a timed suspension with no memory effects.
+    unsafe { core::arch::asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nomem, nostack)) };
+}

@@ -54,7 +54,9 @@ fn shuffle_words<T: Element>(v: T, f: impl Fn(i32) -> i32) -> T {
 #[inline(always)]
 pub unsafe fn shfl_idx<T: Element>(mask: u32, v: T, src_lane: u32) -> T {
     // SAFETY: forwarded to the caller's contract.
-    shuffle_words(v, |w| unsafe { shfl_idx_i32(mask, w, src_lane as i32, CLAMP_HIGH) })
+    shuffle_words(v, |w| unsafe {
+        shfl_idx_i32(mask, w, src_lane as i32, CLAMP_HIGH)
+    })
 }
 
 /// `__shfl_up_sync`: the value of lane `lane - delta`, or this lane's own below lane `delta`.
@@ -84,7 +86,9 @@ pub unsafe fn shfl_down<T: Element>(mask: u32, v: T, delta: u32) -> T {
 #[inline(always)]
 pub unsafe fn shfl_xor<T: Element>(mask: u32, v: T, lane_mask: u32) -> T {
     // SAFETY: forwarded to the caller's contract.
-    shuffle_words(v, |w| unsafe { shfl_bfly_i32(mask, w, lane_mask as i32, CLAMP_HIGH) })
+    shuffle_words(v, |w| unsafe {
+        shfl_bfly_i32(mask, w, lane_mask as i32, CLAMP_HIGH)
+    })
 }
 
 /// `__ballot_sync`: bit `i` set where lane `i` (in `mask`) passed `true`.

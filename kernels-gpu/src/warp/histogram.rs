@@ -3,8 +3,9 @@
 //! lanes of the warp fall into the bucket numbered like the lane, and which lanes share its own
 //! bucket. Cost: `bits` ballots and a few integer operations, no shared memory.
 
-use crate::simt::warp::{ballot, FULL_MASK};
-use crate::simt::{global_x, lane_id, lanemask_lt, WARP_SIZE};
+use crate::simt::memory::read_or;
+use crate::simt::warp::{FULL_MASK, ballot};
+use crate::simt::{WARP_SIZE, global_x, lane_id, lanemask_lt};
 
 /// What one lane learns from [`histogram_ballot`].
 #[derive(Clone, Copy, Debug)]
@@ -48,7 +49,10 @@ pub unsafe fn histogram_ballot(bucket: u32, bits: u32, valid: bool) -> WarpHisto
         bucket_of_lane &= if (lane >> r) & 1 != 0 { ones } else { !ones };
         peers &= if (bucket >> r) & 1 != 0 { ones } else { !ones };
     }
-    WarpHistogram { bucket_of_lane, peers }
+    WarpHistogram {
+        bucket_of_lane,
+        peers,
+    }
 }
 
 /// Test kernel: for each warp `w`, `counts[32w + j]` = elements of bucket `j` among
@@ -70,7 +74,7 @@ pub unsafe extern "ptx-kernel" fn warp_histogram_ballot(
     let valid = i < n;
     // SAFETY: reads and writes are bounded by `n` and by the warp count; whole warps call.
     unsafe {
-        let bucket = if valid { *buckets.add(i as usize) } else { 0 };
+        let bucket = read_or(buckets, i, n, 0);
         let h = histogram_ballot(bucket, bits, valid);
         let warp = i / WARP_SIZE as u64;
         if warp * (WARP_SIZE as u64) < n && lane_id() < (1 << bits) {

@@ -8,6 +8,6 @@ pub mod histogram;
 pub mod reduce;
 pub mod scan;
 
-pub use histogram::{histogram_ballot, WarpHistogram};
+pub use histogram::{WarpHistogram, histogram_ballot};
 pub use reduce::reduce;
 pub use scan::{exclusive_scan, inclusive_scan};

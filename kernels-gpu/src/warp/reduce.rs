@@ -2,8 +2,9 @@
 //! addition is commutative, so float lanes agree bit for bit too).
 
 use crate::num::Element;
-use crate::simt::warp::{shfl_xor, FULL_MASK};
-use crate::simt::{global_x, WARP_SIZE};
+use crate::simt::memory::read_or;
+use crate::simt::warp::{FULL_MASK, shfl_xor};
+use crate::simt::{WARP_SIZE, global_x};
 
 /// Sum of `v` over the 32 lanes, in every lane.
 ///
@@ -27,7 +28,7 @@ unsafe fn reduce_each_warp<T: Element>(input: *const T, n: u64, out: *mut T) {
     let i = global_x();
     // SAFETY: `i < n` bounds the read; the whole warp calls `reduce` (launches use whole warps).
     unsafe {
-        let v = if i < n { *input.add(i as usize) } else { T::ZERO };
+        let v = read_or(input, i, n, T::ZERO);
         let total = reduce(v);
         if i % WARP_SIZE as u64 == 0 && i < n {
             *out.add((i / WARP_SIZE as u64) as usize) = total;

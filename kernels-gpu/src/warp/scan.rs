@@ -1,8 +1,9 @@
 //! Warp-wide prefix sums by `shfl.up` (Kogge-Stone): 5 rounds of shuffle-and-add.
 
 use crate::num::Element;
-use crate::simt::warp::{shfl_idx, shfl_up, FULL_MASK};
-use crate::simt::{global_x, lane_id, WARP_SIZE};
+use crate::simt::memory::read_or;
+use crate::simt::warp::{FULL_MASK, shfl_idx, shfl_up};
+use crate::simt::{WARP_SIZE, global_x, lane_id};
 
 /// Inclusive prefix sum over the lanes: lane `i` gets `v_0 + ... + v_i`.
 ///
@@ -46,8 +47,12 @@ unsafe fn scan_each_warp<T: Element>(input: *const T, n: u64, out: *mut T, inclu
     let i = global_x();
     // SAFETY: `i < n` bounds every access; the whole warp calls the scans.
     unsafe {
-        let v = if i < n { *input.add(i as usize) } else { T::ZERO };
-        let r = if inclusive { inclusive_scan(v) } else { exclusive_scan(v).0 };
+        let v = read_or(input, i, n, T::ZERO);
+        let r = if inclusive {
+            inclusive_scan(v)
+        } else {
+            exclusive_scan(v).0
+        };
         if i < n {
             *out.add(i as usize) = r;
         }

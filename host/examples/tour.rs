@@ -1,0 +1,126 @@
+//! warpkit's tour: every primitive on real-sized synthetic data, its result checked against a
+//! plain sequential computation and its time printed. Runs on the GPU when there is one, on the
+//! CPU otherwise; `tour cpu` or `tour gpu` forces a backend.
+
+use rand_core::RngCore;
+use std::time::Instant;
+use warpkit::{Backend, Error, Gpu, GpuTimer, Philox};
+
+/// Elements per primitive: large enough to fill an H100, small enough for a laptop's CPU.
+const N: usize = 1 << 26;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let backend = match std::env::args().nth(1).as_deref() {
+        Some("cpu") => Backend::cpu(),
+        Some("gpu") => Backend::gpu()?,
+        None => Backend::auto(),
+        Some(other) => return Err(format!("unknown backend {other:?}: use cpu or gpu").into()),
+    };
+    println!(
+        "warpkit tour on {}, {N} elements per primitive\n",
+        backend.describe()
+    );
+    let mut failures = 0;
+
+    // Philox: a stream of N words, equal to the host generator's.
+    let (key, counter) = ([0x5eed_0001, 0x0000_2026], [0, 0, 0, 0]);
+    let t = Instant::now();
+    let words = backend.philox_words(key, counter, N)?;
+    let took = t.elapsed();
+    let mut host = Philox::new(key, counter);
+    let ok = words.iter().all(|&w| w == host.next_u32());
+    failures += report("philox stream", ok, took.as_secs_f64(), 4 * N);
+
+    // Exclusive scan of bucket sizes (u32), e.g. offsets of variable-length records.
+    let sizes: Vec<u32> = words.iter().map(|w| w % 1000).collect();
+    let t = Instant::now();
+    let offsets = backend.exclusive_scan(&sizes)?;
+    let took = t.elapsed();
+    let mut running = 0u32;
+    let ok = sizes.iter().zip(&offsets).all(|(&s, &o)| {
+        let good = o == running;
+        running = running.wrapping_add(s);
+        good
+    });
+    failures += report("exclusive scan u32", ok, took.as_secs_f64(), 8 * N);
+
+    // Sum of N f64 energies in [0, 1).
+    let energies: Vec<f64> = words.iter().map(|&w| w as f64 / 4_294_967_296.0).collect();
+    let t = Instant::now();
+    let total = backend.sum(&energies)?;
+    let took = t.elapsed();
+    let reference: f64 = energies.iter().sum();
+    let ok = (total - reference).abs() <= 1e-12 * reference;
+    failures += report("sum f64", ok, took.as_secs_f64(), 8 * N);
+
+    if let Backend::Gpu(gpu) = &backend {
+        println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
+        device_timings(gpu, &sizes, &energies)?;
+    }
+    if failures > 0 {
+        return Err(format!("{failures} primitive(s) gave wrong results").into());
+    }
+    println!("\nall results checked");
+    Ok(())
+}
+
+fn report(name: &str, ok: bool, seconds: f64, bytes: usize) -> usize {
+    println!(
+        "{name:<22} {:>9.3} ms  {:>8.1} GB/s (host to host)  {}",
+        seconds * 1e3,
+        bytes as f64 / seconds / 1e9,
+        if ok { "checked" } else { "WRONG" }
+    );
+    usize::from(!ok)
+}
+
+/// Median device time of `work` over a few runs, in seconds.
+fn median_seconds(gpu: &Gpu, mut work: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
+    work()?; // warm-up
+    let mut times = Vec::new();
+    for _ in 0..9 {
+        let timer = GpuTimer::start(gpu)?;
+        work()?;
+        times.push(timer.stop()?.as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[times.len() / 2])
+}
+
+fn device_timings(gpu: &Gpu, sizes: &[u32], energies: &[f64]) -> Result<(), Error> {
+    let d_sizes = gpu.upload(sizes)?;
+    let mut d_offsets = gpu.zeros::<u32>(N)?;
+    let s = median_seconds(gpu, || gpu.exclusive_scan_into(&d_sizes, &mut d_offsets))?;
+    println!(
+        "{:<22} {:>9.3} ms  {:>8.1} GB/s",
+        "exclusive scan u32",
+        s * 1e3,
+        8.0 * N as f64 / s / 1e9
+    );
+    let d_energies = gpu.upload(energies)?;
+    let mut d_total = gpu.zeros::<f64>(1)?;
+    let s = median_seconds(gpu, || gpu.sum_into(&d_energies, &mut d_total))?;
+    println!(
+        "{:<22} {:>9.3} ms  {:>8.1} GB/s",
+        "sum f64",
+        s * 1e3,
+        8.0 * N as f64 / s / 1e9
+    );
+    let mut d_words = gpu.zeros::<u32>(N)?;
+    let s = median_seconds(gpu, || gpu.philox_fill(&mut d_words, [1, 2], [0; 4]))?;
+    println!(
+        "{:<22} {:>9.3} ms  {:>8.1} G words/s",
+        "philox stream",
+        s * 1e3,
+        N as f64 / s / 1e9
+    );
+    let mut d_copy = gpu.zeros::<u32>(N)?;
+    let s = median_seconds(gpu, || gpu.copy(&d_sizes, &mut d_copy))?;
+    println!(
+        "{:<22} {:>9.3} ms  {:>8.1} GB/s",
+        "copy (128-bit)",
+        s * 1e3,
+        8.0 * N as f64 / s / 1e9
+    );
+    Ok(())
+}
