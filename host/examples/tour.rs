@@ -88,39 +88,26 @@ fn median_seconds(gpu: &Gpu, mut work: impl FnMut() -> Result<(), Error>) -> Res
 }
 
 fn device_timings(gpu: &Gpu, sizes: &[u32], energies: &[f64]) -> Result<(), Error> {
+    let show = |name: &str, seconds: f64, per_second: f64, unit: &str| {
+        println!(
+            "{name:<22} {:>9.3} ms  {:>8.1} {unit}",
+            seconds * 1e3,
+            per_second / seconds / 1e9
+        );
+    };
     let d_sizes = gpu.upload(sizes)?;
     let mut d_offsets = gpu.zeros::<u32>(N)?;
     let s = median_seconds(gpu, || gpu.exclusive_scan_into(&d_sizes, &mut d_offsets))?;
-    println!(
-        "{:<22} {:>9.3} ms  {:>8.1} GB/s",
-        "exclusive scan u32",
-        s * 1e3,
-        8.0 * N as f64 / s / 1e9
-    );
+    show("exclusive scan u32", s, 8.0 * N as f64, "GB/s");
     let d_energies = gpu.upload(energies)?;
     let mut d_total = gpu.zeros::<f64>(1)?;
     let s = median_seconds(gpu, || gpu.sum_into(&d_energies, &mut d_total))?;
-    println!(
-        "{:<22} {:>9.3} ms  {:>8.1} GB/s",
-        "sum f64",
-        s * 1e3,
-        8.0 * N as f64 / s / 1e9
-    );
+    show("sum f64", s, 8.0 * N as f64, "GB/s");
     let mut d_words = gpu.zeros::<u32>(N)?;
     let s = median_seconds(gpu, || gpu.philox_fill(&mut d_words, [1, 2], [0; 4]))?;
-    println!(
-        "{:<22} {:>9.3} ms  {:>8.1} G words/s",
-        "philox stream",
-        s * 1e3,
-        N as f64 / s / 1e9
-    );
+    show("philox stream", s, N as f64, "G words/s");
     let mut d_copy = gpu.zeros::<u32>(N)?;
     let s = median_seconds(gpu, || gpu.copy(&d_sizes, &mut d_copy))?;
-    println!(
-        "{:<22} {:>9.3} ms  {:>8.1} GB/s",
-        "copy (128-bit)",
-        s * 1e3,
-        8.0 * N as f64 / s / 1e9
-    );
+    show("copy (128-bit)", s, 8.0 * N as f64, "GB/s");
     Ok(())
 }

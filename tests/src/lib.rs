@@ -2,6 +2,7 @@
 //! and comparisons with CPU references computed in f64 (floats) or exactly (integers).
 
 use rand_core::{RngCore, SeedableRng};
+use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 use warpkit::{Gpu, Philox, Scalar};
 
@@ -15,12 +16,13 @@ pub fn sizes(on_gpu: bool) -> Vec<usize> {
     s
 }
 
-/// The GPU, or `None` after printing that `test` was skipped on it and why.
+/// The GPU, or `None` after printing that `test` was skipped on it and why. The line goes
+/// straight to stderr, past the test harness's capture, so it shows even when the test passes.
 pub fn gpu_or_skip(test: &str) -> Option<Gpu> {
     match Gpu::open(0) {
         Ok(g) => Some(g),
         Err(e) => {
-            println!("SKIPPED on GPU: {test}: {e}");
+            let _ = writeln!(std::io::stderr(), "\nSKIPPED on GPU: {test}: {e}");
             None
         }
     }

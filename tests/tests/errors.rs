@@ -51,7 +51,7 @@ fn inputs_over_u32_max_elements_are_refused() {
     };
     let n = 1usize << 32;
     let Ok(big) = gpu.zeros::<u8>(n) else {
-        println!("SKIPPED: no room for a 4 GiB buffer");
+        eprintln!("SKIPPED: no room for a 4 GiB buffer");
         return;
     };
     // A u8 buffer of 2^32 bytes seen as 2^32 u32 would need 16 GiB: use the byte length to
@@ -64,7 +64,7 @@ fn inputs_over_u32_max_elements_are_refused() {
                 matches!(gpu.sum_into(&input, &mut out), Err(Error::TooLong { len, .. }) if len == n as u64)
             );
         }
-        Err(e) => println!("SKIPPED: 16 GiB buffer not available ({e})"),
+        Err(e) => eprintln!("SKIPPED: 16 GiB buffer not available ({e})"),
     }
 }
 

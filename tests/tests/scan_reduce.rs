@@ -1,25 +1,30 @@
 //! Device-wide exclusive scan and sum, for u32, u64, f32 and f64 at every test size, on the
 //! GPU (poisoned outputs, fresh random inputs) and on the CPU backend, against references.
 
-use warpkit::{Backend, Gpu};
+use warpkit::{Backend, DeviceBuffer, Gpu};
 use warpkit_tests::*;
 
-fn gpu_scan<T: TestValue>(gpu: &Gpu) {
-    let mut rng = fresh_rng(&format!("gpu scan {}", T::NAME));
+/// Runs `scan` at every size on fresh inputs and poisoned outputs, against the reference.
+fn check_gpu_scan<T: TestValue>(
+    gpu: &Gpu,
+    label: &str,
+    scan: impl Fn(&DeviceBuffer<T>, &mut DeviceBuffer<T>) -> warpkit::Result<()>,
+) {
+    let mut rng = fresh_rng(label);
     for n in sizes(true) {
         let input = random_vec::<T>(&mut rng, n);
         let d_in = gpu.upload(&input).unwrap();
         let mut d_out = gpu.filled(n, T::poison()).unwrap();
-        gpu.exclusive_scan_into(&d_in, &mut d_out).unwrap();
+        scan(&d_in, &mut d_out).unwrap();
         let got = gpu.download(&d_out).unwrap();
-        assert_segmented_scan(
-            &input,
-            &got,
-            usize::MAX,
-            false,
-            &format!("scan {} n={n}", T::NAME),
-        );
+        assert_segmented_scan(&input, &got, usize::MAX, false, &format!("{label} n={n}"));
     }
+}
+
+fn gpu_scan<T: TestValue>(gpu: &Gpu) {
+    check_gpu_scan::<T>(gpu, &format!("gpu scan {}", T::NAME), |i, o| {
+        gpu.exclusive_scan_into(i, o)
+    });
 }
 
 fn gpu_sum<T: TestValue>(gpu: &Gpu) {
@@ -91,21 +96,9 @@ fn gpu_scan_tuning_candidates_are_correct() {
     let Some(gpu) = gpu_or_skip("gpu_scan_tuning_candidates_are_correct") else {
         return;
     };
-    let mut rng = fresh_rng("scan tuning candidates");
     for candidate in 0..warpkit::scan::SCAN_TUNING_U32.len() {
-        for n in sizes(true) {
-            let input = random_vec::<u32>(&mut rng, n);
-            let d_in = gpu.upload(&input).unwrap();
-            let mut d_out = gpu.filled(n, u32::poison()).unwrap();
-            gpu.exclusive_scan_tuning(candidate, &d_in, &mut d_out).unwrap();
-            let got = gpu.download(&d_out).unwrap();
-            assert_segmented_scan(
-                &input,
-                &got,
-                usize::MAX,
-                false,
-                &format!("candidate {candidate} n={n}"),
-            );
-        }
+        check_gpu_scan::<u32>(&gpu, &format!("scan tuning candidate {candidate}"), |i, o| {
+            gpu.exclusive_scan_tuning(candidate, i, o)
+        });
     }
 }
