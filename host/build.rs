@@ -1,6 +1,7 @@
 //! Compiles `kernels-gpu` to PTX (sm_80 and sm_90) with the device toolchain that
-//! `scripts/setup.sh` installs, and generates `kernels.rs` in OUT_DIR: the PTX texts and one
-//! constant per kernel entry point, so the host never names a kernel by an unchecked string.
+//! `scripts/setup.sh` installs, and generates `kernels.rs` in OUT_DIR: the PTX texts and the
+//! list of entry points, all loaded when a GPU is opened (kernels are launched through the
+//! types `warpkit_kernels::kernel!` declares, so no kernel is named by an unchecked string).
 //!
 //! Rebuilds only when a kernel source, the kernels' manifest or the toolchain file changes.
 
@@ -137,14 +138,9 @@ fn main() {
         }
         names = Some(entries);
     }
-    generated += "/// Kernel entry point names, checked at build time against the PTX.\npub mod names {\n";
-    let names = names.unwrap();
-    for name in &names {
-        generated += &format!("    pub const {}: &str = {name:?};\n", name.to_uppercase());
-    }
-    generated += "}\n/// Every kernel entry point.\npub const ALL: &[&str] = &[\n";
-    for name in &names {
-        generated += &format!("    names::{},\n", name.to_uppercase());
+    generated += "/// Every kernel entry point of the PTX.\npub const ALL: &[&str] = &[\n";
+    for name in names.unwrap() {
+        generated += &format!("    {name:?},\n");
     }
     generated += "];\n";
     fs::write(out.join("kernels.rs"), generated).unwrap();

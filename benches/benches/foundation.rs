@@ -5,24 +5,25 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
 use std::time::Duration;
-use warpkit::{Gpu, Philox};
+use warpkit::{Device, Philox};
 use warpkit_benches::time_on_gpu;
 
 const N: usize = 1 << 28;
 
 fn foundation(c: &mut Criterion) {
-    let gpu = match Gpu::open(0) {
-        Ok(g) => g,
+    let device = match Device::gpu(0) {
+        Ok(d) => d,
         Err(e) => {
             println!("SKIPPED: GPU benchmarks need a CUDA device ({e})");
             return;
         }
     };
+    let gpu = device.as_gpu().expect("a GPU device");
     println!("device: {}", gpu.limits().name);
     let mut rng = Philox::seed_from_u64(2);
     let words: Vec<u32> = (0..N).map(|_| rng.next_u32()).collect();
-    let src = gpu.upload(&words).unwrap();
-    let mut dst = gpu.zeros::<u32>(N).unwrap();
+    let src = device.upload(&words).unwrap();
+    let mut dst = device.zeros::<u32>(N).unwrap();
 
     let mut group = c.benchmark_group("foundation");
     group
@@ -32,14 +33,14 @@ fn foundation(c: &mut Criterion) {
 
     group.throughput(Throughput::BytesDecimal(2 * 4 * N as u64));
     group.bench_function("copy_vec128 2^28 u32", |b| {
-        b.iter_custom(|iters| time_on_gpu(&gpu, iters, || gpu.copy(&src, &mut dst).unwrap()))
+        b.iter_custom(|iters| time_on_gpu(gpu, iters, || device.copy(&src, &mut dst).unwrap()))
     });
 
     group.throughput(Throughput::BytesDecimal(8 * N as u64));
     group.bench_function("scan_exclusive 2^28 u32", |b| {
-        b.iter_custom(|iters| time_on_gpu(&gpu, iters, || gpu.exclusive_scan_into(&src, &mut dst).unwrap()))
+        b.iter_custom(|iters| time_on_gpu(gpu, iters, || device.exclusive_scan_into(&src, &mut dst).unwrap()))
     });
-    for (candidate, (policy, _)) in warpkit::scan::SCAN_TUNING_U32.iter().enumerate() {
+    for (policy, scan) in warpkit::scan::SCAN_TUNING_U32 {
         let name = format!(
             "scan tuning 2^28 u32 {}x{} {}",
             policy.block_threads,
@@ -47,39 +48,35 @@ fn foundation(c: &mut Criterion) {
             if policy.ticket { "ticket" } else { "ordered" }
         );
         group.bench_function(name, |b| {
-            b.iter_custom(|iters| {
-                time_on_gpu(&gpu, iters, || {
-                    gpu.exclusive_scan_tuning(candidate, &src, &mut dst).unwrap()
-                })
-            })
+            b.iter_custom(|iters| time_on_gpu(gpu, iters, || scan(&device, &src, &mut dst).unwrap()))
         });
     }
     drop(dst);
 
     let floats: Vec<f64> = (0..N).map(|_| rng.next_u32() as f64 / 4e9).collect();
-    let input = gpu.upload(&floats).unwrap();
-    let mut out = gpu.zeros::<f64>(1).unwrap();
+    let input = device.upload(&floats).unwrap();
+    let mut out = device.zeros::<f64>(1).unwrap();
     group.throughput(Throughput::BytesDecimal(8 * N as u64));
     group.bench_function("reduce_sum 2^28 f64", |b| {
-        b.iter_custom(|iters| time_on_gpu(&gpu, iters, || gpu.sum_into(&input, &mut out).unwrap()))
+        b.iter_custom(|iters| time_on_gpu(gpu, iters, || device.sum_into(&input, &mut out).unwrap()))
     });
-    let mut scanned = gpu.zeros::<f64>(N).unwrap();
+    let mut scanned = device.zeros::<f64>(N).unwrap();
     group.throughput(Throughput::BytesDecimal(16 * N as u64));
     group.bench_function("scan_exclusive 2^28 f64", |b| {
         b.iter_custom(|iters| {
-            time_on_gpu(&gpu, iters, || {
-                gpu.exclusive_scan_into(&input, &mut scanned).unwrap()
+            time_on_gpu(gpu, iters, || {
+                device.exclusive_scan_into(&input, &mut scanned).unwrap()
             })
         })
     });
     drop(scanned);
 
-    let mut stream = gpu.zeros::<u32>(N).unwrap();
+    let mut stream = device.zeros::<u32>(N).unwrap();
     group.throughput(Throughput::BytesDecimal(4 * N as u64));
     group.bench_function("philox_fill 2^28 u32", |b| {
         b.iter_custom(|iters| {
-            time_on_gpu(&gpu, iters, || {
-                gpu.philox_fill(&mut stream, [1, 2], [0; 4]).unwrap()
+            time_on_gpu(gpu, iters, || {
+                device.philox_fill(&mut stream, [1, 2], [0; 4]).unwrap()
             })
         })
     });

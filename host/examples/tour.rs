@@ -1,10 +1,11 @@
 //! warpkit's tour: every primitive on real-sized synthetic data, its result checked against a
 //! plain sequential computation and its time printed. Runs on the GPU when there is one, on the
-//! CPU otherwise; `tour cpu` or `tour gpu` forces a backend.
+//! CPU otherwise; `tour cpu`, `tour gpu` or `tour emulator` forces a backend (the emulator runs
+//! the GPU kernels on the CPU: slow, for debugging).
 
 use rand_core::RngCore;
 use std::time::Instant;
-use warpkit::{Backend, Error, Gpu, GpuTimer, Philox};
+use warpkit::{Backend, Device, Error, Gpu, GpuTimer, Philox};
 
 /// Elements per primitive: large enough to fill an H100, small enough for a laptop's CPU.
 const N: usize = 1 << 26;
@@ -13,8 +14,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let backend = match std::env::args().nth(1).as_deref() {
         Some("cpu") => Backend::cpu(),
         Some("gpu") => Backend::gpu()?,
+        Some("emulator") => Backend::emulator(),
         None => Backend::auto(),
-        Some(other) => return Err(format!("unknown backend {other:?}: use cpu or gpu").into()),
+        Some(other) => return Err(format!("unknown backend {other:?}: use cpu, gpu or emulator").into()),
     };
     println!(
         "warpkit tour on {}, {N} elements per primitive\n",
@@ -53,9 +55,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ok = (total - reference).abs() <= 1e-12 * reference;
     failures += report("sum f64", ok, took.as_secs_f64(), 8 * N);
 
-    if let Backend::Gpu(gpu) = &backend {
+    if let Backend::Device(device @ Device::Gpu(gpu)) = &backend {
         println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
-        device_timings(gpu, &sizes, &energies)?;
+        device_timings(device, gpu, &sizes, &energies)?;
     }
     if failures > 0 {
         return Err(format!("{failures} primitive(s) gave wrong results").into());
@@ -87,7 +89,7 @@ fn median_seconds(gpu: &Gpu, mut work: impl FnMut() -> Result<(), Error>) -> Res
     Ok(times[times.len() / 2])
 }
 
-fn device_timings(gpu: &Gpu, sizes: &[u32], energies: &[f64]) -> Result<(), Error> {
+fn device_timings(device: &Device, gpu: &Gpu, sizes: &[u32], energies: &[f64]) -> Result<(), Error> {
     let show = |name: &str, seconds: f64, per_second: f64, unit: &str| {
         println!(
             "{name:<22} {:>9.3} ms  {:>8.1} {unit}",
@@ -95,19 +97,19 @@ fn device_timings(gpu: &Gpu, sizes: &[u32], energies: &[f64]) -> Result<(), Erro
             per_second / seconds / 1e9
         );
     };
-    let d_sizes = gpu.upload(sizes)?;
-    let mut d_offsets = gpu.zeros::<u32>(N)?;
-    let s = median_seconds(gpu, || gpu.exclusive_scan_into(&d_sizes, &mut d_offsets))?;
+    let d_sizes = device.upload(sizes)?;
+    let mut d_offsets = device.zeros::<u32>(N)?;
+    let s = median_seconds(gpu, || device.exclusive_scan_into(&d_sizes, &mut d_offsets))?;
     show("exclusive scan u32", s, 8.0 * N as f64, "GB/s");
-    let d_energies = gpu.upload(energies)?;
-    let mut d_total = gpu.zeros::<f64>(1)?;
-    let s = median_seconds(gpu, || gpu.sum_into(&d_energies, &mut d_total))?;
+    let d_energies = device.upload(energies)?;
+    let mut d_total = device.zeros::<f64>(1)?;
+    let s = median_seconds(gpu, || device.sum_into(&d_energies, &mut d_total))?;
     show("sum f64", s, 8.0 * N as f64, "GB/s");
-    let mut d_words = gpu.zeros::<u32>(N)?;
-    let s = median_seconds(gpu, || gpu.philox_fill(&mut d_words, [1, 2], [0; 4]))?;
+    let mut d_words = device.zeros::<u32>(N)?;
+    let s = median_seconds(gpu, || device.philox_fill(&mut d_words, [1, 2], [0; 4]))?;
     show("philox stream", s, N as f64, "G words/s");
-    let mut d_copy = gpu.zeros::<u32>(N)?;
-    let s = median_seconds(gpu, || gpu.copy(&d_sizes, &mut d_copy))?;
+    let mut d_copy = device.zeros::<u32>(N)?;
+    let s = median_seconds(gpu, || device.copy(&d_sizes, &mut d_copy))?;
     show("copy (128-bit)", s, 8.0 * N as f64, "GB/s");
     Ok(())
 }

@@ -1,17 +1,18 @@
-//! [`Backend`]: where a primitive runs. The GPU when one is present, otherwise the CPU, unless
-//! the caller picks one; the choice is never changed silently after that.
+//! [`Backend`]: where a primitive runs on host data. The GPU when one is present, otherwise the
+//! CPU, unless the caller picks one (the emulator only ever by choice); the choice is never
+//! changed silently after that.
 
 use crate::cpu::Cpu;
+use crate::device::Device;
 use crate::element::Scalar;
 use crate::error::Result;
-use crate::gpu::Gpu;
 
 /// An engine that runs warpkit's primitives on host data.
 #[derive(Clone, Debug)]
 pub enum Backend {
-    /// A CUDA GPU (data is copied to it and back for each call; keep data on the device with
-    /// [`Gpu`]'s buffer methods to avoid that).
-    Gpu(Gpu),
+    /// A device: a CUDA GPU or the SIMT emulator. Data is copied to it and back for each call;
+    /// keep data on the device with [`Device`]'s buffer methods to avoid that.
+    Device(Device),
     /// rayon on the CPU.
     Cpu(Cpu),
 }
@@ -24,7 +25,12 @@ impl Backend {
 
     /// The first CUDA GPU, or why there is none.
     pub fn gpu() -> Result<Backend> {
-        Ok(Backend::Gpu(Gpu::open(0)?))
+        Ok(Backend::Device(Device::gpu(0)?))
+    }
+
+    /// The SIMT emulator: the GPU kernels run on the CPU, for tests and debugging.
+    pub fn emulator() -> Backend {
+        Backend::Device(Device::emulator())
     }
 
     /// The CPU backend.
@@ -32,14 +38,11 @@ impl Backend {
         Backend::Cpu(Cpu)
     }
 
-    /// A one-line description: the GPU's name and compute capability, or the CPU's threads.
+    /// A one-line description: the GPU's name and compute capability, the emulator, or the
+    /// CPU's threads.
     pub fn describe(&self) -> String {
         match self {
-            Backend::Gpu(g) => {
-                let l = g.limits();
-                let (major, minor) = l.compute_capability;
-                format!("GPU {} (sm_{major}{minor}, {} SMs)", l.name, l.multiprocessors)
-            }
+            Backend::Device(d) => d.describe(),
             Backend::Cpu(_) => format!("CPU ({} rayon threads)", rayon::current_num_threads()),
         }
     }
@@ -47,7 +50,7 @@ impl Backend {
     /// Exclusive prefix sums: `out[i] = input[0] + ... + input[i-1]`.
     pub fn exclusive_scan<T: Scalar>(&self, input: &[T]) -> Result<Vec<T>> {
         match self {
-            Backend::Gpu(g) => g.download(&g.exclusive_scan(&g.upload(input)?)?),
+            Backend::Device(d) => d.download(&d.exclusive_scan(&d.upload(input)?)?),
             Backend::Cpu(c) => c.exclusive_scan(input),
         }
     }
@@ -55,7 +58,7 @@ impl Backend {
     /// The sum of all elements.
     pub fn sum<T: Scalar>(&self, input: &[T]) -> Result<T> {
         match self {
-            Backend::Gpu(g) => g.sum(&g.upload(input)?),
+            Backend::Device(d) => d.sum(&d.upload(input)?),
             Backend::Cpu(c) => c.sum(input),
         }
     }
@@ -64,10 +67,10 @@ impl Backend {
     /// [`crate::Philox::new(key, counter)`](crate::Philox::new).
     pub fn philox_words(&self, key: [u32; 2], counter: [u32; 4], n: usize) -> Result<Vec<u32>> {
         match self {
-            Backend::Gpu(g) => {
-                let mut out = g.zeros(n)?;
-                g.philox_fill(&mut out, key, counter)?;
-                g.download(&out)
+            Backend::Device(d) => {
+                let mut out = d.zeros(n)?;
+                d.philox_fill(&mut out, key, counter)?;
+                d.download(&out)
             }
             Backend::Cpu(c) => {
                 let mut out = vec![0; n];

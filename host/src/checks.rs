@@ -1,14 +1,20 @@
-//! Launchers for the warp- and block-level test kernels and the SIMT math check.
+//! Launchers for the test kernels: the warp- and block-level primitives, the SIMT layer's
+//! collectives, atomics and math.
 //!
 //! Warp and block primitives are building blocks of the device algorithms, not calls a user
 //! makes on an array; these kernels apply one primitive to every warp (or block) of an array so
-//! that tests can compare each level with a CPU reference on any engine.
+//! that tests can compare each level with a CPU reference on every device.
 
-use crate::error::Result;
-use crate::gpu::{DeviceBuffer, Gpu, LaunchShape};
-use crate::kernels::names;
-use cudarc::driver::{DeviceRepr, PushKernelArg};
+use crate::device::{Device, DeviceBuffer, LaunchShape};
+use crate::error::{Error, Result, check_same_len};
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::policy::LEVEL_TEST_BLOCK_THREADS;
+use warpkit_kernels::simt::check::{self as simt, ATOMIC_SLOTS, COLLECTIVE_OUTPUTS};
+use warpkit_kernels::{block, device, warp};
+
+/// Threads per block of every test-kernel launch.
+pub const BLOCK_THREADS: u32 = LEVEL_TEST_BLOCK_THREADS;
 
 /// A warp- or block-level test kernel and the output length it needs for `n` inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,91 +32,115 @@ pub enum LevelKernel {
 }
 
 impl LevelKernel {
-    /// Threads per block of every level test launch.
-    pub const BLOCK_THREADS: u32 = LEVEL_TEST_BLOCK_THREADS;
+    /// Every level kernel.
+    pub const ALL: [LevelKernel; 5] = [
+        LevelKernel::WarpReduce,
+        LevelKernel::WarpScanInclusive,
+        LevelKernel::WarpScanExclusive,
+        LevelKernel::BlockReduce,
+        LevelKernel::BlockScanExclusive,
+    ];
 
     /// Output elements for `n` inputs.
     pub fn output_len(self, n: usize) -> usize {
         match self {
             LevelKernel::WarpReduce => n.div_ceil(32),
-            LevelKernel::BlockReduce => n.div_ceil(Self::BLOCK_THREADS as usize),
+            LevelKernel::BlockReduce => n.div_ceil(BLOCK_THREADS as usize),
             _ => n,
         }
     }
 }
 
+/// An `(input, n, out)` kernel over `T`.
+type PerElement<I, O> = unsafe fn(&Device, LaunchShape, (*const I, u64, *mut O)) -> Result<()>;
+
+/// Launches kernel `K` (through a fn pointer, so tables can pick kernels by value).
+///
+/// # Safety
+/// `args` and `shape` meet `K`'s contract.
+unsafe fn per_element<I, O, K: Kernel<Args = (*const I, u64, *mut O)>>(
+    device: &Device,
+    shape: LaunchShape,
+    args: (*const I, u64, *mut O),
+) -> Result<()> {
+    // SAFETY: forwarded to the caller's contract.
+    unsafe { device.launch::<K>(shape, args) }
+}
+
 /// Element types the level test kernels exist for.
-pub trait LevelElement: DeviceRepr {
+pub trait LevelElement: DeviceRepr + ValidAsZeroBits + Copy {
     #[doc(hidden)]
-    fn kernel(k: LevelKernel) -> &'static str;
+    fn kernel(k: LevelKernel) -> PerElement<Self, Self>;
 }
 
 macro_rules! level_element {
     ($t:ty: $wr:ident, $wsi:ident, $wse:ident, $br:ident, $bse:ident) => {
         impl LevelElement for $t {
-            fn kernel(k: LevelKernel) -> &'static str {
+            fn kernel(k: LevelKernel) -> PerElement<Self, Self> {
                 match k {
-                    LevelKernel::WarpReduce => names::$wr,
-                    LevelKernel::WarpScanInclusive => names::$wsi,
-                    LevelKernel::WarpScanExclusive => names::$wse,
-                    LevelKernel::BlockReduce => names::$br,
-                    LevelKernel::BlockScanExclusive => names::$bse,
+                    LevelKernel::WarpReduce => per_element::<$t, $t, warp::reduce::$wr>,
+                    LevelKernel::WarpScanInclusive => per_element::<$t, $t, warp::scan::$wsi>,
+                    LevelKernel::WarpScanExclusive => per_element::<$t, $t, warp::scan::$wse>,
+                    LevelKernel::BlockReduce => per_element::<$t, $t, block::reduce::$br>,
+                    LevelKernel::BlockScanExclusive => per_element::<$t, $t, block::scan::$bse>,
                 }
             }
         }
     };
 }
-level_element!(u32: WARP_REDUCE_U32, WARP_SCAN_INCLUSIVE_U32, WARP_SCAN_EXCLUSIVE_U32, BLOCK_REDUCE_U32, BLOCK_SCAN_EXCLUSIVE_U32);
-level_element!(f64: WARP_REDUCE_F64, WARP_SCAN_INCLUSIVE_F64, WARP_SCAN_EXCLUSIVE_F64, BLOCK_REDUCE_F64, BLOCK_SCAN_EXCLUSIVE_F64);
+level_element!(u32: warp_reduce_u32, warp_scan_inclusive_u32, warp_scan_exclusive_u32, block_reduce_u32, block_scan_exclusive_u32);
+level_element!(f64: warp_reduce_f64, warp_scan_inclusive_f64, warp_scan_exclusive_f64, block_reduce_f64, block_scan_exclusive_f64);
 
-/// Launches a `(input, n, out)` kernel over `n` elements, one thread each.
-fn launch_per_element<I: DeviceRepr, O: DeviceRepr>(
-    gpu: &Gpu,
-    name: &'static str,
+/// Runs an `(input, n, out)` test kernel over `input.len()` elements, one thread each, after
+/// checking `out` holds the `out_len` elements every such kernel writes at most.
+fn run_per_element<I, O>(
+    device: &Device,
+    kernel: PerElement<I, O>,
     input: &DeviceBuffer<I>,
     out: &mut DeviceBuffer<O>,
+    out_len: usize,
     shared_bytes: u32,
 ) -> Result<()> {
+    check_same_len("test kernel output", out_len, out.len())?;
+    let (src, dst) = (device.ptr(input)?, device.ptr_mut(out)?);
     let n = input.len() as u64;
     if n == 0 {
         return Ok(());
     }
-    let threads = LevelKernel::BLOCK_THREADS;
-    let (f, config) = gpu.prepare(
-        name,
-        LaunchShape::linear(n.div_ceil(threads as u64), threads, shared_bytes),
-    )?;
-    let mut launch = gpu.stream().launch_builder(&f);
-    launch.arg(&input.slice).arg(&n).arg(&mut out.slice);
-    // SAFETY: callers size `out` for the kernel (checked by `run_level` and `math`), and the
-    // kernels read only `n` inputs.
-    unsafe { launch.launch(config) }?;
-    Ok(())
+    let shape = LaunchShape::linear(n.div_ceil(BLOCK_THREADS as u64), BLOCK_THREADS, shared_bytes);
+    // SAFETY: the test kernels read `n` inputs and write at most `out_len` outputs, checked
+    // above, with blocks of BLOCK_THREADS and the shared memory their caller names.
+    unsafe { kernel(device, shape, (src, n, dst)) }
 }
 
 /// Runs level kernel `k` over `input`, writing `out` (of `k.output_len(input.len())`).
 pub fn run_level<T: LevelElement>(
-    gpu: &Gpu,
+    device: &Device,
     k: LevelKernel,
     input: &DeviceBuffer<T>,
     out: &mut DeviceBuffer<T>,
 ) -> Result<()> {
-    crate::error::check_same_len("level kernel output", k.output_len(input.len()), out.len())?;
-    let warps = LevelKernel::BLOCK_THREADS / 32;
-    launch_per_element(gpu, T::kernel(k), input, out, warps * size_of::<T>() as u32)
+    let shared = BLOCK_THREADS / 32 * size_of::<T>() as u32; // one slot per warp
+    run_per_element(
+        device,
+        T::kernel(k),
+        input,
+        out,
+        k.output_len(input.len()),
+        shared,
+    )
 }
 
 /// The ballot/popc warp histogram over buckets `< 2^bits` (`bits <= 5`): for warp `w`,
 /// `counts[32w + j]` = elements of bucket `j` (for `j < 2^bits`, others untouched) and
 /// `ranks[i]` = element `i`'s rank among same-bucket elements of its warp.
 pub fn warp_histogram_ballot(
-    gpu: &Gpu,
+    device: &Device,
     buckets: &DeviceBuffer<u32>,
     bits: u32,
     counts: &mut DeviceBuffer<u32>,
     ranks: &mut DeviceBuffer<u32>,
 ) -> Result<()> {
-    use crate::error::{Error, check_same_len};
     let n = buckets.len() as u64;
     check_same_len("histogram counts", buckets.len().div_ceil(32) * 32, counts.len())?;
     check_same_len("histogram ranks", buckets.len(), ranks.len())?;
@@ -121,39 +151,78 @@ pub fn warp_histogram_ballot(
             max: 5,
         });
     }
+    let args = (
+        device.ptr(buckets)?,
+        n,
+        bits,
+        device.ptr_mut(counts)?,
+        device.ptr_mut(ranks)?,
+    );
     if n == 0 {
         return Ok(());
     }
-    let threads = LevelKernel::BLOCK_THREADS;
-    let shape = LaunchShape::linear(n.div_ceil(threads as u64), threads, 0);
-    let (f, config) = gpu.prepare(names::WARP_HISTOGRAM_BALLOT, shape)?;
-    let mut launch = gpu.stream().launch_builder(&f);
-    launch
-        .arg(&buckets.slice)
-        .arg(&n)
-        .arg(&bits)
-        .arg(&mut counts.slice)
-        .arg(&mut ranks.slice);
+    let shape = LaunchShape::linear(n.div_ceil(BLOCK_THREADS as u64), BLOCK_THREADS, 0);
     // SAFETY: lengths checked above; the caller's buckets are below 2^bits (a larger one is
     // counted nowhere, never written out of bounds).
-    unsafe { launch.launch(config) }?;
-    Ok(())
+    unsafe { device.launch::<warp::histogram::warp_histogram_ballot>(shape, args) }
+}
+
+/// The SIMT collectives check (`simt_check_collectives`): `out` holds
+/// [`COLLECTIVE_OUTPUTS`] × `input.len()` words; see the kernel for what each one is.
+pub fn simt_collectives(
+    device: &Device,
+    input: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    let kernel: PerElement<u32, u32> = per_element::<u32, u32, simt::simt_check_collectives>;
+    run_per_element(
+        device,
+        kernel,
+        input,
+        out,
+        COLLECTIVE_OUTPUTS * input.len(),
+        4 * BLOCK_THREADS,
+    )
+}
+
+/// The SIMT atomics check (`simt_check_atomics`): every element applies every atomic to
+/// `counters` ([`ATOMIC_SLOTS`] slots) and writes the value its exchange replaced to `olds`.
+pub fn simt_atomics(
+    device: &Device,
+    input: &DeviceBuffer<u32>,
+    counters: &mut DeviceBuffer<u64>,
+    olds: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    check_same_len("atomic counters", ATOMIC_SLOTS, counters.len())?;
+    check_same_len("atomic olds", input.len(), olds.len())?;
+    let n = input.len() as u64;
+    let args = (
+        device.ptr(input)?,
+        n,
+        device.ptr_mut(counters)?,
+        device.ptr_mut(olds)?,
+    );
+    if n == 0 {
+        return Ok(());
+    }
+    let shape = LaunchShape::linear(n.div_ceil(BLOCK_THREADS as u64), BLOCK_THREADS, 4);
+    // SAFETY: lengths checked above; 4 bytes of shared memory for the block's counter.
+    unsafe { device.launch::<simt::simt_check_atomics>(shape, args) }
 }
 
 /// Math check kernel for f32 or f64: `out[5i..5i+5]` = (ln, exp, sin, cos, sqrt)(x[i]).
-pub trait MathElement: DeviceRepr {
+pub trait MathElement: DeviceRepr + ValidAsZeroBits + Copy {
     #[doc(hidden)]
-    const KERNEL: &'static str;
+    const KERNEL: PerElement<Self, Self>;
 }
 impl MathElement for f32 {
-    const KERNEL: &'static str = names::MATH_CHECK_F32;
+    const KERNEL: PerElement<f32, f32> = per_element::<f32, f32, device::math_check::math_check_f32>;
 }
 impl MathElement for f64 {
-    const KERNEL: &'static str = names::MATH_CHECK_F64;
+    const KERNEL: PerElement<f64, f64> = per_element::<f64, f64, device::math_check::math_check_f64>;
 }
 
 /// Evaluates the SIMT layer's math functions at every `x`; `out` holds 5 × `x.len()`.
-pub fn math<T: MathElement>(gpu: &Gpu, x: &DeviceBuffer<T>, out: &mut DeviceBuffer<T>) -> Result<()> {
-    crate::error::check_same_len("math output", 5 * x.len(), out.len())?;
-    launch_per_element(gpu, T::KERNEL, x, out, 0)
+pub fn math<T: MathElement>(device: &Device, x: &DeviceBuffer<T>, out: &mut DeviceBuffer<T>) -> Result<()> {
+    run_per_element(device, T::KERNEL, x, out, 5 * x.len(), 0)
 }

@@ -1,7 +1,8 @@
 //! The element types of the scans and reductions, tied to their kernels.
 
-use crate::kernels::names;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use warpkit_kernels::device::{reduce, scan};
+use warpkit_kernels::kernel::Kernel;
 pub use warpkit_kernels::num::Element;
 
 mod sealed {
@@ -9,27 +10,27 @@ mod sealed {
 }
 
 /// u32, u64, f32 or f64: the types the device-wide scan and reduction are built for.
-/// Integers wrap on overflow; floats follow IEEE addition (the GPU's summation order differs
+/// Integers wrap on overflow; floats follow IEEE addition (the device's summation order differs
 /// from a sequential loop, so float results differ from it by rounding).
 pub trait Scalar: Element + DeviceRepr + ValidAsZeroBits + Unpin + std::fmt::Debug + sealed::Sealed {
     #[doc(hidden)]
-    const SCAN_KERNEL: &'static str;
+    type Scan: Kernel<Args = (*const Self, *mut Self, u64, *mut u8, u64)>;
     #[doc(hidden)]
-    const REDUCE_KERNEL: &'static str;
+    type Reduce: Kernel<Args = (*const Self, u64, *mut Self)>;
 }
 
 macro_rules! scalar {
     ($($t:ty: $scan:ident, $reduce:ident);*) => {$(
         impl sealed::Sealed for $t {}
         impl Scalar for $t {
-            const SCAN_KERNEL: &'static str = names::$scan;
-            const REDUCE_KERNEL: &'static str = names::$reduce;
+            type Scan = scan::$scan;
+            type Reduce = reduce::$reduce;
         }
     )*};
 }
 scalar!(
-    u32: SCAN_EXCLUSIVE_U32, REDUCE_SUM_U32;
-    u64: SCAN_EXCLUSIVE_U64, REDUCE_SUM_U64;
-    f32: SCAN_EXCLUSIVE_F32, REDUCE_SUM_F32;
-    f64: SCAN_EXCLUSIVE_F64, REDUCE_SUM_F64
+    u32: scan_exclusive_u32, reduce_sum_u32;
+    u64: scan_exclusive_u64, reduce_sum_u64;
+    f32: scan_exclusive_f32, reduce_sum_f32;
+    f64: scan_exclusive_f64, reduce_sum_f64
 );

@@ -31,6 +31,12 @@ pub enum Error {
     /// A launch shape the device cannot run.
     #[error("launch of {kernel} exceeds the device's limits: {reason}")]
     LaunchShape { kernel: &'static str, reason: String },
+    /// A buffer passed to a device other than the one that made it.
+    #[error("a buffer of {buffer} was passed to {device}")]
+    WrongDevice { buffer: String, device: String },
+    /// The emulator stopped a kernel that misused the SIMT model or trapped.
+    #[error("emulated launch failed: {0}")]
+    Emulator(warpkit_kernels::emu::Fault),
 }
 
 /// `Result` with warpkit's [`Error`].

@@ -1,9 +1,10 @@
 //! warpkit: GPU primitives whose device code is written in Rust.
 //!
 //! The kernels live in the `warpkit-kernels` crate, compiled to PTX at build time and embedded
-//! here. This crate owns everything a caller touches: the choice of [`Backend`] (a CUDA GPU when
-//! one is present, otherwise the CPU), typed device buffers, checked launches, one [`Error`]
-//! type, and the primitives themselves.
+//! here, and compiled for the host as well, where its SIMT emulator runs them. This crate owns
+//! everything a caller touches: the choice of [`Backend`] (a CUDA GPU when one is present,
+//! otherwise the CPU; the emulator when asked for), [`Device`]s with typed buffers and checked
+//! launches, one [`Error`] type, and the primitives themselves.
 //!
 //! ```no_run
 //! use warpkit::Backend;
@@ -15,14 +16,17 @@
 //! # Ok::<(), warpkit::Error>(())
 //! ```
 //!
-//! Layers, from the bottom: [`gpu`] (driver discovery, context, buffers, launches, timing),
-//! [`cpu`] (the rayon backend, also the reference in tests), and the primitives, each with a
-//! GPU and a CPU implementation behind [`Backend`].
+//! Layers, from the bottom: [`gpu`] (driver discovery, context, launches, timing) and
+//! [`emulator`] (the same kernels on the CPU), joined by [`Device`]; [`cpu`] (the rayon backend,
+//! also the reference in tests); the primitives, each written once over [`Device`] and once for
+//! the CPU, behind [`Backend`].
 
 pub mod backend;
 pub mod checks;
 pub mod cpu;
+pub mod device;
 pub mod element;
+pub mod emulator;
 pub mod error;
 pub mod gpu;
 pub mod rng;
@@ -37,10 +41,13 @@ pub mod kernels {
 }
 
 pub use backend::Backend;
+pub use device::{Device, DeviceBuffer, DeviceLimits, LaunchShape};
 pub use element::Scalar;
+pub use emulator::Emulator;
 pub use error::{Error, Result};
-pub use gpu::{DeviceBuffer, Gpu, GpuTimer};
+pub use gpu::{Gpu, GpuTimer};
 pub use rng::Philox;
+pub use warpkit_kernels::emu::{Fault, Misuse, Options as EmulatorOptions};
 
 /// The largest number of elements the scans and reductions accept: 2^32 - 1.
 pub const MAX_LEN: u64 = u32::MAX as u64;

@@ -1,13 +1,12 @@
-//! warpkit's random stream on the host ([`Philox`], a `rand_core` generator) and on the GPU
-//! ([`Gpu::philox_fill`]): both evaluate `warpkit_kernels::rng::philox` on the same counters,
-//! so the same key and starting counter give the same words on every backend.
+//! warpkit's random stream on the host ([`Philox`], a `rand_core` generator) and on a device
+//! ([`Device::philox_fill`]): both evaluate `warpkit_kernels::rng::philox` on the same
+//! counters, so the same key and starting counter give the same words on every backend.
 
+use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::Result;
-use crate::gpu::{DeviceBuffer, Gpu, LaunchShape};
-use crate::kernels::names::PHILOX_FILL_U32;
-use cudarc::driver::PushKernelArg;
 use rand_core::{RngCore, SeedableRng};
 use warpkit_kernels::policy::PHILOX_BLOCK_THREADS;
+use warpkit_kernels::rng::fill::philox_fill_u32;
 pub use warpkit_kernels::rng::philox::{counter_add, philox4x32_10};
 
 /// Philox4x32-10 as a `rand_core` generator: words come in counter order, four per counter.
@@ -98,32 +97,25 @@ impl SeedableRng for Philox {
     }
 }
 
-impl Gpu {
+impl Device {
     /// Fills `out` with the stream of `key` from `counter`: `out[i]` is word `i % 4` of the
     /// block at `counter + i / 4`, exactly what [`Philox::new(key, counter)`](Philox::new)
     /// yields as its `i`-th `next_u32`.
     pub fn philox_fill(&self, out: &mut DeviceBuffer<u32>, key: [u32; 2], counter: [u32; 4]) -> Result<()> {
         let n = out.len() as u64;
+        let dst = self.ptr_mut(out)?;
         if n == 0 {
             return Ok(());
         }
-        let resident = self.resident_blocks(PHILOX_FILL_U32, PHILOX_BLOCK_THREADS, 0)?;
+        let resident = self.resident_blocks::<philox_fill_u32>(PHILOX_BLOCK_THREADS, 0)?;
         let blocks = n
             .div_ceil(4)
             .div_ceil(PHILOX_BLOCK_THREADS as u64)
             .min(resident * 4);
-        let (f, config) = self.prepare(
-            PHILOX_FILL_U32,
-            LaunchShape::linear(blocks, PHILOX_BLOCK_THREADS, 0),
-        )?;
-        let mut launch = self.stream().launch_builder(&f);
-        launch.arg(&mut out.slice).arg(&n).arg(&key[0]).arg(&key[1]);
-        for c in &counter {
-            launch.arg(c);
-        }
+        let shape = LaunchShape::linear(blocks, PHILOX_BLOCK_THREADS, 0);
+        let [c0, c1, c2, c3] = counter;
         // SAFETY: `philox_fill_u32` writes `n` words, the buffer's length.
-        unsafe { launch.launch(config) }?;
-        Ok(())
+        unsafe { self.launch::<philox_fill_u32>(shape, (dst, n, key[0], key[1], c0, c1, c2, c3)) }
     }
 }
 

@@ -1,68 +1,55 @@
-//! Device-wide exclusive prefix sum on the GPU (single pass, decoupled look-back; see
+//! Device-wide exclusive prefix sum (single pass, decoupled look-back; see
 //! `warpkit_kernels::device::scan`). Moves 2 × size_of::<T>() bytes per element.
 
 use crate::MAX_LEN;
+use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::element::Scalar;
 use crate::error::{Result, check_len, check_same_len};
-use crate::gpu::{DeviceBuffer, Gpu, LaunchShape};
-use crate::kernels::names;
-use cudarc::driver::PushKernelArg;
+use warpkit_kernels::device::scan as kernels;
+use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::policy::{SCAN_POLICY, ScanPolicy, ScanScratch};
 
+/// A u32 scan under one tuning policy.
+pub type ScanU32 = fn(&Device, &DeviceBuffer<u32>, &mut DeviceBuffer<u32>) -> Result<()>;
+
+const fn policy(block_threads: u32, vectors_per_thread: u32, ticket: bool) -> ScanPolicy {
+    ScanPolicy {
+        block_threads,
+        vectors_per_thread,
+        ticket,
+    }
+}
+
 /// The u32 scan kernels of other policies, measured against the default by the tuning bench.
-pub const SCAN_TUNING_U32: [(ScanPolicy, &str); 5] = [
-    (
-        ScanPolicy {
-            block_threads: 256,
-            vectors_per_thread: 4,
-            ticket: true,
-        },
-        names::SCAN_TUNING_U32_B256_V4_TICKET,
-    ),
-    (
-        ScanPolicy {
-            block_threads: 128,
-            vectors_per_thread: 8,
-            ticket: true,
-        },
-        names::SCAN_TUNING_U32_B128_V8_TICKET,
-    ),
-    (
-        ScanPolicy {
-            block_threads: 256,
-            vectors_per_thread: 8,
-            ticket: false,
-        },
-        names::SCAN_TUNING_U32_B256_V8_ORDERED,
-    ),
-    (
-        ScanPolicy {
-            block_threads: 128,
-            vectors_per_thread: 8,
-            ticket: false,
-        },
-        names::SCAN_TUNING_U32_B128_V8_ORDERED,
-    ),
-    (
-        ScanPolicy {
-            block_threads: 128,
-            vectors_per_thread: 16,
-            ticket: false,
-        },
-        names::SCAN_TUNING_U32_B128_V16_ORDERED,
-    ),
+pub const SCAN_TUNING_U32: [(ScanPolicy, ScanU32); 5] = [
+    (policy(256, 4, true), |d, i, o| {
+        d.scan_with::<u32, kernels::scan_tuning_u32_b256_v4_ticket>(policy(256, 4, true), i, o)
+    }),
+    (policy(128, 8, true), |d, i, o| {
+        d.scan_with::<u32, kernels::scan_tuning_u32_b128_v8_ticket>(policy(128, 8, true), i, o)
+    }),
+    (policy(256, 8, false), |d, i, o| {
+        d.scan_with::<u32, kernels::scan_tuning_u32_b256_v8_ordered>(policy(256, 8, false), i, o)
+    }),
+    (policy(128, 8, false), |d, i, o| {
+        d.scan_with::<u32, kernels::scan_tuning_u32_b128_v8_ordered>(policy(128, 8, false), i, o)
+    }),
+    (policy(128, 16, false), |d, i, o| {
+        d.scan_with::<u32, kernels::scan_tuning_u32_b128_v16_ordered>(policy(128, 16, false), i, o)
+    }),
 ];
 
-impl Gpu {
+impl Device {
     /// Writes the exclusive prefix sums of `input` to `output`: `output[i] = input[0] + ... +
     /// input[i-1]`, `output[0] = 0`. Integers wrap; floats are summed in tile order, so they
-    /// may differ from a sequential sum by rounding. Returns once the work is submitted.
+    /// may differ from a sequential sum by rounding. On a GPU, returns once the work is
+    /// submitted.
     pub fn exclusive_scan_into<T: Scalar>(
         &self,
         input: &DeviceBuffer<T>,
         output: &mut DeviceBuffer<T>,
     ) -> Result<()> {
-        self.scan_with(T::SCAN_KERNEL, SCAN_POLICY, input, output)
+        self.scan_with::<T, T::Scan>(SCAN_POLICY, input, output)
     }
 
     /// Exclusive prefix sums of `input` in a new device buffer.
@@ -72,22 +59,8 @@ impl Gpu {
         Ok(output)
     }
 
-    /// [`Gpu::exclusive_scan_into`] for u32 with tuning candidate `candidate` of
-    /// [`SCAN_TUNING_U32`] (for benchmarks and tests of the candidates).
-    #[doc(hidden)]
-    pub fn exclusive_scan_tuning(
+    fn scan_with<T: Scalar, K: Kernel<Args = (*const T, *mut T, u64, *mut u8, u64)>>(
         &self,
-        candidate: usize,
-        input: &DeviceBuffer<u32>,
-        output: &mut DeviceBuffer<u32>,
-    ) -> Result<()> {
-        let (policy, kernel) = SCAN_TUNING_U32[candidate];
-        self.scan_with(kernel, policy, input, output)
-    }
-
-    fn scan_with<T: Scalar>(
-        &self,
-        kernel: &'static str,
         policy: ScanPolicy,
         input: &DeviceBuffer<T>,
         output: &mut DeviceBuffer<T>,
@@ -95,6 +68,7 @@ impl Gpu {
         let n = input.len();
         check_len("scan input", n, MAX_LEN)?;
         check_same_len("scan output", n, output.len())?;
+        let (src, dst) = (self.ptr(input)?, self.ptr_mut(output)?);
         if n == 0 {
             return Ok(());
         }
@@ -102,23 +76,12 @@ impl Gpu {
             tiles: (n as u64).div_ceil(policy.tile_items(size_of::<T>()) as u64),
         };
         let shape = LaunchShape::linear(layout.tiles, policy.block_threads, policy.shared_bytes());
-        let (f, config) = self.prepare(kernel, shape)?;
         let mut scratch = self.scratch(layout.total_bytes() as usize)?;
         let scratch = scratch.as_mut().expect("scratch allocated");
-        self.stream()
-            .memset_zeros(&mut scratch.slice_mut(..layout.zeroed_bytes() as usize))?;
-        let (n, tiles) = (n as u64, layout.tiles);
-        let mut launch = self.stream().launch_builder(&f);
-        launch
-            .arg(&input.slice)
-            .arg(&mut output.slice)
-            .arg(&n)
-            .arg(&mut *scratch)
-            .arg(&tiles);
-        // SAFETY: the arguments match the scan kernels' contract for `policy`: buffers of `n`
-        // elements, zeroed tile status for `tiles`, `tiles` blocks of the policy's threads and
-        // its shared memory.
-        unsafe { launch.launch(config) }?;
-        Ok(())
+        self.zero_prefix(scratch, layout.zeroed_bytes() as usize)?;
+        let status = self.ptr_mut(scratch)?;
+        // SAFETY: the scan kernels' contract for `policy`: buffers of `n` elements, zeroed tile
+        // status for `tiles`, `tiles` blocks of the policy's threads and its shared memory.
+        unsafe { self.launch::<K>(shape, (src, dst, n as u64, status, layout.tiles)) }
     }
 }

@@ -1,13 +1,15 @@
 //! warpkit's device code: a small SIMT layer and the kernels built on it.
 //!
 //! The crate compiles twice. For `nvptx64-nvidia-cuda` it is `no_std` and becomes the PTX that
-//! the `warpkit` host crate embeds (its build script drives that build); for the host it is an
-//! ordinary rlib that shares the code both sides need: the Philox generator, the element
+//! the `warpkit` host crate embeds (its build script drives that build). For the host it is an
+//! ordinary rlib holding the same kernels, which [`emu`], the SIMT emulator, runs on the CPU with
+//! the GPU's semantics, and the code both sides share: the Philox generator, the element
 //! arithmetic and the tuning policies that fix tile shapes.
 //!
 //! Layout by level of cooperation, as in CUB: [`simt`] (one thread's view of the hardware),
-//! `warp` (32 lanes), `block` (one thread block), `device` (the whole grid), each kernel entry
-//! point named `<area>_<variant>` so ptxas reports and profiles read clearly.
+//! [`warp`] (32 lanes), [`block`] (one thread block), [`device`] (the whole grid). Kernel entry
+//! points are declared with [`kernel!`] and named `<area>_<variant>` so ptxas reports and
+//! profiles read clearly.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -15,17 +17,15 @@
     allow(internal_features)
 )]
 
+pub mod block;
+pub mod device;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod emu;
+pub mod kernel;
 pub mod num;
 pub mod policy;
 pub mod rng;
-
-#[cfg(target_arch = "nvptx64")]
-pub mod block;
-#[cfg(target_arch = "nvptx64")]
-pub mod device;
-#[cfg(target_arch = "nvptx64")]
 pub mod simt;
-#[cfg(target_arch = "nvptx64")]
 pub mod warp;
 
 /// A panic on the device cannot unwind or print: stop the kernel with `trap`, which the host
@@ -33,6 +33,5 @@ pub mod warp;
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
-    // SAFETY: `trap` takes no arguments and only ends the kernel.
-    unsafe { core::arch::nvptx::trap() }
+    simt::trap()
 }

@@ -1,29 +1,110 @@
-//! Shared helpers of warpkit's integration tests: engines, fresh random inputs, poison values
-//! and comparisons with CPU references computed in f64 (floats) or exactly (integers).
+//! Shared helpers of warpkit's integration tests: the devices every kernel test runs on, fresh
+//! random inputs, poison values and comparisons with CPU references computed in f64 (floats) or
+//! exactly (integers).
+//!
+//! A kernel test is written once, as a function of the device, and [`on_every_device`] runs it
+//! on the SIMT emulator always and on the GPU when one is present, with the same inputs on
+//! both, and checks that both give the same bits where the kernel is deterministic.
 
 use rand_core::{RngCore, SeedableRng};
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
-use warpkit::{Gpu, Philox, Scalar};
+use warpkit::{Device, Philox, Scalar};
 
 /// The lengths every kernel is tested at: edge sizes around a warp, odd primes, 2^20 + 7, and
-/// 2^28 on the GPU (too slow for CI's CPU).
-pub fn sizes(on_gpu: bool) -> Vec<usize> {
-    let mut s = vec![0, 1, 31, 32, 33, 257, 4099, 65_537, 1_000_003, (1 << 20) + 7];
-    if on_gpu {
-        s.push(1 << 28);
+/// 2^28 on the GPU only.
+pub const SIZES: [usize; 11] = [
+    0,
+    1,
+    31,
+    32,
+    33,
+    257,
+    4099,
+    65_537,
+    1_000_003,
+    (1 << 20) + 7,
+    1 << 28,
+];
+
+/// The largest length tested on the emulator and the CPU backend (a few seconds of emulation).
+pub const CPU_MAX_LEN: usize = (1 << 20) + 7;
+
+/// [`SIZES`] up to `max`.
+pub fn sizes_up_to(max: usize) -> impl Iterator<Item = usize> {
+    SIZES.into_iter().filter(move |&n| n <= max)
+}
+
+/// The largest length tested on `device`.
+pub fn max_len(device: &Device) -> usize {
+    match device {
+        Device::Gpu(_) => usize::MAX,
+        Device::Emulator(_) => CPU_MAX_LEN,
     }
-    s
 }
 
 /// The GPU, or `None` after printing that `test` was skipped on it and why. The line goes
 /// straight to stderr, past the test harness's capture, so it shows even when the test passes.
-pub fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::open(0) {
+pub fn gpu_or_skip(test: &str) -> Option<Device> {
+    match Device::gpu(0) {
         Ok(g) => Some(g),
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "\nSKIPPED on GPU: {test}: {e}");
             None
+        }
+    }
+}
+
+/// The emulator and, when present, the GPU (see [`gpu_or_skip`]).
+pub fn devices(test: &str) -> Vec<Device> {
+    let mut d = vec![Device::emulator()];
+    d.extend(gpu_or_skip(test));
+    d
+}
+
+/// Whether the devices must agree bit for bit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Agreement {
+    /// Integer kernels and float kernels with a fixed reduction order.
+    Bitwise,
+    /// Float kernels whose order depends on the device (grid size) or on timing (look-back).
+    ReferenceOnly,
+}
+
+/// Runs a kernel test on every device at every size it takes: `input` makes the input of a
+/// size (once, shared by the devices), `run` computes the output on a device, `check` compares
+/// it with the CPU reference, and under [`Agreement::Bitwise`] the devices' outputs must be
+/// identical.
+pub fn on_every_device<I, T: TestValue>(
+    test: &str,
+    agreement: Agreement,
+    mut input: impl FnMut(&mut Philox, usize) -> I,
+    run: impl Fn(&Device, &I) -> warpkit::Result<Vec<T>>,
+    check: impl Fn(&I, &[T], &str),
+) {
+    let devices = devices(test);
+    let mut rng = fresh_rng(test);
+    for n in SIZES {
+        let on: Vec<&Device> = devices.iter().filter(|d| n <= max_len(d)).collect();
+        if on.is_empty() {
+            continue;
+        }
+        let x = input(&mut rng, n);
+        let mut first: Option<(String, Vec<u64>)> = None;
+        for device in on {
+            let label = format!("{test} n={n} on {}", device.describe());
+            let got = run(device, &x).unwrap_or_else(|e| panic!("{label}: {e}"));
+            check(&x, &got, &label);
+            println!("{label}: checked");
+            let bits: Vec<u64> = got.iter().map(|v| v.to_bits64()).collect();
+            match &first {
+                Some((other, expected)) if agreement == Agreement::Bitwise => {
+                    let diff = bits.iter().zip(expected).position(|(a, b)| a != b);
+                    assert!(diff.is_none(), "{label}: element {diff:?} differs from {other}");
+                }
+                Some(_) => {}
+                None => first = Some((label, bits)),
+            }
         }
     }
 }

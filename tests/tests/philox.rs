@@ -1,4 +1,4 @@
-//! The Philox stream: Random123's known answers on the host, and the GPU's and the CPU
+//! The Philox stream: Random123's known answers on the host, and every device's and the CPU
 //! backend's fills equal to the host generator's words for the same key and counter.
 
 use rand_core::{RngCore, SeedableRng};
@@ -30,9 +30,9 @@ fn streams() -> Vec<([u32; 2], [u32; 4])> {
     ]
 }
 
-fn check_backend(backend: &Backend, on_gpu: bool) {
+fn check_backend(backend: &Backend, max_len: usize) {
     for (key, counter) in streams() {
-        for n in sizes(on_gpu) {
+        for n in sizes_up_to(max_len) {
             let got = backend.philox_words(key, counter, n).unwrap();
             let mut host = Philox::new(key, counter);
             let first_bad = got.iter().position(|&w| w != host.next_u32());
@@ -47,15 +47,16 @@ fn check_backend(backend: &Backend, on_gpu: bool) {
 }
 
 #[test]
-fn gpu_stream_equals_host_stream() {
-    if let Some(gpu) = gpu_or_skip("gpu_stream_equals_host_stream") {
-        check_backend(&Backend::Gpu(gpu), true);
+fn device_streams_equal_host_stream() {
+    for device in devices("device_streams_equal_host_stream") {
+        let max = max_len(&device);
+        check_backend(&Backend::Device(device), max);
     }
 }
 
 #[test]
 fn cpu_stream_equals_host_stream() {
-    check_backend(&Backend::cpu(), false);
+    check_backend(&Backend::cpu(), CPU_MAX_LEN);
 }
 
 #[test]

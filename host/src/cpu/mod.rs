@@ -18,7 +18,7 @@ const CHUNK: usize = 1 << 16;
 pub struct Cpu;
 
 impl Cpu {
-    /// Exclusive prefix sums of `input` (see [`crate::Gpu::exclusive_scan_into`]).
+    /// Exclusive prefix sums of `input` (see [`crate::Device::exclusive_scan_into`]).
     pub fn exclusive_scan<T: Scalar>(&self, input: &[T]) -> Result<Vec<T>> {
         check_len("scan input", input.len(), MAX_LEN)?;
         let totals: Vec<T> = input.par_chunks(CHUNK).map(|c| sum_seq(c)).collect();
@@ -50,7 +50,7 @@ impl Cpu {
     }
 
     /// Words `0 .. out.len()` of the Philox stream of `key` from `counter` (see
-    /// [`crate::Gpu::philox_fill`]).
+    /// [`crate::Device::philox_fill`]).
     pub fn philox_fill(&self, out: &mut [u32], key: [u32; 2], counter: [u32; 4]) {
         out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
             let first_block = (c * CHUNK / 4) as u64;

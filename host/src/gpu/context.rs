@@ -2,29 +2,14 @@
 //! process and device) and the limits that launches are checked against.
 
 use super::driver::ensure_driver;
+use crate::device::{DeviceBuffer, DeviceLimits};
 use crate::error::{Error, Result};
 use crate::kernels;
 use cudarc::driver::sys::CUdevice_attribute as Attr;
-use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-
-/// What the device allows, read once when it is opened.
-#[derive(Clone, Debug)]
-pub struct DeviceLimits {
-    pub name: String,
-    pub compute_capability: (i32, i32),
-    pub multiprocessors: u32,
-    pub max_threads_per_block: u32,
-    pub max_block_dim: [u32; 3],
-    pub max_grid_dim: [u32; 3],
-    /// Dynamic shared memory a block may use without opting in.
-    pub shared_per_block: u32,
-    /// Dynamic shared memory a block may use after opting in (set per kernel by the launcher).
-    pub shared_per_block_optin: u32,
-    pub total_memory: usize,
-}
+use std::sync::{Arc, Mutex, OnceLock};
 
 struct Inner {
     ctx: Arc<CudaContext>,
@@ -33,7 +18,8 @@ struct Inner {
     /// Every kernel of the module, fetched when the device is opened: with CUDA's lazy module
     /// loading, fetching a function while other host threads launch work can stall them.
     functions: HashMap<&'static str, CudaFunction>,
-    scratch: Mutex<Option<CudaSlice<u8>>>,
+    scratch: Mutex<Option<DeviceBuffer<u8>>>,
+    ordinal: usize,
 }
 
 /// A CUDA device ready to run warpkit's kernels. Cheap to clone; all clones share one context,
@@ -102,6 +88,7 @@ impl Gpu {
                 limits,
                 functions,
                 scratch: Mutex::new(None),
+                ordinal,
             }),
         })
     }
@@ -126,20 +113,19 @@ impl Gpu {
         Ok(self.inner.stream.synchronize()?)
     }
 
-    /// A kernel of the embedded module. `name` is one of the generated `kernels::names`.
-    pub(crate) fn function(&self, name: &'static str) -> &CudaFunction {
-        &self.inner.functions[name]
+    /// Every kernel of the embedded module, by PTX entry name.
+    pub(crate) fn functions(&self) -> &HashMap<&'static str, CudaFunction> {
+        &self.inner.functions
     }
 
-    /// At least `bytes` of device scratch memory, kept between calls and grown on demand.
-    /// Holding the guard keeps other host threads from using it while work is submitted.
-    pub(crate) fn scratch(&self, bytes: usize) -> Result<MutexGuard<'_, Option<CudaSlice<u8>>>> {
-        let mut guard = self.inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
-        if guard.as_ref().is_none_or(|s| s.len() < bytes) {
-            *guard = None; // free the old buffer before allocating the larger one
-            *guard = Some(self.inner.stream.alloc_zeros::<u8>(bytes.max(256))?);
-        }
-        Ok(guard)
+    /// The device's ordinal, which its buffers carry.
+    pub(crate) fn ordinal(&self) -> usize {
+        self.inner.ordinal
+    }
+
+    /// Scratch memory kept between calls (see `Device::scratch`).
+    pub(crate) fn scratch_slot(&self) -> &Mutex<Option<DeviceBuffer<u8>>> {
+        &self.inner.scratch
     }
 }
 

@@ -1,79 +1,42 @@
-//! Checked launches: a [`LaunchShape`] is compared with the device's limits before anything
-//! reaches the driver, so an impossible launch is an `Error::LaunchShape`, not a CUDA fault.
+//! Launches on a GPU: the shape checked against the device, the kernel found by its PTX entry
+//! name, its argument tuple pushed parameter by parameter.
 
 use super::Gpu;
+use crate::device::args::Args;
+use crate::device::{LaunchShape, Memory};
 use crate::error::{Error, Result};
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
 use cudarc::driver::{CudaFunction, LaunchConfig};
-
-/// Grid, block and dynamic shared memory of one launch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LaunchShape {
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    pub shared_bytes: u32,
-}
-
-impl LaunchShape {
-    /// A 1D grid of `blocks` blocks of `threads` threads.
-    pub fn linear(blocks: u64, threads: u32, shared_bytes: u32) -> LaunchShape {
-        let blocks = u32::try_from(blocks).unwrap_or(u32::MAX);
-        LaunchShape {
-            grid: [blocks, 1, 1],
-            block: [threads, 1, 1],
-            shared_bytes,
-        }
-    }
-
-    /// Why the device cannot run this shape, if it cannot.
-    pub fn violation(&self, limits: &super::DeviceLimits) -> Option<String> {
-        let threads: u64 = self.block.iter().map(|&d| d as u64).product();
-        if self.grid.contains(&0) || self.block.contains(&0) {
-            return Some(format!("empty grid {:?} or block {:?}", self.grid, self.block));
-        }
-        if threads > limits.max_threads_per_block as u64 {
-            return Some(format!(
-                "{threads} threads per block, the device allows {}",
-                limits.max_threads_per_block
-            ));
-        }
-        for axis in 0..3 {
-            if self.block[axis] > limits.max_block_dim[axis] {
-                return Some(format!(
-                    "block {:?} over the maximum {:?}",
-                    self.block, limits.max_block_dim
-                ));
-            }
-            if self.grid[axis] > limits.max_grid_dim[axis] {
-                return Some(format!(
-                    "grid {:?} over the maximum {:?}",
-                    self.grid, limits.max_grid_dim
-                ));
-            }
-        }
-        if self.shared_bytes > limits.shared_per_block_optin {
-            return Some(format!(
-                "{} bytes of shared memory, the device allows {}",
-                self.shared_bytes, limits.shared_per_block_optin
-            ));
-        }
-        None
-    }
-}
+use warpkit_kernels::kernel::Kernel;
 
 impl Gpu {
-    /// The kernel `name` and a launch configuration for `shape`, after checking the shape
-    /// against the device and raising the kernel's shared-memory limit where it needs more than
-    /// the default.
-    pub(crate) fn prepare(
-        &self,
-        name: &'static str,
-        shape: LaunchShape,
-    ) -> Result<(CudaFunction, LaunchConfig)> {
+    /// A kernel of the embedded module.
+    fn function(&self, name: &'static str) -> Result<&CudaFunction> {
+        self.functions().get(name).ok_or_else(|| Error::LaunchShape {
+            kernel: name,
+            reason: "the embedded PTX has no such entry point".into(),
+        })
+    }
+
+    /// Launches `K` with `args` on the stream (asynchronously), after checking `shape` against
+    /// the device and raising the kernel's shared-memory limit where it needs more than the
+    /// default.
+    ///
+    /// # Safety
+    /// `args` and `shape` meet `K`'s contract, and every pointer in `args` addresses memory of
+    /// this GPU that outlives the kernel (buffers are freed in stream order, so dropping them
+    /// after this call is fine).
+    pub(crate) unsafe fn launch<K: Kernel>(&self, shape: LaunchShape, args: K::Args) -> Result<()>
+    where
+        K::Args: Args,
+    {
         if let Some(reason) = shape.violation(self.limits()) {
-            return Err(Error::LaunchShape { kernel: name, reason });
+            return Err(Error::LaunchShape {
+                kernel: K::NAME,
+                reason,
+            });
         }
-        let f = self.function(name).clone();
+        let f = self.function(K::NAME)?;
         if shape.shared_bytes > self.limits().shared_per_block {
             f.set_attribute(
                 FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -85,71 +48,35 @@ impl Gpu {
             block_dim: (shape.block[0], shape.block[1], shape.block[2]),
             shared_mem_bytes: shape.shared_bytes,
         };
-        Ok((f, config))
+        let mut launch = self.stream().launch_builder(f);
+        args.push_all(&mut launch);
+        // SAFETY: the caller's contract; the parameters match `K`'s signature because `Args` is
+        // that signature's tuple.
+        unsafe { launch.launch(config) }?;
+        Ok(())
     }
 
-    /// Blocks of `threads` threads (with `shared_bytes` each) that fill every multiprocessor
-    /// once: the grid of a persistent, grid-stride kernel.
-    pub(crate) fn resident_blocks(&self, name: &'static str, threads: u32, shared_bytes: u32) -> Result<u64> {
+    /// Blocks of `threads` threads (with `shared_bytes` each) of kernel `K` that fill every
+    /// multiprocessor once: the grid of a persistent, grid-stride kernel.
+    pub(crate) fn resident_blocks<K: Kernel>(&self, threads: u32, shared_bytes: u32) -> Result<u64> {
         let per_sm = self
-            .function(name)
+            .function(K::NAME)?
             .occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes as usize, None)?;
         Ok(per_sm.max(1) as u64 * self.limits().multiprocessors as u64)
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::gpu::DeviceLimits;
-
-    fn h100() -> DeviceLimits {
-        DeviceLimits {
-            name: "test".into(),
-            compute_capability: (9, 0),
-            multiprocessors: 132,
-            max_threads_per_block: 1024,
-            max_block_dim: [1024, 1024, 64],
-            max_grid_dim: [i32::MAX as u32, 65535, 65535],
-            shared_per_block: 48 * 1024,
-            shared_per_block_optin: 227 * 1024,
-            total_memory: 80 << 30,
-        }
-    }
-
-    #[test]
-    fn shapes_over_the_limits_are_refused() {
-        let l = h100();
-        assert_eq!(LaunchShape::linear(1 << 20, 256, 80).violation(&l), None);
-        assert!(
-            LaunchShape::linear(1, 2048, 0)
-                .violation(&l)
-                .unwrap()
-                .contains("threads per block")
-        );
-        assert!(
-            LaunchShape::linear(0, 256, 0)
-                .violation(&l)
-                .unwrap()
-                .contains("empty")
-        );
-        assert!(
-            LaunchShape::linear(1 << 32, 256, 0)
-                .violation(&l)
-                .unwrap()
-                .contains("grid")
-        );
-        assert!(
-            LaunchShape::linear(1, 256, 228 * 1024)
-                .violation(&l)
-                .unwrap()
-                .contains("shared")
-        );
-        let tall = LaunchShape {
-            grid: [1, 1, 1],
-            block: [1, 1, 128],
-            shared_bytes: 0,
+    /// A new device allocation of `len` elements, copied from `data` or zeroed.
+    pub(crate) fn alloc<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        len: usize,
+        data: Option<&[T]>,
+    ) -> Result<Memory<T>> {
+        use cudarc::driver::DevicePtr;
+        let slice = match data {
+            Some(d) => self.stream().clone_htod(d)?,
+            None => self.stream().alloc_zeros(len)?,
         };
-        assert!(tall.violation(&l).unwrap().contains("block"));
+        let (addr, _) = slice.device_ptr(self.stream());
+        Ok(Memory::Cuda { slice, addr })
     }
 }

@@ -1,13 +1,10 @@
 //! The CUDA layer: every call into the driver (through `cudarc`) is in this module; the
-//! primitives above it use only [`Gpu`], [`DeviceBuffer`], checked launches and [`GpuTimer`].
+//! primitives above it go through [`crate::Device`].
 
-mod buffer;
 mod context;
 mod driver;
 mod launch;
 mod timing;
 
-pub use buffer::DeviceBuffer;
-pub use context::{DeviceLimits, Gpu};
-pub use launch::LaunchShape;
+pub use context::Gpu;
 pub use timing::GpuTimer;

@@ -46,15 +46,16 @@ unsafe fn reduce_each_block<T: Element>(input: *const T, n: u64, out: *mut T) {
 
 macro_rules! block_reduce_kernels {
     ($($name:ident: $t:ty),*) => {$(
-        /// Test kernel: `out[b]` = sum of block `b`'s elements, one element a thread.
-        ///
-        /// # Safety
-        /// `input` holds `n` elements, `out` one per block; dynamic shared memory holds one
-        /// element per warp.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, n: u64, out: *mut $t) {
-            // SAFETY: forwarded to the launch contract above.
-            unsafe { reduce_each_block(input, n, out) }
+        $crate::kernel! {
+            /// Test kernel: `out[b]` = sum of block `b`'s elements, one element a thread.
+            ///
+            /// # Safety
+            /// `input` holds `n` elements, `out` one per block; dynamic shared memory holds one
+            /// element per warp.
+            pub unsafe fn $name(input: *const $t, n: u64, out: *mut $t) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { reduce_each_block(input, n, out) }
+            }
         }
     )*};
 }

@@ -49,15 +49,16 @@ unsafe fn scan_each_block<T: Element>(input: *const T, n: u64, out: *mut T) {
 
 macro_rules! block_scan_kernels {
     ($($name:ident: $t:ty),*) => {$(
-        /// Test kernel: exclusive scan within each block's elements (one element a thread).
-        ///
-        /// # Safety
-        /// `input` and `out` hold `n` elements; dynamic shared memory holds one element per
-        /// warp.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, n: u64, out: *mut $t) {
-            // SAFETY: forwarded to the launch contract above.
-            unsafe { scan_each_block(input, n, out) }
+        $crate::kernel! {
+            /// Test kernel: exclusive scan within each block's elements (one element a thread).
+            ///
+            /// # Safety
+            /// `input` and `out` hold `n` elements; dynamic shared memory holds one element per
+            /// warp.
+            pub unsafe fn $name(input: *const $t, n: u64, out: *mut $t) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { scan_each_block(input, n, out) }
+            }
         }
     )*};
 }

@@ -8,12 +8,12 @@ use crate::simt::{global_x, grid_threads_x};
 
 const UNROLL: usize = COPY_UNROLL as usize;
 
+crate::kernel! {
 /// Copies `bytes` bytes from `src` to `dst` with a grid-stride loop.
 ///
 /// # Safety
 /// `src` and `dst` are valid for `bytes` bytes and do not overlap.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn copy_vec128(src: *const u8, dst: *mut u8, bytes: u64) {
+pub unsafe fn copy_vec128(src: *const u8, dst: *mut u8, bytes: u64) {
     let (tid, stride) = (global_x(), grid_threads_x());
     let mut tail_from = 0;
     // SAFETY: every offset is checked against `bytes` (or `bytes / 16` vectors).
@@ -44,4 +44,5 @@ pub unsafe extern "ptx-kernel" fn copy_vec128(src: *const u8, dst: *mut u8, byte
             i += stride;
         }
     }
+}
 }

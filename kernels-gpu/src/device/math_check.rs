@@ -5,12 +5,12 @@ use crate::simt::math::FastMath;
 
 macro_rules! math_kernels {
     ($($name:ident: $t:ty),*) => {$(
+        $crate::kernel! {
         /// Evaluates the five [`FastMath`] functions at each input.
         ///
         /// # Safety
         /// `x` holds `n` elements and `out` 5 × `n`.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(x: *const $t, n: u64, out: *mut $t) {
+        pub unsafe fn $name(x: *const $t, n: u64, out: *mut $t) {
             let i = global_x();
             if i < n {
                 // SAFETY: `i < n` bounds both accesses.
@@ -24,6 +24,7 @@ macro_rules! math_kernels {
                     *o.add(4) = v.sqrt();
                 }
             }
+        }
         }
     )*};
 }

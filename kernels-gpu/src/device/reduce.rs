@@ -60,14 +60,15 @@ unsafe fn reduce_partials<T: Element, const V: usize>(input: *const T, n: u64, p
 
 macro_rules! reduce_kernels {
     ($($name:ident: $t:ty, $v:literal),*) => {$(
-        /// Writes block `b`'s grid-stride share of the sum to `partials[b]`.
-        ///
-        /// # Safety
-        /// See `reduce_partials`.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, n: u64, partials: *mut $t) {
-            // SAFETY: forwarded to the launch contract above.
-            unsafe { reduce_partials::<$t, $v>(input, n, partials) }
+        $crate::kernel! {
+            /// Writes block `b`'s grid-stride share of the sum to `partials[b]`.
+            ///
+            /// # Safety
+            /// See `reduce_partials`.
+            pub unsafe fn $name(input: *const $t, n: u64, partials: *mut $t) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { reduce_partials::<$t, $v>(input, n, partials) }
+            }
         }
     )*};
 }

@@ -281,21 +281,22 @@ unsafe fn scan_exclusive<
 
 macro_rules! scan_kernels {
     ($($name:ident: $t:ty, $v:literal, $threads:expr, $vpt:expr, $ticket:expr);*) => {$(
-        /// Device-wide exclusive prefix sum of `n` elements (one tile per block).
-        ///
-        /// # Safety
-        /// See `scan_exclusive`: buffers of `n` elements, zeroed tile status for `tiles`,
-        /// `tiles` blocks of the policy's threads and its shared memory.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            input: *const $t,
-            output: *mut $t,
-            n: u64,
-            scratch: *mut u8,
-            tiles: u64,
-        ) {
-            // SAFETY: forwarded to the launch contract above.
-            unsafe { scan_exclusive::<$t, $v, { $threads }, { $vpt as usize }, { $ticket }>(input, output, n, scratch, tiles) }
+        $crate::kernel! {
+            /// Device-wide exclusive prefix sum of `n` elements (one tile per block).
+            ///
+            /// # Safety
+            /// See `scan_exclusive`: buffers of `n` elements, zeroed tile status for `tiles`,
+            /// `tiles` blocks of the policy's threads and its shared memory.
+            pub unsafe fn $name(
+                input: *const $t,
+                output: *mut $t,
+                n: u64,
+                scratch: *mut u8,
+                tiles: u64,
+            ) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { scan_exclusive::<$t, $v, { $threads }, { $vpt as usize }, { $ticket }>(input, output, n, scratch, tiles) }
+            }
         }
     )*};
 }

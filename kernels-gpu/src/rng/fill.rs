@@ -6,13 +6,13 @@ use super::philox::{counter_add, philox4x32_10};
 use crate::simt::memory::{is_aligned16, store128};
 use crate::simt::{global_x, grid_threads_x};
 
+crate::kernel! {
 /// Writes words `0 .. n` of the stream with key `(k0, k1)` from counter `(c0, c1, c2, c3)`.
 ///
 /// # Safety
 /// `out` is valid for `n` u32 writes.
-#[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn philox_fill_u32(
+pub unsafe fn philox_fill_u32(
     out: *mut u32,
     n: u64,
     k0: u32,
@@ -42,4 +42,5 @@ pub unsafe extern "ptx-kernel" fn philox_fill_u32(
         }
         b += grid_threads_x();
     }
+}
 }

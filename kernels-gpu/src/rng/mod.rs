@@ -6,5 +6,4 @@
 
 pub mod philox;
 
-#[cfg(target_arch = "nvptx64")]
 pub mod fill;

@@ -1,6 +1,6 @@
-//! Thread, block, grid, lane and warp indices, from the PTX special registers.
+//! Thread, block, grid, lane and warp indices.
 
-use core::arch::nvptx;
+use super::hw;
 
 /// Lanes in a warp on every NVIDIA GPU warpkit supports.
 pub const WARP_SIZE: u32 = 32;
@@ -13,62 +13,60 @@ pub struct Dim3 {
     pub z: u32,
 }
 
-macro_rules! dim3_reader {
-    ($(#[$doc:meta])* $name:ident: $x:ident, $y:ident, $z:ident) => {
-        $(#[$doc])*
-        #[inline(always)]
-        pub fn $name() -> Dim3 {
-            // SAFETY: reading a special register has no preconditions.
-            unsafe {
-                Dim3 { x: nvptx::$x() as u32, y: nvptx::$y() as u32, z: nvptx::$z() as u32 }
-            }
-        }
-    };
+impl Dim3 {
+    /// Threads (or blocks) in an extent.
+    #[inline(always)]
+    pub fn volume(self) -> u64 {
+        self.x as u64 * self.y as u64 * self.z as u64
+    }
 }
 
-dim3_reader!(
-    /// `threadIdx`.
-    thread_idx: _thread_idx_x, _thread_idx_y, _thread_idx_z
-);
-dim3_reader!(
-    /// `blockIdx`.
-    block_idx: _block_idx_x, _block_idx_y, _block_idx_z
-);
-dim3_reader!(
-    /// `blockDim`.
-    block_dim: _block_dim_x, _block_dim_y, _block_dim_z
-);
-dim3_reader!(
-    /// `gridDim`.
-    grid_dim: _grid_dim_x, _grid_dim_y, _grid_dim_z
-);
+/// `threadIdx`.
+#[inline(always)]
+pub fn thread_idx() -> Dim3 {
+    hw::thread_idx()
+}
+
+/// `blockIdx`.
+#[inline(always)]
+pub fn block_idx() -> Dim3 {
+    hw::block_idx()
+}
+
+/// `blockDim`.
+#[inline(always)]
+pub fn block_dim() -> Dim3 {
+    hw::block_dim()
+}
+
+/// `gridDim`.
+#[inline(always)]
+pub fn grid_dim() -> Dim3 {
+    hw::grid_dim()
+}
 
 /// `threadIdx.x`, the common 1D case.
 #[inline(always)]
 pub fn thread_x() -> u32 {
-    // SAFETY: reading a special register has no preconditions.
-    unsafe { nvptx::_thread_idx_x() as u32 }
+    hw::thread_idx().x
 }
 
 /// `blockIdx.x`.
 #[inline(always)]
 pub fn block_x() -> u32 {
-    // SAFETY: as above.
-    unsafe { nvptx::_block_idx_x() as u32 }
+    hw::block_idx().x
 }
 
 /// `blockDim.x`.
 #[inline(always)]
 pub fn block_dim_x() -> u32 {
-    // SAFETY: as above.
-    unsafe { nvptx::_block_dim_x() as u32 }
+    hw::block_dim().x
 }
 
 /// `gridDim.x`.
 #[inline(always)]
 pub fn grid_dim_x() -> u32 {
-    // SAFETY: as above.
-    unsafe { nvptx::_grid_dim_x() as u32 }
+    hw::grid_dim().x
 }
 
 /// Linear index of this thread in its block (x fastest), for 1D, 2D and 3D blocks.
@@ -81,10 +79,7 @@ pub fn thread_rank() -> u32 {
 /// This thread's lane in its warp (`%laneid`).
 #[inline(always)]
 pub fn lane_id() -> u32 {
-    let lane: u32;
-    // SAFETY: reads a special register; no memory is touched.
-    unsafe { core::arch::asm!("mov.u32 {l}, %laneid;", l = out(reg32) lane, options(pure, nomem, nostack)) };
-    lane
+    hw::lane_id()
 }
 
 /// This thread's warp in its block, counting warps in linear thread order.
@@ -96,8 +91,7 @@ pub fn warp_id() -> u32 {
 /// Warps in this block, the last possibly partial.
 #[inline(always)]
 pub fn warps_per_block() -> u32 {
-    let d = block_dim();
-    (d.x * d.y * d.z).div_ceil(WARP_SIZE)
+    (block_dim().volume() as u32).div_ceil(WARP_SIZE)
 }
 
 /// The x index over the whole grid, `blockIdx.x * blockDim.x + threadIdx.x`, in 64 bits.
@@ -115,10 +109,5 @@ pub fn grid_threads_x() -> u64 {
 /// Mask of the lanes below this one (`%lanemask_lt`).
 #[inline(always)]
 pub fn lanemask_lt() -> u32 {
-    let m: u32;
-    // SAFETY: reads a special register.
-    unsafe {
-        core::arch::asm!("mov.u32 {m}, %lanemask_lt;", m = out(reg32) m, options(pure, nomem, nostack))
-    };
-    m
+    hw::lanemask_lt()
 }

@@ -1,35 +1,18 @@
 //! Dynamic shared memory as typed, bounds-checked slices.
 //!
-//! Rust 1.96 has no attribute that places a static in `.shared`, so the module declares one
-//! external `.shared` array and takes its generic address; its size is whatever the launch
-//! gave (`shared_mem_bytes`), read back from `%dynamic_smem_size` so a carve that does not fit
-//! traps instead of reading another block's memory.
+//! The size is whatever the launch gave (`shared_mem_bytes`), read back from
+//! `%dynamic_smem_size`, so a carve that does not fit traps instead of reading another block's
+//! memory. In the emulator every `get` and `set` also goes through its race detector, which
+//! reports two threads touching the same word between barriers (at least one writing) without
+//! a barrier or `sync_warp` ordering them.
 
+use super::{hw, trap};
 use core::marker::PhantomData;
-
-core::arch::global_asm!(".extern .shared .align 16 .b8 WARPKIT_DYN_SMEM[];");
 
 /// Bytes of dynamic shared memory the launch gave this block.
 #[inline(always)]
 pub fn dynamic_bytes() -> u32 {
-    let n: u32;
-    // SAFETY: reads a special register.
-    unsafe {
-        core::arch::asm!("mov.u32 {n}, %dynamic_smem_size;", n = out(reg32) n,
-                         options(pure, nomem, nostack))
-    };
-    n
-}
-
-#[inline(always)]
-fn base() -> *mut u8 {
-    let p: *mut u8;
-    // SAFETY: takes the generic address of the block's dynamic shared memory.
-    unsafe {
-        core::arch::asm!("cvta.shared.u64 {p}, WARPKIT_DYN_SMEM;", p = out(reg64) p,
-                         options(pure, nomem, nostack))
-    };
-    p
+    hw::dynamic_smem_bytes()
 }
 
 /// `len` elements of `T` in this block's dynamic shared memory, from `byte_offset`.
@@ -51,14 +34,14 @@ impl<T: Copy> SharedSlice<T> {
     /// Slices of different element types over the same bytes must not be used between the
     /// same two barriers.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn carve(byte_offset: u32, len: u32) -> Self {
-        let end = byte_offset as u64 + len as u64 * core::mem::size_of::<T>() as u64;
-        if end > dynamic_bytes() as u64 || byte_offset as usize % core::mem::align_of::<T>() != 0 {
-            // SAFETY: ends the kernel; nothing is read or written.
-            unsafe { core::arch::nvptx::trap() }
+        let end = byte_offset as u64 + len as u64 * size_of::<T>() as u64;
+        if end > dynamic_bytes() as u64 || !(byte_offset as usize).is_multiple_of(align_of::<T>()) {
+            trap()
         }
         // SAFETY: `byte_offset` lies inside the launch's dynamic shared memory (checked above).
-        let ptr = unsafe { base().add(byte_offset as usize) }.cast::<T>();
+        let ptr = unsafe { hw::smem_base().add(byte_offset as usize) }.cast::<T>();
         SharedSlice {
             ptr,
             len,
@@ -80,31 +63,37 @@ impl<T: Copy> SharedSlice<T> {
 
     /// Element `i`; traps if `i` is out of range.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get(&self, i: u32) -> T {
         self.check(i);
+        #[cfg(not(target_arch = "nvptx64"))]
+        hw::shared_access(self.ptr.wrapping_add(i as usize).cast(), size_of::<T>(), false);
         // SAFETY: `i < len`, inside the carved region.
         unsafe { self.ptr.add(i as usize).read() }
     }
 
     /// Writes element `i`; traps if `i` is out of range.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn set(&self, i: u32, v: T) {
         self.check(i);
+        #[cfg(not(target_arch = "nvptx64"))]
+        hw::shared_access(self.ptr.wrapping_add(i as usize).cast(), size_of::<T>(), true);
         // SAFETY: `i < len`, inside the carved region.
         unsafe { self.ptr.add(i as usize).write(v) }
     }
 
-    /// Generic address of element 0, for atomics.
+    /// Generic address of element 0, for atomics (which the race detector does not track).
     #[inline(always)]
     pub fn as_mut_ptr(&self) -> *mut T {
         self.ptr
     }
 
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     fn check(&self, i: u32) {
         if i >= self.len {
-            // SAFETY: ends the kernel.
-            unsafe { core::arch::nvptx::trap() }
+            trap()
         }
     }
 }

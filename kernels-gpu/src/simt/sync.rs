@@ -1,50 +1,56 @@
 //! Barriers and memory fences.
 
-unsafe extern "C" {
-    #[link_name = "llvm.nvvm.bar.warp.sync"]
-    fn bar_warp_sync(mask: u32);
-}
+use super::hw;
 
 /// `__syncthreads()`: waits until every thread of the block arrives, and makes shared and
 /// global writes before it visible to the block after it.
 ///
 /// # Safety
 /// Every thread of the block must reach this same barrier; if some exit or branch around it,
-/// the block hangs or misbehaves.
+/// the block hangs or misbehaves on the GPU (the emulator reports it, naming the call site).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn sync_threads() {
     // SAFETY: forwarded to the caller's contract above.
-    unsafe { core::arch::nvptx::_syncthreads() }
+    unsafe { hw::sync_threads() }
 }
 
 /// `__syncwarp(mask)`: a barrier and memory fence among the lanes in `mask`.
 ///
 /// # Safety
-/// Every lane named in `mask` must execute a `sync_warp` with the same mask.
+/// Every lane named in `mask` must execute a `sync_warp` with the same mask, and the calling
+/// lane must be in `mask`.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn sync_warp(mask: u32) {
     // SAFETY: forwarded to the caller's contract above.
-    unsafe { bar_warp_sync(mask) }
+    unsafe { hw::sync_warp(mask) }
 }
 
 /// `__threadfence()`: orders this thread's memory accesses as seen by the whole GPU.
 #[inline(always)]
 pub fn fence_device() {
-    // SAFETY: a fence has no operands and no preconditions.
-    unsafe { core::arch::asm!("fence.acq_rel.gpu;", options(nostack)) };
+    hw::fence_device()
 }
 
 /// `__threadfence_block()`: orders this thread's memory accesses as seen by its block.
 #[inline(always)]
 pub fn fence_block() {
-    // SAFETY: as above.
-    unsafe { core::arch::asm!("fence.acq_rel.cta;", options(nostack)) };
+    hw::fence_block()
 }
 
 /// `__nanosleep(ns)`: suspends this thread for about `ns` nanoseconds (at most ~1 ms), so a
-/// spin-wait leaves the memory system to the threads doing work.
+/// spin-wait leaves the memory system to the threads doing work. In the emulator it lets the
+/// other threads run.
 #[inline(always)]
 pub fn nanosleep(ns: u32) {
-    // SAFETY: a timed suspension with no memory effects.
-    unsafe { core::arch::asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nomem, nostack)) };
+    hw::nanosleep(ns)
+}
+
+/// Ends the kernel: on the GPU the host sees a launch failure on its next call; the emulator
+/// reports the thread and the call site.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn trap() -> ! {
+    hw::trap()
 }

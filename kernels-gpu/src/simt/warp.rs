@@ -3,47 +3,56 @@
 //! Every collective takes a member mask. All lanes named in it must call the same collective
 //! with the same mask, and the calling lane must be in it; that is why these are `unsafe`.
 //! `FULL_MASK` names all 32 lanes. Values of 64 bits cross a shuffle as two 32-bit halves.
+//! A shuffle from a lane outside the mask gives an undefined value on the GPU; the emulator
+//! gives [`UNDEFINED_LANE_VALUE`] so that such reads show in the results.
 
+use super::hw;
 use crate::num::Element;
 
 /// All 32 lanes.
 pub const FULL_MASK: u32 = u32::MAX;
 
-unsafe extern "C" {
-    #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
-    fn shfl_idx_i32(mask: u32, v: i32, lane: i32, clamp: i32) -> i32;
-    #[link_name = "llvm.nvvm.shfl.sync.up.i32"]
-    fn shfl_up_i32(mask: u32, v: i32, delta: i32, clamp: i32) -> i32;
-    #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
-    fn shfl_down_i32(mask: u32, v: i32, delta: i32, clamp: i32) -> i32;
-    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
-    fn shfl_bfly_i32(mask: u32, v: i32, lane_mask: i32, clamp: i32) -> i32;
-    #[link_name = "llvm.nvvm.vote.ballot.sync"]
-    fn vote_ballot(mask: u32, p: bool) -> u32;
-    #[link_name = "llvm.nvvm.vote.any.sync"]
-    fn vote_any(mask: u32, p: bool) -> bool;
-    #[link_name = "llvm.nvvm.vote.all.sync"]
-    fn vote_all(mask: u32, p: bool) -> bool;
-    #[link_name = "llvm.nvvm.match.any.sync.i32"]
-    fn match_any_i32(mask: u32, v: i32) -> u32;
-    #[link_name = "llvm.nvvm.match.any.sync.i64"]
-    fn match_any_i64(mask: u32, v: i64) -> u32;
+/// What the emulator returns for a 32-bit word shuffled from a lane outside the mask (a NaN as
+/// f32 and, doubled, as f64).
+pub const UNDEFINED_LANE_VALUE: u32 = 0x7fff_ffff;
+
+/// Which lane a shuffle reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShflMode {
+    /// Lane `b`.
+    Idx,
+    /// Lane `lane - b`, or the own value below lane `b`.
+    Up,
+    /// Lane `lane + b`, or the own value above lane `31 - b`.
+    Down,
+    /// Lane `lane ^ b`.
+    Xor,
 }
 
-/// `c` operand of shfl for idx/down/bfly over a whole warp (clamp to lane 31).
-const CLAMP_HIGH: i32 = 0x1f;
-/// `c` operand of shfl.up over a whole warp (clamp to lane 0).
-const CLAMP_LOW: i32 = 0;
+/// Which vote a warp takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VoteMode {
+    /// Bit `i` set where lane `i` passed `true`.
+    Ballot,
+    /// 1 if any lane passed `true`.
+    Any,
+    /// 1 if every lane passed `true`.
+    All,
+}
 
 #[inline(always)]
-fn shuffle_words<T: Element>(v: T, f: impl Fn(i32) -> i32) -> T {
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+unsafe fn shuffle_words<T: Element>(mode: ShflMode, mask: u32, v: T, b: u32) -> T {
     let bits = v.to_bits64();
-    let lo = f(bits as u32 as i32) as u32 as u64;
-    if core::mem::size_of::<T>() == 4 {
-        T::from_bits64(lo)
-    } else {
-        let hi = f((bits >> 32) as u32 as i32) as u32 as u64;
-        T::from_bits64(lo | hi << 32)
+    // SAFETY: forwarded to the caller's contract (the module docs).
+    unsafe {
+        let lo = hw::shfl(mode, mask, bits as u32, b) as u64;
+        if size_of::<T>() == 4 {
+            T::from_bits64(lo)
+        } else {
+            let hi = hw::shfl(mode, mask, (bits >> 32) as u32, b) as u64;
+            T::from_bits64(lo | hi << 32)
+        }
     }
 }
 
@@ -52,11 +61,10 @@ fn shuffle_words<T: Element>(v: T, f: impl Fn(i32) -> i32) -> T {
 /// # Safety
 /// See the module docs: every lane in `mask` calls this with the same mask.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn shfl_idx<T: Element>(mask: u32, v: T, src_lane: u32) -> T {
     // SAFETY: forwarded to the caller's contract.
-    shuffle_words(v, |w| unsafe {
-        shfl_idx_i32(mask, w, src_lane as i32, CLAMP_HIGH)
-    })
+    unsafe { shuffle_words(ShflMode::Idx, mask, v, src_lane) }
 }
 
 /// `__shfl_up_sync`: the value of lane `lane - delta`, or this lane's own below lane `delta`.
@@ -64,9 +72,10 @@ pub unsafe fn shfl_idx<T: Element>(mask: u32, v: T, src_lane: u32) -> T {
 /// # Safety
 /// See the module docs.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn shfl_up<T: Element>(mask: u32, v: T, delta: u32) -> T {
     // SAFETY: forwarded to the caller's contract.
-    shuffle_words(v, |w| unsafe { shfl_up_i32(mask, w, delta as i32, CLAMP_LOW) })
+    unsafe { shuffle_words(ShflMode::Up, mask, v, delta) }
 }
 
 /// `__shfl_down_sync`: the value of lane `lane + delta`, or this lane's own above 31 - delta.
@@ -74,9 +83,10 @@ pub unsafe fn shfl_up<T: Element>(mask: u32, v: T, delta: u32) -> T {
 /// # Safety
 /// See the module docs.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn shfl_down<T: Element>(mask: u32, v: T, delta: u32) -> T {
     // SAFETY: forwarded to the caller's contract.
-    shuffle_words(v, |w| unsafe { shfl_down_i32(mask, w, delta as i32, CLAMP_HIGH) })
+    unsafe { shuffle_words(ShflMode::Down, mask, v, delta) }
 }
 
 /// `__shfl_xor_sync`: the value of lane `lane ^ lane_mask` (butterfly).
@@ -84,11 +94,10 @@ pub unsafe fn shfl_down<T: Element>(mask: u32, v: T, delta: u32) -> T {
 /// # Safety
 /// See the module docs.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn shfl_xor<T: Element>(mask: u32, v: T, lane_mask: u32) -> T {
     // SAFETY: forwarded to the caller's contract.
-    shuffle_words(v, |w| unsafe {
-        shfl_bfly_i32(mask, w, lane_mask as i32, CLAMP_HIGH)
-    })
+    unsafe { shuffle_words(ShflMode::Xor, mask, v, lane_mask) }
 }
 
 /// `__ballot_sync`: bit `i` set where lane `i` (in `mask`) passed `true`.
@@ -96,9 +105,10 @@ pub unsafe fn shfl_xor<T: Element>(mask: u32, v: T, lane_mask: u32) -> T {
 /// # Safety
 /// See the module docs.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn ballot(mask: u32, p: bool) -> u32 {
     // SAFETY: forwarded to the caller's contract.
-    unsafe { vote_ballot(mask, p) }
+    unsafe { hw::vote(VoteMode::Ballot, mask, p) }
 }
 
 /// `__any_sync`.
@@ -106,9 +116,10 @@ pub unsafe fn ballot(mask: u32, p: bool) -> u32 {
 /// # Safety
 /// See the module docs.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn any(mask: u32, p: bool) -> bool {
     // SAFETY: forwarded to the caller's contract.
-    unsafe { vote_any(mask, p) }
+    unsafe { hw::vote(VoteMode::Any, mask, p) != 0 }
 }
 
 /// `__all_sync`.
@@ -116,9 +127,10 @@ pub unsafe fn any(mask: u32, p: bool) -> bool {
 /// # Safety
 /// See the module docs.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn all(mask: u32, p: bool) -> bool {
     // SAFETY: forwarded to the caller's contract.
-    unsafe { vote_all(mask, p) }
+    unsafe { hw::vote(VoteMode::All, mask, p) != 0 }
 }
 
 /// `__match_any_sync` on 32 bits: the lanes in `mask` that passed the same value as this one.
@@ -126,9 +138,10 @@ pub unsafe fn all(mask: u32, p: bool) -> bool {
 /// # Safety
 /// See the module docs.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn match_any_u32(mask: u32, v: u32) -> u32 {
     // SAFETY: forwarded to the caller's contract.
-    unsafe { match_any_i32(mask, v as i32) }
+    unsafe { hw::match_any_u32(mask, v) }
 }
 
 /// `__match_any_sync` on 64 bits.
@@ -136,16 +149,17 @@ pub unsafe fn match_any_u32(mask: u32, v: u32) -> u32 {
 /// # Safety
 /// See the module docs.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn match_any_u64(mask: u32, v: u64) -> u32 {
     // SAFETY: forwarded to the caller's contract.
-    unsafe { match_any_i64(mask, v as i64) }
+    unsafe { hw::match_any_u64(mask, v) }
 }
 
-/// `__activemask()`: the lanes executing this instruction together with this one.
+/// `__activemask()`: the lanes executing this instruction together with this one. The
+/// emulator answers with the lanes of the warp that reach the same call site while the rest of
+/// the warp waits elsewhere or has exited.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn active_mask() -> u32 {
-    let m: u32;
-    // SAFETY: `activemask` reads no memory and has no preconditions.
-    unsafe { core::arch::asm!("activemask.b32 {m};", m = out(reg32) m, options(nomem, nostack)) };
-    m
+    hw::active_mask()
 }

@@ -55,6 +55,7 @@ pub unsafe fn histogram_ballot(bucket: u32, bits: u32, valid: bool) -> WarpHisto
     }
 }
 
+crate::kernel! {
 /// Test kernel: for each warp `w`, `counts[32w + j]` = elements of bucket `j` among
 /// `buckets[32w .. 32w + 32]` (for `j < 2^bits`), and `ranks[i]` = element `i`'s rank in its
 /// bucket within its warp.
@@ -62,8 +63,7 @@ pub unsafe fn histogram_ballot(bucket: u32, bits: u32, valid: bool) -> WarpHisto
 /// # Safety
 /// `buckets` and `ranks` hold `n` elements, `counts` 32 × ceil(n / 32); buckets `< 2^bits`,
 /// `bits <= 5`; the block size is a multiple of 32.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn warp_histogram_ballot(
+pub unsafe fn warp_histogram_ballot(
     buckets: *const u32,
     n: u64,
     bits: u32,
@@ -84,4 +84,5 @@ pub unsafe extern "ptx-kernel" fn warp_histogram_ballot(
             *ranks.add(i as usize) = h.rank();
         }
     }
+}
 }

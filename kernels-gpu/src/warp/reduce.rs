@@ -30,7 +30,7 @@ unsafe fn reduce_each_warp<T: Element>(input: *const T, n: u64, out: *mut T) {
     unsafe {
         let v = read_or(input, i, n, T::ZERO);
         let total = reduce(v);
-        if i % WARP_SIZE as u64 == 0 && i < n {
+        if i.is_multiple_of(WARP_SIZE as u64) && i < n {
             *out.add((i / WARP_SIZE as u64) as usize) = total;
         }
     }
@@ -38,14 +38,15 @@ unsafe fn reduce_each_warp<T: Element>(input: *const T, n: u64, out: *mut T) {
 
 macro_rules! warp_reduce_kernels {
     ($($name:ident: $t:ty),*) => {$(
-        /// Sum of each warp's 32 elements; `out` holds ceil(n / 32) values.
-        ///
-        /// # Safety
-        /// `input` holds `n` elements, `out` ceil(n / 32); the block size is a multiple of 32.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, n: u64, out: *mut $t) {
-            // SAFETY: forwarded to the launch contract above.
-            unsafe { reduce_each_warp(input, n, out) }
+        $crate::kernel! {
+            /// Sum of each warp's 32 elements; `out` holds ceil(n / 32) values.
+            ///
+            /// # Safety
+            /// `input` holds `n` elements, `out` ceil(n / 32); the block size is a multiple of 32.
+            pub unsafe fn $name(input: *const $t, n: u64, out: *mut $t) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { reduce_each_warp(input, n, out) }
+            }
         }
     )*};
 }

@@ -61,24 +61,24 @@ unsafe fn scan_each_warp<T: Element>(input: *const T, n: u64, out: *mut T, inclu
 
 macro_rules! warp_scan_kernels {
     ($($inclusive:ident, $exclusive:ident: $t:ty),*) => {$(
-        /// Inclusive scan within each warp's 32 elements.
-        ///
-        /// # Safety
-        /// `input` and `out` hold `n` elements; the block size is a multiple of 32.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $inclusive(input: *const $t, n: u64, out: *mut $t) {
-            // SAFETY: forwarded to the launch contract above.
-            unsafe { scan_each_warp(input, n, out, true) }
-        }
+        $crate::kernel! {
+            /// Inclusive scan within each warp's 32 elements.
+            ///
+            /// # Safety
+            /// `input` and `out` hold `n` elements; the block size is a multiple of 32.
+            pub unsafe fn $inclusive(input: *const $t, n: u64, out: *mut $t) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { scan_each_warp(input, n, out, true) }
+            }
 
-        /// Exclusive scan within each warp's 32 elements.
-        ///
-        /// # Safety
-        /// As for the inclusive kernel.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $exclusive(input: *const $t, n: u64, out: *mut $t) {
-            // SAFETY: forwarded to the launch contract above.
-            unsafe { scan_each_warp(input, n, out, false) }
+            /// Exclusive scan within each warp's 32 elements.
+            ///
+            /// # Safety
+            /// As for the inclusive kernel.
+            pub unsafe fn $exclusive(input: *const $t, n: u64, out: *mut $t) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { scan_each_warp(input, n, out, false) }
+            }
         }
     )*};
 }

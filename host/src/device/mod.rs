@@ -1,0 +1,208 @@
+//! [`Device`]: where warpkit's kernels run, a CUDA GPU or the SIMT emulator. Buffers, launches
+//! and every device-resident primitive go through it, so each primitive is written once and
+//! runs on both.
+
+pub(crate) mod args;
+mod buffer;
+mod shape;
+
+pub use buffer::DeviceBuffer;
+pub(crate) use buffer::{Memory, Owner};
+pub use shape::{DeviceLimits, LaunchShape};
+
+use crate::emulator::Emulator;
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use std::sync::{Mutex, MutexGuard};
+use warpkit_kernels::kernel::Kernel;
+
+/// A device that runs warpkit's kernels. Cheap to clone.
+#[derive(Clone, Debug)]
+pub enum Device {
+    /// A CUDA GPU: launches are asynchronous, in order on one stream.
+    Gpu(Gpu),
+    /// The SIMT emulator on the CPU: launches finish before they return.
+    Emulator(Emulator),
+}
+
+impl Device {
+    /// CUDA device `ordinal`, or why it cannot be opened (`Error::NoDevice` without a driver
+    /// or device: never a panic).
+    pub fn gpu(ordinal: usize) -> Result<Device> {
+        Ok(Device::Gpu(Gpu::open(ordinal)?))
+    }
+
+    /// The SIMT emulator with default options (a worker per core).
+    pub fn emulator() -> Device {
+        Device::Emulator(Emulator::default())
+    }
+
+    /// The device's limits and name.
+    pub fn limits(&self) -> &DeviceLimits {
+        match self {
+            Device::Gpu(g) => g.limits(),
+            Device::Emulator(e) => e.limits(),
+        }
+    }
+
+    /// A one-line description.
+    pub fn describe(&self) -> String {
+        let l = self.limits();
+        match self {
+            Device::Gpu(_) => {
+                let (major, minor) = l.compute_capability;
+                format!("GPU {} (sm_{major}{minor}, {} SMs)", l.name, l.multiprocessors)
+            }
+            Device::Emulator(_) => l.name.clone(),
+        }
+    }
+
+    /// The CUDA handle, for timing with [`crate::GpuTimer`] and interoperation with `cudarc`.
+    pub fn as_gpu(&self) -> Option<&Gpu> {
+        match self {
+            Device::Gpu(g) => Some(g),
+            Device::Emulator(_) => None,
+        }
+    }
+
+    fn owner(&self) -> Owner {
+        match self {
+            Device::Gpu(g) => Owner::Gpu(g.ordinal()),
+            Device::Emulator(_) => Owner::Emulator,
+        }
+    }
+
+    fn alloc<T: DeviceRepr + ValidAsZeroBits + Copy>(
+        &self,
+        len: usize,
+        data: Option<&[T]>,
+    ) -> Result<DeviceBuffer<T>> {
+        let memory = match self {
+            Device::Gpu(g) => g.alloc(len, data)?,
+            Device::Emulator(e) => Memory::Host(e.alloc(len, data)?),
+        };
+        Ok(DeviceBuffer {
+            memory,
+            owner: self.owner(),
+        })
+    }
+
+    /// Copies `data` to a new device buffer.
+    pub fn upload<T: DeviceRepr + ValidAsZeroBits + Copy>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        self.alloc(data.len(), Some(data))
+    }
+
+    /// A new buffer of `len` zeroed elements.
+    pub fn zeros<T: DeviceRepr + ValidAsZeroBits + Copy>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        self.alloc(len, None)
+    }
+
+    /// A new buffer of `len` copies of `value` (tests poison outputs this way).
+    pub fn filled<T: DeviceRepr + ValidAsZeroBits + Copy>(
+        &self,
+        len: usize,
+        value: T,
+    ) -> Result<DeviceBuffer<T>> {
+        self.upload(&vec![value; len])
+    }
+
+    /// Copies a device buffer back to a `Vec`, waiting for the work before it.
+    pub fn download<T: DeviceRepr + Copy>(&self, buffer: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        self.check_owner(buffer)?;
+        match (&buffer.memory, self) {
+            (Memory::Cuda { slice, .. }, Device::Gpu(g)) => Ok(g.stream().clone_dtoh(slice)?),
+            // SAFETY: emulator launches are finished when they return; none is in flight.
+            (Memory::Host(h), _) => Ok(unsafe { h.as_slice() }.to_vec()),
+            (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("ownership checked"),
+        }
+    }
+
+    /// Waits until all submitted work has finished; reports any fault it raised.
+    pub fn synchronize(&self) -> Result<()> {
+        match self {
+            Device::Gpu(g) => g.synchronize(),
+            Device::Emulator(_) => Ok(()),
+        }
+    }
+
+    /// `Err(WrongDevice)` unless `buffer` was made by this device.
+    pub(crate) fn check_owner<T>(&self, buffer: &DeviceBuffer<T>) -> Result<()> {
+        if buffer.owner != self.owner() {
+            return Err(Error::WrongDevice {
+                buffer: format!("{:?}", buffer.owner),
+                device: self.describe(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The kernel address of `buffer`'s elements, after checking it belongs to this device.
+    pub(crate) fn ptr<T>(&self, buffer: &DeviceBuffer<T>) -> Result<*const T> {
+        self.check_owner(buffer)?;
+        Ok(buffer.kernel_ptr())
+    }
+
+    /// As [`Device::ptr`], for a buffer the kernel writes.
+    pub(crate) fn ptr_mut<T>(&self, buffer: &mut DeviceBuffer<T>) -> Result<*mut T> {
+        self.check_owner(buffer)?;
+        Ok(buffer.kernel_ptr())
+    }
+
+    /// Zeroes the first `bytes` bytes of `buffer`, in order with the launches.
+    pub(crate) fn zero_prefix(&self, buffer: &mut DeviceBuffer<u8>, bytes: usize) -> Result<()> {
+        match (&mut buffer.memory, self) {
+            (Memory::Cuda { slice, .. }, Device::Gpu(g)) => {
+                g.stream().memset_zeros(&mut slice.slice_mut(..bytes))?;
+            }
+            // SAFETY: `bytes` is within the buffer; no launch is in flight in the emulator.
+            (Memory::Host(h), _) => unsafe { h.as_ptr().write_bytes(0, bytes) },
+            (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("scratch is the device's own"),
+        }
+        Ok(())
+    }
+
+    /// At least `bytes` of device scratch memory, kept between calls and grown on demand.
+    /// Holding the guard keeps other host threads from using it while work is submitted.
+    pub(crate) fn scratch(&self, bytes: usize) -> Result<MutexGuard<'_, Option<DeviceBuffer<u8>>>> {
+        let slot: &Mutex<_> = match self {
+            Device::Gpu(g) => g.scratch_slot(),
+            Device::Emulator(e) => e.scratch_slot(),
+        };
+        let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.as_ref().is_none_or(|s| s.len() < bytes) {
+            *guard = None; // free the old buffer before allocating the larger one
+            *guard = Some(self.zeros::<u8>(bytes.max(256))?);
+        }
+        Ok(guard)
+    }
+
+    /// Launches kernel `K` over `shape` with `args`: asynchronously on a GPU, to completion in
+    /// the emulator. The shape is checked against the device's limits first.
+    ///
+    /// # Safety
+    /// `args` and `shape` meet `K`'s contract (its `# Safety` section), and every pointer in
+    /// `args` comes from [`Device::ptr`] or [`Device::ptr_mut`] of a buffer that outlives the
+    /// call.
+    pub(crate) unsafe fn launch<K: Kernel>(&self, shape: LaunchShape, args: K::Args) -> Result<()>
+    where
+        K::Args: args::Args,
+    {
+        // SAFETY: forwarded to the caller's contract.
+        unsafe {
+            match self {
+                Device::Gpu(g) => g.launch::<K>(shape, args),
+                Device::Emulator(e) => e.launch::<K>(shape, args),
+            }
+        }
+    }
+
+    /// Blocks of kernel `K` that keep every multiprocessor busy once (the grid of a
+    /// grid-stride kernel): by occupancy on a GPU, four per worker in the emulator.
+    pub(crate) fn resident_blocks<K: Kernel>(&self, threads: u32, shared_bytes: u32) -> Result<u64> {
+        match self {
+            Device::Gpu(g) => g.resident_blocks::<K>(threads, shared_bytes),
+            Device::Emulator(e) => Ok(4 * e.limits().multiprocessors as u64),
+        }
+    }
+}

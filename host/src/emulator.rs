@@ -1,0 +1,175 @@
+//! [`Emulator`]: the SIMT emulator of `warpkit_kernels::emu` as a device. Buffers are host
+//! memory aligned like CUDA allocations; launches run the kernels' Rust code on the CPU with
+//! the GPU's semantics and return when done, so the emulator finds misuse (racy shared memory,
+//! collectives that cannot complete, skipped barriers) that a GPU would hang on or hide. It is
+//! chosen only explicitly: slower than the CPU backend by orders of magnitude, it exists for
+//! tests and debugging.
+
+use crate::device::{DeviceBuffer, DeviceLimits, LaunchShape};
+use crate::error::{Error, Result};
+use std::alloc::{Layout, alloc, alloc_zeroed, dealloc};
+use std::sync::{Arc, Mutex};
+use warpkit_kernels::emu::{self, Launch, Options};
+use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::simt::Dim3;
+
+/// Alignment of emulator buffers: that of `cudaMalloc`, so vectorized paths are taken alike.
+const ALIGN: usize = 256;
+
+/// `len` elements of `T` in host memory that emulated kernels use as device memory.
+pub(crate) struct HostMemory<T> {
+    ptr: *mut T,
+    len: usize,
+    layout: Layout,
+}
+
+// SAFETY: the memory is owned like a `Box<[T]>`; kernels reach it only during launches, which
+// the owner's borrows order.
+unsafe impl<T: Send> Send for HostMemory<T> {}
+// SAFETY: as above.
+unsafe impl<T: Sync> Sync for HostMemory<T> {}
+
+impl<T: Copy> HostMemory<T> {
+    /// Zeroed memory for `len` elements, or a copy of `data`.
+    fn new(len: usize, data: Option<&[T]>) -> Result<HostMemory<T>> {
+        let bytes = len.checked_mul(size_of::<T>()).ok_or(Error::OutOfMemory)?;
+        let layout = Layout::from_size_align(bytes.max(ALIGN), ALIGN).map_err(|_| Error::OutOfMemory)?;
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe {
+            if data.is_some() {
+                alloc(layout)
+            } else {
+                alloc_zeroed(layout)
+            }
+        }
+        .cast::<T>();
+        if ptr.is_null() {
+            return Err(Error::OutOfMemory);
+        }
+        if let Some(d) = data {
+            // SAFETY: `ptr` holds `len == d.len()` elements and does not overlap `d`.
+            unsafe { ptr.copy_from_nonoverlapping(d.as_ptr(), d.len()) };
+        }
+        Ok(HostMemory { ptr, len, layout })
+    }
+}
+
+impl<T> HostMemory<T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn as_ptr(&self) -> *mut T {
+        self.ptr
+    }
+
+    /// The elements, for copies to and from the host.
+    ///
+    /// # Safety
+    /// No launch is writing the memory (launches are synchronous, so none is in flight).
+    pub unsafe fn as_slice(&self) -> &[T] {
+        // SAFETY: `len` initialized elements (zeroed or copied) at `ptr`.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl<T> Drop for HostMemory<T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated with this layout in `new`.
+        unsafe { dealloc(self.ptr.cast(), self.layout) }
+    }
+}
+
+struct Inner {
+    limits: DeviceLimits,
+    options: Options,
+    scratch: Mutex<Option<DeviceBuffer<u8>>>,
+}
+
+/// The SIMT emulator as a device: the same kernels as on a GPU, run on the CPU.
+#[derive(Clone)]
+pub struct Emulator {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Emulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Emulator")
+            .field("options", &self.inner.options)
+            .finish()
+    }
+}
+
+impl Default for Emulator {
+    fn default() -> Emulator {
+        Emulator::with_options(Options::default())
+    }
+}
+
+impl Emulator {
+    /// An emulator with `options` (worker threads, stall timeout). Its launch limits are an
+    /// H100's, so a launch it accepts is one the GPU accepts; its "multiprocessors" are its
+    /// worker threads.
+    pub fn with_options(options: Options) -> Emulator {
+        let name = format!("warpkit SIMT emulator ({} workers)", options.workers);
+        Emulator {
+            inner: Arc::new(Inner {
+                limits: DeviceLimits::h100_like(name, options.workers as u32, usize::MAX),
+                options,
+                scratch: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The emulator's launch limits.
+    pub fn limits(&self) -> &DeviceLimits {
+        &self.inner.limits
+    }
+
+    pub(crate) fn scratch_slot(&self) -> &Mutex<Option<DeviceBuffer<u8>>> {
+        &self.inner.scratch
+    }
+
+    pub(crate) fn alloc<T: Copy>(&self, len: usize, data: Option<&[T]>) -> Result<HostMemory<T>> {
+        HostMemory::new(len, data)
+    }
+
+    /// Runs `K` over `shape` with `args` and returns when every block has finished; misuse is
+    /// an [`Error::Emulator`] naming the kernel, block, warp and lanes.
+    ///
+    /// # Safety
+    /// `args` and `shape` meet `K`'s contract, and every pointer in `args` addresses emulator
+    /// memory that outlives the call.
+    pub(crate) unsafe fn launch<K: Kernel>(&self, shape: LaunchShape, args: K::Args) -> Result<()> {
+        if let Some(reason) = shape.violation(self.limits()) {
+            return Err(Error::LaunchShape {
+                kernel: K::NAME,
+                reason,
+            });
+        }
+        let dim = |d: [u32; 3]| Dim3 {
+            x: d[0],
+            y: d[1],
+            z: d[2],
+        };
+        let launch = Launch {
+            grid: dim(shape.grid),
+            block: dim(shape.block),
+            shared_bytes: shape.shared_bytes,
+        };
+        let args = SharedArgs(args);
+        let body = || {
+            let args = &args;
+            // SAFETY: the caller's contract for `K`.
+            unsafe { K::run(args.0) }
+        };
+        emu::launch(K::NAME, launch, &self.inner.options, &body).map_err(Error::Emulator)
+    }
+}
+
+/// A kernel's argument tuple, read by the emulator's worker threads at once.
+struct SharedArgs<A>(A);
+
+// SAFETY: the tuple holds plain numbers and pointers into emulator memory that outlives the
+// launch; the kernel's contract governs how its threads share that memory, as on a GPU.
+unsafe impl<A> Sync for SharedArgs<A> {}

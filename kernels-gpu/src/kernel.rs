@@ -1,0 +1,57 @@
+//! Kernel entry points, declared once for both engines.
+//!
+//! [`kernel!`](crate::kernel!) turns `pub unsafe fn name(args) { body }` into an unmangled
+//! `extern "ptx-kernel"` function on nvptx64 (the PTX entry `name`), and on the host into a
+//! plain `unsafe fn` of the same name plus a type of the same name implementing [`Kernel`]. The
+//! host crate launches a kernel through that type: by [`Kernel::NAME`] on a GPU, by
+//! [`Kernel::run`] on the emulator, with one argument tuple type checked at compile time for
+//! both.
+
+/// A kernel entry point as the host sees it.
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait Kernel {
+    /// The PTX entry name (the function's name).
+    const NAME: &'static str;
+    /// The parameters, in order: raw pointers to device memory and plain numbers.
+    type Args: Copy;
+    /// Runs the kernel body as the current emulated thread.
+    ///
+    /// # Safety
+    /// The kernel's own contract (its `# Safety` section) for `args`, and it must run inside an
+    /// emulator launch.
+    unsafe fn run(args: Self::Args);
+}
+
+/// Declares kernel entry points; see the [module docs](crate::kernel).
+#[macro_export]
+macro_rules! kernel {
+    ($(
+        $(#[$attr:meta])*
+        pub unsafe fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block
+    )*) => {$(
+        #[cfg(target_arch = "nvptx64")]
+        $(#[$attr])*
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        $(#[$attr])*
+        pub unsafe fn $name($($arg: $ty),*) $body
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        #[allow(non_camel_case_types)]
+        #[doc = concat!("Launch handle of the kernel [`", stringify!($name), "`](fn@", stringify!($name), ").")]
+        pub struct $name {}
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl $crate::kernel::Kernel for $name {
+            const NAME: &'static str = stringify!($name);
+            type Args = ($($ty,)*);
+            unsafe fn run(args: Self::Args) {
+                let ($($arg,)*) = args;
+                // SAFETY: forwarded to the caller's contract.
+                unsafe { $name($($arg),*) }
+            }
+        }
+    )*};
+}

@@ -1,0 +1,319 @@
+//! The hardware under the SIMT layer on the GPU: PTX special registers, NVVM intrinsics and
+//! inline PTX. The emulator (`crate::emu::hw`) provides the same functions on the host; the
+//! modules of [`crate::simt`] call only these.
+
+use super::index::Dim3;
+use super::warp::{ShflMode, VoteMode};
+use core::arch::{asm, nvptx};
+
+macro_rules! dim3_reader {
+    ($($(#[$doc:meta])* $name:ident: $x:ident, $y:ident, $z:ident;)*) => {$(
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name() -> Dim3 {
+            // SAFETY: reading a special register has no preconditions.
+            unsafe { Dim3 { x: nvptx::$x() as u32, y: nvptx::$y() as u32, z: nvptx::$z() as u32 } }
+        }
+    )*};
+}
+
+dim3_reader! {
+    /// `threadIdx`.
+    thread_idx: _thread_idx_x, _thread_idx_y, _thread_idx_z;
+    /// `blockIdx`.
+    block_idx: _block_idx_x, _block_idx_y, _block_idx_z;
+    /// `blockDim`.
+    block_dim: _block_dim_x, _block_dim_y, _block_dim_z;
+    /// `gridDim`.
+    grid_dim: _grid_dim_x, _grid_dim_y, _grid_dim_z;
+}
+
+macro_rules! special_u32 {
+    ($($(#[$doc:meta])* $name:ident: $reg:literal;)*) => {$(
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name() -> u32 {
+            let v: u32;
+            // SAFETY: reads a special register; no memory is touched.
+            unsafe { asm!(concat!("mov.u32 {v}, ", $reg, ";"), v = out(reg32) v, options(pure, nomem, nostack)) };
+            v
+        }
+    )*};
+}
+
+special_u32! {
+    /// `%laneid`.
+    lane_id: "%laneid";
+    /// `%lanemask_lt`.
+    lanemask_lt: "%lanemask_lt";
+    /// `%dynamic_smem_size`: bytes of dynamic shared memory the launch gave this block.
+    dynamic_smem_bytes: "%dynamic_smem_size";
+}
+
+core::arch::global_asm!(".extern .shared .align 16 .b8 WARPKIT_DYN_SMEM[];");
+
+/// Generic address of the block's dynamic shared memory (Rust 1.96 cannot place a static in
+/// `.shared`, hence one external `.shared` array).
+#[inline(always)]
+pub fn smem_base() -> *mut u8 {
+    let p: *mut u8;
+    // SAFETY: takes the generic address of the block's dynamic shared memory.
+    unsafe {
+        asm!("cvta.shared.u64 {p}, WARPKIT_DYN_SMEM;", p = out(reg64) p, options(pure, nomem, nostack))
+    };
+    p
+}
+
+unsafe extern "C" {
+    #[link_name = "llvm.nvvm.bar.warp.sync"]
+    fn bar_warp_sync(mask: u32);
+    #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
+    fn shfl_idx_i32(mask: u32, v: i32, lane: i32, clamp: i32) -> i32;
+    #[link_name = "llvm.nvvm.shfl.sync.up.i32"]
+    fn shfl_up_i32(mask: u32, v: i32, delta: i32, clamp: i32) -> i32;
+    #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
+    fn shfl_down_i32(mask: u32, v: i32, delta: i32, clamp: i32) -> i32;
+    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
+    fn shfl_bfly_i32(mask: u32, v: i32, lane_mask: i32, clamp: i32) -> i32;
+    #[link_name = "llvm.nvvm.vote.ballot.sync"]
+    fn vote_ballot(mask: u32, p: bool) -> u32;
+    #[link_name = "llvm.nvvm.vote.any.sync"]
+    fn vote_any(mask: u32, p: bool) -> bool;
+    #[link_name = "llvm.nvvm.vote.all.sync"]
+    fn vote_all(mask: u32, p: bool) -> bool;
+    #[link_name = "llvm.nvvm.match.any.sync.i32"]
+    fn match_any_i32(mask: u32, v: i32) -> u32;
+    #[link_name = "llvm.nvvm.match.any.sync.i64"]
+    fn match_any_i64(mask: u32, v: i64) -> u32;
+}
+
+/// `bar.sync 0`.
+///
+/// # Safety
+/// Every thread of the block reaches this barrier.
+#[inline(always)]
+pub unsafe fn sync_threads() {
+    // SAFETY: forwarded to the caller's contract.
+    unsafe { nvptx::_syncthreads() }
+}
+
+/// `bar.warp.sync mask`.
+///
+/// # Safety
+/// Every lane in `mask` executes a `sync_warp` with the same mask.
+#[inline(always)]
+pub unsafe fn sync_warp(mask: u32) {
+    // SAFETY: forwarded to the caller's contract.
+    unsafe { bar_warp_sync(mask) }
+}
+
+/// `fence.acq_rel.gpu`.
+#[inline(always)]
+pub fn fence_device() {
+    // SAFETY: a fence has no operands and no preconditions.
+    unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
+}
+
+/// `fence.acq_rel.cta`.
+#[inline(always)]
+pub fn fence_block() {
+    // SAFETY: as above.
+    unsafe { asm!("fence.acq_rel.cta;", options(nostack)) };
+}
+
+/// `nanosleep.u32`.
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    // SAFETY: a timed suspension with no memory effects.
+    unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nomem, nostack)) };
+}
+
+/// `shfl.sync` over the whole warp: clamp to lane 31 (lane 0 for `up`).
+///
+/// # Safety
+/// Every lane in `mask` calls this with the same mode and mask; the caller is in `mask`.
+#[inline(always)]
+pub unsafe fn shfl(mode: ShflMode, mask: u32, v: u32, b: u32) -> u32 {
+    let (v, b) = (v as i32, b as i32);
+    // SAFETY: forwarded to the caller's contract.
+    let r = unsafe {
+        match mode {
+            ShflMode::Idx => shfl_idx_i32(mask, v, b, 0x1f),
+            ShflMode::Up => shfl_up_i32(mask, v, b, 0),
+            ShflMode::Down => shfl_down_i32(mask, v, b, 0x1f),
+            ShflMode::Xor => shfl_bfly_i32(mask, v, b, 0x1f),
+        }
+    };
+    r as u32
+}
+
+/// `vote.sync`: the ballot, or 1/0 for any/all.
+///
+/// # Safety
+/// As for [`shfl`].
+#[inline(always)]
+pub unsafe fn vote(mode: VoteMode, mask: u32, p: bool) -> u32 {
+    // SAFETY: forwarded to the caller's contract.
+    unsafe {
+        match mode {
+            VoteMode::Ballot => vote_ballot(mask, p),
+            VoteMode::Any => vote_any(mask, p) as u32,
+            VoteMode::All => vote_all(mask, p) as u32,
+        }
+    }
+}
+
+/// `match.any.sync.b32`.
+///
+/// # Safety
+/// As for [`shfl`].
+#[inline(always)]
+pub unsafe fn match_any_u32(mask: u32, v: u32) -> u32 {
+    // SAFETY: forwarded to the caller's contract.
+    unsafe { match_any_i32(mask, v as i32) }
+}
+
+/// `match.any.sync.b64`.
+///
+/// # Safety
+/// As for [`shfl`].
+#[inline(always)]
+pub unsafe fn match_any_u64(mask: u32, v: u64) -> u32 {
+    // SAFETY: forwarded to the caller's contract.
+    unsafe { match_any_i64(mask, v as i64) }
+}
+
+/// `activemask.b32`.
+#[inline(always)]
+pub fn active_mask() -> u32 {
+    let m: u32;
+    // SAFETY: `activemask` reads no memory and has no preconditions.
+    unsafe { asm!("activemask.b32 {m};", m = out(reg32) m, options(nomem, nostack)) };
+    m
+}
+
+/// `trap`: ends the kernel; the host sees a launch failure.
+#[inline(always)]
+pub fn trap() -> ! {
+    // SAFETY: `trap` takes no arguments and only ends the kernel.
+    unsafe { nvptx::trap() }
+}
+
+macro_rules! atomic_rmw {
+    ($($name:ident: $t:ty, $reg:ident, $ptx:literal;)*) => {$(
+        #[doc = concat!("`", $ptx, "` (relaxed, GPU scope); returns the old value.")]
+        ///
+        /// # Safety
+        /// `p` is valid and aligned, in global or shared memory.
+        #[inline(always)]
+        pub unsafe fn $name(p: *mut $t, v: $t) -> $t {
+            let old: $t;
+            // SAFETY: the caller guarantees `p` is a valid, aligned address.
+            unsafe {
+                asm!(concat!($ptx, " {o}, [{p}], {v};"), o = out($reg) old, p = in(reg64) p,
+                     v = in($reg) v, options(nostack));
+            }
+            old
+        }
+    )*};
+}
+
+atomic_rmw! {
+    atomic_add_u32: u32, reg32, "atom.add.u32";
+    atomic_add_u64: u64, reg64, "atom.add.u64";
+    atomic_add_f32: f32, reg32, "atom.add.f32";
+    atomic_add_f64: f64, reg64, "atom.add.f64";
+    atomic_min_u32: u32, reg32, "atom.min.u32";
+    atomic_min_u64: u64, reg64, "atom.min.u64";
+    atomic_max_u32: u32, reg32, "atom.max.u32";
+    atomic_max_u64: u64, reg64, "atom.max.u64";
+    atomic_exchange_u32: u32, reg32, "atom.exch.b32";
+    atomic_exchange_u64: u64, reg64, "atom.exch.b64";
+}
+
+macro_rules! atomic_cas {
+    ($($name:ident: $t:ty, $reg:ident, $ptx:literal;)*) => {$(
+        #[doc = concat!("`", $ptx, "`: stores `new` if the value was `expected`; returns the old value.")]
+        ///
+        /// # Safety
+        /// `p` is valid and aligned, in global or shared memory.
+        #[inline(always)]
+        pub unsafe fn $name(p: *mut $t, expected: $t, new: $t) -> $t {
+            let old: $t;
+            // SAFETY: the caller guarantees `p` is a valid, aligned address.
+            unsafe {
+                asm!(concat!($ptx, " {o}, [{p}], {e}, {n};"), o = out($reg) old, p = in(reg64) p,
+                     e = in($reg) expected, n = in($reg) new, options(nostack));
+            }
+            old
+        }
+    )*};
+}
+
+atomic_cas! {
+    atomic_cas_u32: u32, reg32, "atom.cas.b32";
+    atomic_cas_u64: u64, reg64, "atom.cas.b64";
+}
+
+macro_rules! ordered_access {
+    ($($load:ident, $store:ident: $t:ty, $reg:ident, $ld:literal, $st:literal;)*) => {$(
+        #[doc = concat!("`", $ld, "`.")]
+        ///
+        /// # Safety
+        /// `p` is valid and aligned for a read.
+        #[inline(always)]
+        pub unsafe fn $load(p: *const $t) -> $t {
+            let v: $t;
+            // SAFETY: the caller guarantees `p` is valid.
+            unsafe { asm!(concat!($ld, " {v}, [{p}];"), v = out($reg) v, p = in(reg64) p, options(nostack)) };
+            v
+        }
+
+        #[doc = concat!("`", $st, "`.")]
+        ///
+        /// # Safety
+        /// `p` is valid and aligned for a write.
+        #[inline(always)]
+        pub unsafe fn $store(p: *mut $t, v: $t) {
+            // SAFETY: the caller guarantees `p` is valid.
+            unsafe { asm!(concat!($st, " [{p}], {v};"), p = in(reg64) p, v = in($reg) v, options(nostack)) };
+        }
+    )*};
+}
+
+ordered_access! {
+    load_acquire_u32, store_release_u32: u32, reg32, "ld.acquire.gpu.u32", "st.release.gpu.u32";
+    load_relaxed_u64, store_relaxed_u64: u64, reg64, "ld.relaxed.gpu.u64", "st.relaxed.gpu.u64";
+}
+
+macro_rules! unary_f32 {
+    ($($name:ident: $ptx:literal;)*) => {$(
+        #[doc = concat!("`", $ptx, "`.")]
+        #[inline(always)]
+        pub fn $name(x: f32) -> f32 {
+            let y: f32;
+            // SAFETY: a register-to-register instruction with no preconditions.
+            unsafe { asm!(concat!($ptx, " {y}, {x};"), y = out(reg32) y, x = in(reg32) x, options(pure, nomem, nostack)) };
+            y
+        }
+    )*};
+}
+
+unary_f32! {
+    lg2_approx_f32: "lg2.approx.f32";
+    ex2_approx_f32: "ex2.approx.f32";
+    sin_approx_f32: "sin.approx.f32";
+    cos_approx_f32: "cos.approx.f32";
+    sqrt_f32: "sqrt.rn.f32";
+}
+
+/// `sqrt.rn.f64`: correctly rounded.
+#[inline(always)]
+pub fn sqrt_f64(x: f64) -> f64 {
+    let y: f64;
+    // SAFETY: a register-to-register instruction with no preconditions.
+    unsafe {
+        asm!("sqrt.rn.f64 {y}, {x};", y = out(reg64) y, x = in(reg64) x, options(pure, nomem, nostack))
+    };
+    y
+}
