@@ -210,7 +210,7 @@ pub fn simt_atomics(
     unsafe { device.launch::<simt::simt_check_atomics>(shape, args) }
 }
 
-/// Math check kernel for f32 or f64: `out[5i..5i+5]` = (ln, exp, sin, cos, sqrt)(x[i]).
+/// Math check kernel for f32 or f64: `out[5i..5i+5]` = (ln, exp, sin, cos, sqrt) of `x[i]`.
 pub trait MathElement: DeviceRepr + ValidAsZeroBits + Copy {
     #[doc(hidden)]
     const KERNEL: PerElement<Self, Self>;

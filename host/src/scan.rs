@@ -1,5 +1,5 @@
 //! Device-wide exclusive prefix sum (single pass, decoupled look-back; see
-//! `warpkit_kernels::device::scan`). Moves 2 × size_of::<T>() bytes per element.
+//! `warpkit_kernels::device::scan`). Moves 2 × `size_of::<T>()` bytes per element.
 
 use crate::MAX_LEN;
 use crate::device::{Device, DeviceBuffer, LaunchShape};

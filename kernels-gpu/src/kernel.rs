@@ -22,7 +22,7 @@ pub trait Kernel {
     unsafe fn run(args: Self::Args);
 }
 
-/// Declares kernel entry points; see the [module docs](crate::kernel).
+/// Declares kernel entry points; see the [module docs](mod@crate::kernel).
 #[macro_export]
 macro_rules! kernel {
     ($(

@@ -1,7 +1,7 @@
 //! Device-wide sum in two launches of one kernel: a grid of persistent blocks each reduces a
 //! grid-stride share of the input into one partial, then a single block reduces the partials.
 //! Each thread keeps `REDUCE_UNROLL` independent 128-bit loads in flight. Bytes moved: the input
-//! once, plus 2 × size_of::<T>() per block. For a fixed grid the summation order is fixed, so
+//! once, plus 2 × `size_of::<T>()` per block. For a fixed grid the summation order is fixed, so
 //! float results repeat bit for bit.
 
 use crate::block;

@@ -5,7 +5,7 @@
 //! every tile a block waits on is already running), scans it, publishes its aggregate, then
 //! warp 0 walks back over its predecessors' published aggregates and inclusive prefixes, 32 at
 //! a time, until it meets an inclusive prefix. Inputs are read once and outputs written once:
-//! 2 × size_of::<T>() bytes per element plus 20 bytes of tile status per tile.
+//! 2 × `size_of::<T>()` bytes per element plus 20 bytes of tile status per tile.
 //!
 //! Tile shape ([`ScanPolicy`]): every warp owns `vectors_per_thread` × 32 consecutive 128-bit
 //! vectors, lane-striped so each load and store instruction of the warp covers 512 contiguous

@@ -8,10 +8,10 @@ use super::shared::SharedSlice;
 use super::warp::{FULL_MASK, active_mask, all, any, ballot, match_any_u32, match_any_u64, shfl_xor};
 use super::{global_x, lane_id, sync_threads, sync_warp, thread_rank, warp_id};
 
-/// Outputs per element of [`simt_check_collectives`].
+/// Outputs per element of [`simt_check_collectives`](fn@simt_check_collectives).
 pub const COLLECTIVE_OUTPUTS: usize = 8;
 
-/// Slots (u64 each) of the counters of [`simt_check_atomics`]; u32 atomics use the low half.
+/// Slots (u64 each) of the counters of [`simt_check_atomics`](fn@simt_check_atomics); u32 atomics use the low half.
 pub const ATOMIC_SLOTS: usize = 13;
 
 crate::kernel! {

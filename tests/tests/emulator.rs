@@ -1,0 +1,310 @@
+//! The SIMT emulator's own semantics and its reports of misuse, with kernels written here for
+//! the purpose: planted mistakes (a missing barrier before reading other warps' shared memory,
+//! a shuffle whose mask leaves out an active lane) must be reported, naming the kernel, block,
+//! warp and lanes, within seconds; the same kernels without the mistake must pass.
+
+use std::time::{Duration, Instant};
+use warpkit_kernels::emu::{self, Fault, Launch, Misuse, Options, SHARED_POISON};
+use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::simt::atomic::load_acquire_u32;
+use warpkit_kernels::simt::shared::{SharedSlice, dynamic_bytes};
+use warpkit_kernels::simt::warp::{FULL_MASK, shfl_down, shfl_xor};
+use warpkit_kernels::simt::*;
+use warpkit_kernels::{kernel, warp};
+
+kernel! {
+    /// Sums each block's values through one shared slot per warp; `with_barrier == 0` plants
+    /// the mistake of reading the other warps' slots without a barrier after writing them.
+    pub unsafe fn planted_missing_barrier(input: *const u32, out: *mut u32, with_barrier: u32) {
+        // SAFETY: one input per thread and one output per block (the test's launch).
+        unsafe {
+            let slots = SharedSlice::<u32>::carve(0, warps_per_block());
+            let total = warp::reduce(*input.add(global_x() as usize));
+            if lane_id() == 0 {
+                slots.set(warp_id(), total);
+            }
+            if with_barrier != 0 {
+                sync_threads();
+            }
+            if thread_rank() == 0 {
+                let sum = (0..warps_per_block()).fold(0u32, |s, w| s.wrapping_add(slots.get(w)));
+                *out.add(block_x() as usize) = sum;
+            }
+        }
+    }
+
+    /// Each lane reads its neighbour's value with `shfl_down(mask, v, 1)`, every lane active:
+    /// a `mask` other than the full one plants the mistake of leaving active lanes out.
+    pub unsafe fn planted_partial_shuffle(input: *const u32, out: *mut u32, mask: u32) {
+        let i = global_x() as usize;
+        // SAFETY: one input and one output per thread.
+        unsafe { *out.add(i) = shfl_down(mask, *input.add(i), 1) }
+    }
+
+    /// Lane `quitter` of every warp returns before a full-warp shuffle.
+    pub unsafe fn collective_after_exit(quitter: u32) {
+        if lane_id() == quitter {
+            return;
+        }
+        // SAFETY: none: this is the misuse under test.
+        unsafe { shfl_xor(FULL_MASK, 1u32, 1) };
+    }
+
+    /// Threads from `first_out` on return before the barrier.
+    pub unsafe fn barrier_after_exit(first_out: u32) {
+        if thread_rank() >= first_out {
+            return;
+        }
+        // SAFETY: none: this is the misuse under test.
+        unsafe { sync_threads() };
+    }
+
+    /// Warp 0 waits at one barrier, the other warps at another.
+    #[allow(clippy::if_same_then_else)]
+    pub unsafe fn divergent_barriers() {
+        // SAFETY: none: this is the misuse under test.
+        unsafe {
+            if warp_id() == 0 {
+                sync_threads();
+            } else {
+                sync_threads();
+            }
+        }
+    }
+
+    /// Spins until `flag` becomes non-zero.
+    pub unsafe fn spin_on_flag(flag: *const u32) {
+        // SAFETY: `flag` is a valid u32 (the test's).
+        unsafe { while load_acquire_u32(flag) == 0 {} }
+    }
+
+    /// Reads shared element `index` of a slice of 4.
+    pub unsafe fn shared_out_of_range(index: u32) {
+        // SAFETY: the launch gives 16 bytes of shared memory.
+        let slots = unsafe { SharedSlice::<u32>::carve(0, 4) };
+        slots.get(index);
+    }
+
+    /// Each thread writes its thread and block indices, the block's dynamic shared memory size
+    /// and the first word of its shared memory before anyone wrote it, 8 words at its linear
+    /// global rank.
+    pub unsafe fn where_am_i(out: *mut u32) {
+        let (t, b, bd, g) = (thread_idx(), block_idx(), block_dim(), grid_dim());
+        let block_rank = (b.z * g.y + b.y) * g.x + b.x;
+        let rank = block_rank as usize * bd.volume() as usize + thread_rank() as usize;
+        // SAFETY: the launch gives at least 4 bytes of shared memory; `out` holds 8 words per
+        // thread of the grid.
+        unsafe {
+            let fresh = SharedSlice::<u32>::carve(0, 1).get(0);
+            let words = [t.x, t.y, t.z, b.x, b.y, b.z, dynamic_bytes(), fresh];
+            for (k, w) in words.into_iter().enumerate() {
+                *out.add(rank * 8 + k) = w;
+            }
+        }
+    }
+}
+
+fn dim(x: u32, y: u32, z: u32) -> Dim3 {
+    Dim3 { x, y, z }
+}
+
+/// Launches `K` with `args` on `blocks` blocks of `threads`, with a short stall timeout, and
+/// returns the result and how long it took.
+fn run<K: Kernel>(
+    blocks: u32,
+    threads: u32,
+    shared_bytes: u32,
+    args: K::Args,
+) -> (Result<(), Fault>, Duration) {
+    struct Shared<A>(A);
+    // SAFETY: the tuples here hold pointers to the test's own buffers, alive during the launch.
+    unsafe impl<A> Sync for Shared<A> {}
+    let args = Shared(args);
+    let options = Options {
+        stall_timeout: Duration::from_millis(300),
+        ..Options::default()
+    };
+    let launch = Launch {
+        grid: dim(blocks, 1, 1),
+        block: dim(threads, 1, 1),
+        shared_bytes,
+    };
+    let start = Instant::now();
+    let body = || {
+        let args = &args;
+        // SAFETY: each test sizes its buffers for its launch.
+        unsafe { K::run(args.0) }
+    };
+    let result = emu::launch(K::NAME, launch, &options, &body);
+    (result, start.elapsed())
+}
+
+/// The fault of a launch that must fail, after checking it came within seconds.
+fn fault(result: (Result<(), Fault>, Duration)) -> Fault {
+    let (result, took) = result;
+    let fault = result.expect_err("the emulator must report the misuse");
+    assert!(took < Duration::from_secs(5), "reported after {took:?}");
+    println!("reported in {took:?}: {fault}");
+    fault
+}
+
+#[test]
+fn a_missing_barrier_before_reading_other_warps_shared_memory_is_reported() {
+    let input: Vec<u32> = (0..512).collect();
+    let mut out = vec![0u32; 2];
+    let args = (input.as_ptr(), out.as_mut_ptr(), 1);
+    let (ok, _) = run::<planted_missing_barrier>(2, 256, 32, args);
+    ok.expect("with the barrier");
+    assert_eq!(out, [(0..256).sum::<u32>(), (256..512).sum::<u32>()]);
+
+    let f = fault(run::<planted_missing_barrier>(2, 256, 32, (args.0, args.1, 0)));
+    assert_eq!(f.kernel, "planted_missing_barrier");
+    assert!(f.block.x < 2 && (f.block.y, f.block.z) == (0, 0), "{f}");
+    let Misuse::SharedRace { earlier, later, .. } = f.misuse else {
+        panic!("expected a shared-memory race, got {f}")
+    };
+    assert_ne!(earlier.thread.warp, later.thread.warp, "{f}");
+    assert!(
+        [earlier.thread, later.thread].iter().any(|t| t.rank == 0),
+        "thread 0 reads the other warps' slots: {f}"
+    );
+    assert!(f.to_string().contains("warp"), "{f}");
+}
+
+#[test]
+fn a_shuffle_mask_leaving_out_an_active_lane_is_reported() {
+    let input: Vec<u32> = (0..64).map(|i| i * 3).collect();
+    let mut out = vec![0u32; 64];
+    let (ok, _) = run::<planted_partial_shuffle>(1, 64, 0, (input.as_ptr(), out.as_mut_ptr(), FULL_MASK));
+    ok.expect("with the full mask");
+    let expected: Vec<u32> = (0..64)
+        .map(|i| input[if i % 32 == 31 { i } else { i + 1 }])
+        .collect();
+    assert_eq!(out, expected);
+
+    let mask = 0x7fff_ffff;
+    let f = fault(run::<planted_partial_shuffle>(
+        1,
+        64,
+        0,
+        (input.as_ptr(), out.as_mut_ptr(), mask),
+    ));
+    let Misuse::LaneNotInMask { thread, mask: m, .. } = f.misuse else {
+        panic!("expected a lane outside its mask, got {f}")
+    };
+    assert_eq!((thread.lane, m), (31, mask), "{f}");
+    assert_eq!(f.kernel, "planted_partial_shuffle");
+}
+
+#[test]
+fn a_collective_waiting_for_an_exited_lane_is_reported() {
+    let f = fault(run::<collective_after_exit>(3, 64, 0, (7,)));
+    let Misuse::CollectiveStuck {
+        warp,
+        mask,
+        missing,
+        ref missing_at,
+        ..
+    } = f.misuse
+    else {
+        panic!("expected a stuck collective, got {f}")
+    };
+    assert_eq!((warp, mask, missing), (0, FULL_MASK, 1 << 7), "{f}");
+    assert!(missing_at.contains("lanes 7: exited"), "{f}");
+}
+
+#[test]
+fn lanes_missing_from_a_partial_warp_are_reported() {
+    // A block of 40 threads: the second warp has 8 lanes, the full mask names 32.
+    let f = fault(run::<collective_after_exit>(1, 40, 0, (99,)));
+    let Misuse::CollectiveStuck {
+        warp,
+        missing,
+        ref missing_at,
+        ..
+    } = f.misuse
+    else {
+        panic!("expected a stuck collective, got {f}")
+    };
+    assert_eq!((warp, missing), (1, 0xffff_ff00), "{f}");
+    assert!(missing_at.contains("no such thread"), "{f}");
+}
+
+#[test]
+fn a_barrier_skipped_by_exited_threads_is_reported() {
+    let f = fault(run::<barrier_after_exit>(2, 128, 0, (64,)));
+    let Misuse::BarrierSkipped { ref exited, .. } = f.misuse else {
+        panic!("expected a skipped barrier, got {f}")
+    };
+    // Reported as soon as the first of them exits while others wait.
+    assert_eq!(exited, "64", "{f}");
+    let (ok, _) = run::<barrier_after_exit>(2, 128, 0, (128,));
+    ok.expect("every thread reaches the barrier");
+}
+
+#[test]
+fn threads_at_different_barriers_are_reported() {
+    let f = fault(run::<divergent_barriers>(1, 96, 0, ()));
+    let Misuse::BarrierMismatch { ref sites } = f.misuse else {
+        panic!("expected divergent barriers, got {f}")
+    };
+    assert!(
+        sites.contains("32 threads at") && sites.contains("64 threads at"),
+        "{f}"
+    );
+}
+
+#[test]
+fn a_spin_wait_nobody_releases_is_reported_as_stalled() {
+    let flag = 0u32;
+    let f = fault(run::<spin_on_flag>(2, 32, 0, (&flag as *const u32,)));
+    assert!(matches!(f.misuse, Misuse::Stalled { .. }), "{f}");
+}
+
+#[test]
+fn traps_name_the_thread_and_the_site() {
+    let f = fault(run::<shared_out_of_range>(1, 32, 16, (4,)));
+    let Misuse::Trap { thread, ref message } = f.misuse else {
+        panic!("expected a trap, got {f}")
+    };
+    assert_eq!(thread.rank, 0, "{f}");
+    assert!(
+        message.contains("emulator.rs"),
+        "the site is the kernel's call: {f}"
+    );
+    let (ok, _) = run::<shared_out_of_range>(1, 32, 16, (3,));
+    ok.expect("in range");
+}
+
+#[test]
+fn indices_shared_memory_and_poison_follow_the_launch() {
+    let (grid, block) = (dim(3, 2, 2), dim(4, 2, 5));
+    let threads = (grid.volume() * block.volume()) as usize;
+    let mut out = vec![u32::MAX - 1; 8 * threads];
+    let launch = Launch {
+        grid,
+        block,
+        shared_bytes: 20,
+    };
+    let ptr = out.as_mut_ptr() as usize;
+    let body = || {
+        // SAFETY: `out` holds 8 words per thread of the grid.
+        unsafe { where_am_i(ptr as *mut u32) }
+    };
+    emu::launch("where_am_i", launch, &Options::default(), &body).unwrap();
+    let poison = u32::from_ne_bytes([SHARED_POISON; 4]);
+    for (rank, w) in out.chunks(8).enumerate() {
+        let (t, b) = (rank % 40, rank / 40);
+        let expected = [
+            t as u32 % 4,
+            t as u32 / 4 % 2,
+            t as u32 / 8,
+            b as u32 % 3,
+            b as u32 / 3 % 2,
+            b as u32 / 6,
+            20,
+            poison,
+        ];
+        assert_eq!(w, expected, "thread {rank} of the grid");
+    }
+}
