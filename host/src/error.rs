@@ -34,6 +34,21 @@ pub enum Error {
     /// A buffer passed to a device other than the one that made it.
     #[error("a buffer of {buffer} was passed to {device}")]
     WrongDevice { buffer: String, device: String },
+    /// No weights were given.
+    #[error("no weights: an alias table needs at least one item")]
+    NoWeights,
+    /// A weight that is negative, NaN or infinite.
+    #[error("weight {index} is negative, NaN or infinite")]
+    InvalidWeight { index: usize },
+    /// Every weight is zero.
+    #[error("all weights are zero")]
+    AllWeightsZero,
+    /// The weights' total is not finite in their type.
+    #[error("the weights' total overflows")]
+    WeightOverflow,
+    /// An alias table that fails its check (see [`crate::alias::check_table`]).
+    #[error("invalid alias table: {0}")]
+    Table(#[from] crate::alias::TableDefect),
     /// The emulator stopped a kernel that misused the SIMT model or trapped.
     #[error("emulated launch failed: {0}")]
     Emulator(warpkit_kernels::emu::Fault),

@@ -21,6 +21,7 @@
 //! also the reference in tests); the primitives, each written once over [`Device`] and once for
 //! the CPU, behind [`Backend`].
 
+pub mod alias;
 pub mod backend;
 pub mod checks;
 pub mod cpu;

@@ -12,14 +12,26 @@ impl Device {
     /// Writes the sum of `input` to `output[0]` (`output` holds one element). For a given
     /// device and length the summation order is fixed, so float sums repeat exactly.
     pub fn sum_into<T: Scalar>(&self, input: &DeviceBuffer<T>, output: &mut DeviceBuffer<T>) -> Result<()> {
+        let shared = REDUCE_BLOCK_THREADS / 32 * size_of::<T>() as u32;
+        let resident = self.resident_blocks::<T::Reduce>(REDUCE_BLOCK_THREADS, shared)?;
+        self.sum_over_grid(input, output, resident)
+    }
+
+    /// The sum with at most `max_blocks` blocks in the first pass: with a grid fixed in
+    /// advance, float sums are the same bits on every device and in the emulator.
+    pub(crate) fn sum_over_grid<T: Scalar>(
+        &self,
+        input: &DeviceBuffer<T>,
+        output: &mut DeviceBuffer<T>,
+        max_blocks: u64,
+    ) -> Result<()> {
         let n = input.len();
         check_len("reduce input", n, MAX_LEN)?;
         check_same_len("reduce output", 1, output.len())?;
         let (src, dst) = (self.ptr(input)?, self.ptr_mut(output)?);
         let shared = REDUCE_BLOCK_THREADS / 32 * size_of::<T>() as u32;
         let per_block = (REDUCE_BLOCK_THREADS * REDUCE_UNROLL * vector_len(size_of::<T>())) as u64;
-        let resident = self.resident_blocks::<T::Reduce>(REDUCE_BLOCK_THREADS, shared)?;
-        let blocks = (n as u64).div_ceil(per_block).clamp(1, resident);
+        let blocks = (n as u64).div_ceil(per_block).clamp(1, max_blocks);
         let mut scratch = self.scratch(blocks as usize * size_of::<T>())?;
         let partials = self
             .ptr_mut(scratch.as_mut().expect("scratch allocated"))?

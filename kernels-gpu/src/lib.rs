@@ -17,6 +17,7 @@
     allow(internal_features)
 )]
 
+pub mod alias;
 pub mod block;
 pub mod device;
 #[cfg(not(target_arch = "nvptx64"))]

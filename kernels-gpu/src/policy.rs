@@ -71,6 +71,9 @@ impl ScanScratch {
 pub const REDUCE_BLOCK_THREADS: u32 = 256;
 /// Independent 128-bit loads each reduction thread keeps in flight per step.
 pub const REDUCE_UNROLL: u32 = 4;
+/// Blocks of a reduction whose float result must be the same bits on every device and in the
+/// emulator (the alias tables' total weight): a grid fixed in advance fixes the order.
+pub const REDUCE_FIXED_GRID: u64 = 1024;
 
 /// Threads per block of the 128-bit copy.
 pub const COPY_BLOCK_THREADS: u32 = 256;
@@ -79,6 +82,9 @@ pub const COPY_UNROLL: u32 = 4;
 
 /// Threads per block of the Philox stream fill (each thread writes one 4-word block).
 pub const PHILOX_BLOCK_THREADS: u32 = 256;
+
+/// Rows each section of the alias tables' baseline pack sweeps (one thread a section).
+pub const ALIAS_ROWS_PER_SECTION: u64 = 256;
 
 /// Threads per block of the warp- and block-level test kernels.
 pub const LEVEL_TEST_BLOCK_THREADS: u32 = 256;

@@ -107,6 +107,20 @@ impl Device {
         self.upload(&vec![value; len])
     }
 
+    /// Copies `src` into the existing buffer `dst` of the same length (in order with the
+    /// launches on a GPU), so per-step data needs no new allocation.
+    pub fn copy_from_host<T: DeviceRepr + Copy>(&self, src: &[T], dst: &mut DeviceBuffer<T>) -> Result<()> {
+        crate::error::check_same_len("copy destination", src.len(), dst.len())?;
+        self.check_owner(dst)?;
+        match (&mut dst.memory, self) {
+            (Memory::Cuda { slice, .. }, Device::Gpu(g)) => g.stream().memcpy_htod(src, slice)?,
+            // SAFETY: same length, distinct memory; no launch is in flight in the emulator.
+            (Memory::Host(h), _) => unsafe { h.as_ptr().copy_from_nonoverlapping(src.as_ptr(), src.len()) },
+            (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("ownership checked"),
+        }
+        Ok(())
+    }
+
     /// Copies a device buffer back to a `Vec`, waiting for the work before it.
     pub fn download<T: DeviceRepr + Copy>(&self, buffer: &DeviceBuffer<T>) -> Result<Vec<T>> {
         self.check_owner(buffer)?;

@@ -1,0 +1,194 @@
+//! Construction and sampling on a device (GPU or emulator): the PSA pipeline of
+//! `warpkit_kernels::alias`, with every buffer kept in a workspace so that rebuilding from new
+//! weights allocates nothing.
+//!
+//! Launches per build: check, sum (fixed grid, so the total is the same bits on every device),
+//! quantize, sum of the quantized weights, classify, scan of the flags, scatter, scan of the
+//! partitioned weights, split, pack; four scalars come back to the host on the way (first bad
+//! weight, total, quantized total, light count).
+
+use super::{AliasWeight, Stream, check_count, quantize_scale};
+use crate::device::{Device, DeviceBuffer, LaunchShape};
+use crate::error::{Error, Result};
+use std::marker::PhantomData;
+use warpkit_kernels::alias::partition::{alias_classify, alias_scatter, blocks_for};
+use warpkit_kernels::alias::split::alias_split_binary;
+use warpkit_kernels::alias::{ALIAS_BLOCK_THREADS, Entry, Row, Split};
+use warpkit_kernels::policy::{ALIAS_ROWS_PER_SECTION, REDUCE_FIXED_GRID};
+
+/// Words (u64) that hold `len` values of `T`.
+fn words<T>(len: usize) -> usize {
+    (len * size_of::<T>()).div_ceil(8)
+}
+
+/// Scratch of one table's construction.
+struct Workspace<F> {
+    weights: DeviceBuffer<F>,
+    q: DeviceBuffer<u64>,
+    light: DeviceBuffer<u32>,
+    position: DeviceBuffer<u32>,
+    entries: DeviceBuffer<u64>,
+    partitioned: DeviceBuffer<u64>,
+    prefix: DeviceBuffer<u64>,
+    splits: DeviceBuffer<u64>,
+    first_bad: DeviceBuffer<u64>,
+    total: DeviceBuffer<F>,
+    total_q: DeviceBuffer<u64>,
+    n_light: DeviceBuffer<u32>,
+}
+
+/// A table in device memory with its workspace.
+pub(super) struct DeviceTable<F: AliasWeight> {
+    device: Device,
+    table: DeviceBuffer<u64>,
+    work: Workspace<F>,
+    n: usize,
+    _f: PhantomData<F>,
+}
+
+impl<F: AliasWeight> DeviceTable<F> {
+    /// Allocates a table for `weights.len()` items and builds it.
+    pub fn build(device: &Device, weights: &DeviceBuffer<F>) -> Result<DeviceTable<F>> {
+        let n = weights.len();
+        check_count(n)?;
+        let sections = n.div_ceil(ALIAS_ROWS_PER_SECTION as usize);
+        let work = Workspace {
+            weights: device.zeros(n)?,
+            q: device.zeros(n)?,
+            light: device.zeros(n)?,
+            position: device.zeros(n)?,
+            entries: device.zeros(words::<Entry>(n))?,
+            partitioned: device.zeros(n + 1)?,
+            prefix: device.zeros(n + 1)?,
+            splits: device.zeros(words::<Split>(sections + 1))?,
+            first_bad: device.zeros(1)?,
+            total: device.zeros(1)?,
+            total_q: device.zeros(1)?,
+            n_light: device.zeros(1)?,
+        };
+        let mut table = DeviceTable {
+            device: device.clone(),
+            table: device.zeros(words::<Row<F>>(n))?,
+            work,
+            n,
+            _f: PhantomData,
+        };
+        table.rebuild(weights)?;
+        Ok(table)
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Copies host weights into the workspace and rebuilds from them.
+    pub fn rebuild_from_host(&mut self, weights: &[F]) -> Result<()> {
+        self.device.copy_from_host(weights, &mut self.work.weights)?;
+        let w: *const DeviceBuffer<F> = &self.work.weights;
+        // SAFETY: `rebuild` reads the weights buffer and never touches `work.weights` through
+        // `self`, so the shared borrow does not alias a mutable one.
+        self.rebuild(unsafe { &*w })
+    }
+
+    /// Builds the table from `weights` (of the table's length) in place.
+    pub fn rebuild(&mut self, weights: &DeviceBuffer<F>) -> Result<()> {
+        let (d, w, n) = (&self.device, &mut self.work, self.n as u64);
+        crate::error::check_same_len("alias weights", self.n, weights.len())?;
+        let grid = LaunchShape::linear(blocks_for(n), ALIAS_BLOCK_THREADS, 0);
+        let src = d.ptr(weights)?;
+
+        d.copy_from_host(&[u64::MAX], &mut w.first_bad)?;
+        // SAFETY: `weights` holds n elements, `first_bad` one word.
+        unsafe { d.launch::<F::Check>(grid, (src, n, d.ptr_mut(&mut w.first_bad)?))? };
+        let first_bad = d.download(&w.first_bad)?[0];
+        if first_bad != u64::MAX {
+            return Err(Error::InvalidWeight {
+                index: first_bad as usize,
+            });
+        }
+        d.sum_over_grid(weights, &mut w.total, REDUCE_FIXED_GRID)?;
+        let scale = quantize_scale::<F>(self.n, d.download(&w.total)?[0].to_f64())?;
+        let q = d.ptr_mut(&mut w.q)?;
+        // SAFETY: `weights` and `q` hold n elements.
+        unsafe { d.launch::<F::Quantize>(grid, (src, n, scale, q))? };
+        d.sum_into(&w.q, &mut w.total_q)?;
+        let total = d.download(&w.total_q)?[0];
+        let light = d.ptr_mut(&mut w.light)?;
+        // SAFETY: `q` and `light` hold n elements.
+        unsafe { d.launch::<alias_classify>(grid, (q, n, total, light))? };
+        d.exclusive_scan_into(&w.light, &mut w.position)?;
+        let entries = d.ptr_mut(&mut w.entries)?.cast::<Entry>();
+        let partitioned = d.ptr_mut(&mut w.partitioned)?;
+        let scatter = (
+            q.cast_const(),
+            light.cast_const(),
+            d.ptr(&w.position)?,
+            n,
+            entries,
+            partitioned,
+            d.ptr_mut(&mut w.n_light)?,
+        );
+        // SAFETY: n > 0 items in every array, n + 1 partitioned weights, 16-byte aligned
+        // entries (device buffers are 256-byte aligned).
+        unsafe { d.launch::<alias_scatter>(grid, scatter)? };
+        let n_light = d.download(&w.n_light)?[0] as u64;
+        d.exclusive_scan_into(&w.partitioned, &mut w.prefix)?;
+
+        let sections = n.div_ceil(ALIAS_ROWS_PER_SECTION);
+        let prefix = d.ptr(&w.prefix)?;
+        let splits = d.ptr_mut(&mut w.splits)?.cast::<Split>();
+        let split_grid = LaunchShape::linear(blocks_for(sections + 1), ALIAS_BLOCK_THREADS, 0);
+        let split_args = (
+            prefix,
+            n,
+            n_light,
+            total,
+            sections,
+            ALIAS_ROWS_PER_SECTION,
+            splits,
+        );
+        // SAFETY: n + 1 prefix sums, sections + 1 splits, sections × rows per section >= n.
+        unsafe { d.launch::<alias_split_binary>(split_grid, split_args)? };
+        let table = d.ptr_mut(&mut self.table)?.cast::<Row<F>>();
+        let pack_grid = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
+        let pack_args = (
+            entries.cast_const(),
+            prefix,
+            n,
+            n_light,
+            total,
+            splits.cast_const(),
+            sections,
+            table,
+        );
+        // SAFETY: the partitioned entries, their prefix sums and the splits just computed for
+        // these n items; the table holds n rows, each written by one section.
+        unsafe { d.launch::<F::Pack>(pack_grid, pack_args) }
+    }
+
+    /// The rows, copied to the host.
+    pub fn rows(&self) -> Result<Vec<Row<F>>> {
+        let words = self.device.download(&self.table)?;
+        // SAFETY: the words hold `n` rows laid out by the kernels (`Row<F>` is `repr(C)`, any
+        // bits are a valid float and u32); a Vec<u64> is aligned for them.
+        Ok((0..self.n)
+            .map(|r| unsafe { words.as_ptr().cast::<Row<F>>().add(r).read() })
+            .collect())
+    }
+
+    /// Fills `out` with samples of `stream`.
+    pub fn sample_into(&self, stream: Stream, out: &mut DeviceBuffer<u32>) -> Result<()> {
+        let d = &self.device;
+        let s = out.len() as u64;
+        let dst = d.ptr_mut(out)?;
+        if s == 0 {
+            return Ok(());
+        }
+        let resident = d.resident_blocks::<F::Sample>(ALIAS_BLOCK_THREADS, 0)?;
+        let shape = LaunchShape::linear(blocks_for(s).min(resident), ALIAS_BLOCK_THREADS, 0);
+        let table = d.ptr(&self.table)?.cast::<Row<F>>();
+        let [lo, hi] = stream.counter;
+        // SAFETY: the table holds n valid rows; `out` holds s elements.
+        unsafe { d.launch::<F::Sample>(shape, (table, self.n as u64, dst, s, stream.key, lo, hi)) }
+    }
+}

@@ -1,0 +1,270 @@
+//! Weighted random sampling with alias tables (seed 000): build a table from weights once, then
+//! draw any number of samples with replacement in constant time each.
+//!
+//! ```no_run
+//! use rand_core::SeedableRng;
+//! use warpkit::{Backend, alias::AliasTable};
+//!
+//! let weights = [1.0f64, 2.0, 0.0, 5.0];
+//! let table = AliasTable::new(&Backend::auto(), &weights)?;
+//! let mut rng = warpkit::Philox::seed_from_u64(42);
+//! let samples: Vec<u32> = table.sample(&mut rng, 1_000_000)?; // item 2 never appears
+//! # Ok::<(), warpkit::Error>(())
+//! ```
+//!
+//! Construction follows PSA (partition into light and heavy items, prefix sums, splits, pack)
+//! on exact integer weights (see `warpkit_kernels::alias`), so every backend and method builds
+//! the same table for the same quantized weights, and the mass each item receives is within
+//! about 1e-10 rows of `N·w_i / W`. Samples are a pure function of the table and of the key and
+//! counter taken from the caller's generator: the same seed gives the same samples on every
+//! backend. Their order is the order they were drawn in, already random for the baseline
+//! sampler.
+
+mod check;
+mod cpu;
+mod device;
+
+pub use check::{TableDefect, check_table, item_masses};
+pub use warpkit_kernels::alias::{Entry, Row, Split};
+
+use crate::backend::Backend;
+use crate::device::{Device, DeviceBuffer};
+use crate::element::Scalar;
+use crate::error::{Error, Result};
+use rand_core::RngCore;
+use warpkit_kernels::alias::{Weight, pack, partition, sample};
+use warpkit_kernels::kernel::Kernel;
+
+/// f32 or f64 weights, tied to their kernels.
+pub trait AliasWeight: Weight + Scalar {
+    #[doc(hidden)]
+    type Check: Kernel<Args = (*const Self, u64, *mut u64)>;
+    #[doc(hidden)]
+    type Quantize: Kernel<Args = (*const Self, u64, f64, *mut u64)>;
+    #[doc(hidden)]
+    type Pack: Kernel<
+        Args = (
+            *const Entry,
+            *const u64,
+            u64,
+            u64,
+            u64,
+            *const Split,
+            u64,
+            *mut Row<Self>,
+        ),
+    >;
+    #[doc(hidden)]
+    type Sample: Kernel<Args = (*const Row<Self>, u64, *mut u32, u64, u64, u64, u64)>;
+    /// How close each item's mass must be to `N·w_i / W`, relative to the largest mass.
+    const MASS_TOLERANCE: f64;
+}
+
+impl AliasWeight for f32 {
+    type Check = partition::alias_check_weights_f32;
+    type Quantize = partition::alias_quantize_f32;
+    type Pack = pack::alias_pack_baseline_f32;
+    type Sample = sample::alias_sample_baseline_f32;
+    const MASS_TOLERANCE: f64 = 1e-5;
+}
+
+impl AliasWeight for f64 {
+    type Check = partition::alias_check_weights_f64;
+    type Quantize = partition::alias_quantize_f64;
+    type Pack = pack::alias_pack_baseline_f64;
+    type Sample = sample::alias_sample_baseline_f64;
+    const MASS_TOLERANCE: f64 = 1e-9;
+}
+
+/// How a table is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Construction {
+    /// Vose's method: one sequential sweep over the light and heavy items (CPU only).
+    Sequential,
+    /// PSA with the seed's baselines: binary-search splits and one thread (or rayon task) per
+    /// section of the pack.
+    PsaBaseline,
+}
+
+/// An alias table over `N` items, on the backend that built it (device memory for a device).
+pub struct AliasTable<F: AliasWeight> {
+    storage: Storage<F>,
+    n: usize,
+}
+
+enum Storage<F: AliasWeight> {
+    Host(Vec<Row<F>>),
+    Device(Box<device::DeviceTable<F>>),
+}
+
+/// `Err` unless the weights can make a table: at least one, at most 2^32 − 1.
+fn check_count(n: usize) -> Result<()> {
+    if n == 0 {
+        return Err(Error::NoWeights);
+    }
+    crate::error::check_len("alias weights", n, crate::MAX_LEN)
+}
+
+/// `Err` naming the first weight that is negative, NaN or infinite.
+fn check_weights<F: AliasWeight>(weights: &[F]) -> Result<()> {
+    check_count(weights.len())?;
+    match weights
+        .iter()
+        .position(|w| !(w.to_f64() >= 0.0 && w.to_f64().is_finite()))
+    {
+        Some(index) => Err(Error::InvalidWeight { index }),
+        None => Ok(()),
+    }
+}
+
+/// `scale = N·2^31 / W` for quantizing, or why the total cannot be used: it must be finite in
+/// the weights' own type (a device sums f32 weights in f32) and positive.
+fn quantize_scale<F: AliasWeight>(n: usize, total: f64) -> Result<f64> {
+    if !F::from_f64(total).to_f64().is_finite() {
+        return Err(Error::WeightOverflow);
+    }
+    if total <= 0.0 {
+        return Err(Error::AllWeightsZero);
+    }
+    Ok(n as f64 * (1u64 << warpkit_kernels::alias::UNIT_BITS) as f64 / total)
+}
+
+impl<F: AliasWeight> AliasTable<F> {
+    /// A table for `weights` on `backend`, by PSA.
+    pub fn new(backend: &Backend, weights: &[F]) -> Result<AliasTable<F>> {
+        AliasTable::build(backend, weights, Construction::PsaBaseline)
+    }
+
+    /// A table for `weights` on `backend` by `method` ([`Construction::Sequential`] runs on the
+    /// CPU whatever the backend, and the table then lives in host memory).
+    pub fn build(backend: &Backend, weights: &[F], method: Construction) -> Result<AliasTable<F>> {
+        check_weights(weights)?;
+        let storage = match (backend, method) {
+            (Backend::Device(d), Construction::PsaBaseline) => {
+                let w = d.upload(weights)?;
+                Storage::Device(Box::new(device::DeviceTable::build(d, &w)?))
+            }
+            _ => Storage::Host(cpu::build(weights, method)?),
+        };
+        Ok(AliasTable {
+            storage,
+            n: weights.len(),
+        })
+    }
+
+    /// A table on `device` for weights already in its memory, by PSA.
+    pub fn from_device(device: &Device, weights: &DeviceBuffer<F>) -> Result<AliasTable<F>> {
+        Ok(AliasTable {
+            storage: Storage::Device(Box::new(device::DeviceTable::build(device, weights)?)),
+            n: weights.len(),
+        })
+    }
+
+    /// Rebuilds the table from new weights of the same count, reusing its memory (on a device:
+    /// the table and every scratch buffer), for per-step use.
+    pub fn rebuild(&mut self, weights: &[F]) -> Result<()> {
+        crate::error::check_same_len("alias weights", self.n, weights.len())?;
+        check_weights(weights)?;
+        match &mut self.storage {
+            Storage::Host(rows) => cpu::build_into(weights, Construction::PsaBaseline, rows),
+            Storage::Device(t) => t.rebuild_from_host(weights),
+        }
+    }
+
+    /// Rebuilds a device table from new weights in its device's memory.
+    pub fn rebuild_from_device(&mut self, weights: &DeviceBuffer<F>) -> Result<()> {
+        crate::error::check_same_len("alias weights", self.n, weights.len())?;
+        match &mut self.storage {
+            Storage::Device(t) => t.rebuild(weights),
+            Storage::Host(_) => Err(Error::WrongDevice {
+                buffer: "a device".into(),
+                device: "a host table".into(),
+            }),
+        }
+    }
+
+    /// Items (rows).
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the table has no rows (never: construction refuses empty weights).
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The device holding the table, if any.
+    pub fn device(&self) -> Option<&Device> {
+        match &self.storage {
+            Storage::Device(t) => Some(t.device()),
+            Storage::Host(_) => None,
+        }
+    }
+
+    /// The rows, copied to the host.
+    pub fn rows(&self) -> Result<Vec<Row<F>>> {
+        match &self.storage {
+            Storage::Host(rows) => Ok(rows.clone()),
+            Storage::Device(t) => t.rows(),
+        }
+    }
+
+    /// The probability of each item as the table encodes it.
+    pub fn probabilities(&self) -> Result<Vec<f64>> {
+        let rows = self.rows()?;
+        let n = rows.len() as f64;
+        Ok(item_masses(&rows)?.into_iter().map(|m| m / n).collect())
+    }
+
+    /// `s` samples with replacement, keyed by three words of `rng`; `s = 0` gives an empty
+    /// vector.
+    pub fn sample(&self, rng: &mut impl RngCore, s: usize) -> Result<Vec<u32>> {
+        let stream = Stream::from_rng(rng);
+        match &self.storage {
+            Storage::Host(rows) => Ok(cpu::sample(rows, stream, s)),
+            Storage::Device(t) => {
+                let mut out = t.device().zeros(s)?;
+                t.sample_into(stream, &mut out)?;
+                t.device().download(&out)
+            }
+        }
+    }
+
+    /// Fills `out` (in the table's device memory) with samples, keyed by `rng` as
+    /// [`AliasTable::sample`] is: the same seed gives the same samples.
+    pub fn sample_into(&self, rng: &mut impl RngCore, out: &mut DeviceBuffer<u32>) -> Result<()> {
+        let stream = Stream::from_rng(rng);
+        match &self.storage {
+            Storage::Device(t) => t.sample_into(stream, out),
+            Storage::Host(_) => Err(Error::WrongDevice {
+                buffer: "a device".into(),
+                device: "a host table".into(),
+            }),
+        }
+    }
+}
+
+/// The Philox key and counter of one call's samples.
+#[derive(Clone, Copy, Debug)]
+struct Stream {
+    key: u64,
+    counter: [u64; 2],
+}
+
+impl Stream {
+    fn from_rng(rng: &mut impl RngCore) -> Stream {
+        Stream {
+            key: rng.next_u64(),
+            counter: [rng.next_u64(), rng.next_u64()],
+        }
+    }
+
+    fn key(&self) -> [u32; 2] {
+        [self.key as u32, (self.key >> 32) as u32]
+    }
+
+    fn counter(&self) -> [u32; 4] {
+        let [lo, hi] = self.counter;
+        [lo as u32, (lo >> 32) as u32, hi as u32, (hi >> 32) as u32]
+    }
+}

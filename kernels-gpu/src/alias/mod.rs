@@ -1,0 +1,38 @@
+//! Alias tables (seed 000, "Weighted Random Sampling on GPUs"): PSA construction split into
+//! partition, prefix sums, split and pack, and sampling, on the GPU and, through the same
+//! functions, on the CPU.
+//!
+//! Weights are first quantized to integers in units of `avg / 2^31` ([`quantize`]), so every
+//! later step is exact integer arithmetic: prefix sums (u64), split positions and the weight a
+//! heavy item has left (u128, in units scaled by N so that one row holds exactly `Q`, the total
+//! quantized weight). Rounding happens once per item (at most 2^-32 of a row) and once per
+//! threshold (f64), so each item's mass is within about 1e-10 rows of `N w_i / W` at any N, and
+//! every engine and method builds bit-identical tables for the same weights.
+//!
+//! The rows are filled in the order of one sequential sweep over the light items (`N q <= Q`)
+//! and heavy items, each in index order ([`sweep`]): a heavy item's row is written as soon as
+//! the light rows before it have taken all its weight beyond one row. A split at row `k` is the
+//! sweep's state after `k` rows, found by a merge-path search ([`split`]), and sections between
+//! splits are packed independently ([`pack`]).
+
+pub mod pack;
+pub mod partition;
+pub mod sample;
+pub mod split;
+pub mod sweep;
+
+pub use sweep::{Entry, Row, Split, Weight};
+
+/// Quantized weights are in units of `avg / 2^UNIT_BITS`: one row holds `N·2^31` units in
+/// total, and Q < 2^63 for every N < 2^32.
+pub const UNIT_BITS: u32 = 31;
+
+/// The quantized weight of `w` given `scale = N·2^31 / W` (rounded to nearest; the scale's own
+/// rounding multiplies every item alike and cancels in the probabilities).
+#[inline(always)]
+pub fn quantize(w: f64, scale: f64) -> u64 {
+    (w * scale + 0.5) as u64
+}
+
+/// Threads per block of the alias kernels.
+pub const ALIAS_BLOCK_THREADS: u32 = 256;

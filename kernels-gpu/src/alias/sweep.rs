@@ -1,0 +1,151 @@
+//! The sequential sweep that defines the table, and the types it works on.
+//!
+//! State after some rows: `i` light and `j` heavy items done, and the `spill`, the weight heavy
+//! item `j` has already given to light rows (units scaled by N; a row holds `Q`). With
+//! `D(i) = i·Q − N·SL[i]` the light items' cumulative deficit and `E(j) = N·SH[j] − j·Q` the
+//! heavy items' cumulative excess, `spill = D(i) − E(j)`. The next row is heavy item `j`'s when
+//! what it has left, `N·q_h − spill`, fits in one row (or no light item is left), else light
+//! item `i`'s, aliased to heavy item `j`.
+
+/// A light or heavy item as the partition writes it: its quantized weight beside its index
+/// (the seed's faster layout, so packing reads no other array).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(16))]
+pub struct Entry {
+    pub q: u64,
+    pub item: u32,
+}
+
+/// A row of the alias table: draw the row's own item with probability `threshold`, else
+/// `alias`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct Row<F> {
+    pub threshold: F,
+    pub alias: u32,
+}
+
+/// A split: the sweep's state after `light + heavy` rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Split {
+    pub light: u32,
+    pub heavy: u32,
+}
+
+/// f32 or f64: the weight and threshold types.
+pub trait Weight: Copy + PartialOrd + Default + Send + Sync + 'static {
+    fn to_f64(self) -> f64;
+    fn from_f64(x: f64) -> Self;
+}
+
+impl Weight for f32 {
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+impl Weight for f64 {
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> f64 {
+        x
+    }
+}
+
+/// What every step of the construction knows about the partitioned items.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    /// Items (rows).
+    pub n: u64,
+    /// Light items; heavy items follow them in the partitioned order.
+    pub n_light: u64,
+    /// Total quantized weight.
+    pub total: u64,
+}
+
+impl Shape {
+    pub fn n_heavy(&self) -> u64 {
+        self.n - self.n_light
+    }
+
+    /// `N·q`: a quantized weight in row units scaled by N (a row holds `total`).
+    #[inline(always)]
+    pub fn scaled(&self, q: u64) -> u128 {
+        self.n as u128 * q as u128
+    }
+
+    /// Whether an item of quantized weight `q` is light (fits in one row).
+    #[inline(always)]
+    pub fn is_light(&self, q: u64) -> bool {
+        self.scaled(q) <= self.total as u128
+    }
+
+    /// The threshold of a row whose own item keeps `kept` scaled units of the row.
+    #[inline(always)]
+    pub fn threshold<F: Weight>(&self, kept: u128) -> F {
+        // `kept <= total < 2^63`: exact as u64; two f64 roundings at most.
+        F::from_f64(kept as u64 as f64 / self.total as f64)
+    }
+}
+
+/// Rows `from.light + from.heavy .. to.light + to.heavy` of the sweep: calls `write(item,
+/// threshold, alias)` once per row. `light(i)` and `heavy(j)` read the partitioned items;
+/// `spill` is the sweep's spill at `from` (see [`crate::alias::split::spill`]).
+#[inline(always)]
+pub fn rows<F: Weight>(
+    shape: &Shape,
+    from: Split,
+    to: Split,
+    spill: u128,
+    light: impl Fn(u64) -> Entry,
+    heavy: impl Fn(u64) -> Entry,
+    mut write: impl FnMut(u32, Row<F>),
+) {
+    let (n_light, n_heavy, row) = (shape.n_light, shape.n_heavy(), shape.total as u128);
+    let (mut i, mut j, mut spill) = (from.light as u64, from.heavy as u64, spill);
+    let end = to.light as u64 + to.heavy as u64;
+    while i + j < end {
+        let current = if j < n_heavy { Some(heavy(j)) } else { None };
+        let left = current.map(|h| shape.scaled(h.q) - spill);
+        match (current, left) {
+            (Some(h), Some(left)) if i == n_light || left <= row => {
+                let alias = if j + 1 < n_heavy {
+                    heavy(j + 1).item
+                } else {
+                    h.item
+                };
+                write(
+                    h.item,
+                    Row {
+                        threshold: shape.threshold(left),
+                        alias,
+                    },
+                );
+                spill = row - left; // the next heavy item fills the rest of this row
+                j += 1;
+            }
+            _ => {
+                let l = light(i);
+                let kept = shape.scaled(l.q);
+                write(
+                    l.item,
+                    Row {
+                        threshold: shape.threshold(kept),
+                        alias: current.map_or(l.item, |h| h.item),
+                    },
+                );
+                spill += row - kept;
+                i += 1;
+            }
+        }
+    }
+}

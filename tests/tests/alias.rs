@@ -1,0 +1,238 @@
+//! Alias tables: the table check for every construction method and backend on the issue's
+//! weight distributions, identical tables across methods and devices, sampling against the
+//! weights (chi-square), reproducible samples, and bad input.
+
+use rand_core::{RngCore, SeedableRng};
+use warpkit::alias::{AliasTable, AliasWeight, Construction, check_table};
+use warpkit::{Backend, Device, Error, Philox};
+use warpkit_tests::*;
+
+/// The weight distributions at `n` items.
+fn distributions<F: AliasWeight>(rng: &mut Philox, n: usize) -> Vec<(&'static str, Vec<F>)> {
+    let from = |f: &dyn Fn(usize) -> f64| (0..n).map(|i| F::from_f64(f(i))).collect::<Vec<F>>();
+    let mut power: Vec<F> = from(&|i| 1.0 / (i + 1) as f64);
+    for i in (1..n).rev() {
+        power.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+    }
+    let uniform: Vec<F> = (0..n).map(|_| F::from_f64(f64::random(rng) + 1.0)).collect();
+    let heavy = (rng.next_u64() % n as u64) as usize;
+    let mut d = vec![
+        ("uniform", uniform),
+        ("shuffled power law", power),
+        ("one heavy item", from(&|i| if i == heavy { 1e6 } else { 1.0 })),
+        ("all equal", from(&|_| 0.25)),
+        ("with zeros", from(&|i| (i % 3) as f64)),
+    ];
+    if F::NAME == "f64" {
+        d.push(("tiny and huge", from(&|i| if i % 2 == 0 { 1e-30 } else { 1e30 })));
+    }
+    d.retain(|(_, w)| w.iter().any(|x| x.to_f64() > 0.0));
+    d
+}
+
+/// Items tested on the CPU and the emulator; the GPU adds 10^7 and 10^8.
+const COUNTS: [usize; 9] = [1, 2, 3, 10, 1000, 4099, 100_003, 1_000_000, 100_000_000];
+
+fn max_items(backend: &Backend) -> usize {
+    match backend {
+        Backend::Device(Device::Gpu(_)) => usize::MAX,
+        _ => 1_000_000,
+    }
+}
+
+fn tables_pass_the_check<F: AliasWeight>() {
+    let mut rng = fresh_rng(&format!("alias tables {}", F::NAME));
+    let mut backends = vec![Backend::cpu(), Backend::emulator()];
+    backends.extend(gpu_or_skip("alias tables").map(Backend::Device));
+    for n in COUNTS {
+        for (name, weights) in distributions::<F>(&mut rng, n) {
+            let mut tables = Vec::new();
+            for backend in &backends {
+                if n > max_items(backend) {
+                    continue;
+                }
+                let methods: &[Construction] = match backend {
+                    Backend::Cpu(_) => &[Construction::Sequential, Construction::PsaBaseline],
+                    Backend::Device(_) => &[Construction::PsaBaseline],
+                };
+                for &method in methods {
+                    let label = format!("{} {name} n={n} {method:?} on {}", F::NAME, backend.describe());
+                    let table = AliasTable::build(backend, &weights, method)
+                        .unwrap_or_else(|e| panic!("{label}: {e}"));
+                    let rows = table.rows().unwrap();
+                    let worst = check_table(&rows, &weights).unwrap_or_else(|e| panic!("{label}: {e}"));
+                    println!("{label}: mass error {worst:.1e} of the largest");
+                    tables.push((label, rows));
+                }
+            }
+            // Both CPU methods sweep the same quantized weights: the same table, bit for bit;
+            // so do the emulator and the GPU (their totals are summed in the same order).
+            let same = |a: usize, b: usize| {
+                let (x, y) = (&tables[a].1, &tables[b].1);
+                x.len() == y.len()
+                    && x.iter().zip(y).all(|(r, s)| {
+                        r.alias == s.alias && r.threshold.to_f64().to_bits() == s.threshold.to_f64().to_bits()
+                    })
+            };
+            if tables.len() >= 2 {
+                assert!(same(0, 1), "{} and {} differ", tables[0].0, tables[1].0);
+            }
+            if tables.len() == 4 {
+                assert!(same(2, 3), "{} and {} differ", tables[2].0, tables[3].0);
+            }
+        }
+    }
+}
+
+#[test]
+fn tables_pass_the_check_f64() {
+    tables_pass_the_check::<f64>();
+}
+
+#[test]
+fn tables_pass_the_check_f32() {
+    tables_pass_the_check::<f32>();
+}
+
+/// The chi-square critical value of `dof` degrees of freedom at significance 1e-6
+/// (Wilson-Hilferty; z = 4.753).
+fn chi_square_critical(dof: f64) -> f64 {
+    let a = 2.0 / (9.0 * dof);
+    dof * (1.0 - a + 4.753 * a.sqrt()).powi(3)
+}
+
+/// Draws `s` samples and tests their counts against the weights: items of weight 0 are never
+/// drawn, and the chi-square statistic stays below its 1e-6 critical value. With 10^8 samples
+/// this detects (power > 0.99) a relative probability error of about 3e-3 in one item of
+/// N = 10, or spread over all items of N = 10^4.
+fn sampling_matches_weights(backend: &Backend, weights: &[f64], s: usize, seed: u64) {
+    let label = format!("n={} on {}", weights.len(), backend.describe());
+    let table = AliasTable::new(backend, weights).unwrap();
+    let mut rng = Philox::seed_from_u64(seed);
+    let samples = table.sample(&mut rng, s).unwrap();
+    let mut counts = vec![0u64; weights.len()];
+    for &x in &samples {
+        counts[x as usize] += 1;
+    }
+    let total: f64 = weights.iter().sum();
+    let (mut chi2, mut dof) = (0.0, -1.0);
+    for (i, (&c, &w)) in counts.iter().zip(weights).enumerate() {
+        if w == 0.0 {
+            assert_eq!(c, 0, "{label}: item {i} of weight 0 drawn");
+            continue;
+        }
+        let expected = s as f64 * w / total;
+        chi2 += (c as f64 - expected).powi(2) / expected;
+        dof += 1.0;
+    }
+    let critical = chi_square_critical(dof);
+    println!("{label}: chi-square {chi2:.1} over {dof} degrees of freedom (critical {critical:.1})");
+    assert!(chi2 < critical, "{label}: chi-square {chi2} >= {critical}");
+    // The same seed gives the same samples.
+    let again = table.sample(&mut Philox::seed_from_u64(seed), s).unwrap();
+    assert!(again == samples, "{label}: samples differ for the same seed");
+}
+
+#[test]
+fn samples_follow_the_weights() {
+    let ten: Vec<f64> = (0..10).map(|i| i as f64).collect();
+    let mut rng = fresh_rng("sampling weights");
+    let mut power: Vec<f64> = (0..10_000)
+        .map(|i| if i % 100 == 7 { 0.0 } else { 1.0 / (i + 1) as f64 })
+        .collect();
+    for i in (1..power.len()).rev() {
+        power.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+    }
+    let mut backends = vec![Backend::cpu(), Backend::emulator()];
+    backends.extend(gpu_or_skip("samples_follow_the_weights").map(Backend::Device));
+    for backend in &backends {
+        sampling_matches_weights(backend, &ten, 100_000_000, 11);
+        sampling_matches_weights(backend, &power, 100_000_000, 12);
+    }
+}
+
+#[test]
+fn devices_draw_the_same_samples() {
+    on_every_device(
+        "alias samples",
+        Agreement::Bitwise,
+        |rng, n| {
+            let weights: Vec<f64> = (0..n.clamp(1, 1 << 20)).map(|_| f64::random(rng) + 1.0).collect();
+            (weights, rng.next_u64())
+        },
+        |device, (weights, seed)| {
+            let table = AliasTable::new(&Backend::Device(device.clone()), weights)?;
+            let mut out = device.filled(100_003, u32::poison())?;
+            table.sample_into(&mut Philox::seed_from_u64(*seed), &mut out)?;
+            device.download(&out)
+        },
+        |(weights, _), got, label| {
+            assert!(
+                got.iter().all(|&x| (x as usize) < weights.len()),
+                "{label}: sample out of range"
+            );
+        },
+    );
+}
+
+#[test]
+fn rebuilding_in_place_gives_the_new_table() {
+    let mut rng = fresh_rng("alias rebuild");
+    let mut backends = vec![Backend::cpu(), Backend::emulator()];
+    backends.extend(gpu_or_skip("rebuilding_in_place_gives_the_new_table").map(Backend::Device));
+    for backend in &backends {
+        let first: Vec<f32> = (0..5000).map(|_| f32::random(&mut rng) + 1.0).collect();
+        let mut table = AliasTable::new(backend, &first).unwrap();
+        for step in 0..3 {
+            let next: Vec<f32> = (0..5000).map(|i| ((i * (step + 2)) % 97) as f32).collect();
+            table.rebuild(&next).unwrap();
+            check_table(&table.rows().unwrap(), &next).unwrap_or_else(|e| panic!("step {step}: {e}"));
+            let p = table.probabilities().unwrap();
+            assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-6);
+        }
+        assert!(matches!(
+            table.rebuild(&first[..10]),
+            Err(Error::LengthMismatch { .. })
+        ));
+    }
+}
+
+#[test]
+fn bad_weights_are_refused_before_anything_runs() {
+    let mut backends = vec![Backend::cpu(), Backend::emulator()];
+    backends.extend(gpu_or_skip("bad_weights_are_refused_before_anything_runs").map(Backend::Device));
+    for b in &backends {
+        let label = b.describe();
+        let err = |w: &[f64]| AliasTable::new(b, w).err();
+        assert!(matches!(err(&[]), Some(Error::NoWeights)), "{label}");
+        assert!(
+            matches!(err(&[1.0, f64::NAN]), Some(Error::InvalidWeight { index: 1 })),
+            "{label}"
+        );
+        assert!(
+            matches!(err(&[f64::INFINITY]), Some(Error::InvalidWeight { index: 0 })),
+            "{label}"
+        );
+        assert!(
+            matches!(err(&[1.0, 2.0, -0.5]), Some(Error::InvalidWeight { index: 2 })),
+            "{label}"
+        );
+        assert!(matches!(err(&[0.0, 0.0]), Some(Error::AllWeightsZero)), "{label}");
+        assert!(
+            matches!(err(&[1e308, 1e308]), Some(Error::WeightOverflow)),
+            "{label}"
+        );
+        let f32_overflow = AliasTable::<f32>::new(b, &[3e38, 3e38]).err();
+        assert!(matches!(f32_overflow, Some(Error::WeightOverflow)), "{label}");
+        let table = AliasTable::new(b, &[1.0f64, 2.0]).unwrap();
+        let mut rng = Philox::seed_from_u64(1);
+        assert!(table.sample(&mut rng, 0).unwrap().is_empty(), "{label}: S = 0");
+    }
+    // Weights already on a device are checked there, before construction.
+    let emu = Device::emulator();
+    let w = emu.upload(&[1.0f32, -1.0, 2.0]).unwrap();
+    assert!(matches!(
+        AliasTable::from_device(&emu, &w).err(),
+        Some(Error::InvalidWeight { index: 1 })
+    ));
+}
