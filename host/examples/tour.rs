@@ -4,7 +4,9 @@
 //! the GPU kernels on the CPU: slow, for debugging).
 
 use rand_core::RngCore;
+use rand_core::SeedableRng;
 use std::time::Instant;
+use warpkit::alias::{AliasTable, check_table};
 use warpkit::{Backend, Device, Error, Gpu, GpuTimer, Philox};
 
 /// Elements per primitive: large enough to fill an H100, small enough for a laptop's CPU.
@@ -55,6 +57,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ok = (total - reference).abs() <= 1e-12 * reference;
     failures += report("sum f64", ok, took.as_secs_f64(), 8 * N);
 
+    failures += alias_tour(&backend)?;
+
     if let Backend::Device(device @ Device::Gpu(gpu)) = &backend {
         println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
         device_timings(device, gpu, &sizes, &energies)?;
@@ -64,6 +68,49 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("\nall results checked");
     Ok(())
+}
+
+/// Items of the tour's alias table and samples drawn from it: the seed's sizes.
+const ALIAS_ITEMS: usize = 10_000_000;
+const ALIAS_SAMPLES: usize = 100_000_000;
+
+/// An alias table over shuffled power-law weights (w_i = 1/i), checked row by row, then
+/// samples drawn from it, the most likely item's frequency checked against its weight.
+fn alias_tour(backend: &Backend) -> Result<usize, Box<dyn std::error::Error>> {
+    let mut rng = Philox::seed_from_u64(2026);
+    let mut weights: Vec<f64> = (1..=ALIAS_ITEMS).map(|i| 1.0 / i as f64).collect();
+    for i in (1..weights.len()).rev() {
+        weights.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+    }
+    let t = Instant::now();
+    let table = AliasTable::new(backend, &weights)?;
+    let built = t.elapsed().as_secs_f64();
+    let worst = check_table(&table.rows()?, &weights);
+    let ok = matches!(worst, Ok(e) if e <= 1e-9);
+    println!(
+        "{:<22} {:>9.3} ms  {:>8.1} M items/s (host to table)  {}",
+        "alias table f64 1e7",
+        built * 1e3,
+        ALIAS_ITEMS as f64 / built / 1e6,
+        if ok { "checked" } else { "WRONG" }
+    );
+    let t = Instant::now();
+    let samples = table.sample(&mut rng, ALIAS_SAMPLES)?;
+    let drawn = t.elapsed().as_secs_f64();
+    let top = weights.iter().position(|&w| w == 1.0).expect("the weight 1/1");
+    let total: f64 = weights.iter().sum();
+    let hits = samples.iter().filter(|&&x| x as usize == top).count() as f64;
+    let expected = ALIAS_SAMPLES as f64 / total;
+    // Five standard deviations of a binomial count.
+    let sampled_ok = (hits - expected).abs() <= 5.0 * expected.sqrt();
+    println!(
+        "{:<22} {:>9.3} ms  {:>8.2} G samples/s (to the host)  {}",
+        "alias sample 1e8",
+        drawn * 1e3,
+        ALIAS_SAMPLES as f64 / drawn / 1e9,
+        if sampled_ok { "checked" } else { "WRONG" }
+    );
+    Ok(usize::from(!ok) + usize::from(!sampled_ok))
 }
 
 fn report(name: &str, ok: bool, seconds: f64, bytes: usize) -> usize {

@@ -7,7 +7,7 @@ use crate::error::Result;
 use rayon::prelude::*;
 use warpkit_kernels::alias::split::{heavy_range, search, spill};
 use warpkit_kernels::alias::sweep::{Shape, rows};
-use warpkit_kernels::alias::{Entry, Row, Weight, quantize, sample::draw};
+use warpkit_kernels::alias::{Entry, Row, Weight, quantize, sample::draw_pair};
 
 /// Items per rayon task in the element-wise passes, and rows per PSA section at least.
 const CHUNK: usize = 1 << 16;
@@ -115,8 +115,10 @@ pub(super) fn sample<F: Weight>(table: &[Row<F>], stream: Stream, s: usize) -> V
     let (n, key, counter) = (table.len() as u64, stream.key(), stream.counter());
     let mut out = vec![0u32; s];
     out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
-        for (t, o) in chunk.iter_mut().enumerate() {
-            *o = draw(n, key, counter, (c * CHUNK + t) as u64, |r| table[r as usize]);
+        let first_pair = (c * CHUNK / 2) as u64;
+        for (p, o) in chunk.chunks_mut(2).enumerate() {
+            let pair = draw_pair(n, key, counter, first_pair + p as u64, |r| table[r as usize]);
+            o.copy_from_slice(&pair[..o.len()]);
         }
     });
     out

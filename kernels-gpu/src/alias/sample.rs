@@ -1,24 +1,15 @@
-//! Sampling: sample `k` takes the 64-bit random number `r` (words `2(k mod 2)` and
-//! `2(k mod 2) + 1` of Philox block `counter + k/2`); its row is `⌊r·N / 2^64⌋` and the
-//! fraction `r·N mod 2^64` (53 bits of it) decides between the row's item and its alias. The
-//! same function on every engine gives the same samples for the same key and counter.
+//! Sampling: samples `2p` and `2p + 1` take the two 64-bit numbers of Philox block
+//! `counter + p`; a number `r` picks row `⌊r·N / 2^64⌋`, and the fraction `r·N mod 2^64` (53
+//! bits of it) decides between the row's item and its alias. The same functions on every
+//! engine give the same samples for the same key and counter.
 
 use super::sweep::{Row, Weight};
 use crate::rng::philox::{counter_add, philox4x32_10};
 use crate::simt::{global_x, grid_threads_x};
 
-/// Sample `k` of the stream `(key, counter)` from `table` of `n` rows (`read(r)` gives row r).
+/// The sample of 64-bit random number `r` from a table of `n` rows (`read(i)` gives row i).
 #[inline(always)]
-pub fn draw<F: Weight>(
-    n: u64,
-    key: [u32; 2],
-    counter: [u32; 4],
-    k: u64,
-    read: impl Fn(u64) -> Row<F>,
-) -> u32 {
-    let words = philox4x32_10(counter_add(counter, k / 2), key);
-    let h = 2 * (k % 2) as usize;
-    let r = words[h] as u64 | (words[h + 1] as u64) << 32;
+pub fn draw<F: Weight>(n: u64, r: u64, read: impl Fn(u64) -> Row<F>) -> u32 {
     let wide = r as u128 * n as u128;
     let row_index = (wide >> 64) as u64;
     let fraction = ((wide as u64) >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
@@ -28,6 +19,23 @@ pub fn draw<F: Weight>(
     } else {
         row.alias
     }
+}
+
+/// Samples `2p` and `2p + 1` of the stream `(key, counter)`: one Philox block, two draws.
+#[inline(always)]
+pub fn draw_pair<F: Weight>(
+    n: u64,
+    key: [u32; 2],
+    counter: [u32; 4],
+    p: u64,
+    read: impl Fn(u64) -> Row<F>,
+) -> [u32; 2] {
+    let w = philox4x32_10(counter_add(counter, p), key);
+    let r = [
+        w[0] as u64 | (w[1] as u64) << 32,
+        w[2] as u64 | (w[3] as u64) << 32,
+    ];
+    [draw(n, r[0], &read), draw(n, r[1], &read)]
 }
 
 macro_rules! sample_kernels {
@@ -50,11 +58,17 @@ macro_rules! sample_kernels {
             ) {
                 let key = [key as u32, (key >> 32) as u32];
                 let counter = [counter_lo as u32, (counter_lo >> 32) as u32, counter_hi as u32, (counter_hi >> 32) as u32];
-                let mut k = global_x();
-                while k < s {
+                let mut p = global_x();
+                while 2 * p < s {
                     // SAFETY: rows below `n`, outputs below `s`.
-                    unsafe { *out.add(k as usize) = draw(n, key, counter, k, |r| *table.add(r as usize)) };
-                    k += grid_threads_x();
+                    unsafe {
+                        let pair = draw_pair(n, key, counter, p, |r| *table.add(r as usize));
+                        *out.add(2 * p as usize) = pair[0];
+                        if 2 * p + 1 < s {
+                            *out.add(2 * p as usize + 1) = pair[1];
+                        }
+                    }
+                    p += grid_threads_x();
                 }
             }
         }

@@ -1,0 +1,96 @@
+//! Issue 4's figures: alias table construction (f64 and f32 weights, shuffled power law and
+//! uniform, N = 10^7 and 10^8) and sampling 10^9 samples written to device memory as u32 (N =
+//! 10^3 .. 10^8), on the GPU timed with CUDA events; the same constructions with the rayon CPU
+//! backend, for the speed-up. Without a GPU only the CPU part runs (at 10^7).
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rand_core::{RngCore, SeedableRng};
+use std::time::Duration;
+use warpkit::alias::{AliasTable, AliasWeight};
+use warpkit::{Backend, Device, Philox};
+use warpkit_benches::time_on_gpu;
+
+fn shuffled_power_law<F: AliasWeight>(n: usize) -> Vec<F> {
+    let mut rng = Philox::seed_from_u64(3);
+    let mut w: Vec<F> = (1..=n).map(|i| F::from_f64(1.0 / i as f64)).collect();
+    for i in (1..n).rev() {
+        w.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+    }
+    w
+}
+
+fn uniform<F: AliasWeight>(n: usize) -> Vec<F> {
+    let mut rng = Philox::seed_from_u64(4);
+    (0..n)
+        .map(|_| F::from_f64(rng.next_u32() as f64 / 4294967296.0 + 1e-3))
+        .collect()
+}
+
+fn construction<F: AliasWeight>(c: &mut Criterion, device: Option<&Device>, sizes: &[usize]) {
+    let mut group = c.benchmark_group(format!("alias construction {}", F::NAME));
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    for &n in sizes {
+        for (dist, weights) in [
+            ("power law", shuffled_power_law::<F>(n)),
+            ("uniform", uniform::<F>(n)),
+        ] {
+            group.throughput(Throughput::Elements(n as u64));
+            if let Some(device) = device {
+                let gpu = device.as_gpu().expect("a GPU");
+                let w = device.upload(&weights).unwrap();
+                let mut table = AliasTable::from_device(device, &w).unwrap();
+                group.bench_function(BenchmarkId::new(format!("gpu psa baseline {dist}"), n), |b| {
+                    b.iter_custom(|iters| time_on_gpu(gpu, iters, || table.rebuild_from_device(&w).unwrap()))
+                });
+            }
+            let cpu = Backend::cpu();
+            let mut table = AliasTable::new(&cpu, &weights).unwrap();
+            group.bench_function(BenchmarkId::new(format!("cpu psa baseline {dist}"), n), |b| {
+                b.iter(|| table.rebuild(&weights).unwrap())
+            });
+        }
+    }
+    group.finish();
+}
+
+fn sampling(c: &mut Criterion, device: &Device) {
+    let gpu = device.as_gpu().expect("a GPU");
+    let s = 1_000_000_000usize;
+    let mut out = device.zeros::<u32>(s).unwrap();
+    let mut group = c.benchmark_group("alias sampling 1e9 f64");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    group.throughput(Throughput::Elements(s as u64));
+    for n in [1_000usize, 1_000_000, 10_000_000, 100_000_000] {
+        let w = device.upload(&uniform::<f64>(n)).unwrap();
+        let table = AliasTable::from_device(device, &w).unwrap();
+        let mut rng = Philox::seed_from_u64(5);
+        group.bench_function(BenchmarkId::new("gpu baseline uniform", n), |b| {
+            b.iter_custom(|iters| time_on_gpu(gpu, iters, || table.sample_into(&mut rng, &mut out).unwrap()))
+        });
+    }
+    group.finish();
+}
+
+fn alias(c: &mut Criterion) {
+    match Device::gpu(0) {
+        Ok(device) => {
+            println!("device: {}", device.describe());
+            construction::<f64>(c, Some(&device), &[10_000_000, 100_000_000]);
+            construction::<f32>(c, Some(&device), &[10_000_000, 100_000_000]);
+            sampling(c, &device);
+        }
+        Err(e) => {
+            println!("SKIPPED: GPU alias benchmarks need a CUDA device ({e}); CPU construction only");
+            construction::<f64>(c, None, &[10_000_000]);
+        }
+    }
+}
+
+criterion_group!(benches, alias);
+criterion_main!(benches);
