@@ -46,6 +46,9 @@ pub enum Error {
     /// The weights' total is not finite in their type.
     #[error("the weights' total overflows")]
     WeightOverflow,
+    /// A method the chosen backend does not offer.
+    #[error("{method} does not run on {backend}")]
+    UnsupportedMethod { method: String, backend: String },
     /// An alias table that fails its check (see [`crate::alias::check_table`]).
     #[error("invalid alias table: {0}")]
     Table(#[from] crate::alias::TableDefect),

@@ -3,7 +3,7 @@
 //! weights (chi-square), reproducible samples, and bad input.
 
 use rand_core::{RngCore, SeedableRng};
-use warpkit::alias::{AliasTable, AliasWeight, Construction, check_table};
+use warpkit::alias::{AliasTable, AliasWeight, Construction, Sampling, check_table};
 use warpkit::{Backend, Device, Error, Philox};
 use warpkit_tests::*;
 
@@ -105,11 +105,11 @@ fn chi_square_critical(dof: f64) -> f64 {
 /// drawn, and the chi-square statistic stays below its 1e-6 critical value. With 10^8 samples
 /// this detects (power > 0.99) a relative probability error of about 3e-3 in one item of
 /// N = 10, or spread over all items of N = 10^4.
-fn sampling_matches_weights(backend: &Backend, weights: &[f64], s: usize, seed: u64) {
-    let label = format!("n={} on {}", weights.len(), backend.describe());
+fn sampling_matches_weights(backend: &Backend, method: Sampling, weights: &[f64], s: usize, seed: u64) {
+    let label = format!("n={} {method:?} on {}", weights.len(), backend.describe());
     let table = AliasTable::new(backend, weights).unwrap();
     let mut rng = Philox::seed_from_u64(seed);
-    let samples = table.sample(&mut rng, s).unwrap();
+    let samples = table.sample_with(&mut rng, s, method).unwrap();
     let mut counts = vec![0u64; weights.len()];
     for &x in &samples {
         counts[x as usize] += 1;
@@ -129,8 +129,13 @@ fn sampling_matches_weights(backend: &Backend, weights: &[f64], s: usize, seed: 
     println!("{label}: chi-square {chi2:.1} over {dof} degrees of freedom (critical {critical:.1})");
     assert!(chi2 < critical, "{label}: chi-square {chi2} >= {critical}");
     // The same seed gives the same samples.
-    let again = table.sample(&mut Philox::seed_from_u64(seed), s).unwrap();
-    assert!(again == samples, "{label}: samples differ for the same seed");
+    let some = table
+        .sample_with(&mut Philox::seed_from_u64(seed), 1 << 20, method)
+        .unwrap();
+    let again = table
+        .sample_with(&mut Philox::seed_from_u64(seed), 1 << 20, method)
+        .unwrap();
+    assert!(again == some, "{label}: samples differ for the same seed");
 }
 
 #[test]
@@ -146,15 +151,49 @@ fn samples_follow_the_weights() {
     let mut backends = vec![Backend::cpu(), Backend::emulator()];
     backends.extend(gpu_or_skip("samples_follow_the_weights").map(Backend::Device));
     for backend in &backends {
-        sampling_matches_weights(backend, &ten, 100_000_000, 11);
-        sampling_matches_weights(backend, &power, 100_000_000, 12);
+        let methods: &[Sampling] = match backend {
+            Backend::Cpu(_) => &[Sampling::Baseline],
+            Backend::Device(_) => &METHODS,
+        };
+        for &method in methods {
+            sampling_matches_weights(backend, method, &ten, 100_000_000, 11);
+            sampling_matches_weights(backend, method, &power, 100_000_000, 12);
+        }
     }
+    let cpu_table = AliasTable::new(&Backend::cpu(), &ten).unwrap();
+    let refused = cpu_table.sample_with(&mut rng, 10, METHODS[1]);
+    assert!(matches!(refused, Err(Error::UnsupportedMethod { .. })));
 }
+
+/// Every device sampling method, with sections small enough that the tests' tables have
+/// several.
+const METHODS: [Sampling; 4] = [
+    Sampling::Baseline,
+    Sampling::CachedSectioned { section_rows: 4 },
+    Sampling::CachedLimitedSectioned { section_rows: 1024 },
+    Sampling::SharedMemorySectioned,
+];
 
 #[test]
 fn devices_draw_the_same_samples() {
+    for method in METHODS {
+        devices_draw_the_same_samples_by(method);
+    }
+}
+
+/// `method` with sections of an eighth of `n` rows (at least 4): a few blocks at every size.
+fn scaled(method: Sampling, n: usize) -> Sampling {
+    let section_rows = (n as u32 / 8).max(4);
+    match method {
+        Sampling::CachedSectioned { .. } => Sampling::CachedSectioned { section_rows },
+        Sampling::CachedLimitedSectioned { .. } => Sampling::CachedLimitedSectioned { section_rows },
+        other => other,
+    }
+}
+
+fn devices_draw_the_same_samples_by(method: Sampling) {
     on_every_device(
-        "alias samples",
+        &format!("alias samples {method:?}"),
         Agreement::Bitwise,
         |rng, n| {
             let weights: Vec<f64> = (0..n.clamp(1, 1 << 20)).map(|_| f64::random(rng) + 1.0).collect();
@@ -163,7 +202,8 @@ fn devices_draw_the_same_samples() {
         |device, (weights, seed)| {
             let table = AliasTable::new(&Backend::Device(device.clone()), weights)?;
             let mut out = device.filled(100_003, u32::poison())?;
-            table.sample_into(&mut Philox::seed_from_u64(*seed), &mut out)?;
+            let method = scaled(method, weights.len());
+            table.sample_into_with(&mut Philox::seed_from_u64(*seed), &mut out, method)?;
             device.download(&out)
         },
         |(weights, _), got, label| {

@@ -7,11 +7,12 @@
 //! partitioned weights, split, pack; four scalars come back to the host on the way (first bad
 //! weight, total, quantized total, light count).
 
-use super::{AliasWeight, Stream, check_count, quantize_scale};
+use super::{AliasWeight, Sampling, SectionedArgs, Stream, check_count, quantize_scale};
 use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
 use std::marker::PhantomData;
 use warpkit_kernels::alias::partition::{alias_classify, alias_scatter, blocks_for};
+use warpkit_kernels::alias::sectioned::shared_section_bytes;
 use warpkit_kernels::alias::split::alias_split_binary;
 use warpkit_kernels::alias::{ALIAS_BLOCK_THREADS, Entry, Row, Split};
 use warpkit_kernels::policy::{ALIAS_ROWS_PER_SECTION, REDUCE_FIXED_GRID};
@@ -176,19 +177,53 @@ impl<F: AliasWeight> DeviceTable<F> {
             .collect())
     }
 
-    /// Fills `out` with samples of `stream`.
-    pub fn sample_into(&self, stream: Stream, out: &mut DeviceBuffer<u32>) -> Result<()> {
+    /// Fills `out` with samples of `stream` by `method`.
+    pub fn sample_into(&self, stream: Stream, out: &mut DeviceBuffer<u32>, method: Sampling) -> Result<()> {
         let d = &self.device;
-        let s = out.len() as u64;
+        let (n, s) = (self.n as u64, out.len() as u64);
         let dst = d.ptr_mut(out)?;
         if s == 0 {
             return Ok(());
         }
-        let resident = d.resident_blocks::<F::Sample>(ALIAS_BLOCK_THREADS, 0)?;
-        let shape = LaunchShape::linear(blocks_for(s).min(resident), ALIAS_BLOCK_THREADS, 0);
         let table = d.ptr(&self.table)?.cast::<Row<F>>();
-        let [lo, hi] = stream.counter;
-        // SAFETY: the table holds n valid rows; `out` holds s elements.
-        unsafe { d.launch::<F::Sample>(shape, (table, self.n as u64, dst, s, stream.key, lo, hi)) }
+        let ([lo, hi], key) = (stream.counter, stream.key);
+        let sectioned = |section_rows: u64, shared: u32| -> Result<(LaunchShape, SectionedArgs<F>)> {
+            if section_rows == 0 {
+                return Err(Error::TooLong {
+                    what: "rows per section (at least 1)",
+                    len: 0,
+                    max: u32::MAX as u64,
+                });
+            }
+            let sections = n.div_ceil(section_rows);
+            let shape = LaunchShape::linear(sections, ALIAS_BLOCK_THREADS, shared);
+            Ok((shape, (table, n, dst, s, key, lo, hi, section_rows, sections)))
+        };
+        // SAFETY (every launch): the table holds n valid rows; `out` holds s elements; one
+        // block per section, with the shared memory the shared-memory sampler carves.
+        unsafe {
+            match method {
+                Sampling::Baseline => {
+                    let resident = d.resident_blocks::<F::Sample>(ALIAS_BLOCK_THREADS, 0)?;
+                    let shape = LaunchShape::linear(blocks_for(s).min(resident), ALIAS_BLOCK_THREADS, 0);
+                    d.launch::<F::Sample>(shape, (table, n, dst, s, key, lo, hi))
+                }
+                Sampling::CachedSectioned { section_rows } => {
+                    let (shape, args) = sectioned(section_rows as u64, 0)?;
+                    d.launch::<F::SampleCached>(shape, args)
+                }
+                Sampling::CachedLimitedSectioned { section_rows } => {
+                    let reserve = d.limits().shared_per_block_optin;
+                    let (shape, args) = sectioned(section_rows as u64, reserve)?;
+                    d.launch::<F::SampleCached>(shape, args)
+                }
+                Sampling::SharedMemorySectioned => {
+                    let bytes = d.limits().shared_per_block;
+                    let rows = bytes as u64 / size_of::<Row<F>>() as u64;
+                    let (shape, args) = sectioned(rows, shared_section_bytes::<F>(rows))?;
+                    d.launch::<F::SampleShared>(shape, args)
+                }
+            }
+        }
     }
 }

@@ -32,7 +32,11 @@ use crate::device::{Device, DeviceBuffer};
 use crate::element::Scalar;
 use crate::error::{Error, Result};
 use rand_core::RngCore;
-use warpkit_kernels::alias::{Weight, pack, partition, sample};
+use warpkit_kernels::alias::{Weight, pack, partition, sample, sectioned};
+
+/// Parameters of the sectioned samplers: table, rows, output, samples, key, counter (two
+/// words), rows per section, sections.
+pub type SectionedArgs<F> = (*const Row<F>, u64, *mut u32, u64, u64, u64, u64, u64, u64);
 use warpkit_kernels::kernel::Kernel;
 
 /// f32 or f64 weights, tied to their kernels.
@@ -56,6 +60,10 @@ pub trait AliasWeight: Weight + Scalar {
     >;
     #[doc(hidden)]
     type Sample: Kernel<Args = (*const Row<Self>, u64, *mut u32, u64, u64, u64, u64)>;
+    #[doc(hidden)]
+    type SampleCached: Kernel<Args = SectionedArgs<Self>>;
+    #[doc(hidden)]
+    type SampleShared: Kernel<Args = SectionedArgs<Self>>;
     /// How close each item's mass must be to `N·w_i / W`, relative to the largest mass.
     const MASS_TOLERANCE: f64;
 }
@@ -65,6 +73,8 @@ impl AliasWeight for f32 {
     type Quantize = partition::alias_quantize_f32;
     type Pack = pack::alias_pack_baseline_f32;
     type Sample = sample::alias_sample_baseline_f32;
+    type SampleCached = sectioned::alias_sample_cached_f32;
+    type SampleShared = sectioned::alias_sample_shared_f32;
     const MASS_TOLERANCE: f64 = 1e-5;
 }
 
@@ -73,6 +83,8 @@ impl AliasWeight for f64 {
     type Quantize = partition::alias_quantize_f64;
     type Pack = pack::alias_pack_baseline_f64;
     type Sample = sample::alias_sample_baseline_f64;
+    type SampleCached = sectioned::alias_sample_cached_f64;
+    type SampleShared = sectioned::alias_sample_shared_f64;
     const MASS_TOLERANCE: f64 = 1e-9;
 }
 
@@ -84,6 +96,37 @@ pub enum Construction {
     /// PSA with the seed's baselines: binary-search splits and one thread (or rayon task) per
     /// section of the pack.
     PsaBaseline,
+}
+
+/// How samples are drawn on a device (the CPU backend always draws like [`Sampling::Baseline`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampling {
+    /// A random row, then its item or its alias: one table access per sample anywhere in the
+    /// table. Samples come out in random order.
+    Baseline,
+    /// One block per section of `section_rows` rows draws that section's share of the samples
+    /// (split by binomial deviates), reading the table through the cache. Samples come out
+    /// grouped by section.
+    CachedSectioned { section_rows: u32 },
+    /// As `CachedSectioned`, with so much shared memory reserved that one block runs per
+    /// multiprocessor, so blocks do not evict each other's sections from the cache.
+    CachedLimitedSectioned { section_rows: u32 },
+    /// Each block copies its section to shared memory first (48 KiB of rows: 3072 f64 rows or
+    /// 6144 f32 rows), then draws from there. Samples come out grouped by section.
+    SharedMemorySectioned,
+}
+
+impl Sampling {
+    /// The method [`AliasTable::sample`] uses for `s` samples from `n` rows: sectioning pays
+    /// only when each section gets many samples and the table outgrows the cache. A first
+    /// rule, to be replaced by the H100's measured map (the seed's Figure 5).
+    pub fn auto(n: usize, s: usize) -> Sampling {
+        if n <= 1 << 16 || s < 4 * n {
+            Sampling::Baseline
+        } else {
+            Sampling::CachedLimitedSectioned { section_rows: 4096 }
+        }
+    }
 }
 
 /// An alias table over `N` items, on the backend that built it (device memory for a device).
@@ -216,31 +259,62 @@ impl<F: AliasWeight> AliasTable<F> {
         Ok(item_masses(&rows)?.into_iter().map(|m| m / n).collect())
     }
 
-    /// `s` samples with replacement, keyed by three words of `rng`; `s = 0` gives an empty
-    /// vector.
+    /// `s` samples with replacement, keyed by three words of `rng`, by the method
+    /// [`Sampling::auto`] picks; `s = 0` gives an empty vector.
     pub fn sample(&self, rng: &mut impl RngCore, s: usize) -> Result<Vec<u32>> {
+        self.sample_with(rng, s, Sampling::auto(self.n, s))
+    }
+
+    /// As [`AliasTable::sample`], by `method`: the same seed and method give the same samples
+    /// on every device.
+    pub fn sample_with(&self, rng: &mut impl RngCore, s: usize, method: Sampling) -> Result<Vec<u32>> {
         let stream = Stream::from_rng(rng);
         match &self.storage {
-            Storage::Host(rows) => Ok(cpu::sample(rows, stream, s)),
+            Storage::Host(rows) => {
+                check_host_method(method)?;
+                Ok(cpu::sample(rows, stream, s))
+            }
             Storage::Device(t) => {
                 let mut out = t.device().zeros(s)?;
-                t.sample_into(stream, &mut out)?;
+                t.sample_into(stream, &mut out, method)?;
                 t.device().download(&out)
             }
         }
     }
 
     /// Fills `out` (in the table's device memory) with samples, keyed by `rng` as
-    /// [`AliasTable::sample`] is: the same seed gives the same samples.
+    /// [`AliasTable::sample`] is.
     pub fn sample_into(&self, rng: &mut impl RngCore, out: &mut DeviceBuffer<u32>) -> Result<()> {
+        self.sample_into_with(rng, out, Sampling::auto(self.n, out.len()))
+    }
+
+    /// As [`AliasTable::sample_into`], by `method`.
+    pub fn sample_into_with(
+        &self,
+        rng: &mut impl RngCore,
+        out: &mut DeviceBuffer<u32>,
+        method: Sampling,
+    ) -> Result<()> {
         let stream = Stream::from_rng(rng);
         match &self.storage {
-            Storage::Device(t) => t.sample_into(stream, out),
+            Storage::Device(t) => t.sample_into(stream, out, method),
             Storage::Host(_) => Err(Error::WrongDevice {
                 buffer: "a device".into(),
                 device: "a host table".into(),
             }),
         }
+    }
+}
+
+/// `Err` unless `method` runs on the CPU backend (the baseline only).
+fn check_host_method(method: Sampling) -> Result<()> {
+    if method == Sampling::Baseline {
+        Ok(())
+    } else {
+        Err(Error::UnsupportedMethod {
+            method: format!("{method:?}"),
+            backend: "the CPU backend".into(),
+        })
     }
 }
 

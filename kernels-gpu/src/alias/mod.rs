@@ -18,6 +18,7 @@
 pub mod pack;
 pub mod partition;
 pub mod sample;
+pub mod sectioned;
 pub mod split;
 pub mod sweep;
 

@@ -7,15 +7,16 @@ use super::sweep::{Row, Weight};
 use crate::rng::philox::{counter_add, philox4x32_10};
 use crate::simt::{global_x, grid_threads_x};
 
-/// The sample of 64-bit random number `r` from a table of `n` rows (`read(i)` gives row i).
+/// The sample of 64-bit random number `r` from the `rows` rows starting at row `first`
+/// (`read(i)` gives row `first + i`): the whole table, or one section of it.
 #[inline(always)]
-pub fn draw<F: Weight>(n: u64, r: u64, read: impl Fn(u64) -> Row<F>) -> u32 {
-    let wide = r as u128 * n as u128;
-    let row_index = (wide >> 64) as u64;
+pub fn draw<F: Weight>(first: u64, rows: u64, r: u64, read: impl Fn(u64) -> Row<F>) -> u32 {
+    let wide = r as u128 * rows as u128;
+    let local = (wide >> 64) as u64;
     let fraction = ((wide as u64) >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-    let row = read(row_index);
+    let row = read(local);
     if fraction < row.threshold.to_f64() {
-        row_index as u32
+        (first + local) as u32
     } else {
         row.alias
     }
@@ -35,7 +36,20 @@ pub fn draw_pair<F: Weight>(
         w[0] as u64 | (w[1] as u64) << 32,
         w[2] as u64 | (w[3] as u64) << 32,
     ];
-    [draw(n, r[0], &read), draw(n, r[1], &read)]
+    [draw(0, n, r[0], &read), draw(0, n, r[1], &read)]
+}
+
+/// The key and counter of a launch's samples from its three u64 parameters.
+#[inline(always)]
+pub fn stream(key: u64, counter_lo: u64, counter_hi: u64) -> ([u32; 2], [u32; 4]) {
+    let key = [key as u32, (key >> 32) as u32];
+    let counter = [
+        counter_lo as u32,
+        (counter_lo >> 32) as u32,
+        counter_hi as u32,
+        (counter_hi >> 32) as u32,
+    ];
+    (key, counter)
 }
 
 macro_rules! sample_kernels {
@@ -56,8 +70,7 @@ macro_rules! sample_kernels {
                 counter_lo: u64,
                 counter_hi: u64,
             ) {
-                let key = [key as u32, (key >> 32) as u32];
-                let counter = [counter_lo as u32, (counter_lo >> 32) as u32, counter_hi as u32, (counter_hi >> 32) as u32];
+                let (key, counter) = stream(key, counter_lo, counter_hi);
                 let mut p = global_x();
                 while 2 * p < s {
                     // SAFETY: rows below `n`, outputs below `s`.

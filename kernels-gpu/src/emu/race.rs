@@ -51,7 +51,9 @@ impl SharedMemory {
         SharedMemory {
             words: vec![poison; bytes.div_ceil(16) as usize].into_boxed_slice(),
             len: bytes,
-            shadow: RefCell::new(vec![Shadow::default(); bytes.div_ceil(4) as usize]),
+            // Made on the first checked access: blocks that only reserve shared memory (to
+            // limit how many run per multiprocessor) pay nothing for it.
+            shadow: RefCell::new(Vec::new()),
         }
     }
 
@@ -95,6 +97,9 @@ impl SharedMemory {
             later: now,
         };
         let mut shadow = self.shadow.borrow_mut();
+        if shadow.is_empty() {
+            shadow.resize(self.len.div_ceil(4) as usize, Shadow::default());
+        }
         let first = offset / 4;
         let last = (offset + bytes.max(1) - 1) / 4;
         for word in first..=last {

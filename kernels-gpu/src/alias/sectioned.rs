@@ -1,0 +1,254 @@
+//! Sectioned sampling (the seed's batched samplers): the table is cut into sections of
+//! `section_rows` rows, one block each, and block `b` draws all the samples that fall into its
+//! section, so its threads touch one small region of the table (in cache, or copied to shared
+//! memory) instead of the whole table.
+//!
+//! How many of the `s` samples fall into each section is multinomial; as in Algorithm R it is
+//! split recursively, halving the sections each level with a binomial deviate keyed by the
+//! tree node, so every block finds its own count and output offset by descending from the
+//! root, without communication. The deviate is exact (inversion) while
+//! `min(np, n(1 − p)) < 100` and the normal approximation (skewness below 0.1) above.
+//!
+//! Samples come out grouped by section: the output is not in random order.
+
+use super::sample::draw;
+use super::sweep::{Row, Weight};
+use crate::rng::philox::{counter_add, philox4x32_10};
+use crate::simt::math::FastMath;
+use crate::simt::shared::SharedSlice;
+use crate::simt::{block_dim_x, block_x, sync_threads, thread_x};
+
+/// The tree's random numbers use the sampling key with this mask xored in, a stream apart
+/// from the samples'.
+const TREE_KEY: u32 = 0x7ee5_ec71;
+
+/// Where the exact binomial deviate gives way to the normal approximation.
+const EXACT_BELOW: f64 = 100.0;
+
+/// Two uniform numbers in (0, 1) for tree node `node`.
+#[inline(always)]
+fn node_uniforms(key: [u32; 2], counter: [u32; 4], node: u64) -> [f64; 2] {
+    let w = philox4x32_10(counter_add(counter, node), [key[0] ^ TREE_KEY, key[1]]);
+    let unit = |hi: u32, lo: u32| {
+        ((((hi as u64) << 32 | lo as u64) >> 11) as f64 + 0.5) * (1.0 / (1u64 << 53) as f64)
+    };
+    [unit(w[0], w[1]), unit(w[2], w[3])]
+}
+
+/// A Binomial(n, p) deviate from two uniforms in (0, 1).
+#[inline(always)]
+pub fn binomial(n: u64, p: f64, u: [f64; 2]) -> u64 {
+    let flip = p > 0.5;
+    let q = if flip { 1.0 - p } else { p };
+    let mean = n as f64 * q;
+    let k = if q <= 0.0 || n == 0 {
+        0
+    } else if mean < EXACT_BELOW {
+        // Inversion: walk the cumulative distribution from 0 (about `mean` steps).
+        let mut pmf = (n as f64 * libm::log1p(-q)).fast_exp();
+        let (mut cdf, mut k) = (pmf, 0u64);
+        let ratio = q / (1.0 - q);
+        while u[0] > cdf && k < n {
+            pmf *= (n - k) as f64 / (k + 1) as f64 * ratio;
+            k += 1;
+            cdf += pmf;
+        }
+        k
+    } else {
+        // Box-Muller, with the continuity correction of rounding.
+        let z = (-2.0 * u[0].fast_ln()).sqrt() * (2.0 * core::f64::consts::PI * u[1]).fast_cos();
+        let x = mean + (mean * (1.0 - q)).sqrt() * z + 0.5;
+        if x <= 0.0 { 0 } else { (x as u64).min(n) }
+    };
+    if flip { n - k } else { k }
+}
+
+/// Samples in section `b` of `sections`, and their offset in the output: the descent of the
+/// binomial split tree from the root (node 1; node `v`'s children are `2v` and `2v + 1`).
+#[inline(always)]
+pub fn section_share(
+    s: u64,
+    n: u64,
+    section_rows: u64,
+    sections: u64,
+    b: u64,
+    key: [u32; 2],
+    counter: [u32; 4],
+) -> (u64, u64) {
+    let rows_before = |section: u64| (section * section_rows).min(n);
+    let (mut lo, mut hi, mut count, mut offset, mut node) = (0, sections, s, 0, 1u64);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        let left_rows = rows_before(mid) - rows_before(lo);
+        let p = left_rows as f64 / (rows_before(hi) - rows_before(lo)) as f64;
+        let left = binomial(count, p, node_uniforms(key, counter, node));
+        if b < mid {
+            (hi, count, node) = (mid, left, 2 * node);
+        } else {
+            (lo, count, offset, node) = (mid, count - left, offset + left, 2 * node + 1);
+        }
+    }
+    (count, offset)
+}
+
+/// Block `blockIdx.x`'s samples of its section, read through `read(row within section)`.
+///
+/// # Safety
+/// `out` holds `s` elements; the block's section is in the table.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn sample_section<F: Weight>(
+    n: u64,
+    out: *mut u32,
+    s: u64,
+    key: [u32; 2],
+    counter: [u32; 4],
+    section_rows: u64,
+    sections: u64,
+    read: impl Fn(u64) -> Row<F>,
+) {
+    let b = block_x() as u64;
+    let (count, offset) = section_share(s, n, section_rows, sections, b, key, counter);
+    let first_row = b * section_rows;
+    let rows = section_rows.min(n - first_row);
+    // Numbers 2m and 2m + 1 of the block's samples share the Philox block `offset + 2m`: the
+    // blocks' offsets partition [0, s), so no two samples share a number.
+    let mut m = thread_x() as u64;
+    while 2 * m < count {
+        let w = philox4x32_10(counter_add(counter, offset + 2 * m), key);
+        for h in 0..2u64 {
+            let t = 2 * m + h;
+            if t < count {
+                let r = w[2 * h as usize] as u64 | (w[2 * h as usize + 1] as u64) << 32;
+                // SAFETY: `offset + t < offset + count <= s`.
+                unsafe { *out.add((offset + t) as usize) = draw(first_row, rows, r, &read) }
+            }
+        }
+        m += block_dim_x() as u64;
+    }
+}
+
+/// The dynamic shared memory the shared-memory sampler needs for sections of `section_rows`
+/// rows of `F`.
+pub const fn shared_section_bytes<F>(section_rows: u64) -> u32 {
+    (section_rows * size_of::<Row<F>>() as u64) as u32
+}
+
+macro_rules! sectioned_kernels {
+    ($($cached:ident, $shared:ident: $f:ty),*) => {$(
+        $crate::kernel! {
+            /// Cached sectioned sampling (and, launched with shared memory reserved so that one
+            /// block runs per multiprocessor, cached limited sectioned): block `b` draws its
+            /// section's samples reading the table in global memory, through the cache.
+            ///
+            /// # Safety
+            /// `table` holds `n` rows, `out` `s` elements; one block per section (`sections =
+            /// ceil(n / section_rows)`).
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe fn $cached(
+                table: *const Row<$f>,
+                n: u64,
+                out: *mut u32,
+                s: u64,
+                key: u64,
+                counter_lo: u64,
+                counter_hi: u64,
+                section_rows: u64,
+                sections: u64,
+            ) {
+                let (key, counter) = super::sample::stream(key, counter_lo, counter_hi);
+                let first = block_x() as u64 * section_rows;
+                // SAFETY: rows of the block's section; outputs below `s`.
+                unsafe {
+                    sample_section(n, out, s, key, counter, section_rows, sections, |r| *table.add((first + r) as usize))
+                }
+            }
+
+            /// Shared-memory sectioned sampling: block `b` first copies its section of the
+            /// table to shared memory (coalesced), then draws its samples from there.
+            ///
+            /// # Safety
+            /// As for the cached kernel, with `shared_section_bytes(section_rows)` bytes of
+            /// dynamic shared memory.
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe fn $shared(
+                table: *const Row<$f>,
+                n: u64,
+                out: *mut u32,
+                s: u64,
+                key: u64,
+                counter_lo: u64,
+                counter_hi: u64,
+                section_rows: u64,
+                sections: u64,
+            ) {
+                let (key, counter) = super::sample::stream(key, counter_lo, counter_hi);
+                let first = block_x() as u64 * section_rows;
+                let rows = section_rows.min(n - first);
+                // SAFETY: the launch gives the section's bytes of shared memory; rows copied
+                // are the section's; the barrier is reached by every thread.
+                unsafe {
+                    let local = SharedSlice::<Row<$f>>::carve(0, rows as u32);
+                    let mut r = thread_x() as u64;
+                    while r < rows {
+                        local.set(r as u32, *table.add((first + r) as usize));
+                        r += block_dim_x() as u64;
+                    }
+                    sync_threads();
+                    sample_section(n, out, s, key, counter, section_rows, sections, |r| local.get(r as u32));
+                }
+            }
+        }
+    )*};
+}
+sectioned_kernels!(
+    alias_sample_cached_f32, alias_sample_shared_f32: f32,
+    alias_sample_cached_f64, alias_sample_shared_f64: f64
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Mean and variance of 200 000 deviates against np and np(1 − p), within 5 standard
+    /// errors, in the exact and in the normal regime, and the tree's counts add up.
+    #[test]
+    fn binomial_deviates_have_the_right_moments() {
+        for (n, p) in [
+            (50u64, 0.3),
+            (1000, 0.02),
+            (1_000_000, 0.4),
+            (5_000_000_000, 0.999),
+        ] {
+            let trials = 200_000u64;
+            let (m, v) = (n as f64 * p, n as f64 * p * (1.0 - p));
+            // Moments about the expected mean: k² itself would lose the variance to rounding.
+            let (mut sum, mut sum2) = (0.0, 0.0);
+            for t in 0..trials {
+                let d = binomial(n, p, node_uniforms([1, 2], [3, 4, 5, 6], t)) as f64 - m;
+                sum += d;
+                sum2 += d * d;
+            }
+            let mean = m + sum / trials as f64;
+            let var = sum2 / trials as f64 - (sum / trials as f64).powi(2);
+            assert!(
+                (mean - m).abs() < 5.0 * (v / trials as f64).sqrt(),
+                "n={n} p={p}: mean {mean}, expected {m}"
+            );
+            assert!(
+                (var - v).abs() < 5.0 * v * (2.0 / trials as f64).sqrt() + 0.01,
+                "n={n} p={p}: variance {var}, expected {v}"
+            );
+        }
+        let (n, rows, sections) = (10_007u64, 100u64, 101u64);
+        let shares: Vec<(u64, u64)> = (0..sections)
+            .map(|b| section_share(1 << 30, n, rows, sections, b, [7, 8], [0; 4]))
+            .collect();
+        let mut offset = 0;
+        for &(count, at) in &shares {
+            assert_eq!(at, offset);
+            offset += count;
+        }
+        assert_eq!(offset, 1 << 30);
+    }
+}
