@@ -6,7 +6,7 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
 use std::time::Duration;
-use warpkit::alias::{AliasTable, AliasWeight};
+use warpkit::alias::{AliasTable, AliasWeight, Construction, Sampling};
 use warpkit::{Backend, Device, Philox};
 use warpkit_benches::time_on_gpu;
 
@@ -41,10 +41,14 @@ fn construction<F: AliasWeight>(c: &mut Criterion, device: Option<&Device>, size
             if let Some(device) = device {
                 let gpu = device.as_gpu().expect("a GPU");
                 let w = device.upload(&weights).unwrap();
-                let mut table = AliasTable::from_device(device, &w).unwrap();
-                group.bench_function(BenchmarkId::new(format!("gpu psa baseline {dist}"), n), |b| {
-                    b.iter_custom(|iters| time_on_gpu(gpu, iters, || table.rebuild_from_device(&w).unwrap()))
-                });
+                for method in [Construction::PsaBaseline, Construction::PsaPary] {
+                    let mut table = AliasTable::from_device_with(device, &w, method).unwrap();
+                    group.bench_function(BenchmarkId::new(format!("gpu {method:?} {dist}"), n), |b| {
+                        b.iter_custom(|iters| {
+                            time_on_gpu(gpu, iters, || table.rebuild_from_device(&w).unwrap())
+                        })
+                    });
+                }
             }
             let cpu = Backend::cpu();
             let mut table = AliasTable::new(&cpu, &weights).unwrap();
@@ -70,9 +74,21 @@ fn sampling(c: &mut Criterion, device: &Device) {
         let w = device.upload(&uniform::<f64>(n)).unwrap();
         let table = AliasTable::from_device(device, &w).unwrap();
         let mut rng = Philox::seed_from_u64(5);
-        group.bench_function(BenchmarkId::new("gpu baseline uniform", n), |b| {
-            b.iter_custom(|iters| time_on_gpu(gpu, iters, || table.sample_into(&mut rng, &mut out).unwrap()))
-        });
+        for method in [
+            Sampling::Baseline,
+            Sampling::CachedSectioned { section_rows: 4096 },
+            Sampling::CachedLimitedSectioned { section_rows: 4096 },
+            Sampling::CachedLimitedSectioned { section_rows: 65536 },
+            Sampling::SharedMemorySectioned,
+        ] {
+            group.bench_function(BenchmarkId::new(format!("gpu {method:?} uniform"), n), |b| {
+                b.iter_custom(|iters| {
+                    time_on_gpu(gpu, iters, || {
+                        table.sample_into_with(&mut rng, &mut out, method).unwrap()
+                    })
+                })
+            });
+        }
     }
     group.finish();
 }

@@ -53,7 +53,7 @@ fn tables_pass_the_check<F: AliasWeight>() {
                 }
                 let methods: &[Construction] = match backend {
                     Backend::Cpu(_) => &[Construction::Sequential, Construction::PsaBaseline],
-                    Backend::Device(_) => &[Construction::PsaBaseline],
+                    Backend::Device(_) => &[Construction::PsaBaseline, Construction::PsaPary],
                 };
                 for &method in methods {
                     let label = format!("{} {name} n={n} {method:?} on {}", F::NAME, backend.describe());
@@ -65,8 +65,9 @@ fn tables_pass_the_check<F: AliasWeight>() {
                     tables.push((label, rows));
                 }
             }
-            // Both CPU methods sweep the same quantized weights: the same table, bit for bit;
-            // so do the emulator and the GPU (their totals are summed in the same order).
+            // Every method sweeps the same quantized weights: the same table, bit for bit, for
+            // the CPU's two methods, and for every device method on the emulator and the GPU
+            // (their totals are summed in the same order).
             let same = |a: usize, b: usize| {
                 let (x, y) = (&tables[a].1, &tables[b].1);
                 x.len() == y.len()
@@ -74,11 +75,17 @@ fn tables_pass_the_check<F: AliasWeight>() {
                         r.alias == s.alias && r.threshold.to_f64().to_bits() == s.threshold.to_f64().to_bits()
                     })
             };
-            if tables.len() >= 2 {
-                assert!(same(0, 1), "{} and {} differ", tables[0].0, tables[1].0);
-            }
-            if tables.len() == 4 {
-                assert!(same(2, 3), "{} and {} differ", tables[2].0, tables[3].0);
+            let groups: &[&[usize]] = &[&[0, 1], &[2, 3, 4, 5]];
+            for group in groups {
+                let present: Vec<usize> = group.iter().copied().filter(|&i| i < tables.len()).collect();
+                for pair in present.windows(2) {
+                    assert!(
+                        same(pair[0], pair[1]),
+                        "{} and {} differ",
+                        tables[pair[0]].0,
+                        tables[pair[1]].0
+                    );
+                }
             }
         }
     }
@@ -268,6 +275,11 @@ fn bad_weights_are_refused_before_anything_runs() {
         let mut rng = Philox::seed_from_u64(1);
         assert!(table.sample(&mut rng, 0).unwrap().is_empty(), "{label}: S = 0");
     }
+    // Methods a backend does not offer are refused, not switched silently.
+    let cpu_pary = AliasTable::build(&Backend::cpu(), &[1.0f64], Construction::PsaPary).err();
+    assert!(matches!(cpu_pary, Some(Error::UnsupportedMethod { .. })));
+    let device_vose = AliasTable::build(&Backend::emulator(), &[1.0f64], Construction::Sequential).err();
+    assert!(matches!(device_vose, Some(Error::UnsupportedMethod { .. })));
     // Weights already on a device are checked there, before construction.
     let emu = Device::emulator();
     let w = emu.upload(&[1.0f32, -1.0, 2.0]).unwrap();

@@ -7,13 +7,13 @@
 //! partitioned weights, split, pack; four scalars come back to the host on the way (first bad
 //! weight, total, quantized total, light count).
 
-use super::{AliasWeight, Sampling, SectionedArgs, Stream, check_count, quantize_scale};
+use super::{AliasWeight, Construction, Sampling, SectionedArgs, Stream, check_count, quantize_scale};
 use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
 use std::marker::PhantomData;
 use warpkit_kernels::alias::partition::{alias_classify, alias_scatter, blocks_for};
 use warpkit_kernels::alias::sectioned::shared_section_bytes;
-use warpkit_kernels::alias::split::alias_split_binary;
+use warpkit_kernels::alias::split::{alias_split_binary, alias_split_pary};
 use warpkit_kernels::alias::{ALIAS_BLOCK_THREADS, Entry, Row, Split};
 use warpkit_kernels::policy::{ALIAS_ROWS_PER_SECTION, REDUCE_FIXED_GRID};
 
@@ -44,12 +44,13 @@ pub(super) struct DeviceTable<F: AliasWeight> {
     table: DeviceBuffer<u64>,
     work: Workspace<F>,
     n: usize,
+    method: Construction,
     _f: PhantomData<F>,
 }
 
 impl<F: AliasWeight> DeviceTable<F> {
-    /// Allocates a table for `weights.len()` items and builds it.
-    pub fn build(device: &Device, weights: &DeviceBuffer<F>) -> Result<DeviceTable<F>> {
+    /// Allocates a table for `weights.len()` items and builds it by `method` (a PSA variant).
+    pub fn build(device: &Device, weights: &DeviceBuffer<F>, method: Construction) -> Result<DeviceTable<F>> {
         let n = weights.len();
         check_count(n)?;
         let sections = n.div_ceil(ALIAS_ROWS_PER_SECTION as usize);
@@ -72,6 +73,7 @@ impl<F: AliasWeight> DeviceTable<F> {
             table: device.zeros(words::<Row<F>>(n))?,
             work,
             n,
+            method,
             _f: PhantomData,
         };
         table.rebuild(weights)?;
@@ -138,7 +140,6 @@ impl<F: AliasWeight> DeviceTable<F> {
         let sections = n.div_ceil(ALIAS_ROWS_PER_SECTION);
         let prefix = d.ptr(&w.prefix)?;
         let splits = d.ptr_mut(&mut w.splits)?.cast::<Split>();
-        let split_grid = LaunchShape::linear(blocks_for(sections + 1), ALIAS_BLOCK_THREADS, 0);
         let split_args = (
             prefix,
             n,
@@ -148,8 +149,18 @@ impl<F: AliasWeight> DeviceTable<F> {
             ALIAS_ROWS_PER_SECTION,
             splits,
         );
-        // SAFETY: n + 1 prefix sums, sections + 1 splits, sections × rows per section >= n.
-        unsafe { d.launch::<alias_split_binary>(split_grid, split_args)? };
+        let blocks = blocks_for(sections + 1);
+        // SAFETY: n + 1 prefix sums, sections + 1 splits, sections × rows per section >= n;
+        // the p-ary search's block reduction has a u64 of shared memory per warp.
+        unsafe {
+            if self.method == Construction::PsaPary {
+                let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, ALIAS_BLOCK_THREADS / 32 * 8);
+                d.launch::<alias_split_pary>(shape, split_args)?
+            } else {
+                let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, 0);
+                d.launch::<alias_split_binary>(shape, split_args)?
+            }
+        };
         let table = d.ptr_mut(&mut self.table)?.cast::<Row<F>>();
         let pack_grid = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
         let pack_args = (

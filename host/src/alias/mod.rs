@@ -88,14 +88,17 @@ impl AliasWeight for f64 {
     const MASS_TOLERANCE: f64 = 1e-9;
 }
 
-/// How a table is built.
+/// How a table is built. Every method builds the same table from the same quantized weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Construction {
-    /// Vose's method: one sequential sweep over the light and heavy items (CPU only).
+    /// Vose's method: one sequential sweep over the light and heavy items (CPU backend).
     Sequential,
     /// PSA with the seed's baselines: binary-search splits and one thread (or rayon task) per
-    /// section of the pack.
+    /// section of the pack (every backend).
     PsaBaseline,
+    /// PSA with the seed's partial p-ary search for the splits, then the baseline pack
+    /// (devices).
+    PsaPary,
 }
 
 /// How samples are drawn on a device (the CPU backend always draws like [`Sampling::Baseline`]).
@@ -178,16 +181,24 @@ impl<F: AliasWeight> AliasTable<F> {
         AliasTable::build(backend, weights, Construction::PsaBaseline)
     }
 
-    /// A table for `weights` on `backend` by `method` ([`Construction::Sequential`] runs on the
-    /// CPU whatever the backend, and the table then lives in host memory).
+    /// A table for `weights` on `backend` by `method` (`Err(UnsupportedMethod)` where the
+    /// backend does not offer it).
     pub fn build(backend: &Backend, weights: &[F], method: Construction) -> Result<AliasTable<F>> {
         check_weights(weights)?;
         let storage = match (backend, method) {
-            (Backend::Device(d), Construction::PsaBaseline) => {
+            (Backend::Device(d), Construction::PsaBaseline | Construction::PsaPary) => {
                 let w = d.upload(weights)?;
-                Storage::Device(Box::new(device::DeviceTable::build(d, &w)?))
+                Storage::Device(Box::new(device::DeviceTable::build(d, &w, method)?))
             }
-            _ => Storage::Host(cpu::build(weights, method)?),
+            (Backend::Cpu(_), Construction::Sequential | Construction::PsaBaseline) => {
+                Storage::Host(cpu::build(weights, method)?)
+            }
+            _ => {
+                return Err(Error::UnsupportedMethod {
+                    method: format!("{method:?}"),
+                    backend: backend.describe(),
+                });
+            }
         };
         Ok(AliasTable {
             storage,
@@ -197,8 +208,23 @@ impl<F: AliasWeight> AliasTable<F> {
 
     /// A table on `device` for weights already in its memory, by PSA.
     pub fn from_device(device: &Device, weights: &DeviceBuffer<F>) -> Result<AliasTable<F>> {
+        AliasTable::from_device_with(device, weights, Construction::PsaBaseline)
+    }
+
+    /// A table on `device` for weights already in its memory, by `method`.
+    pub fn from_device_with(
+        device: &Device,
+        weights: &DeviceBuffer<F>,
+        method: Construction,
+    ) -> Result<AliasTable<F>> {
+        if method == Construction::Sequential {
+            return Err(Error::UnsupportedMethod {
+                method: format!("{method:?}"),
+                backend: device.describe(),
+            });
+        }
         Ok(AliasTable {
-            storage: Storage::Device(Box::new(device::DeviceTable::build(device, weights)?)),
+            storage: Storage::Device(Box::new(device::DeviceTable::build(device, weights, method)?)),
             n: weights.len(),
         })
     }

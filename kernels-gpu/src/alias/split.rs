@@ -11,7 +11,9 @@
 //! the end: `SL[t] = prefix[t]`, `SH[j] = prefix[n_light + j] − prefix[n_light]`.
 
 use super::sweep::{Shape, Split};
-use crate::simt::global_x;
+use crate::block;
+use crate::simt::shared::SharedSlice;
+use crate::simt::{WARP_SIZE, block_dim_x, block_x, global_x, thread_x};
 
 /// Reads the prefix sums.
 pub trait Prefix {
@@ -25,9 +27,9 @@ impl<F: Fn(u64) -> u64> Prefix for F {
     }
 }
 
-/// Whether at least `j` heavy items are done after `k` rows.
+/// Whether at least `j` heavy items are done after `k` rows (`j` within [`heavy_range`]).
 #[inline(always)]
-fn heavy_done(shape: &Shape, prefix: &impl Prefix, k: u64, j: u64) -> bool {
+pub fn heavy_done(shape: &Shape, prefix: &impl Prefix, k: u64, j: u64) -> bool {
     let base = prefix.at(shape.n_light);
     let sum = prefix.at(k - j) as u128 + (prefix.at(shape.n_light + j) - base) as u128;
     shape.n as u128 * sum <= k as u128 * shape.total as u128
@@ -101,6 +103,103 @@ crate::kernel! {
             let k = section_start(&shape, s, rows_per_section);
             let (lo, hi) = heavy_range(&shape, k);
             *splits.add(s as usize) = search(&shape, &prefix, k, lo, hi);
+        }
+    }
+}
+
+/// [`heavy_done`] for any `j`: true below the range possible after `k` rows, false above it.
+#[inline(always)]
+fn heavy_done_clamped(shape: &Shape, prefix: &impl Prefix, k: u64, j: u64) -> bool {
+    let (lo, hi) = heavy_range(shape, k);
+    j <= lo || (j <= hi && heavy_done(shape, prefix, k, j))
+}
+
+/// The seed's partial p-ary search for the splits of a block's consecutive boundaries `k` in
+/// `[k_min, k_max]`: while the heavy-count range `[lo, hi]` holding every answer is wider than
+/// the block, each thread tests one of `p` evenly spaced pivots for `k_min` and for `k_max`,
+/// and a block-wide count narrows the range to the pivots that bracket both answers; then each
+/// thread binary-searches its own `k` within what is left.
+///
+/// # Safety
+/// Every thread of the block calls this with the same `k_min`, `k_max`; `scratch` holds one
+/// u64 per warp.
+#[inline(always)]
+pub unsafe fn search_pary(
+    shape: &Shape,
+    prefix: &impl Prefix,
+    k: u64,
+    k_min: u64,
+    k_max: u64,
+    scratch: SharedSlice<u64>,
+) -> Split {
+    let p = block_dim_x() as u64;
+    let t = thread_x() as u64;
+    let (mut lo, mut hi) = (heavy_range(shape, k_min).0, heavy_range(shape, k_max).1);
+    loop {
+        let width = hi - lo;
+        let pivot = |i: u64| {
+            lo + if width < p {
+                i.min(width)
+            } else {
+                width * i / (p - 1)
+            }
+        };
+        let j = pivot(t);
+        let (below, above) = (
+            heavy_done_clamped(shape, prefix, k_min, j),
+            heavy_done_clamped(shape, prefix, k_max, j),
+        );
+        // Pivots rise with the thread, so the trues are a prefix: count them, both at once.
+        // SAFETY: the whole block is here (the caller's contract).
+        let counts = unsafe { block::reduce(below as u64 | (above as u64) << 32, scratch) };
+        let (true_min, true_max) = (counts & 0xffff_ffff, counts >> 32);
+        let new_lo = if true_min > 0 { pivot(true_min - 1) } else { lo };
+        let new_hi = if true_max < p {
+            pivot(true_max).saturating_sub(1).max(new_lo)
+        } else {
+            hi
+        };
+        let done = width < p || (new_lo, new_hi) == (lo, hi);
+        (lo, hi) = (new_lo, new_hi);
+        if done {
+            break;
+        }
+    }
+    let (own_lo, own_hi) = heavy_range(shape, k);
+    search(shape, prefix, k, lo.max(own_lo), hi.min(own_hi))
+}
+
+crate::kernel! {
+    /// One split per section boundary by the seed's partial p-ary search (see
+    /// [`search_pary`]): each block finds `blockDim.x` consecutive splits.
+    ///
+    /// # Safety
+    /// As for [`alias_split_binary`](fn@alias_split_binary), with one u64 of dynamic shared
+    /// memory per warp.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn alias_split_pary(
+        prefix: *const u64,
+        n: u64,
+        n_light: u64,
+        total: u64,
+        sections: u64,
+        rows_per_section: u64,
+        splits: *mut Split,
+    ) {
+        let shape = Shape { n, n_light, total };
+        let first = block_x() as u64 * block_dim_x() as u64;
+        let s = (first + thread_x() as u64).min(sections);
+        let last = (first + block_dim_x() as u64 - 1).min(sections);
+        // SAFETY: indices below n + 1 (prefix) and sections + 1 (splits); every thread of the
+        // block reaches the search (threads past the end search the last boundary again).
+        unsafe {
+            let prefix = |t: u64| *prefix.add(t as usize);
+            let scratch = SharedSlice::<u64>::carve(0, block_dim_x().div_ceil(WARP_SIZE));
+            let k = |s: u64| section_start(&shape, s, rows_per_section);
+            let split = search_pary(&shape, &prefix, k(s), k(first.min(sections)), k(last), scratch);
+            if first + (thread_x() as u64) <= sections {
+                *splits.add(s as usize) = split;
+            }
         }
     }
 }
