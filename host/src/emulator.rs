@@ -111,6 +111,10 @@ impl Emulator {
     /// H100's, so a launch it accepts is one the GPU accepts; its "multiprocessors" are its
     /// worker threads.
     pub fn with_options(options: Options) -> Emulator {
+        let options = Options {
+            workers: options.workers.max(1),
+            ..options
+        };
         let name = format!("warpkit SIMT emulator ({} workers)", options.workers);
         Emulator {
             inner: Arc::new(Inner {

@@ -223,6 +223,24 @@ fn devices_draw_the_same_samples_by(method: Sampling) {
 }
 
 #[test]
+fn tiny_totals_quantize_without_overflow() {
+    let mut backends = vec![Backend::cpu(), Backend::emulator()];
+    backends.extend(gpu_or_skip("tiny_totals_quantize_without_overflow").map(Backend::Device));
+    let cases: [&[f64]; 3] = [
+        &[1e-300, 1e-300, 0.0],
+        &[5e-324, 1e-310, 2e-310],
+        &[1e-300, 1e300],
+    ];
+    for backend in &backends {
+        for weights in cases {
+            let table = AliasTable::new(backend, weights).unwrap();
+            let worst = check_table(&table.rows().unwrap(), weights);
+            assert!(worst.is_ok(), "{weights:?} on {}: {worst:?}", backend.describe());
+        }
+    }
+}
+
+#[test]
 fn rebuilding_in_place_gives_the_new_table() {
     let mut rng = fresh_rng("alias rebuild");
     let mut backends = vec![Backend::cpu(), Backend::emulator()];

@@ -8,7 +8,7 @@ use warpkit_kernels::emu::{self, Fault, Launch, Misuse, Options, SHARED_POISON};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::simt::atomic::load_acquire_u32;
 use warpkit_kernels::simt::shared::{SharedSlice, dynamic_bytes};
-use warpkit_kernels::simt::warp::{FULL_MASK, shfl_down, shfl_xor};
+use warpkit_kernels::simt::warp::{FULL_MASK, all, shfl_down, shfl_xor};
 use warpkit_kernels::simt::*;
 use warpkit_kernels::{kernel, warp};
 
@@ -76,6 +76,13 @@ kernel! {
     pub unsafe fn spin_on_flag(flag: *const u32) {
         // SAFETY: `flag` is a valid u32 (the test's).
         unsafe { while load_acquire_u32(flag) == 0 {} }
+    }
+
+    /// Spins until `flag` becomes non-zero, the warp voting on it each time round (the shape
+    /// of the scan's look-back).
+    pub unsafe fn spin_with_vote(flag: *const u32) {
+        // SAFETY: `flag` is a valid u32 (the test's); whole warps vote.
+        unsafe { while !all(FULL_MASK, load_acquire_u32(flag) != 0) {} }
     }
 
     /// Reads shared element `index` of a slice of 4.
@@ -258,6 +265,9 @@ fn threads_at_different_barriers_are_reported() {
 fn a_spin_wait_nobody_releases_is_reported_as_stalled() {
     let flag = 0u32;
     let f = fault(run::<spin_on_flag>(2, 32, 0, (&flag as *const u32,)));
+    assert!(matches!(f.misuse, Misuse::Stalled { .. }), "{f}");
+    // A vote inside the loop is part of the wait, not progress.
+    let f = fault(run::<spin_with_vote>(1, 64, 0, (&flag as *const u32,)));
     assert!(matches!(f.misuse, Misuse::Stalled { .. }), "{f}");
 }
 

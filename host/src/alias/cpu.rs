@@ -27,12 +27,12 @@ fn partition<F: AliasWeight>(weights: &[F]) -> Result<(Vec<Entry>, Shape)> {
         .collect::<Vec<_>>()
         .iter()
         .sum();
-    let scale = quantize_scale::<F>(weights.len(), total)?;
+    let (shift, scale) = quantize_scale::<F>(weights.len(), total)?;
     let entries: Vec<Entry> = weights
         .par_iter()
         .enumerate()
         .map(|(i, w)| Entry {
-            q: quantize(w.to_f64(), scale),
+            q: quantize(w.to_f64(), shift, scale),
             item: i as u32,
         })
         .collect();

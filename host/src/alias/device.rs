@@ -10,7 +10,6 @@
 use super::{AliasWeight, Construction, Sampling, SectionedArgs, Stream, check_count, quantize_scale};
 use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
-use std::marker::PhantomData;
 use warpkit_kernels::alias::partition::{alias_classify, alias_scatter, blocks_for};
 use warpkit_kernels::alias::sectioned::shared_section_bytes;
 use warpkit_kernels::alias::split::{alias_split_binary, alias_split_pary};
@@ -24,7 +23,6 @@ fn words<T>(len: usize) -> usize {
 
 /// Scratch of one table's construction.
 struct Workspace<F> {
-    weights: DeviceBuffer<F>,
     q: DeviceBuffer<u64>,
     light: DeviceBuffer<u32>,
     position: DeviceBuffer<u32>,
@@ -43,19 +41,19 @@ pub(super) struct DeviceTable<F: AliasWeight> {
     device: Device,
     table: DeviceBuffer<u64>,
     work: Workspace<F>,
+    /// Host weights, copied here rather than into a new buffer each build (made on first use).
+    staging: Option<DeviceBuffer<F>>,
     n: usize,
     method: Construction,
-    _f: PhantomData<F>,
 }
 
 impl<F: AliasWeight> DeviceTable<F> {
-    /// Allocates a table for `weights.len()` items and builds it by `method` (a PSA variant).
-    pub fn build(device: &Device, weights: &DeviceBuffer<F>, method: Construction) -> Result<DeviceTable<F>> {
-        let n = weights.len();
+    /// Allocates a table and its workspace for `n` items, built by `method` (a PSA variant)
+    /// by [`DeviceTable::rebuild`] or [`DeviceTable::rebuild_from_host`].
+    pub fn allocate(device: &Device, n: usize, method: Construction) -> Result<DeviceTable<F>> {
         check_count(n)?;
         let sections = n.div_ceil(ALIAS_ROWS_PER_SECTION as usize);
         let work = Workspace {
-            weights: device.zeros(n)?,
             q: device.zeros(n)?,
             light: device.zeros(n)?,
             position: device.zeros(n)?,
@@ -68,114 +66,45 @@ impl<F: AliasWeight> DeviceTable<F> {
             total_q: device.zeros(1)?,
             n_light: device.zeros(1)?,
         };
-        let mut table = DeviceTable {
+        Ok(DeviceTable {
             device: device.clone(),
             table: device.zeros(words::<Row<F>>(n))?,
             work,
+            staging: None,
             n,
             method,
-            _f: PhantomData,
-        };
-        table.rebuild(weights)?;
-        Ok(table)
+        })
     }
 
     pub fn device(&self) -> &Device {
         &self.device
     }
 
-    /// Copies host weights into the workspace and rebuilds from them.
+    /// Copies host weights into the staging buffer and rebuilds from them.
     pub fn rebuild_from_host(&mut self, weights: &[F]) -> Result<()> {
-        self.device.copy_from_host(weights, &mut self.work.weights)?;
-        let w: *const DeviceBuffer<F> = &self.work.weights;
-        // SAFETY: `rebuild` reads the weights buffer and never touches `work.weights` through
-        // `self`, so the shared borrow does not alias a mutable one.
-        self.rebuild(unsafe { &*w })
+        if self.staging.is_none() {
+            self.staging = Some(self.device.zeros(self.n)?);
+        }
+        let staging = self.staging.as_mut().expect("made above");
+        self.device.copy_from_host(weights, staging)?;
+        construct(
+            &self.device,
+            &mut self.work,
+            &mut self.table,
+            self.method,
+            staging,
+        )
     }
 
     /// Builds the table from `weights` (of the table's length) in place.
     pub fn rebuild(&mut self, weights: &DeviceBuffer<F>) -> Result<()> {
-        let (d, w, n) = (&self.device, &mut self.work, self.n as u64);
-        crate::error::check_same_len("alias weights", self.n, weights.len())?;
-        let grid = LaunchShape::linear(blocks_for(n), ALIAS_BLOCK_THREADS, 0);
-        let src = d.ptr(weights)?;
-
-        d.copy_from_host(&[u64::MAX], &mut w.first_bad)?;
-        // SAFETY: `weights` holds n elements, `first_bad` one word.
-        unsafe { d.launch::<F::Check>(grid, (src, n, d.ptr_mut(&mut w.first_bad)?))? };
-        let first_bad = d.download(&w.first_bad)?[0];
-        if first_bad != u64::MAX {
-            return Err(Error::InvalidWeight {
-                index: first_bad as usize,
-            });
-        }
-        d.sum_over_grid(weights, &mut w.total, REDUCE_FIXED_GRID)?;
-        let scale = quantize_scale::<F>(self.n, d.download(&w.total)?[0].to_f64())?;
-        let q = d.ptr_mut(&mut w.q)?;
-        // SAFETY: `weights` and `q` hold n elements.
-        unsafe { d.launch::<F::Quantize>(grid, (src, n, scale, q))? };
-        d.sum_into(&w.q, &mut w.total_q)?;
-        let total = d.download(&w.total_q)?[0];
-        let light = d.ptr_mut(&mut w.light)?;
-        // SAFETY: `q` and `light` hold n elements.
-        unsafe { d.launch::<alias_classify>(grid, (q, n, total, light))? };
-        d.exclusive_scan_into(&w.light, &mut w.position)?;
-        let entries = d.ptr_mut(&mut w.entries)?.cast::<Entry>();
-        let partitioned = d.ptr_mut(&mut w.partitioned)?;
-        let scatter = (
-            q.cast_const(),
-            light.cast_const(),
-            d.ptr(&w.position)?,
-            n,
-            entries,
-            partitioned,
-            d.ptr_mut(&mut w.n_light)?,
-        );
-        // SAFETY: n > 0 items in every array, n + 1 partitioned weights, 16-byte aligned
-        // entries (device buffers are 256-byte aligned).
-        unsafe { d.launch::<alias_scatter>(grid, scatter)? };
-        let n_light = d.download(&w.n_light)?[0] as u64;
-        d.exclusive_scan_into(&w.partitioned, &mut w.prefix)?;
-
-        let sections = n.div_ceil(ALIAS_ROWS_PER_SECTION);
-        let prefix = d.ptr(&w.prefix)?;
-        let splits = d.ptr_mut(&mut w.splits)?.cast::<Split>();
-        let split_args = (
-            prefix,
-            n,
-            n_light,
-            total,
-            sections,
-            ALIAS_ROWS_PER_SECTION,
-            splits,
-        );
-        let blocks = blocks_for(sections + 1);
-        // SAFETY: n + 1 prefix sums, sections + 1 splits, sections × rows per section >= n;
-        // the p-ary search's block reduction has a u64 of shared memory per warp.
-        unsafe {
-            if self.method == Construction::PsaPary {
-                let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, ALIAS_BLOCK_THREADS / 32 * 8);
-                d.launch::<alias_split_pary>(shape, split_args)?
-            } else {
-                let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, 0);
-                d.launch::<alias_split_binary>(shape, split_args)?
-            }
-        };
-        let table = d.ptr_mut(&mut self.table)?.cast::<Row<F>>();
-        let pack_grid = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
-        let pack_args = (
-            entries.cast_const(),
-            prefix,
-            n,
-            n_light,
-            total,
-            splits.cast_const(),
-            sections,
-            table,
-        );
-        // SAFETY: the partitioned entries, their prefix sums and the splits just computed for
-        // these n items; the table holds n rows, each written by one section.
-        unsafe { d.launch::<F::Pack>(pack_grid, pack_args) }
+        construct(
+            &self.device,
+            &mut self.work,
+            &mut self.table,
+            self.method,
+            weights,
+        )
     }
 
     /// The rows, copied to the host.
@@ -237,4 +166,95 @@ impl<F: AliasWeight> DeviceTable<F> {
             }
         }
     }
+}
+
+/// The PSA pipeline: builds `table` from `weights` by `method`, with `work` as scratch.
+fn construct<F: AliasWeight>(
+    d: &Device,
+    w: &mut Workspace<F>,
+    table: &mut DeviceBuffer<u64>,
+    method: Construction,
+    weights: &DeviceBuffer<F>,
+) -> Result<()> {
+    let n = weights.len() as u64;
+    crate::error::check_same_len("alias weights", w.q.len(), weights.len())?;
+    let grid = LaunchShape::linear(blocks_for(n), ALIAS_BLOCK_THREADS, 0);
+    let src = d.ptr(weights)?;
+
+    d.copy_from_host(&[u64::MAX], &mut w.first_bad)?;
+    // SAFETY: `weights` holds n elements, `first_bad` one word.
+    unsafe { d.launch::<F::Check>(grid, (src, n, d.ptr_mut(&mut w.first_bad)?))? };
+    let first_bad = d.download(&w.first_bad)?[0];
+    if first_bad != u64::MAX {
+        return Err(Error::InvalidWeight {
+            index: first_bad as usize,
+        });
+    }
+    d.sum_over_grid(weights, &mut w.total, REDUCE_FIXED_GRID)?;
+    let (shift, scale) = quantize_scale::<F>(n as usize, d.download(&w.total)?[0].to_f64())?;
+    let q = d.ptr_mut(&mut w.q)?;
+    // SAFETY: `weights` and `q` hold n elements.
+    unsafe { d.launch::<F::Quantize>(grid, (src, n, shift, scale, q))? };
+    d.sum_into(&w.q, &mut w.total_q)?;
+    let total = d.download(&w.total_q)?[0];
+    let light = d.ptr_mut(&mut w.light)?;
+    // SAFETY: `q` and `light` hold n elements.
+    unsafe { d.launch::<alias_classify>(grid, (q, n, total, light))? };
+    d.exclusive_scan_into(&w.light, &mut w.position)?;
+    let entries = d.ptr_mut(&mut w.entries)?.cast::<Entry>();
+    let partitioned = d.ptr_mut(&mut w.partitioned)?;
+    let scatter = (
+        q.cast_const(),
+        light.cast_const(),
+        d.ptr(&w.position)?,
+        n,
+        entries,
+        partitioned,
+        d.ptr_mut(&mut w.n_light)?,
+    );
+    // SAFETY: n > 0 items in every array, n + 1 partitioned weights, 16-byte aligned
+    // entries (device buffers are 256-byte aligned).
+    unsafe { d.launch::<alias_scatter>(grid, scatter)? };
+    let n_light = d.download(&w.n_light)?[0] as u64;
+    d.exclusive_scan_into(&w.partitioned, &mut w.prefix)?;
+
+    let sections = n.div_ceil(ALIAS_ROWS_PER_SECTION);
+    let prefix = d.ptr(&w.prefix)?;
+    let splits = d.ptr_mut(&mut w.splits)?.cast::<Split>();
+    let split_args = (
+        prefix,
+        n,
+        n_light,
+        total,
+        sections,
+        ALIAS_ROWS_PER_SECTION,
+        splits,
+    );
+    let blocks = blocks_for(sections + 1);
+    // SAFETY: n + 1 prefix sums, sections + 1 splits, sections × rows per section >= n;
+    // the p-ary search's block reduction has a u64 of shared memory per warp.
+    unsafe {
+        if method == Construction::PsaPary {
+            let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, ALIAS_BLOCK_THREADS / 32 * 8);
+            d.launch::<alias_split_pary>(shape, split_args)?
+        } else {
+            let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, 0);
+            d.launch::<alias_split_binary>(shape, split_args)?
+        }
+    };
+    let table = d.ptr_mut(table)?.cast::<Row<F>>();
+    let pack_grid = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
+    let pack_args = (
+        entries.cast_const(),
+        prefix,
+        n,
+        n_light,
+        total,
+        splits.cast_const(),
+        sections,
+        table,
+    );
+    // SAFETY: the partitioned entries, their prefix sums and the splits just computed for
+    // these n items; the table holds n rows, each written by one section.
+    unsafe { d.launch::<F::Pack>(pack_grid, pack_args) }
 }

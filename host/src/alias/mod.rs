@@ -44,7 +44,7 @@ pub trait AliasWeight: Weight + Scalar {
     #[doc(hidden)]
     type Check: Kernel<Args = (*const Self, u64, *mut u64)>;
     #[doc(hidden)]
-    type Quantize: Kernel<Args = (*const Self, u64, f64, *mut u64)>;
+    type Quantize: Kernel<Args = (*const Self, u64, i32, f64, *mut u64)>;
     #[doc(hidden)]
     type Pack: Kernel<
         Args = (
@@ -143,12 +143,13 @@ enum Storage<F: AliasWeight> {
     Device(Box<device::DeviceTable<F>>),
 }
 
-/// `Err` unless the weights can make a table: at least one, at most 2^32 − 1.
+/// `Err` unless the weights can make a table: at least one, at most 2^32 − 2 (the prefix sums
+/// scan one more element than there are weights).
 fn check_count(n: usize) -> Result<()> {
     if n == 0 {
         return Err(Error::NoWeights);
     }
-    crate::error::check_len("alias weights", n, crate::MAX_LEN)
+    crate::error::check_len("alias weights", n, crate::MAX_LEN - 1)
 }
 
 /// `Err` naming the first weight that is negative, NaN or infinite.
@@ -163,16 +164,14 @@ fn check_weights<F: AliasWeight>(weights: &[F]) -> Result<()> {
     }
 }
 
-/// `scale = N·2^31 / W` for quantizing, or why the total cannot be used: it must be finite in
-/// the weights' own type (a device sums f32 weights in f32) and positive.
-fn quantize_scale<F: AliasWeight>(n: usize, total: f64) -> Result<f64> {
+/// The quantization `(shift, scale)` for weights of total `total` (see
+/// `warpkit_kernels::alias::quantize_params`), or why the total cannot be used: it must be
+/// finite in the weights' own type (a device sums f32 weights in f32) and positive.
+fn quantize_scale<F: AliasWeight>(n: usize, total: f64) -> Result<(i32, f64)> {
     if !F::from_f64(total).to_f64().is_finite() {
         return Err(Error::WeightOverflow);
     }
-    if total <= 0.0 {
-        return Err(Error::AllWeightsZero);
-    }
-    Ok(n as f64 * (1u64 << warpkit_kernels::alias::UNIT_BITS) as f64 / total)
+    warpkit_kernels::alias::quantize_params(n as u64, total).ok_or(Error::AllWeightsZero)
 }
 
 impl<F: AliasWeight> AliasTable<F> {
@@ -187,8 +186,9 @@ impl<F: AliasWeight> AliasTable<F> {
         check_weights(weights)?;
         let storage = match (backend, method) {
             (Backend::Device(d), Construction::PsaBaseline | Construction::PsaPary) => {
-                let w = d.upload(weights)?;
-                Storage::Device(Box::new(device::DeviceTable::build(d, &w, method)?))
+                let mut table = device::DeviceTable::allocate(d, weights.len(), method)?;
+                table.rebuild_from_host(weights)?;
+                Storage::Device(Box::new(table))
             }
             (Backend::Cpu(_), Construction::Sequential | Construction::PsaBaseline) => {
                 Storage::Host(cpu::build(weights, method)?)
@@ -223,8 +223,10 @@ impl<F: AliasWeight> AliasTable<F> {
                 backend: device.describe(),
             });
         }
+        let mut table = device::DeviceTable::allocate(device, weights.len(), method)?;
+        table.rebuild(weights)?;
         Ok(AliasTable {
-            storage: Storage::Device(Box::new(device::DeviceTable::build(device, weights, method)?)),
+            storage: Storage::Device(Box::new(table)),
             n: weights.len(),
         })
     }
@@ -366,5 +368,20 @@ impl Stream {
     fn counter(&self) -> [u32; 4] {
         let [lo, hi] = self.counter;
         [lo as u32, (lo >> 32) as u32, hi as u32, (hi >> 32) as u32]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weight_counts_leave_room_for_the_prefix_sums() {
+        assert!(matches!(check_count(0), Err(Error::NoWeights)));
+        assert!(check_count(crate::MAX_LEN as usize - 1).is_ok());
+        assert!(matches!(
+            check_count(crate::MAX_LEN as usize),
+            Err(Error::TooLong { .. })
+        ));
     }
 }

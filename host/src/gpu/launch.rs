@@ -38,9 +38,11 @@ impl Gpu {
         }
         let f = self.function(K::NAME)?;
         if shape.shared_bytes > self.limits().shared_per_block {
+            // Always the device's maximum, so launches of other sizes from other host threads
+            // never lower it under each other.
             f.set_attribute(
                 FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                shape.shared_bytes as i32,
+                self.limits().shared_per_block_optin as i32,
             )?;
         }
         let config = LaunchConfig {

@@ -22,13 +22,13 @@ fn each(n: u64, mut f: impl FnMut(u64)) {
 macro_rules! quantize_kernels {
     ($($name:ident: $f:ty),*) => {$(
         $crate::kernel! {
-            /// `q[i] = quantize(weights[i], scale)`.
+            /// `q[i] = quantize(weights[i], shift, scale)`.
             ///
             /// # Safety
             /// `weights` and `q` hold `n` elements.
-            pub unsafe fn $name(weights: *const $f, n: u64, scale: f64, q: *mut u64) {
+            pub unsafe fn $name(weights: *const $f, n: u64, shift: i32, scale: f64, q: *mut u64) {
                 // SAFETY: `i < n`.
-                each(n, |i| unsafe { *q.add(i as usize) = quantize(Weight::to_f64(*weights.add(i as usize)), scale) });
+                each(n, |i| unsafe { *q.add(i as usize) = quantize(Weight::to_f64(*weights.add(i as usize)), shift, scale) });
             }
         }
     )*};

@@ -48,7 +48,7 @@ pub fn binomial(n: u64, p: f64, u: [f64; 2]) -> u64 {
         let mut pmf = (n as f64 * libm::log1p(-q)).fast_exp();
         let (mut cdf, mut k) = (pmf, 0u64);
         let ratio = q / (1.0 - q);
-        while u[0] > cdf && k < n {
+        while u[0] > cdf && k < n && pmf > 0.0 {
             pmf *= (n - k) as f64 / (k + 1) as f64 * ratio;
             k += 1;
             cdf += pmf;

@@ -51,6 +51,9 @@ struct Sched {
     fault: Option<Misuse>,
     /// Whether anything but a spin-wait happened since the scheduler last looked.
     progress: bool,
+    /// Threads that spin-waited since the last barrier: their collectives are part of the
+    /// wait (a spin loop with a vote in it), not progress.
+    spun: Vec<bool>,
 }
 
 /// What every thread of the block sees.
@@ -149,6 +152,7 @@ impl Lane {
             self.fault(Misuse::BarrierMismatch { sites });
         }
         s.status.fill(Status::Ready);
+        s.spun.fill(false);
         s.at_barrier = 0;
         s.epoch += 1;
         for w in &mut s.warps {
@@ -169,7 +173,7 @@ impl Lane {
         }
         let block = self.block();
         let mut s = block.sched.borrow_mut();
-        s.progress = true;
+        s.progress |= !s.spun[rank as usize];
         s.status[rank as usize] = Status::Collective;
         let call = Pending {
             op,
@@ -202,7 +206,10 @@ impl Lane {
 
     /// A spin-wait step: lets the other threads run; not progress by itself.
     pub fn spin(&self) {
-        self.block().sched.borrow_mut().status[self.id.rank as usize] = Status::Spinning;
+        let mut s = self.block().sched.borrow_mut();
+        s.status[self.id.rank as usize] = Status::Spinning;
+        s.spun[self.id.rank as usize] = true;
+        drop(s);
         self.suspend();
     }
 }
@@ -240,6 +247,7 @@ impl Run<'_> {
                 epoch: 1,
                 fault: None,
                 progress: true,
+                spun: vec![false; n],
             }),
         };
         let lanes: Vec<Lane> = (0..n as u32)

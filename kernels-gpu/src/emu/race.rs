@@ -5,6 +5,9 @@
 //! accesses to a word by different threads, at least one a write, race unless a barrier lies
 //! between them (different epochs) or they are lanes of one warp and a `sync_warp` whose mask
 //! names both completed between them. Accesses smaller than a word count for the whole word.
+//! Reads are kept as a set of lanes and the latest read's sync count: a write after several
+//! reads needs one `sync_warp` after the latest naming all of them (sound; it may report lanes
+//! that separate syncs did order).
 
 use super::{Access, Misuse, SHARED_POISON, ThreadId};
 use std::cell::RefCell;
@@ -28,7 +31,7 @@ struct Reads {
     warp: Option<u32>,
     /// Lanes that read, when `warp` is one warp.
     lanes: u32,
-    /// The fewest warp syncs any reader had seen.
+    /// The most warp syncs any reader had seen (the latest read's).
     syncs: u32,
 }
 
@@ -114,8 +117,9 @@ impl SharedMemory {
                     && r.epoch() == epoch
                 {
                     let only_me = r.warp == Some(me.warp) && r.lanes == 1 << me.lane;
+                    let all = r.lanes | 1 << me.lane;
                     let synced =
-                        r.warp == Some(me.warp) && ordered(r.first.access.thread, epoch, r.syncs, r.lanes);
+                        r.warp == Some(me.warp) && syncs[r.syncs as usize..].iter().any(|&m| m & all == all);
                     if !only_me && !synced {
                         let reader = r.other.filter(|_| r.first.access.thread == me).unwrap_or(r.first);
                         return Err(race(reader, word));
@@ -132,7 +136,8 @@ impl SharedMemory {
                             r.warp = None;
                         }
                         r.lanes |= 1 << me.lane;
-                        r.syncs = r.syncs.min(stamp.syncs);
+                        // A sync must follow the latest read to order them all before a write.
+                        r.syncs = r.syncs.max(stamp.syncs);
                         if r.other.is_none() && r.first.access.thread != me {
                             r.other = Some(stamp);
                         }
@@ -196,6 +201,29 @@ mod tests {
             panic!("{e}")
         };
         assert_eq!((byte_offset, earlier.thread.rank), (12, 70));
+    }
+
+    #[test]
+    fn a_write_after_other_lanes_reads_needs_a_sync_even_by_the_first_reader() {
+        let m = SharedMemory::new(16);
+        for lane in 0..4 {
+            m.access(0, 4, access(lane, false), 1, &[]).unwrap();
+        }
+        let e = m.access(0, 4, access(0, true), 1, &[]).unwrap_err();
+        assert!(
+            matches!(e, Misuse::SharedRace { .. }),
+            "lanes 1-3 read without a sync"
+        );
+        // A sync after an early read does not order a later one.
+        let m = SharedMemory::new(16);
+        m.access(0, 4, access(0, false), 1, &[]).unwrap();
+        m.access(0, 4, access(1, false), 1, &[u32::MAX]).unwrap();
+        let e = m.access(0, 4, access(2, true), 1, &[u32::MAX]).unwrap_err();
+        assert!(
+            matches!(e, Misuse::SharedRace { .. }),
+            "lane 1 read after the sync"
+        );
+        assert!(m.access(0, 4, access(2, true), 1, &[u32::MAX, u32::MAX]).is_ok());
     }
 
     #[test]
