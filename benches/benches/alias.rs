@@ -6,7 +6,7 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
 use std::time::Duration;
-use warpkit::alias::{AliasTable, AliasWeight, Construction, Sampling};
+use warpkit::alias::{AliasTable, AliasWeight, Construction, PackMethod, Sampling, SplitMethod};
 use warpkit::{Backend, Device, Philox};
 use warpkit_benches::time_on_gpu;
 
@@ -41,13 +41,17 @@ fn construction<F: AliasWeight>(c: &mut Criterion, device: Option<&Device>, size
             if let Some(device) = device {
                 let gpu = device.as_gpu().expect("a GPU");
                 let w = device.upload(&weights).unwrap();
-                for method in [Construction::PsaBaseline, Construction::PsaPary] {
-                    let mut table = AliasTable::from_device_with(device, &w, method).unwrap();
-                    group.bench_function(BenchmarkId::new(format!("gpu {method:?} {dist}"), n), |b| {
-                        b.iter_custom(|iters| {
-                            time_on_gpu(gpu, iters, || table.rebuild_from_device(&w).unwrap())
-                        })
-                    });
+                for split in [SplitMethod::Binary, SplitMethod::PartialPary] {
+                    for pack in [PackMethod::Baseline, PackMethod::SharedMemory] {
+                        let method = Construction::Psa { split, pack };
+                        let mut table = AliasTable::from_device_with(device, &w, method).unwrap();
+                        let id = BenchmarkId::new(format!("gpu {split:?} {pack:?} {dist}"), n);
+                        group.bench_function(id, |b| {
+                            b.iter_custom(|iters| {
+                                time_on_gpu(gpu, iters, || table.rebuild_from_device(&w).unwrap())
+                            })
+                        });
+                    }
                 }
             }
             let cpu = Backend::cpu();

@@ -3,7 +3,7 @@
 //! weights (chi-square), reproducible samples, and bad input.
 
 use rand_core::{RngCore, SeedableRng};
-use warpkit::alias::{AliasTable, AliasWeight, Construction, Sampling, check_table};
+use warpkit::alias::{AliasTable, AliasWeight, Construction, PackMethod, Sampling, SplitMethod, check_table};
 use warpkit::{Backend, Device, Error, Philox};
 use warpkit_tests::*;
 
@@ -30,6 +30,23 @@ fn distributions<F: AliasWeight>(rng: &mut Philox, n: usize) -> Vec<(&'static st
     d
 }
 
+/// Every split and pack a device offers.
+const DEVICE_CONSTRUCTIONS: [Construction; 4] = [
+    Construction::PSA_BASELINE,
+    Construction::Psa {
+        split: SplitMethod::PartialPary,
+        pack: PackMethod::Baseline,
+    },
+    Construction::Psa {
+        split: SplitMethod::Binary,
+        pack: PackMethod::SharedMemory,
+    },
+    Construction::Psa {
+        split: SplitMethod::PartialPary,
+        pack: PackMethod::SharedMemory,
+    },
+];
+
 /// Items tested on the CPU and the emulator; the GPU adds 10^7 and 10^8.
 const COUNTS: [usize; 9] = [1, 2, 3, 10, 1000, 4099, 100_003, 1_000_000, 100_000_000];
 
@@ -52,8 +69,8 @@ fn tables_pass_the_check<F: AliasWeight>() {
                     continue;
                 }
                 let methods: &[Construction] = match backend {
-                    Backend::Cpu(_) => &[Construction::Sequential, Construction::PsaBaseline],
-                    Backend::Device(_) => &[Construction::PsaBaseline, Construction::PsaPary],
+                    Backend::Cpu(_) => &[Construction::Sequential, Construction::PSA_BASELINE],
+                    Backend::Device(_) => &DEVICE_CONSTRUCTIONS,
                 };
                 for &method in methods {
                     let label = format!("{} {name} n={n} {method:?} on {}", F::NAME, backend.describe());
@@ -75,7 +92,7 @@ fn tables_pass_the_check<F: AliasWeight>() {
                         r.alias == s.alias && r.threshold.to_f64().to_bits() == s.threshold.to_f64().to_bits()
                     })
             };
-            let groups: &[&[usize]] = &[&[0, 1], &[2, 3, 4, 5]];
+            let groups: &[&[usize]] = &[&[0, 1], &[2, 3, 4, 5, 6, 7, 8, 9]];
             for group in groups {
                 let present: Vec<usize> = group.iter().copied().filter(|&i| i < tables.len()).collect();
                 for pair in present.windows(2) {
@@ -294,7 +311,7 @@ fn bad_weights_are_refused_before_anything_runs() {
         assert!(table.sample(&mut rng, 0).unwrap().is_empty(), "{label}: S = 0");
     }
     // Methods a backend does not offer are refused, not switched silently.
-    let cpu_pary = AliasTable::build(&Backend::cpu(), &[1.0f64], Construction::PsaPary).err();
+    let cpu_pary = AliasTable::build(&Backend::cpu(), &[1.0f64], DEVICE_CONSTRUCTIONS[1]).err();
     assert!(matches!(cpu_pary, Some(Error::UnsupportedMethod { .. })));
     let device_vose = AliasTable::build(&Backend::emulator(), &[1.0f64], Construction::Sequential).err();
     assert!(matches!(device_vose, Some(Error::UnsupportedMethod { .. })));

@@ -63,7 +63,7 @@ pub(super) fn build_into<F: AliasWeight>(
     let heavy = |j: u64| entries[(shape.n_light + j) as usize];
     let rows_per_section = match method {
         Construction::Sequential => weights.len(),
-        Construction::PsaBaseline | Construction::PsaPary => weights
+        Construction::Psa { .. } => weights
             .len()
             .div_ceil(rayon::current_num_threads() * 8)
             .max(CHUNK),

@@ -7,9 +7,13 @@
 //! partitioned weights, split, pack; four scalars come back to the host on the way (first bad
 //! weight, total, quantized total, light count).
 
-use super::{AliasWeight, Construction, Sampling, SectionedArgs, Stream, check_count, quantize_scale};
+use super::{
+    AliasWeight, Construction, PackMethod, Sampling, SectionedArgs, SplitMethod, Stream, check_count,
+    quantize_scale,
+};
 use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
+use warpkit_kernels::alias::pack::{SHARED_PACK_ROWS, SHARED_PACK_THREADS, shared_pack_bytes};
 use warpkit_kernels::alias::partition::{alias_classify, alias_scatter, blocks_for};
 use warpkit_kernels::alias::sectioned::shared_section_bytes;
 use warpkit_kernels::alias::split::{alias_split_binary, alias_split_pary};
@@ -52,7 +56,8 @@ impl<F: AliasWeight> DeviceTable<F> {
     /// by [`DeviceTable::rebuild`] or [`DeviceTable::rebuild_from_host`].
     pub fn allocate(device: &Device, n: usize, method: Construction) -> Result<DeviceTable<F>> {
         check_count(n)?;
-        let sections = n.div_ceil(ALIAS_ROWS_PER_SECTION as usize);
+        // Splits for the smaller sections of the two packs.
+        let sections = n.div_ceil(SHARED_PACK_ROWS as usize);
         let work = Workspace {
             q: device.zeros(n)?,
             light: device.zeros(n)?,
@@ -218,32 +223,34 @@ fn construct<F: AliasWeight>(
     let n_light = d.download(&w.n_light)?[0] as u64;
     d.exclusive_scan_into(&w.partitioned, &mut w.prefix)?;
 
-    let sections = n.div_ceil(ALIAS_ROWS_PER_SECTION);
+    let Construction::Psa { split, pack } = method else {
+        unreachable!("devices build by PSA only (checked by the caller)")
+    };
+    let rows_per_section = match pack {
+        PackMethod::Baseline => ALIAS_ROWS_PER_SECTION,
+        PackMethod::SharedMemory => SHARED_PACK_ROWS,
+    };
+    let sections = n.div_ceil(rows_per_section);
     let prefix = d.ptr(&w.prefix)?;
     let splits = d.ptr_mut(&mut w.splits)?.cast::<Split>();
-    let split_args = (
-        prefix,
-        n,
-        n_light,
-        total,
-        sections,
-        ALIAS_ROWS_PER_SECTION,
-        splits,
-    );
+    let split_args = (prefix, n, n_light, total, sections, rows_per_section, splits);
     let blocks = blocks_for(sections + 1);
-    // SAFETY: n + 1 prefix sums, sections + 1 splits, sections × rows per section >= n;
-    // the p-ary search's block reduction has a u64 of shared memory per warp.
+    // SAFETY: n + 1 prefix sums, sections + 1 splits (the buffer holds those of the smallest
+    // sections), sections × rows per section >= n; the p-ary search's block reduction has a
+    // u64 of shared memory per warp.
     unsafe {
-        if method == Construction::PsaPary {
-            let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, ALIAS_BLOCK_THREADS / 32 * 8);
-            d.launch::<alias_split_pary>(shape, split_args)?
-        } else {
-            let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, 0);
-            d.launch::<alias_split_binary>(shape, split_args)?
+        match split {
+            SplitMethod::PartialPary => {
+                let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, ALIAS_BLOCK_THREADS / 32 * 8);
+                d.launch::<alias_split_pary>(shape, split_args)?
+            }
+            SplitMethod::Binary => {
+                let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, 0);
+                d.launch::<alias_split_binary>(shape, split_args)?
+            }
         }
     };
     let table = d.ptr_mut(table)?.cast::<Row<F>>();
-    let pack_grid = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
     let pack_args = (
         entries.cast_const(),
         prefix,
@@ -255,6 +262,20 @@ fn construct<F: AliasWeight>(
         table,
     );
     // SAFETY: the partitioned entries, their prefix sums and the splits just computed for
-    // these n items; the table holds n rows, each written by one section.
-    unsafe { d.launch::<F::Pack>(pack_grid, pack_args) }
+    // these n items; the table holds n rows, each written by one section; the shared pack gets
+    // its sections' size, its block size and its shared memory.
+    unsafe {
+        match pack {
+            PackMethod::Baseline => {
+                let shape = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
+                d.launch::<F::Pack>(shape, pack_args)
+            }
+            PackMethod::SharedMemory => {
+                let threads = SHARED_PACK_THREADS;
+                let shape =
+                    LaunchShape::linear(sections.div_ceil(threads as u64), threads, shared_pack_bytes());
+                d.launch::<F::PackShared>(shape, pack_args)
+            }
+        }
+    }
 }

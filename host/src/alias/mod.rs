@@ -34,6 +34,19 @@ use crate::error::{Error, Result};
 use rand_core::RngCore;
 use warpkit_kernels::alias::{Weight, pack, partition, sample, sectioned};
 
+/// Parameters of the pack kernels: entries, prefix sums, items, light items, quantized total,
+/// splits, sections, table.
+pub type PackArgs<F> = (
+    *const Entry,
+    *const u64,
+    u64,
+    u64,
+    u64,
+    *const Split,
+    u64,
+    *mut Row<F>,
+);
+
 /// Parameters of the sectioned samplers: table, rows, output, samples, key, counter (two
 /// words), rows per section, sections.
 pub type SectionedArgs<F> = (*const Row<F>, u64, *mut u32, u64, u64, u64, u64, u64, u64);
@@ -46,18 +59,9 @@ pub trait AliasWeight: Weight + Scalar {
     #[doc(hidden)]
     type Quantize: Kernel<Args = (*const Self, u64, i32, f64, *mut u64)>;
     #[doc(hidden)]
-    type Pack: Kernel<
-        Args = (
-            *const Entry,
-            *const u64,
-            u64,
-            u64,
-            u64,
-            *const Split,
-            u64,
-            *mut Row<Self>,
-        ),
-    >;
+    type Pack: Kernel<Args = PackArgs<Self>>;
+    #[doc(hidden)]
+    type PackShared: Kernel<Args = PackArgs<Self>>;
     #[doc(hidden)]
     type Sample: Kernel<Args = (*const Row<Self>, u64, *mut u32, u64, u64, u64, u64)>;
     #[doc(hidden)]
@@ -72,6 +76,7 @@ impl AliasWeight for f32 {
     type Check = partition::alias_check_weights_f32;
     type Quantize = partition::alias_quantize_f32;
     type Pack = pack::alias_pack_baseline_f32;
+    type PackShared = pack::alias_pack_shared_f32;
     type Sample = sample::alias_sample_baseline_f32;
     type SampleCached = sectioned::alias_sample_cached_f32;
     type SampleShared = sectioned::alias_sample_shared_f32;
@@ -82,6 +87,7 @@ impl AliasWeight for f64 {
     type Check = partition::alias_check_weights_f64;
     type Quantize = partition::alias_quantize_f64;
     type Pack = pack::alias_pack_baseline_f64;
+    type PackShared = pack::alias_pack_shared_f64;
     type Sample = sample::alias_sample_baseline_f64;
     type SampleCached = sectioned::alias_sample_cached_f64;
     type SampleShared = sectioned::alias_sample_shared_f64;
@@ -93,12 +99,38 @@ impl AliasWeight for f64 {
 pub enum Construction {
     /// Vose's method: one sequential sweep over the light and heavy items (CPU backend).
     Sequential,
-    /// PSA with the seed's baselines: binary-search splits and one thread (or rayon task) per
-    /// section of the pack (every backend).
-    PsaBaseline,
-    /// PSA with the seed's partial p-ary search for the splits, then the baseline pack
-    /// (devices).
-    PsaPary,
+    /// PSA: partition, prefix sums, splits, then sections packed in parallel. The CPU backend
+    /// runs the baselines (binary split, one rayon task a section); devices run every
+    /// combination.
+    Psa { split: SplitMethod, pack: PackMethod },
+}
+
+impl Construction {
+    /// PSA with the seed's baselines for both steps.
+    pub const PSA_BASELINE: Construction = Construction::Psa {
+        split: SplitMethod::Binary,
+        pack: PackMethod::Baseline,
+    };
+}
+
+/// How PSA finds the sweep's state at each section boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitMethod {
+    /// One binary search per boundary (the seed's baseline).
+    Binary,
+    /// The seed's partial p-ary search: a block narrows the range for its consecutive
+    /// boundaries together, then each thread finishes with a binary search.
+    PartialPary,
+}
+
+/// How PSA packs the sections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PackMethod {
+    /// One thread per section of 256 rows, reading light and heavy items from global memory.
+    Baseline,
+    /// The seed's shared-memory pack: a block copies the items of its 64 sections of 32 rows
+    /// to shared memory (coalesced), then each thread sweeps its section from there.
+    SharedMemory,
 }
 
 /// How samples are drawn on a device (the CPU backend always draws like [`Sampling::Baseline`]).
@@ -177,7 +209,7 @@ fn quantize_scale<F: AliasWeight>(n: usize, total: f64) -> Result<(i32, f64)> {
 impl<F: AliasWeight> AliasTable<F> {
     /// A table for `weights` on `backend`, by PSA.
     pub fn new(backend: &Backend, weights: &[F]) -> Result<AliasTable<F>> {
-        AliasTable::build(backend, weights, Construction::PsaBaseline)
+        AliasTable::build(backend, weights, Construction::PSA_BASELINE)
     }
 
     /// A table for `weights` on `backend` by `method` (`Err(UnsupportedMethod)` where the
@@ -185,12 +217,12 @@ impl<F: AliasWeight> AliasTable<F> {
     pub fn build(backend: &Backend, weights: &[F], method: Construction) -> Result<AliasTable<F>> {
         check_weights(weights)?;
         let storage = match (backend, method) {
-            (Backend::Device(d), Construction::PsaBaseline | Construction::PsaPary) => {
+            (Backend::Device(d), Construction::Psa { .. }) => {
                 let mut table = device::DeviceTable::allocate(d, weights.len(), method)?;
                 table.rebuild_from_host(weights)?;
                 Storage::Device(Box::new(table))
             }
-            (Backend::Cpu(_), Construction::Sequential | Construction::PsaBaseline) => {
+            (Backend::Cpu(_), Construction::Sequential | Construction::PSA_BASELINE) => {
                 Storage::Host(cpu::build(weights, method)?)
             }
             _ => {
@@ -208,7 +240,7 @@ impl<F: AliasWeight> AliasTable<F> {
 
     /// A table on `device` for weights already in its memory, by PSA.
     pub fn from_device(device: &Device, weights: &DeviceBuffer<F>) -> Result<AliasTable<F>> {
-        AliasTable::from_device_with(device, weights, Construction::PsaBaseline)
+        AliasTable::from_device_with(device, weights, Construction::PSA_BASELINE)
     }
 
     /// A table on `device` for weights already in its memory, by `method`.
@@ -237,7 +269,7 @@ impl<F: AliasWeight> AliasTable<F> {
         crate::error::check_same_len("alias weights", self.n, weights.len())?;
         check_weights(weights)?;
         match &mut self.storage {
-            Storage::Host(rows) => cpu::build_into(weights, Construction::PsaBaseline, rows),
+            Storage::Host(rows) => cpu::build_into(weights, Construction::PSA_BASELINE, rows),
             Storage::Device(t) => t.rebuild_from_host(weights),
         }
     }

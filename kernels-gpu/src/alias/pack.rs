@@ -63,3 +63,102 @@ macro_rules! pack_kernels {
     )*};
 }
 pack_kernels!(alias_pack_baseline_f32: f32, alias_pack_baseline_f64: f64);
+
+/// Sections of one block of the shared-memory pack (one thread each).
+pub const SHARED_PACK_THREADS: u32 = 64;
+/// Rows of each section of the shared-memory pack: a block's items (and one more heavy item)
+/// fit in 33 KiB of shared memory.
+pub const SHARED_PACK_ROWS: u64 = 32;
+
+/// Shared memory of a shared-memory pack block: every light and heavy entry its sections read.
+pub const fn shared_pack_bytes() -> u32 {
+    ((SHARED_PACK_THREADS as u64 * SHARED_PACK_ROWS + 2) * size_of::<Entry>() as u64) as u32
+}
+
+/// The seed's shared-memory pack: block `b` packs sections `b·T ..` (T = blockDim.x, one
+/// thread each). It first copies the light entries and the heavy entries its sections touch
+/// (one heavy item past the last, the alias of its row) into shared memory with coalesced
+/// reads, then every thread sweeps its section from there.
+///
+/// # Safety
+/// As for [`pack_section`], with sections of at most [`SHARED_PACK_ROWS`] rows, blocks of at
+/// most [`SHARED_PACK_THREADS`] threads and [`shared_pack_bytes`] of dynamic shared memory.
+#[inline(always)]
+pub unsafe fn pack_block_shared<F: Weight>(
+    shape: &Shape,
+    entries: *const Entry,
+    prefix: *const u64,
+    splits: *const Split,
+    sections: u64,
+    table: *mut Row<F>,
+) {
+    use crate::simt::shared::SharedSlice;
+    use crate::simt::{block_dim_x, block_x, sync_threads, thread_x};
+    let threads = block_dim_x() as u64;
+    let first = block_x() as u64 * threads;
+    let last = (first + threads).min(sections);
+    // SAFETY: split indices up to `sections`; entry indices below `n`; the shared slice holds
+    // the block's entries (at most T·R + 2, the launch's bytes); every thread reaches the
+    // barrier.
+    unsafe {
+        let (from, to) = (*splits.add(first as usize), *splits.add(last as usize));
+        let (l0, l1) = (from.light as u64, to.light as u64);
+        let h0 = from.heavy as u64;
+        let h1 = (to.heavy as u64 + 1).min(shape.n_heavy());
+        let local = SharedSlice::<Entry>::carve(0, (l1 - l0 + h1 - h0) as u32);
+        let mut e = thread_x() as u64;
+        while e < l1 - l0 + h1 - h0 {
+            let global = if e < l1 - l0 {
+                l0 + e
+            } else {
+                shape.n_light + h0 + e - (l1 - l0)
+            };
+            local.set(e as u32, *entries.add(global as usize));
+            e += threads;
+        }
+        sync_threads();
+        let s = first + thread_x() as u64;
+        if s < last {
+            let (a, b) = (*splits.add(s as usize), *splits.add(s as usize + 1));
+            let prefix = |t: u64| *prefix.add(t as usize);
+            let light = |i: u64| local.get((i - l0) as u32);
+            let heavy = |j: u64| local.get((l1 - l0 + j - h0) as u32);
+            rows(
+                shape,
+                a,
+                b,
+                spill(shape, &prefix, a),
+                light,
+                heavy,
+                |item, row| *table.add(item as usize) = row,
+            );
+        }
+    }
+}
+
+macro_rules! pack_shared_kernels {
+    ($($name:ident: $f:ty),*) => {$(
+        $crate::kernel! {
+            /// The shared-memory pack (see [`pack_block_shared`]).
+            ///
+            /// # Safety
+            /// As for [`pack_block_shared`].
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe fn $name(
+                entries: *const Entry,
+                prefix: *const u64,
+                n: u64,
+                n_light: u64,
+                total: u64,
+                splits: *const Split,
+                sections: u64,
+                table: *mut Row<$f>,
+            ) {
+                let shape = Shape { n, n_light, total };
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { pack_block_shared(&shape, entries, prefix, splits, sections, table) }
+            }
+        }
+    )*};
+}
+pack_shared_kernels!(alias_pack_shared_f32: f32, alias_pack_shared_f64: f64);
