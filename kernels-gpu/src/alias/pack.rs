@@ -29,7 +29,7 @@ pub unsafe fn pack_section<F: Weight>(
         let heavy = |j: u64| *entries.add((shape.n_light + j) as usize);
         let start = spill(shape, &prefix, from);
         rows(shape, from, to, start, light, heavy, |item, row| {
-            *table.add(item as usize) = row
+            row.store(table.add(item as usize))
         });
     }
 }
@@ -130,7 +130,7 @@ pub unsafe fn pack_block_shared<F: Weight>(
                 spill(shape, &prefix, a),
                 light,
                 heavy,
-                |item, row| *table.add(item as usize) = row,
+                |item, row| row.store(table.add(item as usize)),
             );
         }
     }

@@ -17,12 +17,34 @@ pub struct Entry {
 }
 
 /// A row of the alias table: draw the row's own item with probability `threshold`, else
-/// `alias`.
+/// `alias`. 16 bytes with f64 thresholds (4 of them padding), 8 with f32.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct Row<F> {
     pub threshold: F,
     pub alias: u32,
+}
+
+impl<F: Weight> Row<F> {
+    /// Writes the row with one store: 128 bits for f64 rows, 64 for f32 (the seed's int4
+    /// stores, which halve the pack's write transactions against two narrower stores).
+    ///
+    /// # Safety
+    /// `p` is valid for a row and aligned to the row's size (table rows are, in buffers
+    /// aligned to 256 bytes).
+    #[inline(always)]
+    pub unsafe fn store(self, p: *mut Row<F>) {
+        let bits = self.threshold.to_bits64();
+        // SAFETY: the caller's contract; the words are the row's `repr(C)` layout in little
+        // endian (threshold first, alias next, zero padding).
+        unsafe {
+            if size_of::<Row<F>>() == 16 {
+                crate::simt::memory::store128::<u64, 2>(p.cast(), [bits, self.alias as u64]);
+            } else {
+                p.cast::<u64>().write(bits | (self.alias as u64) << 32);
+            }
+        }
+    }
 }
 
 /// A split: the sweep's state after `light + heavy` rows.
@@ -34,7 +56,7 @@ pub struct Split {
 }
 
 /// f32 or f64: the weight and threshold types.
-pub trait Weight: Copy + PartialOrd + Default + Send + Sync + 'static {
+pub trait Weight: crate::num::Element + PartialOrd + Default {
     fn to_f64(self) -> f64;
     fn from_f64(x: f64) -> Self;
 }
