@@ -2,10 +2,11 @@
 //! `warpkit_kernels::alias`, with every buffer kept in a workspace so that rebuilding from new
 //! weights allocates nothing.
 //!
-//! Launches per build: check, sum (fixed grid, so the total is the same bits on every device),
+//! Launches per build: sum (fixed grid, so the total is the same bits on every device),
 //! quantize, sum of the quantized weights, classify, scan of the flags, scatter, scan of the
-//! partitioned weights, split, pack; four scalars come back to the host on the way (first bad
-//! weight, total, quantized total, light count).
+//! partitioned weights, split, pack; three scalars come back to the host on the way (total,
+//! quantized total, light count). Weights already in device memory are checked there first
+//! (one more launch and scalar); host weights were checked on the host.
 
 use super::{
     AliasWeight, Construction, PackMethod, Sampling, SectionedArgs, SplitMethod, Stream, check_count,
@@ -101,8 +102,10 @@ impl<F: AliasWeight> DeviceTable<F> {
         )
     }
 
-    /// Builds the table from `weights` (of the table's length) in place.
+    /// Builds the table from `weights` (of the table's length) in place, after checking them
+    /// on the device (host weights were checked on the host).
     pub fn rebuild(&mut self, weights: &DeviceBuffer<F>) -> Result<()> {
+        check_on_device(&self.device, &mut self.work.first_bad, weights)?;
         construct(
             &self.device,
             &mut self.work,
@@ -173,7 +176,28 @@ impl<F: AliasWeight> DeviceTable<F> {
     }
 }
 
-/// The PSA pipeline: builds `table` from `weights` by `method`, with `work` as scratch.
+/// `Err(InvalidWeight)` naming the first weight in device memory that is negative, NaN or
+/// infinite: one launch and one word back to the host.
+fn check_on_device<F: AliasWeight>(
+    d: &Device,
+    first_bad: &mut DeviceBuffer<u64>,
+    weights: &DeviceBuffer<F>,
+) -> Result<()> {
+    let n = weights.len() as u64;
+    d.copy_from_host(&[u64::MAX], first_bad)?;
+    let grid = LaunchShape::linear(blocks_for(n), ALIAS_BLOCK_THREADS, 0);
+    // SAFETY: `weights` holds n elements, `first_bad` one word.
+    unsafe { d.launch::<F::Check>(grid, (d.ptr(weights)?, n, d.ptr_mut(first_bad)?))? };
+    match d.download(first_bad)?[0] {
+        u64::MAX => Ok(()),
+        index => Err(Error::InvalidWeight {
+            index: index as usize,
+        }),
+    }
+}
+
+/// The PSA pipeline: builds `table` from `weights` (already checked) by `method`, with `work`
+/// as scratch.
 fn construct<F: AliasWeight>(
     d: &Device,
     w: &mut Workspace<F>,
@@ -185,16 +209,6 @@ fn construct<F: AliasWeight>(
     crate::error::check_same_len("alias weights", w.q.len(), weights.len())?;
     let grid = LaunchShape::linear(blocks_for(n), ALIAS_BLOCK_THREADS, 0);
     let src = d.ptr(weights)?;
-
-    d.copy_from_host(&[u64::MAX], &mut w.first_bad)?;
-    // SAFETY: `weights` holds n elements, `first_bad` one word.
-    unsafe { d.launch::<F::Check>(grid, (src, n, d.ptr_mut(&mut w.first_bad)?))? };
-    let first_bad = d.download(&w.first_bad)?[0];
-    if first_bad != u64::MAX {
-        return Err(Error::InvalidWeight {
-            index: first_bad as usize,
-        });
-    }
     d.sum_over_grid(weights, &mut w.total, REDUCE_FIXED_GRID)?;
     let (shift, scale) = quantize_scale::<F>(n as usize, d.download(&w.total)?[0].to_f64())?;
     let q = d.ptr_mut(&mut w.q)?;
