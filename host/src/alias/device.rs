@@ -176,6 +176,17 @@ impl<F: AliasWeight> DeviceTable<F> {
     }
 }
 
+/// The grid of the element-wise (grid-stride) kernels: one block per 256 items, at most what
+/// the device keeps resident.
+fn element_grid<K: warpkit_kernels::kernel::Kernel>(d: &Device, n: u64) -> Result<LaunchShape> {
+    let resident = d.resident_blocks::<K>(ALIAS_BLOCK_THREADS, 0)?;
+    Ok(LaunchShape::linear(
+        blocks_for(n).min(resident),
+        ALIAS_BLOCK_THREADS,
+        0,
+    ))
+}
+
 /// `Err(InvalidWeight)` naming the first weight in device memory that is negative, NaN or
 /// infinite: one launch and one word back to the host.
 fn check_on_device<F: AliasWeight>(
@@ -185,7 +196,7 @@ fn check_on_device<F: AliasWeight>(
 ) -> Result<()> {
     let n = weights.len() as u64;
     d.copy_from_host(&[u64::MAX], first_bad)?;
-    let grid = LaunchShape::linear(blocks_for(n), ALIAS_BLOCK_THREADS, 0);
+    let grid = element_grid::<F::Check>(d, n)?;
     // SAFETY: `weights` holds n elements, `first_bad` one word.
     unsafe { d.launch::<F::Check>(grid, (d.ptr(weights)?, n, d.ptr_mut(first_bad)?))? };
     match d.download(first_bad)?[0] {
@@ -207,7 +218,7 @@ fn construct<F: AliasWeight>(
 ) -> Result<()> {
     let n = weights.len() as u64;
     crate::error::check_same_len("alias weights", w.q.len(), weights.len())?;
-    let grid = LaunchShape::linear(blocks_for(n), ALIAS_BLOCK_THREADS, 0);
+    let grid = element_grid::<alias_classify>(d, n)?;
     let src = d.ptr(weights)?;
     d.sum_over_grid(weights, &mut w.total, REDUCE_FIXED_GRID)?;
     let (shift, scale) = quantize_scale::<F>(n as usize, d.download(&w.total)?[0].to_f64())?;

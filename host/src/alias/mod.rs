@@ -16,9 +16,9 @@
 //! on exact integer weights (see `warpkit_kernels::alias`), so every backend and method builds
 //! the same table for the same quantized weights, and the mass each item receives is within
 //! about 1e-10 rows of `N·w_i / W`. Samples are a pure function of the table and of the key and
-//! counter taken from the caller's generator: the same seed gives the same samples on every
-//! backend. Their order is the order they were drawn in, already random for the baseline
-//! sampler.
+//! counter taken from the caller's generator: the same seed and method give the same samples
+//! on every backend. The baseline sampler's output is in random order; the sectioned samplers'
+//! is grouped by table section (see [`Sampling`]).
 
 mod check;
 mod cpu;
@@ -33,6 +33,7 @@ use crate::element::Scalar;
 use crate::error::{Error, Result};
 use rand_core::RngCore;
 use warpkit_kernels::alias::{Weight, pack, partition, sample, sectioned};
+use warpkit_kernels::kernel::Kernel;
 
 /// Parameters of the pack kernels: entries, prefix sums, items, light items, quantized total,
 /// splits, sections, table.
@@ -50,7 +51,6 @@ pub type PackArgs<F> = (
 /// Parameters of the sectioned samplers: table, rows, output, samples, key, counter (two
 /// words), rows per section, sections.
 pub type SectionedArgs<F> = (*const Row<F>, u64, *mut u32, u64, u64, u64, u64, u64, u64);
-use warpkit_kernels::kernel::Kernel;
 
 /// f32 or f64 weights, tied to their kernels.
 pub trait AliasWeight: Weight + Scalar {
