@@ -34,35 +34,25 @@ pub unsafe fn pack_section<F: Weight>(
     }
 }
 
-macro_rules! pack_kernels {
-    ($($name:ident: $f:ty),*) => {$(
-        $crate::kernel! {
-            /// Packs every section, one thread each (the seed's baseline pack).
-            ///
-            /// # Safety
-            /// As for [`pack_section`], with `sections + 1` splits.
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $name(
-                entries: *const Entry,
-                prefix: *const u64,
-                n: u64,
-                n_light: u64,
-                total: u64,
-                splits: *const Split,
-                sections: u64,
-                table: *mut Row<$f>,
-            ) {
-                let s = global_x();
-                if s < sections {
-                    let shape = Shape { n, n_light, total };
-                    // SAFETY: forwarded to the launch contract above.
-                    unsafe { pack_section(&shape, entries, prefix, splits, s, table) }
-                }
-            }
-        }
-    )*};
+/// The seed's baseline pack: section `s` by thread `s` of the grid.
+///
+/// # Safety
+/// As for [`pack_section`], with `sections + 1` splits.
+#[inline(always)]
+pub unsafe fn pack_thread_baseline<F: Weight>(
+    shape: &Shape,
+    entries: *const Entry,
+    prefix: *const u64,
+    splits: *const Split,
+    sections: u64,
+    table: *mut Row<F>,
+) {
+    let s = global_x();
+    if s < sections {
+        // SAFETY: forwarded to the caller's contract.
+        unsafe { pack_section(shape, entries, prefix, splits, s, table) }
+    }
 }
-pack_kernels!(alias_pack_baseline_f32: f32, alias_pack_baseline_f64: f64);
 
 /// Sections of one block of the shared-memory pack (one thread each).
 pub const SHARED_PACK_THREADS: u32 = 64;
@@ -136,13 +126,13 @@ pub unsafe fn pack_block_shared<F: Weight>(
     }
 }
 
-macro_rules! pack_shared_kernels {
-    ($($name:ident: $f:ty),*) => {$(
+macro_rules! pack_kernels {
+    ($($name:ident: $f:ty => $pack:ident, $what:literal;)*) => {$(
         $crate::kernel! {
-            /// The shared-memory pack (see [`pack_block_shared`]).
+            #[doc = concat!("Packs every section: ", $what, " (see [`", stringify!($pack), "`]).")]
             ///
             /// # Safety
-            /// As for [`pack_block_shared`].
+            #[doc = concat!("As for [`", stringify!($pack), "`].")]
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn $name(
                 entries: *const Entry,
@@ -156,9 +146,14 @@ macro_rules! pack_shared_kernels {
             ) {
                 let shape = Shape { n, n_light, total };
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { pack_block_shared(&shape, entries, prefix, splits, sections, table) }
+                unsafe { $pack(&shape, entries, prefix, splits, sections, table) }
             }
         }
     )*};
 }
-pack_shared_kernels!(alias_pack_shared_f32: f32, alias_pack_shared_f64: f64);
+pack_kernels! {
+    alias_pack_baseline_f32: f32 => pack_thread_baseline, "one thread a section, the seed's baseline";
+    alias_pack_baseline_f64: f64 => pack_thread_baseline, "one thread a section, the seed's baseline";
+    alias_pack_shared_f32: f32 => pack_block_shared, "items staged in shared memory";
+    alias_pack_shared_f64: f64 => pack_block_shared, "items staged in shared memory";
+}

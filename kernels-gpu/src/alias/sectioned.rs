@@ -134,44 +134,79 @@ pub const fn shared_section_bytes<F>(section_rows: u64) -> u32 {
     (section_rows * size_of::<Row<F>>() as u64) as u32
 }
 
-macro_rules! sectioned_kernels {
-    ($($cached:ident, $shared:ident: $f:ty),*) => {$(
-        $crate::kernel! {
-            /// Cached sectioned sampling (and, launched with shared memory reserved so that one
-            /// block runs per multiprocessor, cached limited sectioned): block `b` draws its
-            /// section's samples reading the table in global memory, through the cache.
-            ///
-            /// # Safety
-            /// `table` holds `n` rows, `out` `s` elements; one block per section (`sections =
-            /// ceil(n / section_rows)`).
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $cached(
-                table: *const Row<$f>,
-                n: u64,
-                out: *mut u32,
-                s: u64,
-                key: u64,
-                counter_lo: u64,
-                counter_hi: u64,
-                section_rows: u64,
-                sections: u64,
-            ) {
-                let (key, counter) = super::sample::stream(key, counter_lo, counter_hi);
-                let first = block_x() as u64 * section_rows;
-                // SAFETY: rows of the block's section; outputs below `s`.
-                unsafe {
-                    sample_section(n, out, s, key, counter, section_rows, sections, |r| *table.add((first + r) as usize))
-                }
-            }
+/// Cached sectioned sampling (and, launched with shared memory reserved so that one block runs
+/// per multiprocessor, cached limited sectioned): block `b` draws its section's samples reading
+/// the table in global memory, through the cache.
+///
+/// # Safety
+/// `table` holds `n` rows, `out` `s` elements; one block per section (`sections =
+/// ceil(n / section_rows)`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn sample_cached<F: Weight>(
+    table: *const Row<F>,
+    n: u64,
+    out: *mut u32,
+    s: u64,
+    key: [u32; 2],
+    counter: [u32; 4],
+    section_rows: u64,
+    sections: u64,
+) {
+    let first = block_x() as u64 * section_rows;
+    // SAFETY: rows of the block's section; outputs below `s`.
+    unsafe {
+        sample_section(n, out, s, key, counter, section_rows, sections, |r| {
+            *table.add((first + r) as usize)
+        })
+    }
+}
 
-            /// Shared-memory sectioned sampling: block `b` first copies its section of the
-            /// table to shared memory (coalesced), then draws its samples from there.
+/// Shared-memory sectioned sampling: block `b` first copies its section of the table to shared
+/// memory (coalesced), then draws its samples from there.
+///
+/// # Safety
+/// As for [`sample_cached`], with `shared_section_bytes(section_rows)` bytes of dynamic shared
+/// memory.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn sample_shared<F: Weight>(
+    table: *const Row<F>,
+    n: u64,
+    out: *mut u32,
+    s: u64,
+    key: [u32; 2],
+    counter: [u32; 4],
+    section_rows: u64,
+    sections: u64,
+) {
+    let first = block_x() as u64 * section_rows;
+    let rows = section_rows.min(n - first);
+    // SAFETY: the launch gives the section's bytes of shared memory; rows copied are the
+    // section's; the barrier is reached by every thread.
+    unsafe {
+        let local = SharedSlice::<Row<F>>::carve(0, rows as u32);
+        let mut r = thread_x() as u64;
+        while r < rows {
+            local.set(r as u32, *table.add((first + r) as usize));
+            r += block_dim_x() as u64;
+        }
+        sync_threads();
+        sample_section(n, out, s, key, counter, section_rows, sections, |r| {
+            local.get(r as u32)
+        });
+    }
+}
+
+macro_rules! sectioned_kernels {
+    ($($name:ident: $f:ty => $body:ident;)*) => {$(
+        $crate::kernel! {
+            #[doc = concat!("Sectioned sampling by [`", stringify!($body), "`].")]
             ///
             /// # Safety
-            /// As for the cached kernel, with `shared_section_bytes(section_rows)` bytes of
-            /// dynamic shared memory.
+            #[doc = concat!("As for [`", stringify!($body), "`].")]
             #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $shared(
+            pub unsafe fn $name(
                 table: *const Row<$f>,
                 n: u64,
                 out: *mut u32,
@@ -183,28 +218,18 @@ macro_rules! sectioned_kernels {
                 sections: u64,
             ) {
                 let (key, counter) = super::sample::stream(key, counter_lo, counter_hi);
-                let first = block_x() as u64 * section_rows;
-                let rows = section_rows.min(n - first);
-                // SAFETY: the launch gives the section's bytes of shared memory; rows copied
-                // are the section's; the barrier is reached by every thread.
-                unsafe {
-                    let local = SharedSlice::<Row<$f>>::carve(0, rows as u32);
-                    let mut r = thread_x() as u64;
-                    while r < rows {
-                        local.set(r as u32, *table.add((first + r) as usize));
-                        r += block_dim_x() as u64;
-                    }
-                    sync_threads();
-                    sample_section(n, out, s, key, counter, section_rows, sections, |r| local.get(r as u32));
-                }
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { $body(table, n, out, s, key, counter, section_rows, sections) }
             }
         }
     )*};
 }
-sectioned_kernels!(
-    alias_sample_cached_f32, alias_sample_shared_f32: f32,
-    alias_sample_cached_f64, alias_sample_shared_f64: f64
-);
+sectioned_kernels! {
+    alias_sample_cached_f32: f32 => sample_cached;
+    alias_sample_cached_f64: f64 => sample_cached;
+    alias_sample_shared_f32: f32 => sample_shared;
+    alias_sample_shared_f64: f64 => sample_shared;
+}
 
 #[cfg(test)]
 mod tests {

@@ -75,35 +75,30 @@ pub fn section_start(shape: &Shape, s: u64, rows_per_section: u64) -> u64 {
     (s * rows_per_section).min(shape.n)
 }
 
-crate::kernel! {
-    /// One split per section boundary, `splits[s]` for `s` in `0..=sections`, by binary
-    /// search (the seed's baseline split).
-    ///
-    /// # Safety
-    /// `prefix` holds `n + 1` sums, `splits` `sections + 1` entries; `rows_per_section *
-    /// sections >= n`.
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn alias_split_binary(
-        prefix: *const u64,
-        n: u64,
-        n_light: u64,
-        total: u64,
-        sections: u64,
-        rows_per_section: u64,
-        splits: *mut Split,
-    ) {
-        let s = global_x();
-        if s > sections {
-            return;
-        }
-        let shape = Shape { n, n_light, total };
-        // SAFETY: indices below n + 1 (prefix) and sections + 1 (splits).
-        unsafe {
-            let prefix = |t: u64| *prefix.add(t as usize);
-            let k = section_start(&shape, s, rows_per_section);
-            let (lo, hi) = heavy_range(&shape, k);
-            *splits.add(s as usize) = search(&shape, &prefix, k, lo, hi);
-        }
+/// One split per section boundary, `splits[s]` for `s` in `0..=sections`, by binary search
+/// (the seed's baseline split), one thread a boundary.
+///
+/// # Safety
+/// `prefix` holds `n + 1` sums, `splits` `sections + 1` entries; `rows_per_section *
+/// sections >= n`.
+#[inline(always)]
+pub unsafe fn split_binary(
+    shape: &Shape,
+    prefix: *const u64,
+    sections: u64,
+    rows_per_section: u64,
+    splits: *mut Split,
+) {
+    let s = global_x();
+    if s > sections {
+        return;
+    }
+    // SAFETY: indices below n + 1 (prefix) and sections + 1 (splits).
+    unsafe {
+        let prefix = |t: u64| *prefix.add(t as usize);
+        let k = section_start(shape, s, rows_per_section);
+        let (lo, hi) = heavy_range(shape, k);
+        *splits.add(s as usize) = search(shape, &prefix, k, lo, hi);
     }
 }
 
@@ -169,37 +164,60 @@ pub unsafe fn search_pary(
     search(shape, prefix, k, lo.max(own_lo), hi.min(own_hi))
 }
 
-crate::kernel! {
-    /// One split per section boundary by the seed's partial p-ary search (see
-    /// [`search_pary`]): each block finds `blockDim.x` consecutive splits.
-    ///
-    /// # Safety
-    /// As for [`alias_split_binary`](fn@alias_split_binary), with one u64 of dynamic shared
-    /// memory per warp.
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn alias_split_pary(
-        prefix: *const u64,
-        n: u64,
-        n_light: u64,
-        total: u64,
-        sections: u64,
-        rows_per_section: u64,
-        splits: *mut Split,
-    ) {
-        let shape = Shape { n, n_light, total };
-        let first = block_x() as u64 * block_dim_x() as u64;
-        let s = (first + thread_x() as u64).min(sections);
-        let last = (first + block_dim_x() as u64 - 1).min(sections);
-        // SAFETY: indices below n + 1 (prefix) and sections + 1 (splits); every thread of the
-        // block reaches the search (threads past the end search the last boundary again).
-        unsafe {
-            let prefix = |t: u64| *prefix.add(t as usize);
-            let scratch = SharedSlice::<u64>::carve(0, block_dim_x().div_ceil(WARP_SIZE));
-            let k = |s: u64| section_start(&shape, s, rows_per_section);
-            let split = search_pary(&shape, &prefix, k(s), k(first.min(sections)), k(last), scratch);
-            if first + (thread_x() as u64) <= sections {
-                *splits.add(s as usize) = split;
-            }
+/// One split per section boundary by the seed's partial p-ary search (see [`search_pary`]):
+/// each block finds `blockDim.x` consecutive splits.
+///
+/// # Safety
+/// As for [`split_binary`], with one u64 of dynamic shared memory per warp.
+#[inline(always)]
+pub unsafe fn split_pary(
+    shape: &Shape,
+    prefix: *const u64,
+    sections: u64,
+    rows_per_section: u64,
+    splits: *mut Split,
+) {
+    let first = block_x() as u64 * block_dim_x() as u64;
+    let s = (first + thread_x() as u64).min(sections);
+    let last = (first + block_dim_x() as u64 - 1).min(sections);
+    // SAFETY: indices below n + 1 (prefix) and sections + 1 (splits); every thread of the
+    // block reaches the search (threads past the end search the last boundary again).
+    unsafe {
+        let prefix = |t: u64| *prefix.add(t as usize);
+        let scratch = SharedSlice::<u64>::carve(0, block_dim_x().div_ceil(WARP_SIZE));
+        let k = |s: u64| section_start(shape, s, rows_per_section);
+        let split = search_pary(shape, &prefix, k(s), k(first.min(sections)), k(last), scratch);
+        if first + (thread_x() as u64) <= sections {
+            *splits.add(s as usize) = split;
         }
     }
+}
+
+macro_rules! split_kernels {
+    ($($name:ident => $body:ident;)*) => {$(
+        $crate::kernel! {
+            #[doc = concat!("The splits at every section boundary by [`", stringify!($body), "`].")]
+            ///
+            /// # Safety
+            #[doc = concat!("As for [`", stringify!($body), "`].")]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe fn $name(
+                prefix: *const u64,
+                n: u64,
+                n_light: u64,
+                total: u64,
+                sections: u64,
+                rows_per_section: u64,
+                splits: *mut Split,
+            ) {
+                let shape = Shape { n, n_light, total };
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { $body(&shape, prefix, sections, rows_per_section, splits) }
+            }
+        }
+    )*};
+}
+split_kernels! {
+    alias_split_binary => split_binary;
+    alias_split_pary => split_pary;
 }
