@@ -42,7 +42,11 @@ fn construction<F: AliasWeight>(c: &mut Criterion, device: Option<&Device>, size
                 let gpu = device.as_gpu().expect("a GPU");
                 let w = device.upload(&weights).unwrap();
                 for split in [SplitMethod::Binary, SplitMethod::PartialPary] {
-                    for pack in [PackMethod::Baseline, PackMethod::SharedMemory] {
+                    for pack in [
+                        PackMethod::Baseline,
+                        PackMethod::SharedMemory,
+                        PackMethod::Chunked,
+                    ] {
                         let method = Construction::Psa { split, pack };
                         let mut table = AliasTable::from_device_with(device, &w, method).unwrap();
                         let id = BenchmarkId::new(format!("gpu {split:?} {pack:?} {dist}"), n);

@@ -14,7 +14,10 @@ use super::{
 };
 use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
-use warpkit_kernels::alias::pack::{SHARED_PACK_ROWS, SHARED_PACK_THREADS, shared_pack_bytes};
+use warpkit_kernels::alias::pack::{
+    CHUNKED_PACK_ROWS, CHUNKED_PACK_THREADS, SHARED_PACK_ROWS, SHARED_PACK_THREADS, chunked_pack_bytes,
+    shared_pack_bytes,
+};
 use warpkit_kernels::alias::partition::{alias_classify, alias_scatter, blocks_for};
 use warpkit_kernels::alias::sectioned::shared_section_bytes;
 use warpkit_kernels::alias::split::{alias_split_binary, alias_split_pary};
@@ -254,6 +257,7 @@ fn construct<F: AliasWeight>(
     let rows_per_section = match pack {
         PackMethod::Baseline => ALIAS_ROWS_PER_SECTION,
         PackMethod::SharedMemory => SHARED_PACK_ROWS,
+        PackMethod::Chunked => CHUNKED_PACK_ROWS,
     };
     let sections = n.div_ceil(rows_per_section);
     let prefix = d.ptr(&w.prefix)?;
@@ -294,6 +298,12 @@ fn construct<F: AliasWeight>(
             PackMethod::Baseline => {
                 let shape = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
                 d.launch::<F::Pack>(shape, pack_args)
+            }
+            PackMethod::Chunked => {
+                let threads = CHUNKED_PACK_THREADS;
+                let shape =
+                    LaunchShape::linear(sections.div_ceil(threads as u64), threads, chunked_pack_bytes());
+                d.launch::<F::PackChunked>(shape, pack_args)
             }
             PackMethod::SharedMemory => {
                 let threads = SHARED_PACK_THREADS;

@@ -63,6 +63,8 @@ pub trait AliasWeight: Weight + Scalar {
     #[doc(hidden)]
     type PackShared: Kernel<Args = PackArgs<Self>>;
     #[doc(hidden)]
+    type PackChunked: Kernel<Args = PackArgs<Self>>;
+    #[doc(hidden)]
     type Sample: Kernel<Args = (*const Row<Self>, u64, *mut u32, u64, u64, u64, u64)>;
     #[doc(hidden)]
     type SampleCached: Kernel<Args = SectionedArgs<Self>>;
@@ -77,6 +79,7 @@ impl AliasWeight for f32 {
     type Quantize = partition::alias_quantize_f32;
     type Pack = pack::alias_pack_baseline_f32;
     type PackShared = pack::alias_pack_shared_f32;
+    type PackChunked = pack::alias_pack_chunked_f32;
     type Sample = sample::alias_sample_baseline_f32;
     type SampleCached = sectioned::alias_sample_cached_f32;
     type SampleShared = sectioned::alias_sample_shared_f32;
@@ -88,6 +91,7 @@ impl AliasWeight for f64 {
     type Quantize = partition::alias_quantize_f64;
     type Pack = pack::alias_pack_baseline_f64;
     type PackShared = pack::alias_pack_shared_f64;
+    type PackChunked = pack::alias_pack_chunked_f64;
     type Sample = sample::alias_sample_baseline_f64;
     type SampleCached = sectioned::alias_sample_cached_f64;
     type SampleShared = sectioned::alias_sample_shared_f64;
@@ -131,6 +135,9 @@ pub enum PackMethod {
     /// The seed's shared-memory pack: a block copies the items of its 64 sections of 32 rows
     /// to shared memory (coalesced), then each thread sweeps its section from there.
     SharedMemory,
+    /// The seed's chunked pack: sections of 1024 rows, 64 a block, each thread's items loaded
+    /// into shared memory 16 light and 16 heavy at a time as its sweep runs out of them.
+    Chunked,
 }
 
 /// How samples are drawn on a device (the CPU backend always draws like [`Sampling::Baseline`]).

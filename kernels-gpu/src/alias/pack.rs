@@ -3,7 +3,7 @@
 //! global memory, weights beside the indices).
 
 use super::split::spill;
-use super::sweep::{Entry, Row, Shape, Split, Weight, rows};
+use super::sweep::{Cursor, Entry, Row, Shape, Split, Weight, rows};
 use crate::simt::global_x;
 
 /// Sweeps section `s` (rows `splits[s] .. splits[s + 1]`) into `table`.
@@ -126,6 +126,108 @@ pub unsafe fn pack_block_shared<F: Weight>(
     }
 }
 
+/// Sections of one block of the chunked pack (one thread each).
+pub const CHUNKED_PACK_THREADS: u32 = 64;
+/// Rows of each section of the chunked pack: sections much larger than shared memory, so far
+/// fewer splits.
+pub const CHUNKED_PACK_ROWS: u64 = 1024;
+/// Light (and heavy) items each thread has at hand in shared memory at a time.
+pub const CHUNK_ITEMS: u64 = 16;
+
+/// Shared memory of a chunked pack block: each thread's window starts (light, heavy), its
+/// windows of light and heavy entries, and a slot per warp for the block-wide count.
+pub const fn chunked_pack_bytes() -> u32 {
+    let threads = CHUNKED_PACK_THREADS as u64;
+    (threads * 16 + threads * 2 * CHUNK_ITEMS * size_of::<Entry>() as u64 + threads / 32 * 8) as u32
+}
+
+/// The seed's chunked pack: each thread sweeps a long section, reading its light and heavy
+/// items from windows of [`CHUNK_ITEMS`] each in shared memory. In rounds, every thread posts
+/// where its sweep stands, the block copies every unfinished thread's next windows together
+/// (coalesced runs of 16 entries), each thread sweeps until a window runs out, and a block-wide
+/// count tells whether any thread still has rows to write.
+///
+/// # Safety
+/// As for [`pack_section`], with sections of at most [`CHUNKED_PACK_ROWS`] rows, blocks of
+/// [`CHUNKED_PACK_THREADS`] threads and [`chunked_pack_bytes`] of dynamic shared memory.
+#[inline(always)]
+pub unsafe fn pack_block_chunked<F: Weight>(
+    shape: &Shape,
+    entries: *const Entry,
+    prefix: *const u64,
+    splits: *const Split,
+    sections: u64,
+    table: *mut Row<F>,
+) {
+    use crate::block;
+    use crate::simt::shared::SharedSlice;
+    use crate::simt::{block_dim_x, block_x, sync_threads, thread_x};
+    const C: u64 = CHUNK_ITEMS;
+    let threads = block_dim_x() as u64;
+    let t = thread_x() as u64;
+    let s = block_x() as u64 * threads + t;
+    // SAFETY: split indices up to `sections`, entry indices below `n` (checked before each
+    // copy); the shared slices fit the launch's bytes; every thread reaches every barrier and
+    // block reduction, finished or not.
+    unsafe {
+        let starts = SharedSlice::<u64>::carve(0, 2 * threads as u32);
+        let windows = SharedSlice::<Entry>::carve(16 * threads as u32, (2 * C * threads) as u32);
+        let count_at = 16 * threads as u32 + windows.len() * size_of::<Entry>() as u32;
+        let counter = SharedSlice::<u64>::carve(count_at, threads.div_ceil(32) as u32);
+        let prefix_at = |i: u64| *prefix.add(i as usize);
+        let (mut cursor, end, mut done) = if s < sections {
+            let (a, b) = (*splits.add(s as usize), *splits.add(s as usize + 1));
+            let cursor = Cursor::at(a, spill(shape, &prefix_at, a));
+            (cursor, b.light as u64 + b.heavy as u64, false)
+        } else {
+            (Cursor::at(Split::default(), 0), 0, true)
+        };
+        loop {
+            let (lo_light, lo_heavy) = (cursor.light, cursor.heavy);
+            starts.set(2 * t as u32, if done { u64::MAX } else { lo_light });
+            starts.set(2 * t as u32 + 1, lo_heavy);
+            sync_threads();
+            let mut k = t;
+            while k < 2 * C * threads {
+                let (w, e) = (k / (2 * C), k % (2 * C));
+                let light_start = starts.get(2 * w as u32);
+                if light_start != u64::MAX {
+                    let entry = if e < C {
+                        let i = light_start + e;
+                        (i < shape.n_light).then(|| *entries.add(i as usize))
+                    } else {
+                        let j = starts.get(2 * w as u32 + 1) + e - C;
+                        (j < shape.n_heavy()).then(|| *entries.add((shape.n_light + j) as usize))
+                    };
+                    if let Some(entry) = entry {
+                        windows.set(k as u32, entry);
+                    }
+                }
+                k += threads;
+            }
+            sync_threads();
+            if !done {
+                let base = (2 * C * t) as u32;
+                let light = |i: u64| windows.get(base + (i - lo_light) as u32);
+                let heavy = |j: u64| windows.get(base + C as u32 + (j - lo_heavy) as u32);
+                done = cursor.advance(
+                    shape,
+                    end,
+                    lo_light + C,
+                    lo_heavy + C,
+                    light,
+                    heavy,
+                    |item, row: Row<F>| row.store(table.add(item as usize)),
+                );
+            }
+            // The count's barriers also end this round's reads of the windows and starts.
+            if block::reduce(!done as u64, counter) == 0 {
+                break;
+            }
+        }
+    }
+}
+
 macro_rules! pack_kernels {
     ($($name:ident: $f:ty => $pack:ident, $what:literal;)*) => {$(
         $crate::kernel! {
@@ -156,4 +258,6 @@ pack_kernels! {
     alias_pack_baseline_f64: f64 => pack_thread_baseline, "one thread a section, the seed's baseline";
     alias_pack_shared_f32: f32 => pack_block_shared, "items staged in shared memory";
     alias_pack_shared_f64: f64 => pack_block_shared, "items staged in shared memory";
+    alias_pack_chunked_f32: f32 => pack_block_chunked, "long sections, items loaded in chunks";
+    alias_pack_chunked_f64: f64 => pack_block_chunked, "long sections, items loaded in chunks";
 }

@@ -119,6 +119,100 @@ impl Shape {
     }
 }
 
+/// The sweep between rows: light and heavy items done, and the spill.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cursor {
+    pub light: u64,
+    pub heavy: u64,
+    pub spill: u128,
+}
+
+impl Cursor {
+    /// The cursor at split `at`, whose spill is `spill` (see
+    /// [`crate::alias::split::spill`]).
+    #[inline(always)]
+    pub fn at(at: Split, spill: u128) -> Cursor {
+        Cursor {
+            light: at.light as u64,
+            heavy: at.heavy as u64,
+            spill,
+        }
+    }
+
+    /// Writes rows until `end` rows are done, calling `write(item, row)` once a row, or until
+    /// the next row needs a light item at or past `light_end` or a heavy item at or past
+    /// `heavy_end` (those not at hand): then it stops before that row and returns false.
+    /// `light(i)` and `heavy(j)` read the partitioned items.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn advance<F: Weight>(
+        &mut self,
+        shape: &Shape,
+        end: u64,
+        light_end: u64,
+        heavy_end: u64,
+        light: impl Fn(u64) -> Entry,
+        heavy: impl Fn(u64) -> Entry,
+        mut write: impl FnMut(u32, Row<F>),
+    ) -> bool {
+        let (n_light, n_heavy, row) = (shape.n_light, shape.n_heavy(), shape.total as u128);
+        let Cursor {
+            light: mut i,
+            heavy: mut j,
+            mut spill,
+        } = *self;
+        let reached = loop {
+            if i + j >= end {
+                break true;
+            }
+            if j < n_heavy && j >= heavy_end {
+                break false;
+            }
+            let current = if j < n_heavy { Some(heavy(j)) } else { None };
+            let left = current.map(|h| shape.scaled(h.q) - spill);
+            match (current, left) {
+                (Some(h), Some(left)) if i == n_light || left <= row => {
+                    let alias = if j + 1 < n_heavy {
+                        if j + 1 >= heavy_end {
+                            break false;
+                        }
+                        heavy(j + 1).item
+                    } else {
+                        h.item
+                    };
+                    let threshold = shape.threshold(left);
+                    write(h.item, Row { threshold, alias });
+                    spill = row - left; // the next heavy item fills the rest of this row
+                    j += 1;
+                }
+                _ => {
+                    if i >= light_end {
+                        break false;
+                    }
+                    let l = light(i);
+                    let kept = shape.scaled(l.q);
+                    let alias = current.map_or(l.item, |h| h.item);
+                    write(
+                        l.item,
+                        Row {
+                            threshold: shape.threshold(kept),
+                            alias,
+                        },
+                    );
+                    spill += row - kept;
+                    i += 1;
+                }
+            }
+        };
+        *self = Cursor {
+            light: i,
+            heavy: j,
+            spill,
+        };
+        reached
+    }
+}
+
 /// Rows `from.light + from.heavy .. to.light + to.heavy` of the sweep: calls `write(item,
 /// threshold, alias)` once per row. `light(i)` and `heavy(j)` read the partitioned items;
 /// `spill` is the sweep's spill at `from` (see [`crate::alias::split::spill`]).
@@ -130,44 +224,8 @@ pub fn rows<F: Weight>(
     spill: u128,
     light: impl Fn(u64) -> Entry,
     heavy: impl Fn(u64) -> Entry,
-    mut write: impl FnMut(u32, Row<F>),
+    write: impl FnMut(u32, Row<F>),
 ) {
-    let (n_light, n_heavy, row) = (shape.n_light, shape.n_heavy(), shape.total as u128);
-    let (mut i, mut j, mut spill) = (from.light as u64, from.heavy as u64, spill);
     let end = to.light as u64 + to.heavy as u64;
-    while i + j < end {
-        let current = if j < n_heavy { Some(heavy(j)) } else { None };
-        let left = current.map(|h| shape.scaled(h.q) - spill);
-        match (current, left) {
-            (Some(h), Some(left)) if i == n_light || left <= row => {
-                let alias = if j + 1 < n_heavy {
-                    heavy(j + 1).item
-                } else {
-                    h.item
-                };
-                write(
-                    h.item,
-                    Row {
-                        threshold: shape.threshold(left),
-                        alias,
-                    },
-                );
-                spill = row - left; // the next heavy item fills the rest of this row
-                j += 1;
-            }
-            _ => {
-                let l = light(i);
-                let kept = shape.scaled(l.q);
-                write(
-                    l.item,
-                    Row {
-                        threshold: shape.threshold(kept),
-                        alias: current.map_or(l.item, |h| h.item),
-                    },
-                );
-                spill += row - kept;
-                i += 1;
-            }
-        }
-    }
+    Cursor::at(from, spill).advance(shape, end, u64::MAX, u64::MAX, light, heavy, write);
 }
