@@ -13,6 +13,8 @@ use warpkit_kernels::policy::LEVEL_TEST_BLOCK_THREADS;
 use warpkit_kernels::simt::check::{self as simt, ATOMIC_SLOTS, COLLECTIVE_OUTPUTS};
 use warpkit_kernels::{block, device, warp};
 
+pub use warpkit_kernels::simt::check::CAS_CONTENDERS;
+
 /// Threads per block of every test-kernel launch.
 pub const BLOCK_THREADS: u32 = LEVEL_TEST_BLOCK_THREADS;
 

@@ -19,7 +19,7 @@ use warpkit_kernels::alias::pack::{
     shared_pack_bytes,
 };
 use warpkit_kernels::alias::partition::{alias_classify, alias_scatter, blocks_for};
-use warpkit_kernels::alias::sectioned::shared_section_bytes;
+use warpkit_kernels::alias::sectioned::{shared_section_bytes, shared_section_rows};
 use warpkit_kernels::alias::split::{alias_split_binary, alias_split_pary};
 use warpkit_kernels::alias::{ALIAS_BLOCK_THREADS, Entry, Row, Split};
 use warpkit_kernels::policy::{ALIAS_ROWS_PER_SECTION, REDUCE_FIXED_GRID};
@@ -169,8 +169,7 @@ impl<F: AliasWeight> DeviceTable<F> {
                     d.launch::<F::SampleCached>(shape, args)
                 }
                 Sampling::SharedMemorySectioned => {
-                    let bytes = d.limits().shared_per_block;
-                    let rows = bytes as u64 / size_of::<Row<F>>() as u64;
+                    let rows = shared_section_rows::<F>(n, d.limits().shared_per_block);
                     let (shape, args) = sectioned(rows, shared_section_bytes::<F>(rows))?;
                     d.launch::<F::SampleShared>(shape, args)
                 }

@@ -115,6 +115,23 @@ impl Construction {
         split: SplitMethod::Binary,
         pack: PackMethod::Baseline,
     };
+
+    /// The fastest device method measured: the p-ary split with the shared-memory pack won
+    /// all 16 cases on an H100 (10^7 and 10^8 items, f32 and f64, uniform and shuffled power
+    /// law; `results/alias.md`), 13 % ahead of the baselines at 10^7 and 30 % at 10^8.
+    pub const FASTEST_ON_DEVICE: Construction = Construction::Psa {
+        split: SplitMethod::PartialPary,
+        pack: PackMethod::SharedMemory,
+    };
+
+    /// What [`AliasTable::new`] uses on `backend`: [`Construction::FASTEST_ON_DEVICE`] on a
+    /// device, the baseline PSA (the CPU's parallel method) on the CPU.
+    pub fn auto(backend: &Backend) -> Construction {
+        match backend {
+            Backend::Device(_) => Construction::FASTEST_ON_DEVICE,
+            Backend::Cpu(_) => Construction::PSA_BASELINE,
+        }
+    }
 }
 
 /// How PSA finds the sweep's state at each section boundary.
@@ -159,14 +176,17 @@ pub enum Sampling {
 }
 
 impl Sampling {
-    /// The method [`AliasTable::sample`] uses for `s` samples from `n` rows: sectioning pays
-    /// only when each section gets many samples and the table outgrows the cache. A first
-    /// rule, to be replaced by the H100's measured map (the seed's Figure 5).
+    /// The method [`AliasTable::sample`] uses for `s` samples from `n` rows. Measured on an
+    /// H100 at 10^9 f64 samples (`results/alias.md`): the baseline wins at 10^3 rows (346
+    /// against 257 G samples/s), the shared-memory sectioned sampler from 10^6 rows on (277 /
+    /// 281 / 197 G/s at 10^6 / 10^7 / 10^8, 1.5 to 7 times the others). The crossover lies
+    /// between and is not measured finely; 2^13 rows (a 128 KiB f64 table, cached whole) is
+    /// taken. Sectioning also needs several samples per row to repay copying the table.
     pub fn auto(n: usize, s: usize) -> Sampling {
-        if n <= 1 << 16 || s < 4 * n {
+        if n <= 1 << 13 || s < 4 * n {
             Sampling::Baseline
         } else {
-            Sampling::CachedLimitedSectioned { section_rows: 4096 }
+            Sampling::SharedMemorySectioned
         }
     }
 }
@@ -214,9 +234,9 @@ fn quantize_scale<F: AliasWeight>(n: usize, total: f64) -> Result<(i32, f64)> {
 }
 
 impl<F: AliasWeight> AliasTable<F> {
-    /// A table for `weights` on `backend`, by PSA.
+    /// A table for `weights` on `backend`, by [`Construction::auto`].
     pub fn new(backend: &Backend, weights: &[F]) -> Result<AliasTable<F>> {
-        AliasTable::build(backend, weights, Construction::PSA_BASELINE)
+        AliasTable::build(backend, weights, Construction::auto(backend))
     }
 
     /// A table for `weights` on `backend` by `method` (`Err(UnsupportedMethod)` where the
@@ -245,9 +265,10 @@ impl<F: AliasWeight> AliasTable<F> {
         })
     }
 
-    /// A table on `device` for weights already in its memory, by PSA.
+    /// A table on `device` for weights already in its memory, by
+    /// [`Construction::FASTEST_ON_DEVICE`].
     pub fn from_device(device: &Device, weights: &DeviceBuffer<F>) -> Result<AliasTable<F>> {
-        AliasTable::from_device_with(device, weights, Construction::PSA_BASELINE)
+        AliasTable::from_device_with(device, weights, Construction::FASTEST_ON_DEVICE)
     }
 
     /// A table on `device` for weights already in its memory, by `method`.

@@ -134,6 +134,22 @@ pub const fn shared_section_bytes<F>(section_rows: u64) -> u32 {
     (section_rows * size_of::<Row<F>>() as u64) as u32
 }
 
+/// Sections the shared-memory sampler aims for: about 16 blocks per multiprocessor of an
+/// H100. A constant, not the device's count, so that every device draws the same samples.
+pub const SHARED_SECTIONS: u64 = 2048;
+
+/// Rows per section of the shared-memory sampler for a table of `n` rows of `F` and
+/// `shared_bytes` of shared memory per block: as many as fit, but no more than leave
+/// [`SHARED_SECTIONS`] sections. Fewer, larger sections idle the GPU: a 10^6-row f64 table in
+/// 48 KiB sections is 326 blocks, 2.5 per H100 multiprocessor (215 G samples/s against 282 at
+/// 10^7 rows, measured).
+pub const fn shared_section_rows<F>(n: u64, shared_bytes: u32) -> u64 {
+    let fit = shared_bytes as u64 / size_of::<Row<F>>() as u64;
+    let spread = n.div_ceil(SHARED_SECTIONS);
+    let rows = if spread < fit { spread } else { fit };
+    if rows == 0 { 1 } else { rows }
+}
+
 /// Cached sectioned sampling (and, launched with shared memory reserved so that one block runs
 /// per multiprocessor, cached limited sectioned): block `b` draws its section's samples reading
 /// the table in global memory, through the cache.

@@ -14,6 +14,11 @@ pub const COLLECTIVE_OUTPUTS: usize = 8;
 /// Slots (u64 each) of the counters of [`simt_check_atomics`](fn@simt_check_atomics); u32 atomics use the low half.
 pub const ATOMIC_SLOTS: usize = 13;
 
+/// How many elements (the first ones) run the CAS loops of
+/// [`simt_check_atomics`](fn@simt_check_atomics). Contended CAS loops on one address cost
+/// work quadratic in the contenders: 2^24 of them keep an H100 busy for minutes.
+pub const CAS_CONTENDERS: u64 = 4096;
+
 crate::kernel! {
     /// For element `i` with value `v` (0 for the lanes past `n`), writes to `out[8i ..]`: the
     /// warp's ballot of `v` odd; any `v % 64 == 0`; all `v % 64 != 0`; match-any of `v % 4`;
@@ -58,9 +63,9 @@ crate::kernel! {
 
     /// Every atomic, by every element `i < n` with value `v`, on `counters` (slots of 8 bytes):
     /// 0 add_u32 1; 1 min_u32 v; 2 max_u32 v; 3 add_u64 v; 4 min_u64 and 5 max_u64 of
-    /// `v << 20 | i`; 6 add_f32 `v % 2`; 7 add_f64 `v >> 8` (both exact below 2^24 elements); 8 a
-    /// CAS loop adding 1 (u32); 9 a CAS loop
-    /// adding v (u64); 10 exchange_u32 `i + 1`, the old value to `olds[i]`; 11 the block's count
+    /// `v << 20 | i`; 6 add_f32 `v % 2`; 7 add_f64 `v >> 8` (both exact below 2^24 elements); for
+    /// the first [`CAS_CONTENDERS`] elements, 8 a CAS loop adding 1 (u32) and 9 a CAS loop adding
+    /// v (u64); 10 exchange_u32 `i + 1`, the old value to `olds[i]`; 11 the block's count
     /// from add_u32 on a shared counter, added once per block; 12 exchange_u64 `i + 1`.
     ///
     /// # Safety
@@ -87,21 +92,23 @@ crate::kernel! {
                 max_u64(counters.add(5), (v as u64) << 20 | i);
                 add_f32(word(6).cast(), (v % 2) as f32);
                 add_f64(counters.add(7).cast(), (v >> 8) as f64);
-                let mut seen = 0;
-                loop {
-                    let old = cas_u32(word(8), seen, seen + 1);
-                    if old == seen {
-                        break;
+                if i < CAS_CONTENDERS {
+                    let mut seen = 0;
+                    loop {
+                        let old = cas_u32(word(8), seen, seen + 1);
+                        if old == seen {
+                            break;
+                        }
+                        seen = old;
                     }
-                    seen = old;
-                }
-                let mut seen = 0;
-                loop {
-                    let old = cas_u64(counters.add(9), seen, seen + v as u64);
-                    if old == seen {
-                        break;
+                    let mut seen = 0;
+                    loop {
+                        let old = cas_u64(counters.add(9), seen, seen + v as u64);
+                        if old == seen {
+                            break;
+                        }
+                        seen = old;
                     }
-                    seen = old;
                 }
                 *olds.add(i as usize) = exchange_u32(word(10), i as u32 + 1);
                 add_u32(shared.as_mut_ptr(), 1);
