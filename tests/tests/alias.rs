@@ -3,7 +3,9 @@
 //! weights (chi-square), reproducible samples, and bad input.
 
 use rand_core::{RngCore, SeedableRng};
-use warpkit::alias::{AliasTable, AliasWeight, Construction, PackMethod, Sampling, SplitMethod, check_table};
+use warpkit::alias::{
+    AliasTable, AliasWeight, Construction, Order, PackMethod, Sampling, SplitMethod, check_table,
+};
 use warpkit::{Backend, Device, Error, Philox};
 use warpkit_tests::*;
 
@@ -243,6 +245,76 @@ fn devices_draw_the_same_samples_by(method: Sampling) {
                 got.iter().all(|&x| (x as usize) < weights.len()),
                 "{label}: sample out of range"
             );
+        },
+    );
+}
+
+/// The share of pairs `(x[t], x[pair(t)])` whose items lie within `n / 8` of each other.
+fn close_share(x: &[u32], n: usize, pair: impl Fn(usize) -> usize) -> f64 {
+    let close = (0..x.len())
+        .filter(|&t| x[t].abs_diff(x[pair(t)]) < (n / 8) as u32)
+        .count();
+    close as f64 / x.len() as f64
+}
+
+/// Shuffled samples are the drawn ones, moved: the same multiset for the same seed (the
+/// baseline's, whose order is random already, unchanged); and the sectioned samplers' grouping
+/// is gone: neighbours in the output are close items (within N/8) as often as two samples
+/// paired at random, within 6 standard errors (about 0.008 at 10^5 samples), where the grouped
+/// output's neighbours are at least 0.1 more often close (which gives the test its power).
+#[test]
+fn shuffled_samples_are_the_drawn_ones_in_random_order() {
+    const S: usize = 100_003;
+    on_every_device(
+        "alias shuffled samples",
+        Agreement::Bitwise,
+        |rng, n| {
+            let weights: Vec<f64> = (0..n.clamp(64, 1 << 16))
+                .map(|_| f64::random(rng) + 1.0)
+                .collect();
+            (weights, rng.next_u64())
+        },
+        |device, (weights, seed)| {
+            let table = AliasTable::new(&Backend::Device(device.clone()), weights)?;
+            let mut got = Vec::new();
+            for method in METHODS.map(|m| scaled(m, weights.len())) {
+                for order in [Order::AsDrawn, Order::Shuffled] {
+                    let mut out = device.filled(S, u32::poison())?;
+                    let mut rng = Philox::seed_from_u64(*seed);
+                    table.sample_into_ordered(&mut rng, &mut out, method, order)?;
+                    got.extend(device.download(&out)?);
+                }
+            }
+            Ok(got)
+        },
+        |(weights, seed), got, label| {
+            let n = weights.len();
+            let mut rng = Philox::seed_from_u64(*seed);
+            let random_pair: Vec<usize> = (0..S).map(|_| (rng.next_u64() % S as u64) as usize).collect();
+            for (m, pair) in got.chunks(2 * S).enumerate() {
+                let (drawn, shuffled) = pair.split_at(S);
+                let label = format!("{label} {:?}", METHODS[m]);
+                let (mut a, mut b) = (drawn.to_vec(), shuffled.to_vec());
+                a.sort_unstable();
+                b.sort_unstable();
+                assert!(a == b, "{label}: shuffled samples are not the drawn ones");
+                if METHODS[m] == Sampling::Baseline {
+                    assert!(drawn == shuffled, "{label}: the baseline's order changed");
+                    continue;
+                }
+                let random = close_share(shuffled, n, |t| random_pair[t]);
+                let tolerance = 6.0 * (2.0 * random * (1.0 - random) / S as f64).sqrt();
+                let neighbours = close_share(shuffled, n, |t| (t + 1) % S);
+                let grouped = close_share(drawn, n, |t| (t + 1) % S);
+                assert!(
+                    (neighbours - random).abs() < tolerance,
+                    "{label}: shuffled neighbours close {neighbours:.4}, at random {random:.4}"
+                );
+                assert!(
+                    grouped > random + 0.1,
+                    "{label}: drawn order not grouped ({grouped:.4})"
+                );
+            }
         },
     );
 }

@@ -9,7 +9,7 @@
 //! (one more launch and scalar); host weights were checked on the host.
 
 use super::{
-    AliasWeight, Construction, PackMethod, Sampling, SectionedArgs, SplitMethod, Stream, check_count,
+    AliasWeight, Construction, Order, PackMethod, Sampling, SectionedArgs, SplitMethod, Stream, check_count,
     quantize_scale,
 };
 use crate::device::{Device, DeviceBuffer, LaunchShape};
@@ -128,8 +128,14 @@ impl<F: AliasWeight> DeviceTable<F> {
             .collect())
     }
 
-    /// Fills `out` with samples of `stream` by `method`.
-    pub fn sample_into(&self, stream: Stream, out: &mut DeviceBuffer<u32>, method: Sampling) -> Result<()> {
+    /// Fills `out` with samples of `stream` by `method`, in `order`.
+    pub fn sample_into(
+        &self,
+        stream: Stream,
+        out: &mut DeviceBuffer<u32>,
+        method: Sampling,
+        order: Order,
+    ) -> Result<()> {
         let d = &self.device;
         let (n, s) = (self.n as u64, out.len() as u64);
         let dst = d.ptr_mut(out)?;
@@ -148,7 +154,11 @@ impl<F: AliasWeight> DeviceTable<F> {
             }
             let sections = n.div_ceil(section_rows);
             let shape = LaunchShape::linear(sections, ALIAS_BLOCK_THREADS, shared);
-            Ok((shape, (table, n, dst, s, key, lo, hi, section_rows, sections)))
+            let shuffle = (order == Order::Shuffled) as u32;
+            Ok((
+                shape,
+                (table, n, dst, s, key, lo, hi, section_rows, sections, shuffle),
+            ))
         };
         // SAFETY (every launch): the table holds n valid rows; `out` holds s elements; one
         // block per section, with the shared memory the shared-memory sampler carves.

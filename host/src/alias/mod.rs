@@ -49,8 +49,8 @@ pub type PackArgs<F> = (
 );
 
 /// Parameters of the sectioned samplers: table, rows, output, samples, key, counter (two
-/// words), rows per section, sections.
-pub type SectionedArgs<F> = (*const Row<F>, u64, *mut u32, u64, u64, u64, u64, u64, u64);
+/// words), rows per section, sections, shuffle (0 or 1).
+pub type SectionedArgs<F> = (*const Row<F>, u64, *mut u32, u64, u64, u64, u64, u64, u64, u32);
 
 /// f32 or f64 weights, tied to their kernels.
 pub trait AliasWeight: Weight + Scalar {
@@ -173,6 +173,20 @@ pub enum Sampling {
     /// Each block copies its section to shared memory first (48 KiB of rows: 3072 f64 rows or
     /// 6144 f32 rows), then draws from there. Samples come out grouped by section.
     SharedMemorySectioned,
+}
+
+/// The order samples come out in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Order {
+    /// As the method draws them: random for [`Sampling::Baseline`] (and the CPU backend),
+    /// grouped by section for the sectioned samplers. The fastest.
+    #[default]
+    AsDrawn,
+    /// In random order: the same samples as [`Order::AsDrawn`] gives for the same seed, moved
+    /// by a keyed random permutation of the positions. For the sectioned samplers this scatters
+    /// every 4-byte store (several times the memory traffic); for the baseline, whose order is
+    /// random already, it changes nothing.
+    Shuffled,
 }
 
 impl Sampling {
@@ -356,6 +370,17 @@ impl<F: AliasWeight> AliasTable<F> {
     /// As [`AliasTable::sample`], by `method`: the same seed and method give the same samples
     /// on every device.
     pub fn sample_with(&self, rng: &mut impl RngCore, s: usize, method: Sampling) -> Result<Vec<u32>> {
+        self.sample_ordered(rng, s, method, Order::AsDrawn)
+    }
+
+    /// As [`AliasTable::sample_with`], in `order`.
+    pub fn sample_ordered(
+        &self,
+        rng: &mut impl RngCore,
+        s: usize,
+        method: Sampling,
+        order: Order,
+    ) -> Result<Vec<u32>> {
         let stream = Stream::from_rng(rng);
         match &self.storage {
             Storage::Host(rows) => {
@@ -364,7 +389,7 @@ impl<F: AliasWeight> AliasTable<F> {
             }
             Storage::Device(t) => {
                 let mut out = t.device().zeros(s)?;
-                t.sample_into(stream, &mut out, method)?;
+                t.sample_into(stream, &mut out, method, order)?;
                 t.device().download(&out)
             }
         }
@@ -383,9 +408,20 @@ impl<F: AliasWeight> AliasTable<F> {
         out: &mut DeviceBuffer<u32>,
         method: Sampling,
     ) -> Result<()> {
+        self.sample_into_ordered(rng, out, method, Order::AsDrawn)
+    }
+
+    /// As [`AliasTable::sample_into_with`], in `order`.
+    pub fn sample_into_ordered(
+        &self,
+        rng: &mut impl RngCore,
+        out: &mut DeviceBuffer<u32>,
+        method: Sampling,
+        order: Order,
+    ) -> Result<()> {
         let stream = Stream::from_rng(rng);
         match &self.storage {
-            Storage::Device(t) => t.sample_into(stream, out, method),
+            Storage::Device(t) => t.sample_into(stream, out, method, order),
             Storage::Host(_) => Err(Error::WrongDevice {
                 buffer: "a device".into(),
                 device: "a host table".into(),

@@ -9,10 +9,13 @@
 //! root, without communication. The deviate is exact (inversion) while
 //! `min(np, n(1 − p)) < 100` and the normal approximation (skewness below 0.1) above.
 //!
-//! Samples come out grouped by section: the output is not in random order.
+//! Samples come out grouped by section unless the launch asks for them shuffled: then sample
+//! `t` of the grouped order goes to position `π(t)` of a keyed random permutation
+//! ([`Permutation`]), at the cost of scattered 4-byte stores.
 
 use super::sample::draw;
 use super::sweep::{Row, Weight};
+use crate::rng::permute::Permutation;
 use crate::rng::philox::{counter_add, philox4x32_10};
 use crate::simt::math::FastMath;
 use crate::simt::shared::SharedSlice;
@@ -91,22 +94,56 @@ pub fn section_share(
     (count, offset)
 }
 
+/// Where the samples of a launch go: position `t` of the grouped order, or its image under a
+/// permutation of `0..s`.
+#[derive(Clone, Copy)]
+pub struct Order(Option<Permutation>);
+
+impl Order {
+    /// The order a launch's `shuffle` flag asks for, for `s` samples keyed by `key`.
+    #[inline(always)]
+    pub fn new(shuffle: u32, s: u64, key: [u32; 2]) -> Order {
+        Order((shuffle != 0 && s > 0).then(|| Permutation::new(s, key)))
+    }
+
+    #[inline(always)]
+    fn place(&self, t: u64) -> u64 {
+        match self.0 {
+            Some(p) => p.apply(t),
+            None => t,
+        }
+    }
+}
+
+/// The launch parameters every sectioned sampler shares.
+#[derive(Clone, Copy)]
+pub struct Launch {
+    pub n: u64,
+    pub out: *mut u32,
+    pub s: u64,
+    pub key: [u32; 2],
+    pub counter: [u32; 4],
+    pub section_rows: u64,
+    pub sections: u64,
+    pub order: Order,
+}
+
 /// Block `blockIdx.x`'s samples of its section, read through `read(row within section)`.
 ///
 /// # Safety
 /// `out` holds `s` elements; the block's section is in the table.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn sample_section<F: Weight>(
-    n: u64,
-    out: *mut u32,
-    s: u64,
-    key: [u32; 2],
-    counter: [u32; 4],
-    section_rows: u64,
-    sections: u64,
-    read: impl Fn(u64) -> Row<F>,
-) {
+unsafe fn sample_section<F: Weight>(l: Launch, read: impl Fn(u64) -> Row<F>) {
+    let Launch {
+        n,
+        out,
+        s,
+        key,
+        counter,
+        section_rows,
+        sections,
+        order,
+    } = l;
     let b = block_x() as u64;
     let (count, offset) = section_share(s, n, section_rows, sections, b, key, counter);
     let first_row = b * section_rows;
@@ -120,8 +157,8 @@ unsafe fn sample_section<F: Weight>(
             let t = 2 * m + h;
             if t < count {
                 let r = w[2 * h as usize] as u64 | (w[2 * h as usize + 1] as u64) << 32;
-                // SAFETY: `offset + t < offset + count <= s`.
-                unsafe { *out.add((offset + t) as usize) = draw(first_row, rows, r, &read) }
+                // SAFETY: `offset + t < offset + count <= s`, and the order permutes `0..s`.
+                unsafe { *out.add(order.place(offset + t) as usize) = draw(first_row, rows, r, &read) }
             }
         }
         m += block_dim_x() as u64;
@@ -158,24 +195,10 @@ pub const fn shared_section_rows<F>(n: u64, shared_bytes: u32) -> u64 {
 /// `table` holds `n` rows, `out` `s` elements; one block per section (`sections =
 /// ceil(n / section_rows)`).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn sample_cached<F: Weight>(
-    table: *const Row<F>,
-    n: u64,
-    out: *mut u32,
-    s: u64,
-    key: [u32; 2],
-    counter: [u32; 4],
-    section_rows: u64,
-    sections: u64,
-) {
-    let first = block_x() as u64 * section_rows;
+pub unsafe fn sample_cached<F: Weight>(table: *const Row<F>, l: Launch) {
+    let first = block_x() as u64 * l.section_rows;
     // SAFETY: rows of the block's section; outputs below `s`.
-    unsafe {
-        sample_section(n, out, s, key, counter, section_rows, sections, |r| {
-            *table.add((first + r) as usize)
-        })
-    }
+    unsafe { sample_section(l, |r| *table.add((first + r) as usize)) }
 }
 
 /// Shared-memory sectioned sampling: block `b` first copies its section of the table to shared
@@ -185,19 +208,9 @@ pub unsafe fn sample_cached<F: Weight>(
 /// As for [`sample_cached`], with `shared_section_bytes(section_rows)` bytes of dynamic shared
 /// memory.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn sample_shared<F: Weight>(
-    table: *const Row<F>,
-    n: u64,
-    out: *mut u32,
-    s: u64,
-    key: [u32; 2],
-    counter: [u32; 4],
-    section_rows: u64,
-    sections: u64,
-) {
-    let first = block_x() as u64 * section_rows;
-    let rows = section_rows.min(n - first);
+pub unsafe fn sample_shared<F: Weight>(table: *const Row<F>, l: Launch) {
+    let first = block_x() as u64 * l.section_rows;
+    let rows = l.section_rows.min(l.n - first);
     // SAFETY: the launch gives the section's bytes of shared memory; rows copied are the
     // section's; the barrier is reached by every thread.
     unsafe {
@@ -208,16 +221,15 @@ pub unsafe fn sample_shared<F: Weight>(
             r += block_dim_x() as u64;
         }
         sync_threads();
-        sample_section(n, out, s, key, counter, section_rows, sections, |r| {
-            local.get(r as u32)
-        });
+        sample_section(l, |r| local.get(r as u32));
     }
 }
 
 macro_rules! sectioned_kernels {
     ($($name:ident: $f:ty => $body:ident;)*) => {$(
         $crate::kernel! {
-            #[doc = concat!("Sectioned sampling by [`", stringify!($body), "`].")]
+            #[doc = concat!("Sectioned sampling by [`", stringify!($body), "`]; `shuffle` ≠ 0 writes")]
+            /// the samples in random order instead of grouped by section.
             ///
             /// # Safety
             #[doc = concat!("As for [`", stringify!($body), "`].")]
@@ -232,10 +244,13 @@ macro_rules! sectioned_kernels {
                 counter_hi: u64,
                 section_rows: u64,
                 sections: u64,
+                shuffle: u32,
             ) {
                 let (key, counter) = super::sample::stream(key, counter_lo, counter_hi);
+                let order = Order::new(shuffle, s, key);
+                let launch = Launch { n, out, s, key, counter, section_rows, sections, order };
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { $body(table, n, out, s, key, counter, section_rows, sections) }
+                unsafe { $body(table, launch) }
             }
         }
     )*};

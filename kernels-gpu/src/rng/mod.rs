@@ -4,6 +4,7 @@
 //! (`warpkit::Philox`) and the device fill kernel both call it, so a key and a counter give the
 //! same words everywhere.
 
+pub mod permute;
 pub mod philox;
 
 pub mod fill;
