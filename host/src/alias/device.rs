@@ -2,9 +2,10 @@
 //! `warpkit_kernels::alias`, with every buffer kept in a workspace so that rebuilding from new
 //! weights allocates nothing.
 //!
-//! Launches per build: sum (fixed grid, so the total is the same bits on every device),
-//! quantize, sum of the quantized weights, classify, scan of the flags, scatter, scan of the
-//! partitioned weights, split, pack; three scalars come back to the host on the way (total,
+//! Launches per build: sum (fixed grid, so the total is the same bits on every device), the
+//! tiles' quantized weights and their sum, the tiles' light counts and weights and their three
+//! short scans, the partition (entries and prefix sums in one pass), split, pack: three passes
+//! over the weights before the pack. Three scalars come back to the host on the way (total,
 //! quantized total, light count). Weights already in device memory are checked there first
 //! (one more launch and scalar); host weights were checked on the host.
 
@@ -18,7 +19,7 @@ use warpkit_kernels::alias::pack::{
     CHUNKED_PACK_ROWS, CHUNKED_PACK_THREADS, SHARED_PACK_ROWS, SHARED_PACK_THREADS, chunked_pack_bytes,
     shared_pack_bytes,
 };
-use warpkit_kernels::alias::partition::{alias_classify, alias_scatter, blocks_for};
+use warpkit_kernels::alias::partition::{PARTITION_TILE, TILE_SUM_BYTES, blocks_for, partition_bytes};
 use warpkit_kernels::alias::sectioned::{shared_section_bytes, shared_section_rows};
 use warpkit_kernels::alias::split::{alias_split_binary, alias_split_pary};
 use warpkit_kernels::alias::{ALIAS_BLOCK_THREADS, Entry, Row, Split};
@@ -31,11 +32,13 @@ fn words<T>(len: usize) -> usize {
 
 /// Scratch of one table's construction.
 struct Workspace<F> {
-    q: DeviceBuffer<u64>,
-    light: DeviceBuffer<u32>,
-    position: DeviceBuffer<u32>,
+    /// Each partition tile's quantized weight.
+    tile_q: DeviceBuffer<u64>,
+    /// Each tile's light items, light weight and heavy weight, then their exclusive scans
+    /// (`tiles + 1` elements, the last input 0, so the last output is the grand total).
+    tile_sums: [DeviceBuffer<u64>; 3],
+    tile_scans: [DeviceBuffer<u64>; 3],
     entries: DeviceBuffer<u64>,
-    partitioned: DeviceBuffer<u64>,
     prefix: DeviceBuffer<u64>,
     splits: DeviceBuffer<u64>,
     first_bad: DeviceBuffer<u64>,
@@ -62,12 +65,20 @@ impl<F: AliasWeight> DeviceTable<F> {
         check_count(n)?;
         // Splits for the smaller sections of the two packs.
         let sections = n.div_ceil(SHARED_PACK_ROWS as usize);
+        let tiles = (n as u64).div_ceil(PARTITION_TILE) as usize;
         let work = Workspace {
-            q: device.zeros(n)?,
-            light: device.zeros(n)?,
-            position: device.zeros(n)?,
+            tile_q: device.zeros(tiles)?,
+            tile_sums: [
+                device.zeros(tiles + 1)?,
+                device.zeros(tiles + 1)?,
+                device.zeros(tiles + 1)?,
+            ],
+            tile_scans: [
+                device.zeros(tiles + 1)?,
+                device.zeros(tiles + 1)?,
+                device.zeros(tiles + 1)?,
+            ],
             entries: device.zeros(words::<Entry>(n))?,
-            partitioned: device.zeros(n + 1)?,
             prefix: device.zeros(n + 1)?,
             splits: device.zeros(words::<Split>(sections + 1))?,
             first_bad: device.zeros(1)?,
@@ -229,36 +240,55 @@ fn construct<F: AliasWeight>(
     weights: &DeviceBuffer<F>,
 ) -> Result<()> {
     let n = weights.len() as u64;
-    crate::error::check_same_len("alias weights", w.q.len(), weights.len())?;
-    let grid = element_grid::<alias_classify>(d, n)?;
+    crate::error::check_same_len("alias weights", w.prefix.len() - 1, weights.len())?;
     let src = d.ptr(weights)?;
     d.sum_over_grid(weights, &mut w.total, REDUCE_FIXED_GRID)?;
     let (shift, scale) = quantize_scale::<F>(n as usize, d.download(&w.total)?[0].to_f64())?;
-    let q = d.ptr_mut(&mut w.q)?;
-    // SAFETY: `weights` and `q` hold n elements.
-    unsafe { d.launch::<F::Quantize>(grid, (src, n, shift, scale, q))? };
-    d.sum_into(&w.q, &mut w.total_q)?;
+    let tiles = n.div_ceil(PARTITION_TILE);
+    let tile_grid = |shared| LaunchShape::linear(tiles, ALIAS_BLOCK_THREADS, shared);
+    // SAFETY: `weights` holds n elements, `tile_q` one per tile; one block per tile with
+    // the shared memory the tile sums carve.
+    unsafe {
+        let args = (src, n, shift, scale, d.ptr_mut(&mut w.tile_q)?);
+        d.launch::<F::TileTotal>(tile_grid(TILE_SUM_BYTES), args)?
+    };
+    d.sum_into(&w.tile_q, &mut w.total_q)?;
     let total = d.download(&w.total_q)?[0];
-    let light = d.ptr_mut(&mut w.light)?;
-    // SAFETY: `q` and `light` hold n elements.
-    unsafe { d.launch::<alias_classify>(grid, (q, n, total, light))? };
-    d.exclusive_scan_into(&w.light, &mut w.position)?;
+    let [a, b, c] = &mut w.tile_sums;
+    let sums = [d.ptr_mut(a)?, d.ptr_mut(b)?, d.ptr_mut(c)?];
+    // SAFETY: as above; each sum array holds tiles + 1 elements (the last stays 0).
+    unsafe {
+        let args = (src, n, shift, scale, total, sums[0], sums[1], sums[2]);
+        d.launch::<F::TileCounts>(tile_grid(TILE_SUM_BYTES), args)?
+    };
+    for (sum, scan) in w.tile_sums.iter().zip(&mut w.tile_scans) {
+        d.exclusive_scan_into(sum, scan)?;
+    }
+    let scans = [
+        d.ptr(&w.tile_scans[0])?,
+        d.ptr(&w.tile_scans[1])?,
+        d.ptr(&w.tile_scans[2])?,
+    ];
     let entries = d.ptr_mut(&mut w.entries)?.cast::<Entry>();
-    let partitioned = d.ptr_mut(&mut w.partitioned)?;
-    let scatter = (
-        q.cast_const(),
-        light.cast_const(),
-        d.ptr(&w.position)?,
+    let partition = (
+        src,
         n,
+        shift,
+        scale,
+        total,
+        scans[0],
+        scans[1],
+        scans[2],
+        tiles,
         entries,
-        partitioned,
+        d.ptr_mut(&mut w.prefix)?,
         d.ptr_mut(&mut w.n_light)?,
     );
-    // SAFETY: n > 0 items in every array, n + 1 partitioned weights, 16-byte aligned
-    // entries (device buffers are 256-byte aligned).
-    unsafe { d.launch::<alias_scatter>(grid, scatter)? };
+    // SAFETY: n > 0 weights, n entries (16-byte aligned: device buffers are 256-byte aligned)
+    // and n + 1 prefix sums; the scans of these weights' tile sums; one block per tile with the
+    // partition's shared memory.
+    unsafe { d.launch::<F::Partition>(tile_grid(partition_bytes()), partition)? };
     let n_light = d.download(&w.n_light)?[0] as u64;
-    d.exclusive_scan_into(&w.partitioned, &mut w.prefix)?;
 
     let Construction::Psa { split, pack } = method else {
         unreachable!("devices build by PSA only (checked by the caller)")

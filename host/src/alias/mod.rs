@@ -48,6 +48,27 @@ pub type PackArgs<F> = (
     *mut Row<F>,
 );
 
+/// Parameters of the tile counts: weights, items, quantization shift and scale, quantized
+/// total, light items, light weight and heavy weight per tile.
+pub type TileCountsArgs<F> = (*const F, u64, i32, f64, u64, *mut u64, *mut u64, *mut u64);
+
+/// Parameters of the partition: weights, items, quantization shift and scale, quantized total,
+/// the three scans over tiles, tiles, entries, prefix sums, light items.
+pub type PartitionArgs<F> = (
+    *const F,
+    u64,
+    i32,
+    f64,
+    u64,
+    *const u64,
+    *const u64,
+    *const u64,
+    u64,
+    *mut Entry,
+    *mut u64,
+    *mut u32,
+);
+
 /// Parameters of the sectioned samplers: table, rows, output, samples, key, counter (two
 /// words), rows per section, sections, shuffle (0 or 1).
 pub type SectionedArgs<F> = (*const Row<F>, u64, *mut u32, u64, u64, u64, u64, u64, u64, u32);
@@ -57,7 +78,11 @@ pub trait AliasWeight: Weight + Scalar {
     #[doc(hidden)]
     type Check: Kernel<Args = (*const Self, u64, *mut u64)>;
     #[doc(hidden)]
-    type Quantize: Kernel<Args = (*const Self, u64, i32, f64, *mut u64)>;
+    type TileTotal: Kernel<Args = (*const Self, u64, i32, f64, *mut u64)>;
+    #[doc(hidden)]
+    type TileCounts: Kernel<Args = TileCountsArgs<Self>>;
+    #[doc(hidden)]
+    type Partition: Kernel<Args = PartitionArgs<Self>>;
     #[doc(hidden)]
     type Pack: Kernel<Args = PackArgs<Self>>;
     #[doc(hidden)]
@@ -76,7 +101,9 @@ pub trait AliasWeight: Weight + Scalar {
 
 impl AliasWeight for f32 {
     type Check = partition::alias_check_weights_f32;
-    type Quantize = partition::alias_quantize_f32;
+    type TileTotal = partition::alias_tile_total_f32;
+    type TileCounts = partition::alias_tile_counts_f32;
+    type Partition = partition::alias_partition_f32;
     type Pack = pack::alias_pack_baseline_f32;
     type PackShared = pack::alias_pack_shared_f32;
     type PackChunked = pack::alias_pack_chunked_f32;
@@ -88,7 +115,9 @@ impl AliasWeight for f32 {
 
 impl AliasWeight for f64 {
     type Check = partition::alias_check_weights_f64;
-    type Quantize = partition::alias_quantize_f64;
+    type TileTotal = partition::alias_tile_total_f64;
+    type TileCounts = partition::alias_tile_counts_f64;
+    type Partition = partition::alias_partition_f64;
     type Pack = pack::alias_pack_baseline_f64;
     type PackShared = pack::alias_pack_shared_f64;
     type PackChunked = pack::alias_pack_chunked_f64;
