@@ -319,6 +319,44 @@ fn shuffled_samples_are_the_drawn_ones_in_random_order() {
     );
 }
 
+/// The benchmarks' folded mode draws the same samples: the xor of its output (zeros but one
+/// word per thread) is the xor of the samples stored for the same seed. (The baseline's grid,
+/// hence its per-thread words, depends on the device: compared with the reference only.)
+#[test]
+fn folded_samples_xor_to_the_drawn_ones() {
+    const S: usize = 100_003;
+    on_every_device(
+        "alias folded samples",
+        Agreement::ReferenceOnly,
+        |rng, n| {
+            let weights: Vec<f64> = (0..n.clamp(1, 1 << 16)).map(|_| f64::random(rng) + 1.0).collect();
+            (weights, rng.next_u64())
+        },
+        |device, (weights, seed)| {
+            let table = AliasTable::new(&Backend::Device(device.clone()), weights)?;
+            let mut got = Vec::new();
+            for method in METHODS.map(|m| scaled(m, weights.len())) {
+                let mut stored = device.zeros(S)?;
+                table.sample_into_with(&mut Philox::seed_from_u64(*seed), &mut stored, method)?;
+                let mut folded = device.zeros(S)?;
+                table.sample_into_folded(&mut Philox::seed_from_u64(*seed), &mut folded, method)?;
+                got.extend(device.download(&stored)?);
+                got.extend(device.download(&folded)?);
+            }
+            Ok(got)
+        },
+        |_, got, label| {
+            for (m, pair) in got.chunks(2 * S).enumerate() {
+                let (stored, folded) = pair.split_at(S);
+                let xor = |x: &[u32]| x.iter().fold(0, |a, &b| a ^ b);
+                assert_eq!(xor(stored), xor(folded), "{label} {:?}", METHODS[m]);
+                let words = folded.iter().filter(|&&x| x != 0).count();
+                assert!(words < S / 2, "{label} {:?}: {words} words stored", METHODS[m]);
+            }
+        },
+    );
+}
+
 #[test]
 fn tiny_totals_quantize_without_overflow() {
     let mut backends = vec![Backend::cpu(), Backend::emulator()];

@@ -10,7 +10,7 @@
 //! (one more launch and scalar); host weights were checked on the host.
 
 use super::{
-    AliasWeight, Construction, Order, PackMethod, Sampling, SectionedArgs, SplitMethod, Stream, check_count,
+    AliasWeight, Construction, PackMethod, Sampling, SectionedArgs, SplitMethod, Stream, check_count,
     quantize_scale,
 };
 use crate::device::{Device, DeviceBuffer, LaunchShape};
@@ -139,13 +139,14 @@ impl<F: AliasWeight> DeviceTable<F> {
             .collect())
     }
 
-    /// Fills `out` with samples of `stream` by `method`, in `order`.
+    /// Fills `out` with samples of `stream` by `method`, as the kernels' `output` code says
+    /// (`warpkit_kernels::alias::sample::OUTPUT_*`).
     pub fn sample_into(
         &self,
         stream: Stream,
         out: &mut DeviceBuffer<u32>,
         method: Sampling,
-        order: Order,
+        output: u32,
     ) -> Result<()> {
         let d = &self.device;
         let (n, s) = (self.n as u64, out.len() as u64);
@@ -165,10 +166,9 @@ impl<F: AliasWeight> DeviceTable<F> {
             }
             let sections = n.div_ceil(section_rows);
             let shape = LaunchShape::linear(sections, ALIAS_BLOCK_THREADS, shared);
-            let shuffle = (order == Order::Shuffled) as u32;
             Ok((
                 shape,
-                (table, n, dst, s, key, lo, hi, section_rows, sections, shuffle),
+                (table, n, dst, s, key, lo, hi, section_rows, sections, output),
             ))
         };
         // SAFETY (every launch): the table holds n valid rows; `out` holds s elements; one
@@ -178,7 +178,7 @@ impl<F: AliasWeight> DeviceTable<F> {
                 Sampling::Baseline => {
                     let resident = d.resident_blocks::<F::Sample>(ALIAS_BLOCK_THREADS, 0)?;
                     let shape = LaunchShape::linear(blocks_for(s).min(resident), ALIAS_BLOCK_THREADS, 0);
-                    d.launch::<F::Sample>(shape, (table, n, dst, s, key, lo, hi))
+                    d.launch::<F::Sample>(shape, (table, n, dst, s, key, lo, hi, output))
                 }
                 Sampling::CachedSectioned { section_rows } => {
                     let (shape, args) = sectioned(section_rows as u64, 0)?;

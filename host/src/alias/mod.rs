@@ -70,7 +70,7 @@ pub type PartitionArgs<F> = (
 );
 
 /// Parameters of the sectioned samplers: table, rows, output, samples, key, counter (two
-/// words), rows per section, sections, shuffle (0 or 1).
+/// words), rows per section, sections, output code (`sample::OUTPUT_*`).
 pub type SectionedArgs<F> = (*const Row<F>, u64, *mut u32, u64, u64, u64, u64, u64, u64, u32);
 
 /// f32 or f64 weights, tied to their kernels.
@@ -90,7 +90,7 @@ pub trait AliasWeight: Weight + Scalar {
     #[doc(hidden)]
     type PackChunked: Kernel<Args = PackArgs<Self>>;
     #[doc(hidden)]
-    type Sample: Kernel<Args = (*const Row<Self>, u64, *mut u32, u64, u64, u64, u64)>;
+    type Sample: Kernel<Args = (*const Row<Self>, u64, *mut u32, u64, u64, u64, u64, u32)>;
     #[doc(hidden)]
     type SampleCached: Kernel<Args = SectionedArgs<Self>>;
     #[doc(hidden)]
@@ -216,6 +216,17 @@ pub enum Order {
     /// every 4-byte store (several times the memory traffic); for the baseline, whose order is
     /// random already, it changes nothing.
     Shuffled,
+}
+
+impl Order {
+    /// The kernels' output code for this order under `method` (the baseline's own order is
+    /// random already, so it is never permuted).
+    fn code(self, method: Sampling) -> u32 {
+        match (self, method) {
+            (Order::Shuffled, Sampling::Baseline) | (Order::AsDrawn, _) => sample::OUTPUT_IN_ORDER,
+            (Order::Shuffled, _) => sample::OUTPUT_SHUFFLED,
+        }
+    }
 }
 
 impl Sampling {
@@ -418,7 +429,7 @@ impl<F: AliasWeight> AliasTable<F> {
             }
             Storage::Device(t) => {
                 let mut out = t.device().zeros(s)?;
-                t.sample_into(stream, &mut out, method, order)?;
+                t.sample_into(stream, &mut out, method, order.code(method))?;
                 t.device().download(&out)
             }
         }
@@ -448,9 +459,33 @@ impl<F: AliasWeight> AliasTable<F> {
         method: Sampling,
         order: Order,
     ) -> Result<()> {
+        self.sample_into_code(rng, out, method, order.code(method))
+    }
+
+    /// For benchmarks: draws as [`AliasTable::sample_into_with`] does, but stores only one
+    /// word per GPU thread, the xor of its samples, at the position of its first sample, and
+    /// leaves the rest of `out` as it was. This is the seed's own benchmark mode (samples
+    /// consumed in registers): the cost of drawing without the cost of storing.
+    #[doc(hidden)]
+    pub fn sample_into_folded(
+        &self,
+        rng: &mut impl RngCore,
+        out: &mut DeviceBuffer<u32>,
+        method: Sampling,
+    ) -> Result<()> {
+        self.sample_into_code(rng, out, method, sample::OUTPUT_FOLDED)
+    }
+
+    fn sample_into_code(
+        &self,
+        rng: &mut impl RngCore,
+        out: &mut DeviceBuffer<u32>,
+        method: Sampling,
+        output: u32,
+    ) -> Result<()> {
         let stream = Stream::from_rng(rng);
         match &self.storage {
-            Storage::Device(t) => t.sample_into(stream, out, method, order),
+            Storage::Device(t) => t.sample_into(stream, out, method, output),
             Storage::Host(_) => Err(Error::WrongDevice {
                 buffer: "a device".into(),
                 device: "a host table".into(),

@@ -4,8 +4,67 @@
 //! engine give the same samples for the same key and counter.
 
 use super::sweep::{Row, Weight};
+use crate::rng::permute::Permutation;
 use crate::rng::philox::{counter_add, philox4x32_10};
 use crate::simt::{global_x, grid_threads_x};
+
+/// `output` code of a sampling launch: sample `t` stored at position `t`.
+pub const OUTPUT_IN_ORDER: u32 = 0;
+/// `output` code: sample `t` stored at `π(t)`, a keyed random permutation of `0..s`.
+pub const OUTPUT_SHUFFLED: u32 = 1;
+/// `output` code: nothing stored per sample; each thread xors its samples and stores that one
+/// word at the position of its first sample (the seed's benchmark mode, samples consumed in
+/// registers).
+pub const OUTPUT_FOLDED: u32 = 2;
+
+/// What a sampling launch does with its samples.
+#[derive(Clone, Copy)]
+pub enum Output {
+    InOrder,
+    Shuffled(Permutation),
+    Folded,
+}
+
+impl Output {
+    /// The output an `output` code asks for, for `s` samples keyed by `key`.
+    #[inline(always)]
+    pub fn new(code: u32, s: u64, key: [u32; 2]) -> Output {
+        match code {
+            OUTPUT_SHUFFLED if s > 0 => Output::Shuffled(Permutation::new(s, key)),
+            OUTPUT_FOLDED => Output::Folded,
+            _ => Output::InOrder,
+        }
+    }
+
+    /// Sample number `t` is `x`: store it, or fold it into `acc`.
+    ///
+    /// # Safety
+    /// `out` holds `s > t` elements.
+    #[inline(always)]
+    pub unsafe fn put(&self, out: *mut u32, t: u64, x: u32, acc: &mut u32) {
+        // SAFETY: `t < s`, and a permutation of `0..s` stays below `s`.
+        unsafe {
+            match self {
+                Output::InOrder => *out.add(t as usize) = x,
+                Output::Shuffled(p) => *out.add(p.apply(t) as usize) = x,
+                Output::Folded => *acc ^= x,
+            }
+        }
+    }
+
+    /// A thread's samples are done: when folding, its xor goes to `out[first]`, the position
+    /// of its first sample, if it drew any.
+    ///
+    /// # Safety
+    /// `out` holds `s` elements, and `first < s` when `drew`.
+    #[inline(always)]
+    pub unsafe fn finish(&self, out: *mut u32, first: u64, drew: bool, acc: u32) {
+        if matches!(self, Output::Folded) && drew {
+            // SAFETY: `first < s` (caller's contract).
+            unsafe { *out.add(first as usize) = acc }
+        }
+    }
+}
 
 /// The sample of 64-bit random number `r` from the `rows` rows starting at row `first`
 /// (`read(i)` gives row `first + i`): the whole table, or one section of it.
@@ -55,8 +114,9 @@ pub fn stream(key: u64, counter_lo: u64, counter_hi: u64) -> ([u32; 2], [u32; 4]
 macro_rules! sample_kernels {
     ($($name:ident: $f:ty),*) => {$(
         $crate::kernel! {
-            /// Draws samples `0..s` with replacement into `out` (the seed's baseline: a random
-            /// row, then its item or alias), a grid-stride loop.
+            /// Draws samples `0..s` with replacement (the seed's baseline: a random row, then
+            /// its item or alias), a grid-stride loop, into `out` as `output` says
+            /// ([`OUTPUT_IN_ORDER`] or [`OUTPUT_FOLDED`]).
             ///
             /// # Safety
             /// `table` holds `n > 0` rows whose aliases are below `n`, `out` `s` elements.
@@ -69,19 +129,23 @@ macro_rules! sample_kernels {
                 key: u64,
                 counter_lo: u64,
                 counter_hi: u64,
+                output: u32,
             ) {
                 let (key, counter) = stream(key, counter_lo, counter_hi);
+                let output = Output::new(output, s, key);
+                let mut acc = 0;
                 let mut p = global_x();
-                while 2 * p < s {
-                    // SAFETY: rows below `n`, outputs below `s`.
-                    unsafe {
+                // SAFETY: rows below `n`, outputs below `s`.
+                unsafe {
+                    while 2 * p < s {
                         let pair = draw_pair(n, key, counter, p, |r| *table.add(r as usize));
-                        *out.add(2 * p as usize) = pair[0];
+                        output.put(out, 2 * p, pair[0], &mut acc);
                         if 2 * p + 1 < s {
-                            *out.add(2 * p as usize + 1) = pair[1];
+                            output.put(out, 2 * p + 1, pair[1], &mut acc);
                         }
+                        p += grid_threads_x();
                     }
-                    p += grid_threads_x();
+                    output.finish(out, 2 * global_x(), 2 * global_x() < s, acc);
                 }
             }
         }

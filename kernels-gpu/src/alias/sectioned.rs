@@ -11,11 +11,10 @@
 //!
 //! Samples come out grouped by section unless the launch asks for them shuffled: then sample
 //! `t` of the grouped order goes to position `π(t)` of a keyed random permutation
-//! ([`Permutation`]), at the cost of scattered 4-byte stores.
+//! ([`crate::rng::permute::Permutation`]), at the cost of scattered 4-byte stores.
 
-use super::sample::draw;
+use super::sample::{Output, draw};
 use super::sweep::{Row, Weight};
-use crate::rng::permute::Permutation;
 use crate::rng::philox::{counter_add, philox4x32_10};
 use crate::simt::math::FastMath;
 use crate::simt::shared::SharedSlice;
@@ -94,27 +93,6 @@ pub fn section_share(
     (count, offset)
 }
 
-/// Where the samples of a launch go: position `t` of the grouped order, or its image under a
-/// permutation of `0..s`.
-#[derive(Clone, Copy)]
-pub struct Order(Option<Permutation>);
-
-impl Order {
-    /// The order a launch's `shuffle` flag asks for, for `s` samples keyed by `key`.
-    #[inline(always)]
-    pub fn new(shuffle: u32, s: u64, key: [u32; 2]) -> Order {
-        Order((shuffle != 0 && s > 0).then(|| Permutation::new(s, key)))
-    }
-
-    #[inline(always)]
-    fn place(&self, t: u64) -> u64 {
-        match self.0 {
-            Some(p) => p.apply(t),
-            None => t,
-        }
-    }
-}
-
 /// The launch parameters every sectioned sampler shares.
 #[derive(Clone, Copy)]
 pub struct Launch {
@@ -125,7 +103,7 @@ pub struct Launch {
     pub counter: [u32; 4],
     pub section_rows: u64,
     pub sections: u64,
-    pub order: Order,
+    pub output: Output,
 }
 
 /// Block `blockIdx.x`'s samples of its section, read through `read(row within section)`.
@@ -142,7 +120,7 @@ unsafe fn sample_section<F: Weight>(l: Launch, read: impl Fn(u64) -> Row<F>) {
         counter,
         section_rows,
         sections,
-        order,
+        output,
     } = l;
     let b = block_x() as u64;
     let (count, offset) = section_share(s, n, section_rows, sections, b, key, counter);
@@ -150,18 +128,23 @@ unsafe fn sample_section<F: Weight>(l: Launch, read: impl Fn(u64) -> Row<F>) {
     let rows = section_rows.min(n - first_row);
     // Numbers 2m and 2m + 1 of the block's samples share the Philox block `offset + 2m`: the
     // blocks' offsets partition [0, s), so no two samples share a number.
+    let mut acc = 0;
     let mut m = thread_x() as u64;
-    while 2 * m < count {
-        let w = philox4x32_10(counter_add(counter, offset + 2 * m), key);
-        for h in 0..2u64 {
-            let t = 2 * m + h;
-            if t < count {
-                let r = w[2 * h as usize] as u64 | (w[2 * h as usize + 1] as u64) << 32;
-                // SAFETY: `offset + t < offset + count <= s`, and the order permutes `0..s`.
-                unsafe { *out.add(order.place(offset + t) as usize) = draw(first_row, rows, r, &read) }
+    // SAFETY: `offset + t < offset + count <= s`.
+    unsafe {
+        while 2 * m < count {
+            let w = philox4x32_10(counter_add(counter, offset + 2 * m), key);
+            for h in 0..2u64 {
+                let t = 2 * m + h;
+                if t < count {
+                    let r = w[2 * h as usize] as u64 | (w[2 * h as usize + 1] as u64) << 32;
+                    output.put(out, offset + t, draw(first_row, rows, r, &read), &mut acc);
+                }
             }
+            m += block_dim_x() as u64;
         }
-        m += block_dim_x() as u64;
+        let first = 2 * thread_x() as u64;
+        output.finish(out, offset + first, first < count, acc);
     }
 }
 
@@ -228,8 +211,8 @@ pub unsafe fn sample_shared<F: Weight>(table: *const Row<F>, l: Launch) {
 macro_rules! sectioned_kernels {
     ($($name:ident: $f:ty => $body:ident;)*) => {$(
         $crate::kernel! {
-            #[doc = concat!("Sectioned sampling by [`", stringify!($body), "`]; `shuffle` ≠ 0 writes")]
-            /// the samples in random order instead of grouped by section.
+            #[doc = concat!("Sectioned sampling by [`", stringify!($body), "`], into `out` as `output`")]
+            /// says (grouped by section, shuffled or folded: see [`super::sample::Output`]).
             ///
             /// # Safety
             #[doc = concat!("As for [`", stringify!($body), "`].")]
@@ -244,11 +227,11 @@ macro_rules! sectioned_kernels {
                 counter_hi: u64,
                 section_rows: u64,
                 sections: u64,
-                shuffle: u32,
+                output: u32,
             ) {
                 let (key, counter) = super::sample::stream(key, counter_lo, counter_hi);
-                let order = Order::new(shuffle, s, key);
-                let launch = Launch { n, out, s, key, counter, section_rows, sections, order };
+                let output = Output::new(output, s, key);
+                let launch = Launch { n, out, s, key, counter, section_rows, sections, output };
                 // SAFETY: forwarded to the launch contract above.
                 unsafe { $body(table, launch) }
             }
