@@ -46,6 +46,7 @@ for t in tests/*; do
 done
 [ -x examples/tour ] && { echo "== tour"; examples/tour 2>&1 | tee -a "$logs/tour.log" || status=1; }
 if [ -z "${NO_BENCH:-}" ]; then
+    export CRITERION_HOME="$logs/criterion"
     for b in benches/*; do
         echo "== $b"
         "$b" --bench "${BENCH_FILTER:-}" 2>&1 | tee -a "$logs/bench.log" | grep -E "time:|thrpt:|^[a-z].*/|SKIPPED|device" || true

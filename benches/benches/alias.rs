@@ -1,6 +1,7 @@
 //! Issue 4's figures: alias table construction (f64 and f32 weights, shuffled power law and
 //! uniform, N = 10^7 and 10^8) and sampling 10^9 samples written to device memory as u32 (N =
-//! 10^3 .. 10^8), on the GPU timed with CUDA events; the f64 constructions with the rayon CPU
+//! 10^3 .. 10^8, also folded as the seed measures it) and against the samples drawn (the seed's
+//! Figure 4), on the GPU timed with CUDA events; the f64 constructions with the rayon CPU
 //! backend too, for the speed-up. Without a GPU only the CPU part runs (at 10^7).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -75,6 +76,17 @@ fn construction<F: AliasWeight>(c: &mut Criterion, device: Option<&Device>, size
     group.finish();
 }
 
+/// Every device sampler at its default settings and the section sizes the seed tried.
+const SAMPLERS: [Sampling; 5] = [
+    Sampling::Baseline,
+    Sampling::CachedSectioned { section_rows: 4096 },
+    Sampling::CachedLimitedSectioned { section_rows: 4096 },
+    Sampling::CachedLimitedSectioned { section_rows: 65536 },
+    Sampling::SharedMemorySectioned,
+];
+
+/// 10^9 samples from tables of 10^3 .. 10^8 uniform weights, each sampler stored to device
+/// memory and, as the seed benchmarks it, folded (consumed without being stored).
 fn sampling(c: &mut Criterion, device: &Device) {
     let gpu = device.as_gpu().expect("a GPU");
     let s = 1_000_000_000usize;
@@ -86,13 +98,7 @@ fn sampling(c: &mut Criterion, device: &Device) {
         let w = device.upload(&uniform::<f64>(n)).unwrap();
         let table = AliasTable::from_device(device, &w).unwrap();
         let mut rng = Philox::seed_from_u64(5);
-        for method in [
-            Sampling::Baseline,
-            Sampling::CachedSectioned { section_rows: 4096 },
-            Sampling::CachedLimitedSectioned { section_rows: 4096 },
-            Sampling::CachedLimitedSectioned { section_rows: 65536 },
-            Sampling::SharedMemorySectioned,
-        ] {
+        for method in SAMPLERS {
             group.bench_function(BenchmarkId::new(format!("gpu {method:?} uniform"), n), |b| {
                 b.iter_custom(|iters| {
                     time_on_gpu(gpu, iters, || {
@@ -100,6 +106,42 @@ fn sampling(c: &mut Criterion, device: &Device) {
                     })
                 })
             });
+            let id = BenchmarkId::new(format!("gpu {method:?} uniform folded"), n);
+            group.bench_function(id, |b| {
+                b.iter_custom(|iters| {
+                    time_on_gpu(gpu, iters, || {
+                        table.sample_into_folded(&mut rng, &mut out, method).unwrap()
+                    })
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+/// The seed's Figure 4: throughput against the number of samples drawn (10^5 .. 10^9, stored),
+/// one line per sampler, for tables of 10^6 and 10^8 uniform weights. `alias_figure` draws it
+/// from criterion's results.
+fn samples_drawn(c: &mut Criterion, device: &Device) {
+    let gpu = device.as_gpu().expect("a GPU");
+    let mut group = c.benchmark_group("alias samples drawn");
+    brief(&mut group);
+    for n in [1_000_000usize, 100_000_000] {
+        let w = device.upload(&uniform::<f64>(n)).unwrap();
+        let table = AliasTable::from_device(device, &w).unwrap();
+        let mut rng = Philox::seed_from_u64(6);
+        for s in [100_000usize, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000] {
+            let mut out = device.zeros::<u32>(s).unwrap();
+            group.throughput(Throughput::Elements(s as u64));
+            for method in SAMPLERS {
+                group.bench_function(BenchmarkId::new(format!("{method:?} N={n}"), s), |b| {
+                    b.iter_custom(|iters| {
+                        time_on_gpu(gpu, iters, || {
+                            table.sample_into_with(&mut rng, &mut out, method).unwrap()
+                        })
+                    })
+                });
+            }
         }
     }
     group.finish();
@@ -112,6 +154,7 @@ fn alias(c: &mut Criterion) {
             construction::<f64>(c, Some(&device), &[10_000_000, 100_000_000], true);
             construction::<f32>(c, Some(&device), &[10_000_000, 100_000_000], false);
             sampling(c, &device);
+            samples_drawn(c, &device);
         }
         Err(e) => {
             println!("SKIPPED: GPU alias benchmarks need a CUDA device ({e}); CPU construction only");
