@@ -52,6 +52,22 @@ pub enum Error {
     /// An alias table that fails its check (see [`crate::alias::check_table`]).
     #[error("invalid alias table: {0}")]
     Table(#[from] crate::alias::TableDefect),
+    /// A multisplit over no buckets (`Buckets::Modulo(0)`).
+    #[error("a multisplit needs at least one bucket")]
+    NoBuckets,
+    /// A multisplit over more buckets than it takes.
+    #[error("{m} buckets; at most {max} are supported")]
+    TooManyBuckets { m: u64, max: u32 },
+    /// Splitters out of order: `splitters[index - 1] > splitters[index]`.
+    #[error("splitter {index} is smaller than the one before it")]
+    UnsortedSplitters { index: usize },
+    /// A bit field that reaches past the key's bits.
+    #[error("bits {shift}..{} lie outside a {key_bits}-bit key", shift + bits)]
+    BitFieldOutsideKey { shift: u32, bits: u32, key_bits: u32 },
+    /// A bucket function put a key in a bucket `>= m` (found after the fact; nothing was
+    /// written out of bounds).
+    #[error("a key was put in bucket {bucket} of {m}")]
+    BucketOutOfRange { bucket: u32, m: u32 },
     /// The emulator stopped a kernel that misused the SIMT model or trapped.
     #[error("emulated launch failed: {0}")]
     Emulator(warpkit_kernels::emu::Fault),

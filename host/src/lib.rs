@@ -30,6 +30,7 @@ pub mod element;
 pub mod emulator;
 pub mod error;
 pub mod gpu;
+pub mod multisplit;
 pub mod rng;
 
 mod copy;

@@ -23,6 +23,7 @@ pub mod device;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
 pub mod kernel;
+pub mod multisplit;
 pub mod num;
 pub mod policy;
 pub mod rng;

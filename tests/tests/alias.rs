@@ -260,7 +260,7 @@ fn close_share(x: &[u32], n: usize, pair: impl Fn(usize) -> usize) -> f64 {
 /// Shuffled samples are the drawn ones, moved: the same multiset for the same seed (the
 /// baseline's, whose order is random already, unchanged); and the sectioned samplers' grouping
 /// is gone: neighbours in the output are close items (within N/8) as often as two samples
-/// paired at random, within 6 standard errors (about 0.008 at 10^5 samples), where the grouped
+/// paired at random, within 6 standard errors (about 0.011 at 10^5 samples), where the grouped
 /// output's neighbours are at least 0.1 more often close (which gives the test its power).
 #[test]
 fn shuffled_samples_are_the_drawn_ones_in_random_order() {
@@ -350,8 +350,14 @@ fn folded_samples_xor_to_the_drawn_ones() {
                 let (stored, folded) = pair.split_at(S);
                 let xor = |x: &[u32]| x.iter().fold(0, |a, &b| a ^ b);
                 assert_eq!(xor(stored), xor(folded), "{label} {:?}", METHODS[m]);
+                // One word per drawing thread (two samples or more each, plus at most one
+                // thread per section with a single sample): well under the S of a store.
                 let words = folded.iter().filter(|&&x| x != 0).count();
-                assert!(words < S / 2, "{label} {:?}: {words} words stored", METHODS[m]);
+                assert!(
+                    words <= S * 3 / 4,
+                    "{label} {:?}: {words} words stored",
+                    METHODS[m]
+                );
             }
         },
     );

@@ -1,0 +1,154 @@
+//! Multisplit (seed 002): keys, and optionally values, reordered stably by bucket (bucket 0's
+//! keys first, each bucket in input order), with each bucket's offset and count. What sorting
+//! by bucket gives, for less work: a multisplit reads the keys twice and writes them once.
+//!
+//! ```
+//! use warpkit::Backend;
+//! use warpkit::multisplit::{Buckets, Multisplit};
+//!
+//! let keys = [25u32, 3, 17, 42, 8, 30];
+//! let split = Multisplit::new(Buckets::Splitters(&[10, 30]))?;     // [0,10), [10,30), [30,..)
+//! let out = split.keys(&Backend::cpu(), &keys)?;
+//! assert_eq!(out.keys, [3, 8, 25, 17, 42, 30]);
+//! assert_eq!((out.offsets, out.counts), (vec![0, 2, 4], vec![2, 2, 2]));
+//! # Ok::<(), warpkit::Error>(())
+//! ```
+//!
+//! Status: the CPU backend (a stable counting sort with rayon, also the reference for the
+//! device methods) is built; the seed's device methods (direct, warp-level and block-level
+//! multisplit) are not yet, and a device backend answers [`Error::UnsupportedMethod`].
+
+mod cpu;
+
+use crate::backend::Backend;
+use crate::error::{Error, Result, check_len, check_same_len};
+use warpkit_kernels::multisplit::bucket::{BitField, Modulo, MultiplicativeHash, Splitters};
+
+pub use warpkit_kernels::multisplit::bucket::{BucketFn, Key};
+
+/// The most buckets a multisplit takes.
+pub const MAX_BUCKETS: u32 = 1 << 16;
+
+/// How keys map to buckets.
+#[derive(Clone, Copy, Debug)]
+pub enum Buckets<'a, K> {
+    /// Bucket = the number of splitters ≤ key (sorted splitters; `m = splitters + 1`).
+    Splitters(&'a [K]),
+    /// Bucket = `bits` bits of the key from bit `shift`, a radix digit (`m = 2^bits`).
+    BitField { shift: u32, bits: u32 },
+    /// Bucket = key mod `m`.
+    Modulo(u32),
+    /// Bucket = the top `bits` bits of a multiplicative (Fibonacci) hash of the key (`m =
+    /// 2^bits`): the worked example of a bucket function of one's own
+    /// (`warpkit_kernels::multisplit::bucket::MultiplicativeHash`).
+    Hash { bits: u32 },
+}
+
+/// Values that travel with their keys: plain 4- or 8-byte data.
+///
+/// # Safety
+/// The type is 4 or 8 bytes, has no padding and no invalid bit patterns, and has no drop glue,
+/// so that kernels may move it as a u32 or u64.
+pub unsafe trait Plain: Copy + Send + Sync + 'static {}
+
+// SAFETY: 4- and 8-byte integers and floats: no padding, every bit pattern valid.
+unsafe impl Plain for u32 {}
+unsafe impl Plain for u64 {}
+unsafe impl Plain for i32 {}
+unsafe impl Plain for i64 {}
+unsafe impl Plain for f32 {}
+unsafe impl Plain for f64 {}
+
+/// A multisplit's output: keys (and values, empty for a keys-only split) grouped by bucket, and
+/// each bucket's offset (the exclusive scan of the counts) and count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Split<K, V = ()> {
+    pub keys: Vec<K>,
+    pub values: Vec<V>,
+    pub offsets: Vec<u32>,
+    pub counts: Vec<u32>,
+}
+
+/// A multisplit by one bucket function, checked once and run on any number of inputs.
+#[derive(Clone, Copy, Debug)]
+pub struct Multisplit<'a, K> {
+    buckets: Buckets<'a, K>,
+    m: u32,
+}
+
+impl<'a, K: Key> Multisplit<'a, K> {
+    /// A multisplit by `buckets`, or why it cannot be: no buckets (`Modulo(0)`), more than
+    /// [`MAX_BUCKETS`], splitters out of order, a bit field outside the key.
+    pub fn new(buckets: Buckets<'a, K>) -> Result<Multisplit<'a, K>> {
+        let m = match buckets {
+            Buckets::Splitters(s) => {
+                if let Some(index) = s.windows(2).position(|w| w[0] > w[1]) {
+                    return Err(Error::UnsortedSplitters { index: index + 1 });
+                }
+                s.len() as u64 + 1
+            }
+            Buckets::BitField { shift, bits } => {
+                if shift as u64 + bits as u64 > K::BITS as u64 {
+                    return Err(Error::BitFieldOutsideKey {
+                        shift,
+                        bits,
+                        key_bits: K::BITS,
+                    });
+                }
+                1u64 << bits.min(63)
+            }
+            Buckets::Modulo(m) => m as u64,
+            Buckets::Hash { bits } => 1u64 << bits.min(63),
+        };
+        if m == 0 {
+            return Err(Error::NoBuckets);
+        }
+        if m > MAX_BUCKETS as u64 {
+            return Err(Error::TooManyBuckets { m, max: MAX_BUCKETS });
+        }
+        Ok(Multisplit { buckets, m: m as u32 })
+    }
+
+    /// The number of buckets, `m`.
+    pub fn buckets(&self) -> u32 {
+        self.m
+    }
+
+    /// `keys` grouped by bucket, stably.
+    pub fn keys(&self, backend: &Backend, keys: &[K]) -> Result<Split<K>> {
+        self.run::<()>(backend, keys, None)
+    }
+
+    /// `keys` and `values` (one per key) grouped by the keys' buckets, stably.
+    pub fn pairs<V: Plain>(&self, backend: &Backend, keys: &[K], values: &[V]) -> Result<Split<K, V>> {
+        check_same_len("multisplit values", keys.len(), values.len())?;
+        self.run(backend, keys, Some(values))
+    }
+
+    fn run<V: Copy + Send + Sync>(
+        &self,
+        backend: &Backend,
+        keys: &[K],
+        values: Option<&[V]>,
+    ) -> Result<Split<K, V>> {
+        check_len("multisplit keys", keys.len(), crate::MAX_LEN)?;
+        match backend {
+            Backend::Cpu(_) => match self.buckets {
+                Buckets::Splitters(s) => {
+                    // SAFETY: `s` is sorted (checked in `new`) and outlives the call.
+                    let f = unsafe { Splitters::new(s.as_ptr(), s.len() as u32) };
+                    cpu::split(f, self.m, keys, values)
+                }
+                Buckets::BitField { shift, bits } => {
+                    cpu::split(BitField { shift, bits }, self.m, keys, values)
+                }
+                Buckets::Modulo(m) => cpu::split(Modulo { m }, self.m, keys, values),
+                Buckets::Hash { bits } => cpu::split(MultiplicativeHash { bits }, self.m, keys, values),
+            },
+            Backend::Device(d) => Err(Error::UnsupportedMethod {
+                method: "multisplit (device methods not built yet)".into(),
+                backend: d.describe(),
+            }),
+        }
+    }
+}

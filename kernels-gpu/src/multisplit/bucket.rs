@@ -1,0 +1,158 @@
+//! Bucket functions: what maps a key to one of `m` buckets. The same code runs in kernels and on
+//! the host (the CPU backend), so every engine puts a key in the same bucket.
+//!
+//! A new bucket function is a type implementing [`BucketFn`] for the key types it takes; it must
+//! be `Copy` (it travels to the device as kernel parameters) and return a bucket below the `m`
+//! it is used with (one that does not is reported as an error, never written out of bounds).
+//! [`MultiplicativeHash`] is the worked example.
+
+/// Keys a multisplit reorders: u32 and u64.
+pub trait Key: Copy + Ord + Default + Send + Sync + 'static {
+    /// Bits in the key.
+    const BITS: u32;
+    /// The key widened to 64 bits.
+    fn to_u64(self) -> u64;
+}
+
+impl Key for u32 {
+    const BITS: u32 = 32;
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Key for u64 {
+    const BITS: u32 = 64;
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self
+    }
+}
+
+/// Maps a key to its bucket.
+pub trait BucketFn<K: Key>: Copy + Send + Sync {
+    /// The key's bucket; a multisplit over `m` buckets needs it below `m`.
+    fn bucket(&self, key: K) -> u32;
+}
+
+/// Bucket = the number of splitters ≤ key: with sorted splitters `s_0 ≤ s_1 ≤ ...`, bucket 0
+/// holds the keys below `s_0` and bucket `j` those in `[s_{j-1}, s_j)`; `m = splitters + 1`.
+#[derive(Clone, Copy, Debug)]
+pub struct Splitters<K> {
+    splitters: *const K,
+    len: u32,
+}
+
+// SAFETY: the pointer is only read, and `Splitters::new`'s contract keeps it valid and
+// unchanged while the value is used, from any thread.
+unsafe impl<K: Sync> Send for Splitters<K> {}
+unsafe impl<K: Sync> Sync for Splitters<K> {}
+
+impl<K> Splitters<K> {
+    /// The bucket function of `len` sorted splitters at `splitters`.
+    ///
+    /// # Safety
+    /// `splitters` holds `len` sorted keys, in the memory of the engine that uses the value,
+    /// unchanged while it is used.
+    #[inline(always)]
+    pub unsafe fn new(splitters: *const K, len: u32) -> Splitters<K> {
+        Splitters { splitters, len }
+    }
+}
+
+impl<K: Key> BucketFn<K> for Splitters<K> {
+    /// Upper bound by binary search: `log2(m)` reads.
+    #[inline(always)]
+    fn bucket(&self, key: K) -> u32 {
+        let (mut lo, mut hi) = (0u32, self.len);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            // SAFETY: `mid < len` (the constructor's contract covers the reads).
+            if unsafe { *self.splitters.add(mid as usize) } <= key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}
+
+/// Bucket = `bits` bits of the key from bit `shift` (a radix digit); `m = 2^bits`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BitField {
+    pub shift: u32,
+    pub bits: u32,
+}
+
+impl<K: Key> BucketFn<K> for BitField {
+    #[inline(always)]
+    fn bucket(&self, key: K) -> u32 {
+        ((key.to_u64() >> self.shift) & ((1u64 << self.bits) - 1)) as u32
+    }
+}
+
+/// Bucket = key mod `m`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Modulo {
+    pub m: u32,
+}
+
+impl<K: Key> BucketFn<K> for Modulo {
+    #[inline(always)]
+    fn bucket(&self, key: K) -> u32 {
+        (key.to_u64() % self.m as u64) as u32
+    }
+}
+
+/// The worked example of a bucket function of one's own: Fibonacci hashing of the key into
+/// `2^bits` buckets (the top `bits` bits of `key · 2^64/φ`), which spreads clustered keys
+/// evenly, as a hash table's build wants. Adding another follows the same three steps: a
+/// `Copy` type, `BucketFn` for the keys it takes, and a variant of the host's
+/// `warpkit::multisplit::Buckets` naming it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MultiplicativeHash {
+    pub bits: u32,
+}
+
+impl<K: Key> BucketFn<K> for MultiplicativeHash {
+    #[inline(always)]
+    fn bucket(&self, key: K) -> u32 {
+        if self.bits == 0 {
+            return 0;
+        }
+        (key.to_u64().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - self.bits)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitters_count_those_at_or_below_the_key() {
+        let s = [10u32, 20, 20, 30];
+        // SAFETY: `s` outlives the bucket function and is sorted.
+        let f = unsafe { Splitters::new(s.as_ptr(), s.len() as u32) };
+        let got: Vec<u32> = [0u32, 9, 10, 19, 20, 29, 30, u32::MAX]
+            .map(|k| f.bucket(k))
+            .into();
+        assert_eq!(got, [0, 0, 1, 1, 3, 3, 4, 4]);
+        // SAFETY: no splitters: nothing is read.
+        let none = unsafe { Splitters::<u64>::new(core::ptr::null(), 0) };
+        assert_eq!(none.bucket(u64::MAX), 0);
+    }
+
+    #[test]
+    fn fields_moduli_and_hashes_stay_below_m() {
+        let field = BitField { shift: 60, bits: 4 };
+        assert_eq!(BucketFn::<u64>::bucket(&field, 0xabcd_0000_0000_0000), 0xa);
+        assert_eq!(BucketFn::<u32>::bucket(&Modulo { m: 7 }, 100), 2);
+        let hash = MultiplicativeHash { bits: 12 };
+        assert!((0..100_000u32).all(|k| hash.bucket(k) < 1 << 12));
+        let mut counts = [0u32; 16];
+        (0..16_000u32).for_each(|k| counts[MultiplicativeHash { bits: 4 }.bucket(k) as usize] += 1);
+        assert!(counts.iter().all(|&c| (900..1100).contains(&c)), "{counts:?}");
+    }
+}

@@ -1,0 +1,7 @@
+//! Multisplit (seed 002, "GPU Multisplit"): a stable reordering of keys, and optionally values,
+//! by bucket: bucket 0's keys first, then bucket 1's, each bucket in input order.
+//!
+//! [`bucket`] holds what maps a key to its bucket, shared by the device kernels and the host's
+//! CPU backend so that both compute the same buckets.
+
+pub mod bucket;

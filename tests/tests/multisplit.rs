@@ -1,0 +1,199 @@
+//! Multisplit: the CPU backend (a stable counting sort) against a plain stable sort by bucket,
+//! for every bucket function, the bucket counts and sizes, and uniform, skewed and
+//! single-bucket inputs; bad input. The device methods are not built yet: a device answers
+//! `UnsupportedMethod`.
+
+use rand_core::RngCore;
+use warpkit::multisplit::{BucketFn, Buckets, Key, Multisplit, Plain, Split};
+use warpkit::{Backend, Error, Philox};
+use warpkit_tests::fresh_rng;
+
+/// A bucket function under test: its name, the multisplit, and a key of bucket `b` made from
+/// random bits `r`.
+type Way<'a> = (&'static str, Multisplit<'a, u32>, Box<dyn Fn(u32, u32) -> u32>);
+
+const MS: [u32; 9] = [1, 2, 3, 7, 32, 33, 256, 4096, 65536];
+const NS: [usize; 6] = [0, 1, 31, 32, 33, 1_000_003];
+
+/// The reference: indices in a stable sort by bucket, then keys and values gathered.
+fn reference<K: Key, V: Copy>(bucket: impl Fn(K) -> u32, m: u32, keys: &[K], values: &[V]) -> Split<K, V> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| bucket(keys[i]));
+    let mut counts = vec![0u32; m as usize];
+    keys.iter().for_each(|&k| counts[bucket(k) as usize] += 1);
+    let offsets = counts
+        .iter()
+        .scan(0, |run, &c| {
+            *run += c;
+            Some(*run - c)
+        })
+        .collect();
+    Split {
+        keys: order.iter().map(|&i| keys[i]).collect(),
+        values: if values.is_empty() {
+            vec![]
+        } else {
+            order.iter().map(|&i| values[i]).collect()
+        },
+        offsets,
+        counts,
+    }
+}
+
+/// The bucket each key should land in: uniform, 90 % in bucket 0, or all in the last bucket.
+fn target_buckets(rng: &mut Philox, n: usize, m: u32, shape: &str) -> Vec<u32> {
+    (0..n)
+        .map(|_| {
+            let r = rng.next_u32();
+            match shape {
+                "uniform" => r % m,
+                "skewed" if !r.is_multiple_of(10) => 0,
+                "skewed" => rng.next_u32() % m,
+                _ => m - 1,
+            }
+        })
+        .collect()
+}
+
+/// Checks the CPU backend against the reference for keys `keys` of `split`, keys-only and with
+/// their indices (u32) and a second value type as values.
+fn check<K: Key + std::fmt::Debug, V: Plain + PartialEq + std::fmt::Debug>(
+    split: &Multisplit<K>,
+    bucket: impl Fn(K) -> u32 + Copy,
+    keys: &[K],
+    values: &[V],
+    label: &str,
+) {
+    let cpu = Backend::cpu();
+    let m = split.buckets();
+    let got = split.keys(&cpu, keys).unwrap();
+    assert!(got == reference(bucket, m, keys, &[] as &[()]), "{label}: keys");
+    let index: Vec<u32> = (0..keys.len() as u32).collect();
+    let got = split.pairs(&cpu, keys, &index).unwrap();
+    let expected = reference(bucket, m, keys, &index);
+    assert!(got == expected, "{label}: pairs with indices");
+    // Stability, directly: indices rise within each bucket.
+    for (&o, &c) in got.offsets.iter().zip(&got.counts) {
+        let run = &got.values[o as usize..(o + c) as usize];
+        assert!(
+            run.windows(2).all(|w| w[0] < w[1]),
+            "{label}: a bucket lost input order"
+        );
+    }
+    let got = split.pairs(&cpu, keys, values).unwrap();
+    assert!(got == reference(bucket, m, keys, values), "{label}: pairs");
+}
+
+#[test]
+fn cpu_multisplit_equals_a_stable_sort_by_bucket() {
+    let mut rng = fresh_rng("multisplit");
+    for m in MS {
+        let step = u32::MAX / m;
+        let splitters: Vec<u32> = (1..m).map(|j| j * step).collect();
+        let bits = m.trailing_zeros();
+        let ways: Vec<Way> = {
+            let mut w: Vec<Way> = vec![
+                (
+                    "modulo",
+                    Multisplit::new(Buckets::Modulo(m)).unwrap(),
+                    Box::new(move |b, r| b + m * (r / m / 2)),
+                ),
+                (
+                    "splitters",
+                    Multisplit::new(Buckets::Splitters(&splitters)).unwrap(),
+                    Box::new(move |b, r| b * step + r % step),
+                ),
+            ];
+            if m.is_power_of_two() {
+                let shift = 32 - bits;
+                w.push((
+                    "bit field",
+                    Multisplit::new(Buckets::BitField { shift, bits }).unwrap(),
+                    Box::new(move |b, r| if bits == 0 { r } else { (r >> bits) | b << shift }),
+                ));
+            }
+            w
+        };
+        for (name, split, key_for) in &ways {
+            for n in NS {
+                for shape in ["uniform", "skewed", "single bucket"] {
+                    let targets = target_buckets(&mut rng, n, m, shape);
+                    let keys: Vec<u32> = targets.iter().map(|&b| key_for(b, rng.next_u32())).collect();
+                    let values: Vec<f64> = keys.iter().map(|&k| k as f64 * 0.5).collect();
+                    let label = format!("{name} m={m} n={n} {shape}");
+                    let bucket = |k: u32| -> u32 {
+                        match *name {
+                            "modulo" => k % m,
+                            "splitters" => splitters.partition_point(|&s| s <= k) as u32,
+                            _ => {
+                                if bits == 0 {
+                                    0
+                                } else {
+                                    k >> (32 - bits)
+                                }
+                            }
+                        }
+                    };
+                    assert!(
+                        keys.iter().zip(&targets).all(|(&k, &b)| bucket(k) == b),
+                        "{label}: keys"
+                    );
+                    check(split, bucket, &keys, &values, &label);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn u64_keys_hashes_and_the_largest_sizes() {
+    let mut rng = fresh_rng("multisplit u64");
+    for m in [2u32, 256, 65536] {
+        let bits = m.trailing_zeros();
+        let hash = Multisplit::<u64>::new(Buckets::Hash { bits }).unwrap();
+        let f = warpkit_kernels::multisplit::bucket::MultiplicativeHash { bits };
+        let keys: Vec<u64> = (0..1 << 24).map(|_| rng.next_u64()).collect();
+        let values: Vec<i32> = keys.iter().map(|&k| k as i32).collect();
+        check(
+            &hash,
+            |k| f.bucket(k),
+            &keys,
+            &values,
+            &format!("hash m={m} n=2^24"),
+        );
+    }
+}
+
+#[test]
+fn bad_input_is_refused() {
+    assert!(matches!(
+        Multisplit::<u32>::new(Buckets::Modulo(0)),
+        Err(Error::NoBuckets)
+    ));
+    assert!(matches!(
+        Multisplit::<u32>::new(Buckets::Modulo(65537)),
+        Err(Error::TooManyBuckets { m: 65537, .. })
+    ));
+    assert!(matches!(
+        Multisplit::<u64>::new(Buckets::Hash { bits: 17 }),
+        Err(Error::TooManyBuckets { .. })
+    ));
+    assert!(matches!(
+        Multisplit::new(Buckets::Splitters(&[1u32, 5, 3])),
+        Err(Error::UnsortedSplitters { index: 2 })
+    ));
+    assert!(matches!(
+        Multisplit::<u32>::new(Buckets::BitField { shift: 24, bits: 9 }),
+        Err(Error::BitFieldOutsideKey { .. })
+    ));
+    let split = Multisplit::<u32>::new(Buckets::Modulo(3)).unwrap();
+    assert!(matches!(
+        split.pairs(&Backend::cpu(), &[1, 2, 3], &[1u32, 2]),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        split.keys(&Backend::emulator(), &[1, 2, 3]),
+        Err(Error::UnsupportedMethod { .. })
+    ));
+    assert_eq!(split.keys(&Backend::cpu(), &[]).unwrap().counts, [0, 0, 0]);
+}
