@@ -1,12 +1,12 @@
 //! Multisplit: the CPU backend (a stable counting sort) against a plain stable sort by bucket,
 //! for every bucket function, the bucket counts and sizes, and uniform, skewed and
-//! single-bucket inputs; bad input. The device methods are not built yet: a device answers
-//! `UnsupportedMethod`.
+//! single-bucket inputs; the devices' direct multisplit against the CPU backend, exactly; bad
+//! input.
 
 use rand_core::RngCore;
-use warpkit::multisplit::{BucketFn, Buckets, Key, Multisplit, Plain, Split};
+use warpkit::multisplit::{BucketFn, Buckets, Key, Multisplit, MultisplitKey, Plain, Split};
 use warpkit::{Backend, Error, Philox};
-use warpkit_tests::fresh_rng;
+use warpkit_tests::{Agreement, fresh_rng, on_every_device};
 
 /// A bucket function under test: its name, the multisplit, and a key of bucket `b` made from
 /// random bits `r`.
@@ -57,7 +57,7 @@ fn target_buckets(rng: &mut Philox, n: usize, m: u32, shape: &str) -> Vec<u32> {
 
 /// Checks the CPU backend against the reference for keys `keys` of `split`, keys-only and with
 /// their indices (u32) and a second value type as values.
-fn check<K: Key + std::fmt::Debug, V: Plain + PartialEq + std::fmt::Debug>(
+fn check<K: MultisplitKey + std::fmt::Debug, V: Plain + PartialEq + std::fmt::Debug>(
     split: &Multisplit<K>,
     bucket: impl Fn(K) -> u32 + Copy,
     keys: &[K],
@@ -191,9 +191,91 @@ fn bad_input_is_refused() {
         split.pairs(&Backend::cpu(), &[1, 2, 3], &[1u32, 2]),
         Err(Error::LengthMismatch { .. })
     ));
-    assert!(matches!(
-        split.keys(&Backend::emulator(), &[1, 2, 3]),
-        Err(Error::UnsupportedMethod { .. })
-    ));
     assert_eq!(split.keys(&Backend::cpu(), &[]).unwrap().counts, [0, 0, 0]);
+}
+
+/// The split as one vector of words, for comparing engines.
+fn flat<K: Key, V>(s: Split<K, V>, value: impl Fn(V) -> u64) -> Vec<u64> {
+    let mut out: Vec<u64> = s.keys.iter().map(|k| k.to_u64()).collect();
+    out.extend(s.values.into_iter().map(value));
+    out.extend(s.offsets.iter().chain(&s.counts).map(|&x| x as u64));
+    out
+}
+
+/// The devices' direct multisplit equals the CPU backend's, keys-only and with 4- and 8-byte
+/// values, for `buckets` over keys `key_for(bucket, random bits)`.
+fn devices_match_the_cpu<K: MultisplitKey>(
+    label: &str,
+    buckets: Buckets<K>,
+    key_for: impl Fn(u32, &mut Philox) -> K,
+) {
+    let split = Multisplit::new(buckets).unwrap();
+    let m = split.buckets();
+    on_every_device(
+        label,
+        Agreement::Bitwise,
+        |rng, n| {
+            let shape = ["uniform", "skewed", "single bucket"][n % 3];
+            let keys: Vec<K> = target_buckets(rng, n, m, shape)
+                .into_iter()
+                .map(|b| key_for(b, rng))
+                .collect();
+            let narrow: Vec<f32> = (0..n).map(|i| i as f32).collect();
+            let wide: Vec<u64> = (0..n as u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .collect();
+            (keys, narrow, wide)
+        },
+        |device, (keys, narrow, wide)| {
+            let backend = Backend::Device(device.clone());
+            let mut got = flat(split.keys(&backend, keys)?, |_: ()| 0);
+            got.extend(flat(split.pairs(&backend, keys, narrow)?, |v| v.to_bits() as u64));
+            got.extend(flat(split.pairs(&backend, keys, wide)?, |v| v));
+            Ok(got)
+        },
+        |(keys, narrow, wide), got, label| {
+            let cpu = Backend::cpu();
+            let mut expected = flat(split.keys(&cpu, keys).unwrap(), |_: ()| 0);
+            expected.extend(flat(split.pairs(&cpu, keys, narrow).unwrap(), |v| {
+                v.to_bits() as u64
+            }));
+            expected.extend(flat(split.pairs(&cpu, keys, wide).unwrap(), |v| v));
+            let diff = got.iter().zip(&expected).position(|(a, b)| a != b);
+            assert!(
+                got.len() == expected.len() && diff.is_none(),
+                "{label}: differs at {diff:?}"
+            );
+        },
+    );
+}
+
+#[test]
+fn devices_split_like_the_cpu_by_modulo() {
+    for m in MS {
+        devices_match_the_cpu(
+            &format!("multisplit modulo m={m}"),
+            Buckets::Modulo(m),
+            |b, rng| b + m * (rng.next_u32() / m / 2),
+        );
+    }
+}
+
+#[test]
+fn devices_split_like_the_cpu_by_other_buckets() {
+    let splitters: Vec<u64> = (1..1000u64).map(|j| j << 40).collect();
+    devices_match_the_cpu(
+        "multisplit splitters m=1000 u64",
+        Buckets::Splitters(&splitters),
+        |b, rng| (b as u64) << 40 | rng.next_u64() >> 24,
+    );
+    devices_match_the_cpu(
+        "multisplit bit field m=32",
+        Buckets::BitField { shift: 3, bits: 5 },
+        |b, rng| rng.next_u32() & !(31 << 3) | b << 3,
+    );
+    devices_match_the_cpu(
+        "multisplit hash m=4096 u64",
+        Buckets::Hash { bits: 12 },
+        |_, rng| rng.next_u64(),
+    );
 }

@@ -49,13 +49,7 @@ pub(super) fn split<K: Key, V: Copy + Send + Sync, F: BucketFn<K>>(
     histograms
         .iter()
         .for_each(|h| counts.iter_mut().zip(h).for_each(|(c, x)| *c += x));
-    let offsets: Vec<u32> = counts
-        .iter()
-        .scan(0u32, |run, &c| {
-            *run += c;
-            Some(*run - c)
-        })
-        .collect();
+    let offsets = super::exclusive_prefix(&counts);
     // starts[c][b]: where chunk c's first key of bucket b goes.
     let mut next = offsets.clone();
     let starts: Vec<Vec<u32>> = histograms

@@ -14,17 +14,61 @@
 //! # Ok::<(), warpkit::Error>(())
 //! ```
 //!
-//! Status: the CPU backend (a stable counting sort with rayon, also the reference for the
-//! device methods) is built; the seed's device methods (direct, warp-level and block-level
-//! multisplit) are not yet, and a device backend answers [`Error::UnsupportedMethod`].
+//! Status: devices run the seed's direct multisplit (`warpkit_kernels::multisplit::direct`);
+//! the warp-level and block-level methods, the automatic choice and compaction are still to
+//! come. The CPU backend is a stable counting sort with rayon, also the reference in tests.
 
 mod cpu;
+mod device;
 
 use crate::backend::Backend;
 use crate::error::{Error, Result, check_len, check_same_len};
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::bucket::{BitField, Modulo, MultiplicativeHash, Splitters};
+use warpkit_kernels::multisplit::direct::{
+    self, BUCKETS_BIT_FIELD, BUCKETS_HASH, BUCKETS_MODULO, BUCKETS_SPLITTERS,
+};
 
+pub use device::{BoundsArgs, HistogramArgs, ScatterArgs};
 pub use warpkit_kernels::multisplit::bucket::{BucketFn, Key};
+
+/// Keys a multisplit takes, tied to their kernels: u32 and u64.
+pub trait MultisplitKey: Key + DeviceRepr + ValidAsZeroBits {
+    #[doc(hidden)]
+    type Histogram: Kernel<Args = HistogramArgs<Self>>;
+    #[doc(hidden)]
+    type Bounds: Kernel<Args = BoundsArgs<Self>>;
+    #[doc(hidden)]
+    type Scatter32: Kernel<Args = ScatterArgs<Self, u32>>;
+    #[doc(hidden)]
+    type Scatter64: Kernel<Args = ScatterArgs<Self, u64>>;
+}
+
+impl MultisplitKey for u32 {
+    type Histogram = direct::multisplit_histogram_u32;
+    type Bounds = direct::multisplit_bounds_u32;
+    type Scatter32 = direct::multisplit_scatter_u32_v32;
+    type Scatter64 = direct::multisplit_scatter_u32_v64;
+}
+
+impl MultisplitKey for u64 {
+    type Histogram = direct::multisplit_histogram_u64;
+    type Bounds = direct::multisplit_bounds_u64;
+    type Scatter32 = direct::multisplit_scatter_u64_v32;
+    type Scatter64 = direct::multisplit_scatter_u64_v64;
+}
+
+/// Exclusive prefix sums of bucket counts: the buckets' offsets.
+fn exclusive_prefix(counts: &[u32]) -> Vec<u32> {
+    counts
+        .iter()
+        .scan(0u32, |run, &c| {
+            *run += c;
+            Some(*run - c)
+        })
+        .collect()
+}
 
 /// The most buckets a multisplit takes.
 pub const MAX_BUCKETS: u32 = 1 << 16;
@@ -76,7 +120,7 @@ pub struct Multisplit<'a, K> {
     m: u32,
 }
 
-impl<'a, K: Key> Multisplit<'a, K> {
+impl<'a, K: MultisplitKey> Multisplit<'a, K> {
     /// A multisplit by `buckets`, or why it cannot be: no buckets (`Modulo(0)`), more than
     /// [`MAX_BUCKETS`], splitters out of order, a bit field outside the key.
     pub fn new(buckets: Buckets<'a, K>) -> Result<Multisplit<'a, K>> {
@@ -116,7 +160,12 @@ impl<'a, K: Key> Multisplit<'a, K> {
 
     /// `keys` grouped by bucket, stably.
     pub fn keys(&self, backend: &Backend, keys: &[K]) -> Result<Split<K>> {
-        self.run::<()>(backend, keys, None)
+        self.run::<u32>(backend, keys, None).map(|s| Split {
+            keys: s.keys,
+            values: Vec::new(),
+            offsets: s.offsets,
+            counts: s.counts,
+        })
     }
 
     /// `keys` and `values` (one per key) grouped by the keys' buckets, stably.
@@ -125,12 +174,7 @@ impl<'a, K: Key> Multisplit<'a, K> {
         self.run(backend, keys, Some(values))
     }
 
-    fn run<V: Copy + Send + Sync>(
-        &self,
-        backend: &Backend,
-        keys: &[K],
-        values: Option<&[V]>,
-    ) -> Result<Split<K, V>> {
+    fn run<V: Plain>(&self, backend: &Backend, keys: &[K], values: Option<&[V]>) -> Result<Split<K, V>> {
         check_len("multisplit keys", keys.len(), crate::MAX_LEN)?;
         match backend {
             Backend::Cpu(_) => match self.buckets {
@@ -145,10 +189,22 @@ impl<'a, K: Key> Multisplit<'a, K> {
                 Buckets::Modulo(m) => cpu::split(Modulo { m }, self.m, keys, values),
                 Buckets::Hash { bits } => cpu::split(MultiplicativeHash { bits }, self.m, keys, values),
             },
-            Backend::Device(d) => Err(Error::UnsupportedMethod {
-                method: "multisplit (device methods not built yet)".into(),
-                backend: d.describe(),
-            }),
+            Backend::Device(d) => device::split(d, &self.params(), self.m, keys, values),
+        }
+    }
+
+    /// The bucket function as the device kernels' parameters.
+    fn params(&self) -> device::BucketParams<'a, K> {
+        let (kind, splitters, a, b) = match self.buckets {
+            Buckets::Splitters(s) => (BUCKETS_SPLITTERS, s, s.len() as u32, 0),
+            Buckets::BitField { shift, bits } => (BUCKETS_BIT_FIELD, &[][..], bits, shift),
+            Buckets::Modulo(m) => (BUCKETS_MODULO, &[][..], m, 0),
+            Buckets::Hash { bits } => (BUCKETS_HASH, &[][..], bits, 0),
+        };
+        device::BucketParams {
+            kind,
+            splitters,
+            ab: a as u64 | (b as u64) << 32,
         }
     }
 }

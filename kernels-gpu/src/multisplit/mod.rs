@@ -2,6 +2,8 @@
 //! by bucket: bucket 0's keys first, then bucket 1's, each bucket in input order.
 //!
 //! [`bucket`] holds what maps a key to its bucket, shared by the device kernels and the host's
-//! CPU backend so that both compute the same buckets.
+//! CPU backend so that both compute the same buckets; [`direct`] is the seed's direct
+//! multisplit. The warp- and block-level methods are still to come.
 
 pub mod bucket;
+pub mod direct;
