@@ -7,6 +7,7 @@ use rand_core::RngCore;
 use rand_core::SeedableRng;
 use std::time::Instant;
 use warpkit::alias::{AliasTable, check_table};
+use warpkit::multisplit::{Buckets, Multisplit};
 use warpkit::{Backend, Device, Error, Gpu, GpuTimer, Philox};
 
 /// Elements per primitive: large enough to fill an H100, small enough for a laptop's CPU.
@@ -58,6 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     failures += report("sum f64", ok, took.as_secs_f64(), 8 * N);
 
     failures += alias_tour(&backend)?;
+    failures += multisplit_tour(&backend, &words[..MULTISPLIT_KEYS])?;
 
     if let Backend::Device(device @ Device::Gpu(gpu)) = &backend {
         println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
@@ -111,6 +113,39 @@ fn alias_tour(backend: &Backend) -> Result<usize, Box<dyn std::error::Error>> {
         if sampled_ok { "checked" } else { "WRONG" }
     );
     Ok(usize::from(!ok) + usize::from(!sampled_ok))
+}
+
+/// Keys of the tour's multisplit.
+const MULTISPLIT_KEYS: usize = 1 << 24;
+
+/// Random keys into 256 buckets by their top byte (a radix digit), with their indices as
+/// values; checked against a sequential stable placement.
+fn multisplit_tour(backend: &Backend, keys: &[u32]) -> Result<usize, Box<dyn std::error::Error>> {
+    let split = Multisplit::new(Buckets::BitField { shift: 24, bits: 8 })?;
+    let index: Vec<u32> = (0..keys.len() as u32).collect();
+    let t = Instant::now();
+    let out = split.pairs(backend, keys, &index)?;
+    let took = t.elapsed().as_secs_f64();
+    let mut next = vec![0usize; 256];
+    keys.iter().for_each(|&k| next[(k >> 24) as usize] += 1);
+    let mut at = 0;
+    for slot in next.iter_mut() {
+        (*slot, at) = (at, at + *slot);
+    }
+    let mut ok = out.offsets.iter().zip(&next).all(|(&o, &e)| o as usize == e);
+    for (i, &k) in keys.iter().enumerate() {
+        let slot = &mut next[(k >> 24) as usize];
+        ok &= out.keys[*slot] == k && out.values[*slot] == i as u32;
+        *slot += 1;
+    }
+    println!(
+        "{:<22} {:>9.3} ms  {:>8.2} G pairs/s (host to host)  {}",
+        "multisplit 2^24, m=256",
+        took * 1e3,
+        keys.len() as f64 / took / 1e9,
+        if ok { "checked" } else { "WRONG" }
+    );
+    Ok(usize::from(!ok))
 }
 
 fn report(name: &str, ok: bool, seconds: f64, bytes: usize) -> usize {

@@ -433,6 +433,13 @@ fn bad_weights_are_refused_before_anything_runs() {
         let table = AliasTable::new(b, &[1.0f64, 2.0]).unwrap();
         let mut rng = Philox::seed_from_u64(1);
         assert!(table.sample(&mut rng, 0).unwrap().is_empty(), "{label}: S = 0");
+        // The default method exists on every backend, also where a device would section.
+        let big = AliasTable::new(b, &vec![1.0f64; 10_000]).unwrap();
+        assert_eq!(
+            big.sample(&mut rng, 40_000).unwrap().len(),
+            40_000,
+            "{label}: default method"
+        );
     }
     // Methods a backend does not offer are refused, not switched silently.
     let cpu_pary = AliasTable::build(&Backend::cpu(), &[1.0f64], DEVICE_CONSTRUCTIONS[1]).err();

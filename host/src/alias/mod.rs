@@ -402,9 +402,14 @@ impl<F: AliasWeight> AliasTable<F> {
     }
 
     /// `s` samples with replacement, keyed by three words of `rng`, by the method
-    /// [`Sampling::auto`] picks; `s = 0` gives an empty vector.
+    /// [`Sampling::auto`] picks on a device (the baseline on the CPU backend, its only one);
+    /// `s = 0` gives an empty vector.
     pub fn sample(&self, rng: &mut impl RngCore, s: usize) -> Result<Vec<u32>> {
-        self.sample_with(rng, s, Sampling::auto(self.n, s))
+        let method = match self.storage {
+            Storage::Host(_) => Sampling::Baseline,
+            Storage::Device(_) => Sampling::auto(self.n, s),
+        };
+        self.sample_with(rng, s, method)
     }
 
     /// As [`AliasTable::sample`], by `method`: the same seed and method give the same samples
