@@ -279,3 +279,50 @@ fn devices_split_like_the_cpu_by_other_buckets() {
         |_, rng| rng.next_u64(),
     );
 }
+
+/// The device-resident calls give what the host-level ones give, leave their inputs as they
+/// were (two passes go through scratch), and refuse outputs of the wrong length.
+#[test]
+fn device_resident_splits_match_and_keep_their_inputs() {
+    let mut rng = fresh_rng("multisplit device-resident");
+    let mut devices = vec![warpkit::Device::emulator()];
+    devices.extend(warpkit_tests::gpu_or_skip("multisplit device-resident"));
+    let keys: Vec<u32> = (0..100_003).map(|_| rng.next_u32()).collect();
+    let values: Vec<u64> = (0..keys.len() as u64).collect();
+    for device in &devices {
+        for m in [7u32, 4096] {
+            let split = Multisplit::new(Buckets::Modulo(m)).unwrap();
+            let expected = split
+                .pairs(&Backend::Device(device.clone()), &keys, &values)
+                .unwrap();
+            let (d_keys, d_values) = (device.upload(&keys).unwrap(), device.upload(&values).unwrap());
+            let mut out_keys = device.zeros::<u32>(keys.len()).unwrap();
+            let mut out_values = device.zeros::<u64>(keys.len()).unwrap();
+            let bounds = split.keys_into(device, &d_keys, &mut out_keys).unwrap();
+            assert_eq!(device.download(&out_keys).unwrap(), expected.keys, "m={m}");
+            assert_eq!(
+                (&bounds.offsets, &bounds.counts),
+                (&expected.offsets, &expected.counts)
+            );
+            split
+                .pairs_into(device, &d_keys, &d_values, &mut out_keys, &mut out_values)
+                .unwrap();
+            assert_eq!(device.download(&out_values).unwrap(), expected.values, "m={m}");
+            assert_eq!(
+                device.download(&d_keys).unwrap(),
+                keys,
+                "m={m}: input keys changed"
+            );
+            assert_eq!(
+                device.download(&d_values).unwrap(),
+                values,
+                "m={m}: input values changed"
+            );
+            let mut short = device.zeros::<u32>(10).unwrap();
+            assert!(matches!(
+                split.keys_into(device, &d_keys, &mut short),
+                Err(Error::LengthMismatch { .. })
+            ));
+        }
+    }
+}

@@ -77,7 +77,6 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
     keys: &[K],
     values: Option<&[V]>,
 ) -> Result<Split<K, V>> {
-    let n = keys.len() as u64;
     // SAFETY (both conversions): `Plain` values have the size of `W` (checked by the caller)
     // and every bit pattern is valid both ways; `transmute_copy` reads them unaligned.
     let words: Option<Vec<W>> = values.map(|v| {
@@ -85,29 +84,107 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
             .map(|x| unsafe { std::mem::transmute_copy::<V, W>(x) })
             .collect()
     });
-    let mut k = [d.upload(keys)?, d.zeros(keys.len())?];
-    let mut v: [DeviceBuffer<W>; 2] = match &words {
-        Some(w) => [d.upload(w)?, d.zeros(w.len())?],
-        None => [d.zeros(0)?, d.zeros(0)?],
+    let d_keys = d.upload(keys)?;
+    let mut out_keys = d.zeros(keys.len())?;
+    let (offsets, counts, values) = match &words {
+        Some(w) => {
+            let d_values = d.upload(w)?;
+            let mut out_values = d.zeros(w.len())?;
+            let io = Io {
+                keys: &d_keys,
+                values: Some((&d_values, &mut out_values)),
+                out_keys: &mut out_keys,
+            };
+            let (offsets, counts) = split_on_device(d, buckets, m, io)?;
+            let values = d.download(&out_values)?;
+            // SAFETY: as above.
+            let values = values
+                .iter()
+                .map(|w| unsafe { std::mem::transmute_copy::<W, V>(w) })
+                .collect();
+            (offsets, counts, values)
+        }
+        None => {
+            let io = Io::<K, W> {
+                keys: &d_keys,
+                values: None,
+                out_keys: &mut out_keys,
+            };
+            let (offsets, counts) = split_on_device(d, buckets, m, io)?;
+            (offsets, counts, Vec::new())
+        }
     };
+    Ok(Split {
+        keys: d.download(&out_keys)?,
+        values,
+        offsets,
+        counts,
+    })
+}
+
+/// Keys (and values) in device memory, and where their split goes (buffers of their lengths).
+pub(super) struct Io<'b, K, W> {
+    pub keys: &'b DeviceBuffer<K>,
+    pub values: Option<(&'b DeviceBuffer<W>, &'b mut DeviceBuffer<W>)>,
+    pub out_keys: &'b mut DeviceBuffer<K>,
+}
+
+/// Splits in device memory; returns the buckets' offsets and counts. Two passes (above 256
+/// buckets) go through scratch buffers; the inputs are left as they were.
+pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
+    d: &Device,
+    buckets: &BucketParams<K>,
+    m: u32,
+    io: Io<K, W>,
+) -> Result<(Vec<u32>, Vec<u32>)> {
+    let n = io.keys.len() as u64;
     let splitters = d.upload(buckets.splitters)?;
     let (kind, ab, split_ptr) = (buckets.kind, buckets.ab, d.ptr(&splitters)?);
     let tiles = n.div_ceil(TILE);
+    let src = (
+        d.ptr(io.keys)?,
+        io.values.as_ref().map_or(Ok(std::ptr::null()), |v| d.ptr(v.0))?,
+    );
+    let (mut out_values, values_len) = match io.values {
+        Some((v, out)) => (Some(out), v.len()),
+        None => (None, 0),
+    };
+    let dst = (
+        d.ptr_mut(io.out_keys)?,
+        out_values
+            .as_mut()
+            .map_or(Ok(std::ptr::null_mut()), |v| d.ptr_mut(v))?,
+    );
     let passes: &[(u32, u32)] = match (n, m) {
         (0, _) => &[],
         (_, ..=RADIX) => &[(0, m)],
         _ => &[(0, RADIX), (8, m.div_ceil(RADIX))],
     };
-    for &(shift, radix) in passes {
+    // The first of two passes writes to scratch, which the second reads.
+    let mut scratch_keys = d.zeros::<K>(if passes.len() > 1 { n as usize } else { 0 })?;
+    let mut scratch_values = d.zeros::<W>(if passes.len() > 1 { values_len } else { 0 })?;
+    let scratch = (
+        d.ptr_mut(&mut scratch_keys)?,
+        if values_len > 0 {
+            d.ptr_mut(&mut scratch_values)?
+        } else {
+            std::ptr::null_mut()
+        },
+    );
+    for (p, &(shift, radix)) in passes.iter().enumerate() {
+        let (from, to) = match (passes.len(), p) {
+            (1, _) => (src, dst),
+            (_, 0) => (src, scratch),
+            _ => ((scratch.0.cast_const(), scratch.1.cast_const()), dst),
+        };
         let digit = shift | radix << 16;
         let mut table = d.zeros::<u32>((radix as u64 * tiles) as usize)?;
         let mut starts = d.zeros::<u32>(table.len())?;
-        let keys_in = d.ptr(&k[0])?;
         // SAFETY: n keys; radix·tiles table entries; one block per tile with the histogram's
         // shared memory; splitters as the bucket parameters say (checked on the host).
         unsafe {
             let args = (
-                keys_in,
+                from.0,
                 n,
                 kind,
                 split_ptr,
@@ -119,21 +196,9 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
             d.launch::<K::Histogram>(LaunchShape::linear(tiles, THREADS, HISTOGRAM_BYTES), args)?;
         }
         d.exclusive_scan_into(&table, &mut starts)?;
-        let values_in = if words.is_some() {
-            d.ptr(&v[0])?
-        } else {
-            std::ptr::null()
-        };
-        let [k_in, k_out] = &mut k;
-        let [_, v_out] = &mut v;
-        let values_out = if words.is_some() {
-            d.ptr_mut(v_out)?
-        } else {
-            std::ptr::null_mut()
-        };
         let args = (
-            d.ptr(k_in)?,
-            values_in,
+            from.0,
+            from.1,
             n,
             kind,
             split_ptr,
@@ -141,20 +206,18 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
             digit,
             tiles,
             d.ptr(&starts)?,
-            d.ptr_mut(k_out)?,
-            values_out,
+            to.0,
+            to.1,
         );
-        // SAFETY: as above, with n output keys and values (or none: null values), and the scan
-        // of this pass's table; the scatter's shared memory.
+        // SAFETY: as above, with n keys (and values, or null) to read and to write, and the
+        // scan of this pass's table; the scatter's shared memory.
         unsafe { d.launch::<W::Scatter<K>>(LaunchShape::linear(tiles, THREADS, SCATTER_BYTES), args)? };
-        k.swap(0, 1);
-        v.swap(0, 1);
     }
     let (mut begin, mut end) = (d.zeros::<u32>(m as usize)?, d.zeros::<u32>(m as usize)?);
     if n > 0 {
         let blocks = n.div_ceil(THREADS as u64).min(1 << 16);
         let args = (
-            d.ptr(&k[0])?,
+            dst.0.cast_const(),
             n,
             kind,
             split_ptr,
@@ -171,20 +234,5 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
         .zip(d.download(&begin)?)
         .map(|(e, b)| e - b)
         .collect();
-    let offsets = super::exclusive_prefix(&counts);
-    let values = match words {
-        // SAFETY: as above.
-        Some(_) => d
-            .download(&v[0])?
-            .iter()
-            .map(|w| unsafe { std::mem::transmute_copy::<W, V>(w) })
-            .collect(),
-        None => Vec::new(),
-    };
-    Ok(Split {
-        keys: d.download(&k[0])?,
-        values,
-        offsets,
-        counts,
-    })
+    Ok((super::exclusive_prefix(&counts), counts))
 }

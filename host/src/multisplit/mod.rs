@@ -22,6 +22,7 @@ mod cpu;
 mod device;
 
 use crate::backend::Backend;
+use crate::device::{Device, DeviceBuffer};
 use crate::error::{Error, Result, check_len, check_same_len};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::kernel::Kernel;
@@ -30,7 +31,7 @@ use warpkit_kernels::multisplit::direct::{
     self, BUCKETS_BIT_FIELD, BUCKETS_HASH, BUCKETS_MODULO, BUCKETS_SPLITTERS,
 };
 
-pub use device::{BoundsArgs, HistogramArgs, ScatterArgs};
+pub use device::{BoundsArgs, HistogramArgs, ScatterArgs, Word};
 pub use warpkit_kernels::multisplit::bucket::{BucketFn, Key};
 
 /// Keys a multisplit takes, tied to their kernels: u32 and u64.
@@ -113,6 +114,14 @@ pub struct Split<K, V = ()> {
     pub counts: Vec<u32>,
 }
 
+/// Where each bucket's keys lie after a split in device memory: offsets (the exclusive scan of
+/// the counts) and counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub offsets: Vec<u32>,
+    pub counts: Vec<u32>,
+}
+
 /// A multisplit by one bucket function, checked once and run on any number of inputs.
 #[derive(Clone, Copy, Debug)]
 pub struct Multisplit<'a, K> {
@@ -172,6 +181,48 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
     pub fn pairs<V: Plain>(&self, backend: &Backend, keys: &[K], values: &[V]) -> Result<Split<K, V>> {
         check_same_len("multisplit values", keys.len(), values.len())?;
         self.run(backend, keys, Some(values))
+    }
+
+    /// Splits keys already in `device`'s memory into `out` (of their length); returns the
+    /// buckets' offsets and counts.
+    pub fn keys_into(
+        &self,
+        device: &Device,
+        keys: &DeviceBuffer<K>,
+        out: &mut DeviceBuffer<K>,
+    ) -> Result<Bounds> {
+        check_len("multisplit keys", keys.len(), crate::MAX_LEN)?;
+        check_same_len("multisplit output keys", keys.len(), out.len())?;
+        let io = device::Io::<K, u32> {
+            keys,
+            values: None,
+            out_keys: out,
+        };
+        let (offsets, counts) = device::split_on_device(device, &self.params(), self.m, io)?;
+        Ok(Bounds { offsets, counts })
+    }
+
+    /// Splits keys and values already in `device`'s memory (values as their 4- or 8-byte
+    /// words) into `out_keys` and `out_values`; returns the buckets' offsets and counts.
+    pub fn pairs_into<W: Word>(
+        &self,
+        device: &Device,
+        keys: &DeviceBuffer<K>,
+        values: &DeviceBuffer<W>,
+        out_keys: &mut DeviceBuffer<K>,
+        out_values: &mut DeviceBuffer<W>,
+    ) -> Result<Bounds> {
+        check_len("multisplit keys", keys.len(), crate::MAX_LEN)?;
+        check_same_len("multisplit values", keys.len(), values.len())?;
+        check_same_len("multisplit output keys", keys.len(), out_keys.len())?;
+        check_same_len("multisplit output values", keys.len(), out_values.len())?;
+        let io = device::Io {
+            keys,
+            values: Some((values, out_values)),
+            out_keys,
+        };
+        let (offsets, counts) = device::split_on_device(device, &self.params(), self.m, io)?;
+        Ok(Bounds { offsets, counts })
     }
 
     fn run<V: Plain>(&self, backend: &Backend, keys: &[K], values: Option<&[V]>) -> Result<Split<K, V>> {

@@ -1,0 +1,91 @@
+//! Issue 5's figures: multisplit of 2^26 and 2^28 random u32 keys into m = 2 .. 65536 uniform
+//! buckets (a bit field of the key), keys-only and with u32 values, in device memory on the GPU
+//! timed with CUDA events (each call includes its small allocations and the download of the
+//! bucket bounds). Without a GPU, the CPU backend at 2^24 keys.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rand_core::{RngCore, SeedableRng};
+use std::time::Duration;
+use warpkit::multisplit::{Buckets, Multisplit};
+use warpkit::{Backend, Device, Philox};
+use warpkit_benches::time_on_gpu;
+
+/// Bucket counts measured: powers of two, so a bit field splits uniform keys uniformly.
+const BUCKET_BITS: [u32; 5] = [1, 5, 8, 12, 16];
+
+fn random_keys(n: usize) -> Vec<u32> {
+    let mut rng = Philox::seed_from_u64(9);
+    (0..n).map(|_| rng.next_u32()).collect()
+}
+
+fn on_gpu(c: &mut Criterion, device: &Device) {
+    let gpu = device.as_gpu().expect("a GPU");
+    let mut group = c.benchmark_group("multisplit direct u32");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_millis(1500));
+    for log_n in [26u32, 28] {
+        let n = 1usize << log_n;
+        let keys = device.upload(&random_keys(n)).unwrap();
+        let values = device.upload(&(0..n as u32).collect::<Vec<u32>>()).unwrap();
+        let mut out_keys = device.zeros::<u32>(n).unwrap();
+        let mut out_values = device.zeros::<u32>(n).unwrap();
+        group.throughput(Throughput::Elements(n as u64));
+        for bits in BUCKET_BITS {
+            let split = Multisplit::new(Buckets::BitField {
+                shift: 32 - bits,
+                bits,
+            })
+            .unwrap();
+            let m = 1u32 << bits;
+            group.bench_function(
+                BenchmarkId::new(format!("keys m={m}"), format!("2^{log_n}")),
+                |b| {
+                    b.iter_custom(|iters| {
+                        time_on_gpu(gpu, iters, || {
+                            split.keys_into(device, &keys, &mut out_keys).unwrap();
+                        })
+                    })
+                },
+            );
+            group.bench_function(
+                BenchmarkId::new(format!("pairs m={m}"), format!("2^{log_n}")),
+                |b| {
+                    b.iter_custom(|iters| {
+                        time_on_gpu(gpu, iters, || {
+                            split
+                                .pairs_into(device, &keys, &values, &mut out_keys, &mut out_values)
+                                .unwrap();
+                        })
+                    })
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+fn multisplit(c: &mut Criterion) {
+    match Device::gpu(0) {
+        Ok(device) => {
+            println!("device: {}", device.describe());
+            on_gpu(c, &device);
+        }
+        Err(e) => {
+            println!("SKIPPED: GPU multisplit benchmarks need a CUDA device ({e}); CPU backend only");
+            let keys = random_keys(1 << 24);
+            let split = Multisplit::new(Buckets::BitField { shift: 24, bits: 8 }).unwrap();
+            let cpu = Backend::cpu();
+            let mut group = c.benchmark_group("multisplit cpu u32");
+            group
+                .sample_size(10)
+                .throughput(Throughput::Elements(keys.len() as u64));
+            group.bench_function("keys m=256 2^24", |b| b.iter(|| split.keys(&cpu, &keys).unwrap()));
+            group.finish();
+        }
+    }
+}
+
+criterion_group!(benches, multisplit);
+criterion_main!(benches);
