@@ -1,12 +1,13 @@
 //! Issue 5's figures: multisplit of 2^26 and 2^28 random u32 keys into m = 2 .. 65536 uniform
-//! buckets (a bit field of the key), keys-only and with u32 values, in device memory on the GPU
+//! buckets (a bit field of the key), direct and block-level, keys-only and with u32 values, in
+//! device memory on the GPU
 //! timed with CUDA events (each call includes its small allocations and the download of the
 //! bucket bounds). Without a GPU, the CPU backend at 2^24 keys.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
 use std::time::Duration;
-use warpkit::multisplit::{Buckets, Multisplit};
+use warpkit::multisplit::{Buckets, Method, Multisplit};
 use warpkit::{Backend, Device, Philox};
 use warpkit_benches::time_on_gpu;
 
@@ -20,7 +21,7 @@ fn random_keys(n: usize) -> Vec<u32> {
 
 fn on_gpu(c: &mut Criterion, device: &Device) {
     let gpu = device.as_gpu().expect("a GPU");
-    let mut group = c.benchmark_group("multisplit direct u32");
+    let mut group = c.benchmark_group("multisplit u32");
     group
         .sample_size(10)
         .warm_up_time(Duration::from_millis(500))
@@ -33,25 +34,23 @@ fn on_gpu(c: &mut Criterion, device: &Device) {
         let mut out_values = device.zeros::<u32>(n).unwrap();
         group.throughput(Throughput::Elements(n as u64));
         for bits in BUCKET_BITS {
-            let split = Multisplit::new(Buckets::BitField {
+            let m = 1u32 << bits;
+            let buckets = Buckets::BitField {
                 shift: 32 - bits,
                 bits,
-            })
-            .unwrap();
-            let m = 1u32 << bits;
-            group.bench_function(
-                BenchmarkId::new(format!("keys m={m}"), format!("2^{log_n}")),
-                |b| {
+            };
+            for method in [Method::Direct, Method::BlockLevel] {
+                let split = Multisplit::new(buckets).unwrap().with_method(method);
+                let id =
+                    |what: &str| BenchmarkId::new(format!("{method:?} {what} m={m}"), format!("2^{log_n}"));
+                group.bench_function(id("keys"), |b| {
                     b.iter_custom(|iters| {
                         time_on_gpu(gpu, iters, || {
                             split.keys_into(device, &keys, &mut out_keys).unwrap();
                         })
                     })
-                },
-            );
-            group.bench_function(
-                BenchmarkId::new(format!("pairs m={m}"), format!("2^{log_n}")),
-                |b| {
+                });
+                group.bench_function(id("pairs"), |b| {
                     b.iter_custom(|iters| {
                         time_on_gpu(gpu, iters, || {
                             split
@@ -59,8 +58,8 @@ fn on_gpu(c: &mut Criterion, device: &Device) {
                                 .unwrap();
                         })
                     })
-                },
-            );
+                });
+            }
         }
     }
     group.finish();

@@ -4,7 +4,7 @@
 //! input.
 
 use rand_core::RngCore;
-use warpkit::multisplit::{BucketFn, Buckets, Key, Multisplit, MultisplitKey, Plain, Split};
+use warpkit::multisplit::{BucketFn, Buckets, Key, Method, Multisplit, MultisplitKey, Plain, Split};
 use warpkit::{Backend, Error, Philox};
 use warpkit_tests::{Agreement, fresh_rng, on_every_device};
 
@@ -192,6 +192,10 @@ fn bad_input_is_refused() {
         Err(Error::LengthMismatch { .. })
     ));
     assert_eq!(split.keys(&Backend::cpu(), &[]).unwrap().counts, [0, 0, 0]);
+    assert!(matches!(
+        split.with_method(Method::Direct).keys(&Backend::cpu(), &[1]),
+        Err(Error::UnsupportedMethod { .. })
+    ));
 }
 
 /// The split as one vector of words, for comparing engines.
@@ -202,8 +206,8 @@ fn flat<K: Key, V>(s: Split<K, V>, value: impl Fn(V) -> u64) -> Vec<u64> {
     out
 }
 
-/// The devices' direct multisplit equals the CPU backend's, keys-only and with 4- and 8-byte
-/// values, for `buckets` over keys `key_for(bucket, random bits)`.
+/// The devices' direct and block-level multisplits equal the CPU backend's, keys-only and with
+/// 4- and 8-byte values, for `buckets` over keys `key_for(bucket, random bits)`.
 fn devices_match_the_cpu<K: MultisplitKey>(
     label: &str,
     buckets: Buckets<K>,
@@ -228,9 +232,13 @@ fn devices_match_the_cpu<K: MultisplitKey>(
         },
         |device, (keys, narrow, wide)| {
             let backend = Backend::Device(device.clone());
-            let mut got = flat(split.keys(&backend, keys)?, |_: ()| 0);
-            got.extend(flat(split.pairs(&backend, keys, narrow)?, |v| v.to_bits() as u64));
-            got.extend(flat(split.pairs(&backend, keys, wide)?, |v| v));
+            let mut got = Vec::new();
+            for method in [Method::Direct, Method::BlockLevel] {
+                let split = split.with_method(method);
+                got.extend(flat(split.keys(&backend, keys)?, |_: ()| 0));
+                got.extend(flat(split.pairs(&backend, keys, narrow)?, |v| v.to_bits() as u64));
+                got.extend(flat(split.pairs(&backend, keys, wide)?, |v| v));
+            }
             Ok(got)
         },
         |(keys, narrow, wide), got, label| {
@@ -240,6 +248,7 @@ fn devices_match_the_cpu<K: MultisplitKey>(
                 v.to_bits() as u64
             }));
             expected.extend(flat(split.pairs(&cpu, keys, wide).unwrap(), |v| v));
+            expected.extend(expected.clone()); // both methods
             let diff = got.iter().zip(&expected).position(|(a, b)| a != b);
             assert!(
                 got.len() == expected.len() && diff.is_none(),

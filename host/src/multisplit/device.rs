@@ -1,14 +1,14 @@
-//! Multisplit on a device (GPU or emulator) by the seed's direct method
-//! (`warpkit_kernels::multisplit::direct`): one pass per 8-bit digit of the bucket id (one for
+//! Multisplit on a device (GPU or emulator) by the seed's direct or block-level method
+//! (`warpkit_kernels::multisplit::digit_pass`): one pass per 8-bit digit of the bucket id (one for
 //! m ≤ 256, two above), each a histogram launch, a device scan and a scatter launch; then one
 //! launch for each bucket's bounds. Keys and values cross as their bits (u32 or u64 words).
 
-use super::{MultisplitKey, Plain, Split};
+use super::{Method, MultisplitKey, Plain, Split};
 use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::kernel::Kernel;
-use warpkit_kernels::multisplit::direct::{HISTOGRAM_BYTES, RADIX, SCATTER_BYTES, THREADS, TILE};
+use warpkit_kernels::multisplit::digit_pass::{HISTOGRAM_BYTES, RADIX, THREADS, TILE, scatter_bytes};
 
 /// A built-in bucket function as kernel parameters: `kind`, splitters, `a | b << 32`.
 pub(super) struct BucketParams<'a, K> {
@@ -40,15 +40,19 @@ pub type ScatterArgs<K, W> = (
 /// A value's bits as a kernel moves them: u32 or u64.
 pub trait Word: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 'static {
     #[doc(hidden)]
-    type Scatter<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
+    type Direct<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
+    #[doc(hidden)]
+    type Block<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
 }
 
 impl Word for u32 {
-    type Scatter<K: MultisplitKey> = K::Scatter32;
+    type Direct<K: MultisplitKey> = K::Direct32;
+    type Block<K: MultisplitKey> = K::Block32;
 }
 
 impl Word for u64 {
-    type Scatter<K: MultisplitKey> = K::Scatter64;
+    type Direct<K: MultisplitKey> = K::Direct64;
+    type Block<K: MultisplitKey> = K::Block64;
 }
 
 /// `keys` (and `values`) split on `d`; `values` of 4 or 8 bytes.
@@ -56,13 +60,14 @@ pub(super) fn split<K: MultisplitKey, V: Plain>(
     d: &Device,
     buckets: &BucketParams<K>,
     m: u32,
+    method: Method,
     keys: &[K],
     values: Option<&[V]>,
 ) -> Result<Split<K, V>> {
     match (values, size_of::<V>()) {
-        (None, _) => run::<K, u32, V>(d, buckets, m, keys, None),
-        (Some(v), 4) => run::<K, u32, V>(d, buckets, m, keys, Some(v)),
-        (Some(v), 8) => run::<K, u64, V>(d, buckets, m, keys, Some(v)),
+        (None, _) => run::<K, u32, V>(d, buckets, m, method, keys, None),
+        (Some(v), 4) => run::<K, u32, V>(d, buckets, m, method, keys, Some(v)),
+        (Some(v), 8) => run::<K, u64, V>(d, buckets, m, method, keys, Some(v)),
         (Some(_), size) => Err(Error::UnsupportedMethod {
             method: format!("multisplit of {size}-byte values"),
             backend: d.describe(),
@@ -74,6 +79,7 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
     d: &Device,
     buckets: &BucketParams<K>,
     m: u32,
+    method: Method,
     keys: &[K],
     values: Option<&[V]>,
 ) -> Result<Split<K, V>> {
@@ -95,7 +101,7 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
                 values: Some((&d_values, &mut out_values)),
                 out_keys: &mut out_keys,
             };
-            let (offsets, counts) = split_on_device(d, buckets, m, io)?;
+            let (offsets, counts) = split_on_device(d, buckets, m, method, io)?;
             let values = d.download(&out_values)?;
             // SAFETY: as above.
             let values = values
@@ -110,7 +116,7 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
                 values: None,
                 out_keys: &mut out_keys,
             };
-            let (offsets, counts) = split_on_device(d, buckets, m, io)?;
+            let (offsets, counts) = split_on_device(d, buckets, m, method, io)?;
             (offsets, counts, Vec::new())
         }
     };
@@ -135,6 +141,7 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
     d: &Device,
     buckets: &BucketParams<K>,
     m: u32,
+    method: Method,
     io: Io<K, W>,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     let n = io.keys.len() as u64;
@@ -209,9 +216,18 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             to.0,
             to.1,
         );
+        let value_bytes = if values_len > 0 { size_of::<W>() as u32 } else { 0 };
+        let block_level = method == Method::BlockLevel;
+        let shared = scatter_bytes(block_level, size_of::<K>() as u32, value_bytes);
+        let shape = LaunchShape::linear(tiles, THREADS, shared);
         // SAFETY: as above, with n keys (and values, or null) to read and to write, and the
-        // scan of this pass's table; the scatter's shared memory.
-        unsafe { d.launch::<W::Scatter<K>>(LaunchShape::linear(tiles, THREADS, SCATTER_BYTES), args)? };
+        // scan of this pass's table; the scatter's shared memory for this method, key and value.
+        unsafe {
+            match method {
+                Method::Direct => d.launch::<W::Direct<K>>(shape, args)?,
+                Method::BlockLevel => d.launch::<W::Block<K>>(shape, args)?,
+            }
+        }
     }
     let (mut begin, mut end) = (d.zeros::<u32>(m as usize)?, d.zeros::<u32>(m as usize)?);
     if n > 0 {

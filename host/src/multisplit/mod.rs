@@ -14,9 +14,10 @@
 //! # Ok::<(), warpkit::Error>(())
 //! ```
 //!
-//! Status: devices run the seed's direct multisplit (`warpkit_kernels::multisplit::direct`);
-//! the warp-level and block-level methods, the automatic choice and compaction are still to
-//! come. The CPU backend is a stable counting sort with rayon, also the reference in tests.
+//! Status: devices run the seed's direct and block-level methods
+//! (`warpkit_kernels::multisplit::digit_pass`); the warp-level method, a measured automatic
+//! choice and compaction are still to come. The CPU backend is a stable counting sort with
+//! rayon, also the reference in tests.
 
 mod cpu;
 mod device;
@@ -27,7 +28,7 @@ use crate::error::{Error, Result, check_len, check_same_len};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::bucket::{BitField, Modulo, MultiplicativeHash, Splitters};
-use warpkit_kernels::multisplit::direct::{
+use warpkit_kernels::multisplit::digit_pass::{
     self, BUCKETS_BIT_FIELD, BUCKETS_HASH, BUCKETS_MODULO, BUCKETS_SPLITTERS,
 };
 
@@ -41,23 +42,41 @@ pub trait MultisplitKey: Key + DeviceRepr + ValidAsZeroBits {
     #[doc(hidden)]
     type Bounds: Kernel<Args = BoundsArgs<Self>>;
     #[doc(hidden)]
-    type Scatter32: Kernel<Args = ScatterArgs<Self, u32>>;
+    type Direct32: Kernel<Args = ScatterArgs<Self, u32>>;
     #[doc(hidden)]
-    type Scatter64: Kernel<Args = ScatterArgs<Self, u64>>;
+    type Direct64: Kernel<Args = ScatterArgs<Self, u64>>;
+    #[doc(hidden)]
+    type Block32: Kernel<Args = ScatterArgs<Self, u32>>;
+    #[doc(hidden)]
+    type Block64: Kernel<Args = ScatterArgs<Self, u64>>;
 }
 
 impl MultisplitKey for u32 {
-    type Histogram = direct::multisplit_histogram_u32;
-    type Bounds = direct::multisplit_bounds_u32;
-    type Scatter32 = direct::multisplit_scatter_u32_v32;
-    type Scatter64 = direct::multisplit_scatter_u32_v64;
+    type Histogram = digit_pass::multisplit_histogram_u32;
+    type Bounds = digit_pass::multisplit_bounds_u32;
+    type Direct32 = digit_pass::multisplit_scatter_direct_u32_v32;
+    type Direct64 = digit_pass::multisplit_scatter_direct_u32_v64;
+    type Block32 = digit_pass::multisplit_scatter_block_u32_v32;
+    type Block64 = digit_pass::multisplit_scatter_block_u32_v64;
 }
 
 impl MultisplitKey for u64 {
-    type Histogram = direct::multisplit_histogram_u64;
-    type Bounds = direct::multisplit_bounds_u64;
-    type Scatter32 = direct::multisplit_scatter_u64_v32;
-    type Scatter64 = direct::multisplit_scatter_u64_v64;
+    type Histogram = digit_pass::multisplit_histogram_u64;
+    type Bounds = digit_pass::multisplit_bounds_u64;
+    type Direct32 = digit_pass::multisplit_scatter_direct_u64_v32;
+    type Direct64 = digit_pass::multisplit_scatter_direct_u64_v64;
+    type Block32 = digit_pass::multisplit_scatter_block_u64_v32;
+    type Block64 = digit_pass::multisplit_scatter_block_u64_v64;
+}
+
+/// How a device writes a split (the seed's methods; the CPU backend has its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Every key straight to its final place: scattered stores (the seed's baseline).
+    Direct,
+    /// Each tile grouped by bucket digit in shared memory first, then written as contiguous
+    /// runs: coalesced stores.
+    BlockLevel,
 }
 
 /// Exclusive prefix sums of bucket counts: the buckets' offsets.
@@ -127,6 +146,7 @@ pub struct Bounds {
 pub struct Multisplit<'a, K> {
     buckets: Buckets<'a, K>,
     m: u32,
+    method: Option<Method>,
 }
 
 impl<'a, K: MultisplitKey> Multisplit<'a, K> {
@@ -159,7 +179,26 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
         if m > MAX_BUCKETS as u64 {
             return Err(Error::TooManyBuckets { m, max: MAX_BUCKETS });
         }
-        Ok(Multisplit { buckets, m: m as u32 })
+        Ok(Multisplit {
+            buckets,
+            m: m as u32,
+            method: None,
+        })
+    }
+
+    /// The same split, always by `method` on a device (refused on the CPU backend, which has
+    /// none of the seed's methods). Without it, devices use [`Method::BlockLevel`], the seed's
+    /// fastest; a choice by m, n and value size measured on the H100 is still to come.
+    pub fn with_method(self, method: Method) -> Multisplit<'a, K> {
+        Multisplit {
+            method: Some(method),
+            ..self
+        }
+    }
+
+    /// The method a device runs.
+    fn device_method(&self) -> Method {
+        self.method.unwrap_or(Method::BlockLevel)
     }
 
     /// The number of buckets, `m`.
@@ -198,7 +237,8 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
             values: None,
             out_keys: out,
         };
-        let (offsets, counts) = device::split_on_device(device, &self.params(), self.m, io)?;
+        let (offsets, counts) =
+            device::split_on_device(device, &self.params(), self.m, self.device_method(), io)?;
         Ok(Bounds { offsets, counts })
     }
 
@@ -221,13 +261,18 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
             values: Some((values, out_values)),
             out_keys,
         };
-        let (offsets, counts) = device::split_on_device(device, &self.params(), self.m, io)?;
+        let (offsets, counts) =
+            device::split_on_device(device, &self.params(), self.m, self.device_method(), io)?;
         Ok(Bounds { offsets, counts })
     }
 
     fn run<V: Plain>(&self, backend: &Backend, keys: &[K], values: Option<&[V]>) -> Result<Split<K, V>> {
         check_len("multisplit keys", keys.len(), crate::MAX_LEN)?;
         match backend {
+            Backend::Cpu(_) if self.method.is_some() => Err(Error::UnsupportedMethod {
+                method: format!("multisplit {:?}", self.device_method()),
+                backend: backend.describe(),
+            }),
             Backend::Cpu(_) => match self.buckets {
                 Buckets::Splitters(s) => {
                     // SAFETY: `s` is sorted (checked in `new`) and outlives the call.
@@ -240,7 +285,9 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
                 Buckets::Modulo(m) => cpu::split(Modulo { m }, self.m, keys, values),
                 Buckets::Hash { bits } => cpu::split(MultiplicativeHash { bits }, self.m, keys, values),
             },
-            Backend::Device(d) => device::split(d, &self.params(), self.m, keys, values),
+            Backend::Device(d) => {
+                device::split(d, &self.params(), self.m, self.device_method(), keys, values)
+            }
         }
     }
 

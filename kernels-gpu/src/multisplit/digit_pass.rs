@@ -1,21 +1,23 @@
-//! Direct multisplit (the seed's baseline): every key is written straight to its final place,
-//! with no reordering inside the block first, so the stores are scattered.
+//! Multisplit by digit passes, with the seed's direct and block-level writes.
 //!
-//! One pass splits by a digit of the bucket id, at most [`RADIX`] values: two passes (low
-//! digit, then high digit; each stable) split by any bucket id below 2^16. A pass is three
-//! launches over tiles of [`TILE`] keys:
+//! One pass splits stably by a digit of the bucket id, at most [`RADIX`] values: two passes (low
+//! digit, then high digit) split by any bucket id below 2^16. A pass is three launches over
+//! tiles of [`TILE`] keys:
 //! 1. [`histogram`]: each tile's count of each digit, into a digit-major table `t[d·tiles + b]`;
 //! 2. an exclusive scan of the table (the device scan): where tile `b`'s keys of digit `d` start;
 //! 3. [`scatter`]: each warp ranks its 256 keys, window by window of 32, among equal digits
 //!    (match-any for the peers, popc of the peers before the lane, a running count per warp and
-//!    digit in shared memory); the counts are scanned across warps and every key (and value)
-//!    goes to the table's start plus its warp's start plus its rank: stable, since tiles, warps,
-//!    windows and lanes all follow input order.
+//!    digit in shared memory), and the counts are scanned across warps. Stable, since tiles,
+//!    warps, windows and lanes all follow input order. Then either every key (and value) goes
+//!    straight to the table's start plus its warp's start plus its rank (the direct method:
+//!    scattered stores), or the tile is first grouped by digit in shared memory and each digit's
+//!    run written by consecutive threads (block-level: coalesced stores).
 //!
 //! Then [`bounds`] finds where each bucket begins and ends in the split keys, for the offsets
 //! and counts. Bytes per key and pass: read twice, written once, plus the values' read and write.
 
 use super::bucket::{BitField, BucketFn, Key, Modulo, MultiplicativeHash, Splitters};
+use crate::block::scan::exclusive_scan;
 use crate::simt::atomic::add_u32;
 use crate::simt::shared::SharedSlice;
 use crate::simt::warp::{FULL_MASK, match_any_u32};
@@ -36,8 +38,6 @@ const WARPS: u32 = THREADS / 32;
 
 /// Dynamic shared memory of [`histogram`]: one count per digit.
 pub const HISTOGRAM_BYTES: u32 = RADIX * 4;
-/// Dynamic shared memory of [`scatter`]: one count per warp and digit.
-pub const SCATTER_BYTES: u32 = WARPS * RADIX * 4;
 
 /// The built-in bucket functions, chosen at run time by a kernel parameter (one kernel for all
 /// of them: the choice is uniform across the launch, so the branch costs little).
@@ -171,16 +171,34 @@ pub unsafe fn histogram<K: Key, F: BucketFn<K>>(
     }
 }
 
+/// How a scatter writes its tile: each key straight to its place (the direct method), or first
+/// grouped by digit in shared memory and then written as contiguous runs (block-level).
+pub const DIRECT: bool = false;
+/// See [`DIRECT`].
+pub const BLOCK_LEVEL: bool = true;
+
+/// Dynamic shared memory of [`scatter`]: the per-warp counts, and for the block-level write
+/// the digits' tile and global starts, the scan's warp slots, and the staged keys and values
+/// (`key_bytes` and `value_bytes` each; 0 value bytes when there are no values).
+pub const fn scatter_bytes(block_level: bool, key_bytes: u32, value_bytes: u32) -> u32 {
+    let counts = WARPS * RADIX * 4;
+    if !block_level {
+        return counts;
+    }
+    counts + 2 * RADIX * 4 + WARPS * 4 + TILE as u32 * (key_bytes + value_bytes)
+}
+
 /// Moves tile `b`'s keys (and values, unless `values` is null) to their places in this pass's
-/// order, given `starts`, the exclusive scan of [`histogram`]'s table.
+/// order, given `starts`, the exclusive scan of [`histogram`]'s table; `BLOCK` picks the write
+/// ([`DIRECT`] or [`BLOCK_LEVEL`]).
 ///
 /// # Safety
 /// `keys` and `out_keys` hold `n` keys, `values` and `out_values` `n` values (or `values` is
 /// null); `starts` is the scan of this pass's table over these keys; one block of [`THREADS`]
-/// per tile with [`SCATTER_BYTES`].
+/// per tile with [`scatter_bytes`] for `BLOCK` and these keys and values.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn scatter<K: Key, V: Copy, F: BucketFn<K>>(
+pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const BLOCK: bool>(
     keys: *const K,
     values: *const V,
     n: u64,
@@ -190,9 +208,9 @@ pub unsafe fn scatter<K: Key, V: Copy, F: BucketFn<K>>(
     out_keys: *mut K,
     out_values: *mut V,
 ) {
-    let w = warp_id();
+    let (w, b) = (warp_id(), block_x() as u64);
     // SAFETY: as the contract above; every lane reaches each warp collective and every thread
-    // each barrier; shared slots indexed below WARPS·RADIX.
+    // each barrier; shared slots indexed below their carved lengths.
     unsafe {
         let counts = SharedSlice::<u32>::carve(0, WARPS * RADIX);
         let mut c = thread_x();
@@ -222,7 +240,9 @@ pub unsafe fn scatter<K: Key, V: Copy, F: BucketFn<K>>(
             *slot = (key, digit, base + (peers & lanemask_lt()).count_ones());
         }
         sync_threads();
-        // Each digit's count per warp becomes the count of the warps before.
+        // Each digit's count per warp becomes the count of the warps before; the tile's count
+        // of digit `t` stays with thread `t`.
+        let mut tile_count = 0;
         let mut d = thread_x();
         while d < pass.radix {
             let mut run = 0;
@@ -231,19 +251,69 @@ pub unsafe fn scatter<K: Key, V: Copy, F: BucketFn<K>>(
                 counts.set(v * RADIX + d, run);
                 run += c;
             }
+            if d == thread_x() {
+                tile_count = run;
+            }
             d += THREADS;
+        }
+        sync_threads();
+        let global = |digit: u32| *starts.add((digit as u64 * tiles + b) as usize);
+        if !BLOCK {
+            for (k, &(key, digit, rank)) in mine.iter().enumerate() {
+                let i = key_index(k);
+                if i < n {
+                    let at = (global(digit) + counts.get(w * RADIX + digit) + rank) as usize;
+                    *out_keys.add(at) = key;
+                    if !values.is_null() {
+                        *out_values.add(at) = *values.add(i as usize);
+                    }
+                }
+            }
+            return;
+        }
+        // Block-level: the tile's keys grouped by digit in shared memory, then each run of a
+        // digit written to its global place by consecutive threads.
+        let mut at = WARPS * RADIX * 4;
+        let mut next = |bytes: u32| {
+            let here = at;
+            at += bytes;
+            here
+        };
+        let local_start = SharedSlice::<u32>::carve(next(RADIX * 4), RADIX);
+        let global_start = SharedSlice::<u32>::carve(next(RADIX * 4), RADIX);
+        let scratch = SharedSlice::<u32>::carve(next(WARPS * 4), WARPS);
+        let staged_keys = SharedSlice::<K>::carve(next(TILE as u32 * size_of::<K>() as u32), TILE as u32);
+        let value_slots = if values.is_null() { 0 } else { TILE as u32 };
+        let staged_values = SharedSlice::<V>::carve(next(value_slots * size_of::<V>() as u32), value_slots);
+        let (before, _) = exclusive_scan(tile_count, scratch);
+        if thread_x() < pass.radix {
+            local_start.set(thread_x(), before);
+            global_start.set(thread_x(), global(thread_x()));
         }
         sync_threads();
         for (k, &(key, digit, rank)) in mine.iter().enumerate() {
             let i = key_index(k);
             if i < n {
-                let start = *starts.add((digit as u64 * tiles + block_x() as u64) as usize);
-                let at = (start + counts.get(w * RADIX + digit) + rank) as usize;
-                *out_keys.add(at) = key;
+                let slot = local_start.get(digit) + counts.get(w * RADIX + digit) + rank;
+                staged_keys.set(slot, key);
                 if !values.is_null() {
-                    *out_values.add(at) = *values.add(i as usize);
+                    staged_values.set(slot, *values.add(i as usize));
                 }
             }
+        }
+        sync_threads();
+        let items = TILE.min(n - b * TILE) as u32;
+        let mut j = thread_x();
+        while j < items {
+            // The digit again from the key: cheaper in shared memory than staging it.
+            let key = staged_keys.get(j);
+            let digit = pass.digit(key);
+            let to = (global_start.get(digit) + j - local_start.get(digit)) as usize;
+            *out_keys.add(to) = key;
+            if !values.is_null() {
+                *out_values.add(to) = staged_values.get(j);
+            }
+            j += THREADS;
         }
     }
 }
@@ -279,7 +349,7 @@ pub unsafe fn bounds<K: Key, F: BucketFn<K>>(
 }
 
 macro_rules! direct_kernels {
-    ($($k:ty => $histogram:ident, $bounds:ident, $($scatter:ident: $v:ty),*;)*) => {$(
+    ($($k:ty => $histogram:ident, $bounds:ident, $($scatter:ident: $v:ty, $block:expr),*;)*) => {$(
         $crate::kernel! {
             /// [`histogram`] of these keys, by the pass the parameters name
             /// ([`Pass::from_params`]).
@@ -324,7 +394,7 @@ macro_rules! direct_kernels {
         }
         $($crate::kernel! {
             /// [`scatter`] of these keys and values (none where `values` is null), by the pass
-            /// the parameters name.
+            /// the parameters name, written as `$block` says.
             ///
             /// # Safety
             /// As for [`scatter`] and [`Builtin::from_params`].
@@ -345,7 +415,7 @@ macro_rules! direct_kernels {
                 // SAFETY: forwarded to the launch contract above.
                 unsafe {
                     let pass = Pass::from_params(kind, splitters, ab, digit);
-                    scatter(keys, values, n, pass, tiles, starts, out_keys, out_values)
+                    scatter::<_, _, _, $block>(keys, values, n, pass, tiles, starts, out_keys, out_values)
                 }
             }
         })*
@@ -353,7 +423,13 @@ macro_rules! direct_kernels {
 }
 direct_kernels! {
     u32 => multisplit_histogram_u32, multisplit_bounds_u32,
-        multisplit_scatter_u32_v32: u32, multisplit_scatter_u32_v64: u64;
+        multisplit_scatter_direct_u32_v32: u32, DIRECT,
+        multisplit_scatter_direct_u32_v64: u64, DIRECT,
+        multisplit_scatter_block_u32_v32: u32, BLOCK_LEVEL,
+        multisplit_scatter_block_u32_v64: u64, BLOCK_LEVEL;
     u64 => multisplit_histogram_u64, multisplit_bounds_u64,
-        multisplit_scatter_u64_v32: u32, multisplit_scatter_u64_v64: u64;
+        multisplit_scatter_direct_u64_v32: u32, DIRECT,
+        multisplit_scatter_direct_u64_v64: u64, DIRECT,
+        multisplit_scatter_block_u64_v32: u32, BLOCK_LEVEL,
+        multisplit_scatter_block_u64_v64: u64, BLOCK_LEVEL;
 }
