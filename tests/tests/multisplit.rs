@@ -4,7 +4,9 @@
 //! input.
 
 use rand_core::RngCore;
-use warpkit::multisplit::{BucketFn, Buckets, Key, Method, Multisplit, MultisplitKey, Plain, Split};
+use warpkit::multisplit::{
+    BucketFn, Buckets, Keep, Key, Method, Multisplit, MultisplitKey, Plain, Split, compact,
+};
 use warpkit::{Backend, Error, Philox};
 use warpkit_tests::{Agreement, fresh_rng, on_every_device};
 
@@ -334,4 +336,60 @@ fn device_resident_splits_match_and_keep_their_inputs() {
             ));
         }
     }
+}
+
+/// Compaction keeps what its test keeps, in input order, then the rest in input order, on every
+/// device and the CPU; a bit past the key is refused.
+#[test]
+fn compaction_keeps_in_order() {
+    let keeps = [
+        Keep::Below(1 << 31),
+        Keep::AtLeast(3_000_000_000),
+        Keep::BitSet(0),
+        Keep::BitClear(31),
+    ];
+    on_every_device(
+        "multisplit compaction",
+        Agreement::Bitwise,
+        |rng, n| (0..n).map(|_| rng.next_u32()).collect::<Vec<u32>>(),
+        |device, keys| {
+            let mut got = Vec::new();
+            for keep in keeps {
+                got.extend(flat(
+                    compact(&Backend::Device(device.clone()), keys, keep)?,
+                    |_: ()| 0,
+                ));
+            }
+            Ok(got)
+        },
+        |keys, got, label| {
+            let mut expected = Vec::new();
+            for keep in keeps {
+                let kept = |k: u32| BucketFn::<u32>::bucket(&keep, k) == 0;
+                let out: Vec<u32> = keys
+                    .iter()
+                    .copied()
+                    .filter(|&k| kept(k))
+                    .chain(keys.iter().copied().filter(|&k| !kept(k)))
+                    .collect();
+                let first = keys.iter().filter(|&&k| kept(k)).count() as u32;
+                let split = Split {
+                    keys: out,
+                    values: Vec::<()>::new(),
+                    offsets: vec![0, first],
+                    counts: vec![first, keys.len() as u32 - first],
+                };
+                assert!(
+                    compact(&Backend::cpu(), keys, keep).unwrap() == split,
+                    "{label}: CPU {keep:?}"
+                );
+                expected.extend(flat(split, |_: ()| 0));
+            }
+            assert!(got == expected, "{label}: device");
+        },
+    );
+    assert!(matches!(
+        compact(&Backend::cpu(), &[1u32], Keep::BitSet(32)),
+        Err(Error::BitFieldOutsideKey { .. })
+    ));
 }

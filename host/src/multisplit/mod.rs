@@ -29,11 +29,12 @@ use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::bucket::{BitField, Modulo, MultiplicativeHash, Splitters};
 use warpkit_kernels::multisplit::digit_pass::{
-    self, BUCKETS_BIT_FIELD, BUCKETS_HASH, BUCKETS_MODULO, BUCKETS_SPLITTERS,
+    self, BUCKETS_BIT_FIELD, BUCKETS_HASH, BUCKETS_KEEP_AT_LEAST, BUCKETS_KEEP_BELOW, BUCKETS_KEEP_BIT_CLEAR,
+    BUCKETS_KEEP_BIT_SET, BUCKETS_MODULO, BUCKETS_SPLITTERS,
 };
 
 pub use device::{BoundsArgs, HistogramArgs, ScatterArgs, Word};
-pub use warpkit_kernels::multisplit::bucket::{BucketFn, Key};
+pub use warpkit_kernels::multisplit::bucket::{BucketFn, Keep, Key};
 
 /// Keys a multisplit takes, tied to their kernels: u32 and u64.
 pub trait MultisplitKey: Key + DeviceRepr + ValidAsZeroBits {
@@ -106,6 +107,8 @@ pub enum Buckets<'a, K> {
     /// 2^bits`): the worked example of a bucket function of one's own
     /// (`warpkit_kernels::multisplit::bucket::MultiplicativeHash`).
     Hash { bits: u32 },
+    /// Compaction: bucket 0 holds the keys `Keep` keeps, bucket 1 the rest (`m = 2`).
+    Keep(Keep),
 }
 
 /// Values that travel with their keys: plain 4- or 8-byte data.
@@ -141,6 +144,12 @@ pub struct Bounds {
     pub counts: Vec<u32>,
 }
 
+/// Compaction: the keys `keep` keeps, in input order, then the others, in input order
+/// (`counts[0]` of them are kept). A multisplit into two buckets.
+pub fn compact<K: MultisplitKey>(backend: &Backend, keys: &[K], keep: Keep) -> Result<Split<K>> {
+    Multisplit::new(Buckets::Keep(keep))?.keys(backend, keys)
+}
+
 /// A multisplit by one bucket function, checked once and run on any number of inputs.
 #[derive(Clone, Copy, Debug)]
 pub struct Multisplit<'a, K> {
@@ -172,6 +181,14 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
             }
             Buckets::Modulo(m) => m as u64,
             Buckets::Hash { bits } => 1u64 << bits.min(63),
+            Buckets::Keep(Keep::BitSet(bit) | Keep::BitClear(bit)) if bit >= K::BITS => {
+                return Err(Error::BitFieldOutsideKey {
+                    shift: bit,
+                    bits: 1,
+                    key_bits: K::BITS,
+                });
+            }
+            Buckets::Keep(_) => 2,
         };
         if m == 0 {
             return Err(Error::NoBuckets);
@@ -284,6 +301,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
                 }
                 Buckets::Modulo(m) => cpu::split(Modulo { m }, self.m, keys, values),
                 Buckets::Hash { bits } => cpu::split(MultiplicativeHash { bits }, self.m, keys, values),
+                Buckets::Keep(keep) => cpu::split(keep, self.m, keys, values),
             },
             Backend::Device(d) => {
                 device::split(d, &self.params(), self.m, self.device_method(), keys, values)
@@ -291,18 +309,21 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
         }
     }
 
-    /// The bucket function as the device kernels' parameters.
+    /// The bucket function as the device kernels' parameters (`ab = a | b << 32`, see
+    /// `warpkit_kernels::multisplit::digit_pass::Builtin::from_params`).
     fn params(&self) -> device::BucketParams<'a, K> {
-        let (kind, splitters, a, b) = match self.buckets {
-            Buckets::Splitters(s) => (BUCKETS_SPLITTERS, s, s.len() as u32, 0),
-            Buckets::BitField { shift, bits } => (BUCKETS_BIT_FIELD, &[][..], bits, shift),
-            Buckets::Modulo(m) => (BUCKETS_MODULO, &[][..], m, 0),
-            Buckets::Hash { bits } => (BUCKETS_HASH, &[][..], bits, 0),
+        let (kind, splitters, ab) = match self.buckets {
+            Buckets::Splitters(s) => (BUCKETS_SPLITTERS, s, s.len() as u64),
+            Buckets::BitField { shift, bits } => {
+                (BUCKETS_BIT_FIELD, &[][..], bits as u64 | (shift as u64) << 32)
+            }
+            Buckets::Modulo(m) => (BUCKETS_MODULO, &[][..], m as u64),
+            Buckets::Hash { bits } => (BUCKETS_HASH, &[][..], bits as u64),
+            Buckets::Keep(Keep::Below(t)) => (BUCKETS_KEEP_BELOW, &[][..], t),
+            Buckets::Keep(Keep::AtLeast(t)) => (BUCKETS_KEEP_AT_LEAST, &[][..], t),
+            Buckets::Keep(Keep::BitSet(bit)) => (BUCKETS_KEEP_BIT_SET, &[][..], bit as u64),
+            Buckets::Keep(Keep::BitClear(bit)) => (BUCKETS_KEEP_BIT_CLEAR, &[][..], bit as u64),
         };
-        device::BucketParams {
-            kind,
-            splitters,
-            ab: a as u64 | (b as u64) << 32,
-        }
+        device::BucketParams { kind, splitters, ab }
     }
 }

@@ -106,6 +106,33 @@ impl<K: Key> BucketFn<K> for Modulo {
     }
 }
 
+/// Compaction's bucket function: bucket 0 for the keys a test keeps, 1 for the rest (`m = 2`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Keys below the value.
+    Below(u64),
+    /// Keys at or above the value.
+    AtLeast(u64),
+    /// Keys with the bit set.
+    BitSet(u32),
+    /// Keys with the bit clear.
+    BitClear(u32),
+}
+
+impl<K: Key> BucketFn<K> for Keep {
+    #[inline(always)]
+    fn bucket(&self, key: K) -> u32 {
+        let k = key.to_u64();
+        let kept = match *self {
+            Keep::Below(t) => k < t,
+            Keep::AtLeast(t) => k >= t,
+            Keep::BitSet(bit) => (k >> (bit & 63)) & 1 == 1,
+            Keep::BitClear(bit) => (k >> (bit & 63)) & 1 == 0,
+        };
+        u32::from(!kept)
+    }
+}
+
 /// The worked example of a bucket function of one's own: Fibonacci hashing of the key into
 /// `2^bits` buckets (the top `bits` bits of `key · 2^64/φ`), which spreads clustered keys
 /// evenly, as a hash table's build wants. Adding another follows the same three steps: a

@@ -16,7 +16,7 @@
 //! Then [`bounds`] finds where each bucket begins and ends in the split keys, for the offsets
 //! and counts. Bytes per key and pass: read twice, written once, plus the values' read and write.
 
-use super::bucket::{BitField, BucketFn, Key, Modulo, MultiplicativeHash, Splitters};
+use super::bucket::{BitField, BucketFn, Keep, Key, Modulo, MultiplicativeHash, Splitters};
 use crate::block::scan::exclusive_scan;
 use crate::simt::atomic::add_u32;
 use crate::simt::shared::SharedSlice;
@@ -47,6 +47,7 @@ pub enum Builtin<K> {
     BitField(BitField),
     Modulo(Modulo),
     Hash(MultiplicativeHash),
+    Keep(Keep),
 }
 
 /// `kind` of [`Builtin::from_params`]: splitters (`ptr`, `a` of them).
@@ -57,6 +58,15 @@ pub const BUCKETS_BIT_FIELD: u32 = 1;
 pub const BUCKETS_MODULO: u32 = 2;
 /// `kind`: the multiplicative hash into `2^a` buckets.
 pub const BUCKETS_HASH: u32 = 3;
+/// `kind`s of compaction ([`Keep`]): keys below, or at or above, `a | b << 32`; keys with bit
+/// `a` set, or clear.
+pub const BUCKETS_KEEP_BELOW: u32 = 4;
+/// See [`BUCKETS_KEEP_BELOW`].
+pub const BUCKETS_KEEP_AT_LEAST: u32 = 5;
+/// See [`BUCKETS_KEEP_BELOW`].
+pub const BUCKETS_KEEP_BIT_SET: u32 = 6;
+/// See [`BUCKETS_KEEP_BELOW`].
+pub const BUCKETS_KEEP_BIT_CLEAR: u32 = 7;
 
 impl<K: Key> Builtin<K> {
     /// The bucket function a launch's parameters name.
@@ -70,7 +80,11 @@ impl<K: Key> Builtin<K> {
             BUCKETS_SPLITTERS => Builtin::Splitters(unsafe { Splitters::new(ptr, a) }),
             BUCKETS_BIT_FIELD => Builtin::BitField(BitField { shift: b, bits: a }),
             BUCKETS_MODULO => Builtin::Modulo(Modulo { m: a }),
-            _ => Builtin::Hash(MultiplicativeHash { bits: a }),
+            BUCKETS_HASH => Builtin::Hash(MultiplicativeHash { bits: a }),
+            BUCKETS_KEEP_BELOW => Builtin::Keep(Keep::Below(a as u64 | (b as u64) << 32)),
+            BUCKETS_KEEP_AT_LEAST => Builtin::Keep(Keep::AtLeast(a as u64 | (b as u64) << 32)),
+            BUCKETS_KEEP_BIT_SET => Builtin::Keep(Keep::BitSet(a)),
+            _ => Builtin::Keep(Keep::BitClear(a)),
         }
     }
 }
@@ -83,6 +97,7 @@ impl<K: Key> BucketFn<K> for Builtin<K> {
             Builtin::BitField(f) => f.bucket(key),
             Builtin::Modulo(f) => f.bucket(key),
             Builtin::Hash(f) => f.bucket(key),
+            Builtin::Keep(f) => f.bucket(key),
         }
     }
 }
