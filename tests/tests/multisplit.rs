@@ -148,7 +148,7 @@ fn cpu_multisplit_equals_a_stable_sort_by_bucket() {
 }
 
 #[test]
-fn u64_keys_hashes_and_the_largest_sizes() {
+fn u64_keys_by_hash_at_2_pow_24() {
     let mut rng = fresh_rng("multisplit u64");
     for m in [2u32, 256, 65536] {
         let bits = m.trailing_zeros();
@@ -188,6 +188,13 @@ fn bad_input_is_refused() {
         Multisplit::<u32>::new(Buckets::BitField { shift: 24, bits: 9 }),
         Err(Error::BitFieldOutsideKey { .. })
     ));
+    // An empty field at the very top is one bucket, not a shift past the key.
+    let top = Multisplit::<u64>::new(Buckets::BitField { shift: 64, bits: 0 }).unwrap();
+    assert_eq!(top.keys(&Backend::cpu(), &[u64::MAX, 3]).unwrap().counts, [2]);
+    assert_eq!(
+        top.keys(&Backend::emulator(), &[u64::MAX, 3]).unwrap().counts,
+        [2]
+    );
     let split = Multisplit::<u32>::new(Buckets::Modulo(3)).unwrap();
     assert!(matches!(
         split.pairs(&Backend::cpu(), &[1, 2, 3], &[1u32, 2]),
@@ -215,13 +222,23 @@ fn devices_match_the_cpu<K: MultisplitKey>(
     buckets: Buckets<K>,
     key_for: impl Fn(u32, &mut Philox) -> K,
 ) {
+    for shape in ["uniform", "skewed", "single bucket"] {
+        devices_match_the_cpu_on(&format!("{label} {shape}"), buckets, shape, &key_for);
+    }
+}
+
+fn devices_match_the_cpu_on<K: MultisplitKey>(
+    label: &str,
+    buckets: Buckets<K>,
+    shape: &str,
+    key_for: impl Fn(u32, &mut Philox) -> K,
+) {
     let split = Multisplit::new(buckets).unwrap();
     let m = split.buckets();
     on_every_device(
         label,
         Agreement::Bitwise,
         |rng, n| {
-            let shape = ["uniform", "skewed", "single bucket"][n % 3];
             let keys: Vec<K> = target_buckets(rng, n, m, shape)
                 .into_iter()
                 .map(|b| key_for(b, rng))
@@ -315,10 +332,16 @@ fn device_resident_splits_match_and_keep_their_inputs() {
                 (&bounds.offsets, &bounds.counts),
                 (&expected.offsets, &expected.counts)
             );
-            split
+            let mut out_keys = device.zeros::<u32>(keys.len()).unwrap();
+            let bounds = split
                 .pairs_into(device, &d_keys, &d_values, &mut out_keys, &mut out_values)
                 .unwrap();
+            assert_eq!(device.download(&out_keys).unwrap(), expected.keys, "m={m}");
             assert_eq!(device.download(&out_values).unwrap(), expected.values, "m={m}");
+            assert_eq!(
+                (&bounds.offsets, &bounds.counts),
+                (&expected.offsets, &expected.counts)
+            );
             assert_eq!(
                 device.download(&d_keys).unwrap(),
                 keys,

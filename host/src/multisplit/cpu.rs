@@ -6,7 +6,8 @@ use super::{BucketFn, Key, Split};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 
-/// Keys per rayon task.
+/// Keys per rayon task at least; more for large inputs, so that the chunks' histograms (m
+/// words each) stay a few per thread.
 const CHUNK: usize = 1 << 16;
 
 /// Where the scatter writes: disjoint positions of one output, from several threads.
@@ -37,11 +38,12 @@ pub(super) fn split<K: Key, V: Copy + Send + Sync, F: BucketFn<K>>(
         return Err(Error::BucketOutOfRange { bucket, m });
     }
     let m = m as usize;
+    let chunk = CHUNK.max(keys.len().div_ceil(4 * rayon::current_num_threads()));
     let histograms: Vec<Vec<u32>> = buckets
-        .par_chunks(CHUNK)
-        .map(|chunk| {
+        .par_chunks(chunk)
+        .map(|ids| {
             let mut h = vec![0u32; m];
-            chunk.iter().for_each(|&b| h[b as usize] += 1);
+            ids.iter().for_each(|&b| h[b as usize] += 1);
             h
         })
         .collect();
@@ -64,12 +66,12 @@ pub(super) fn split<K: Key, V: Copy + Send + Sync, F: BucketFn<K>>(
     let mut out_values = Vec::with_capacity(values.map_or(0, <[V]>::len));
     let (to_keys, to_values) = (Scatter(out_keys.as_mut_ptr()), Scatter(out_values.as_mut_ptr()));
     buckets
-        .par_chunks(CHUNK)
+        .par_chunks(chunk)
         .zip(starts)
         .enumerate()
-        .for_each(|(c, (chunk, mut at))| {
-            for (j, &b) in chunk.iter().enumerate() {
-                let (i, to) = (c * CHUNK + j, at[b as usize] as usize);
+        .for_each(|(c, (ids, mut at))| {
+            for (j, &b) in ids.iter().enumerate() {
+                let (i, to) = (c * chunk + j, at[b as usize] as usize);
                 at[b as usize] += 1;
                 // SAFETY: `to` runs over this chunk's own range of bucket b's slots, disjoint
                 // from every other chunk's and bucket's, all below n; values has n elements

@@ -3,7 +3,8 @@
 //!
 //! A new bucket function is a type implementing [`BucketFn`] for the key types it takes; it must
 //! be `Copy` (it travels to the device as kernel parameters) and return a bucket below the `m`
-//! it is used with (one that does not is reported as an error, never written out of bounds).
+//! it is used with. The CPU backend reports one that does not as an error; the device kernels
+//! take only the built-in functions, which stay below their `m` by construction.
 //! [`MultiplicativeHash`] is the worked example.
 
 /// Keys a multisplit reorders: u32 and u64.
@@ -89,7 +90,12 @@ pub struct BitField {
 impl<K: Key> BucketFn<K> for BitField {
     #[inline(always)]
     fn bucket(&self, key: K) -> u32 {
-        ((key.to_u64() >> self.shift) & ((1u64 << self.bits) - 1)) as u32
+        let mask = if self.bits == 0 {
+            0
+        } else {
+            u64::MAX >> (64 - self.bits.min(64))
+        };
+        (key.to_u64().checked_shr(self.shift).unwrap_or(0) & mask) as u32
     }
 }
 
@@ -149,7 +155,7 @@ impl<K: Key> BucketFn<K> for MultiplicativeHash {
         if self.bits == 0 {
             return 0;
         }
-        (key.to_u64().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - self.bits)) as u32
+        (key.to_u64().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - self.bits.min(64))) as u32
     }
 }
 

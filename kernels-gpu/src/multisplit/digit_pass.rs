@@ -323,7 +323,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const BLOCK: bo
             // The digit again from the key: cheaper in shared memory than staging it.
             let key = staged_keys.get(j);
             let digit = pass.digit(key);
-            let to = (global_start.get(digit) + j - local_start.get(digit)) as usize;
+            let to = (global_start.get(digit) + (j - local_start.get(digit))) as usize;
             *out_keys.add(to) = key;
             if !values.is_null() {
                 *out_values.add(to) = staged_values.get(j);
