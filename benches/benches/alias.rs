@@ -6,10 +6,9 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
-use std::time::Duration;
 use warpkit::alias::{AliasTable, AliasWeight, Construction, PackMethod, Sampling, SplitMethod};
 use warpkit::{Backend, Device, Philox};
-use warpkit_benches::time_on_gpu;
+use warpkit_benches::{brief, time_on_gpu};
 
 fn shuffled_power_law<F: AliasWeight>(n: usize) -> Vec<F> {
     let mut rng = Philox::seed_from_u64(3);
@@ -25,15 +24,6 @@ fn uniform<F: AliasWeight>(n: usize) -> Vec<F> {
     (0..n)
         .map(|_| F::from_f64(rng.next_u32() as f64 / 4294967296.0 + 1e-3))
         .collect()
-}
-
-/// Criterion's settings for device timings, which vary little from run to run: short, so that
-/// the whole bench fits the GPU machine's few minutes.
-fn brief<M: criterion::measurement::Measurement>(group: &mut criterion::BenchmarkGroup<M>) {
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_millis(1500));
 }
 
 fn construction<F: AliasWeight>(c: &mut Criterion, device: Option<&Device>, sizes: &[usize], with_cpu: bool) {

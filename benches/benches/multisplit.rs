@@ -1,15 +1,14 @@
 //! Issue 5's figures: multisplit of 2^26 and 2^28 random u32 keys into m = 2 .. 65536 uniform
-//! buckets (a bit field of the key), direct and block-level, keys-only and with u32 values, in
-//! device memory on the GPU
-//! timed with CUDA events (each call includes its small allocations and the download of the
-//! bucket bounds). Without a GPU, the CPU backend at 2^24 keys.
+//! buckets (a bit field of the key) by every method, keys-only and with u32 values, compaction,
+//! and a four-pass radix sort of the same keys for the seed's comparison; in device memory on
+//! the GPU, timed with CUDA events (each call includes its small allocations and the download
+//! of the bucket offsets). Without a GPU, the CPU backend at 2^24 keys.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
-use std::time::Duration;
-use warpkit::multisplit::{Buckets, Method, Multisplit};
+use warpkit::multisplit::{Buckets, Keep, Method, Multisplit};
 use warpkit::{Backend, Device, Philox};
-use warpkit_benches::time_on_gpu;
+use warpkit_benches::{brief, time_on_gpu};
 
 /// Bucket counts measured: powers of two, so a bit field splits uniform keys uniformly.
 const BUCKET_BITS: [u32; 5] = [1, 5, 8, 12, 16];
@@ -22,16 +21,14 @@ fn random_keys(n: usize) -> Vec<u32> {
 fn on_gpu(c: &mut Criterion, device: &Device) {
     let gpu = device.as_gpu().expect("a GPU");
     let mut group = c.benchmark_group("multisplit u32");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_millis(1500));
+    brief(&mut group);
     for log_n in [26u32, 28] {
         let n = 1usize << log_n;
         let keys = device.upload(&random_keys(n)).unwrap();
         let values = device.upload(&(0..n as u32).collect::<Vec<u32>>()).unwrap();
         let mut out_keys = device.zeros::<u32>(n).unwrap();
         let mut out_values = device.zeros::<u32>(n).unwrap();
+        let size = format!("2^{log_n}");
         group.throughput(Throughput::Elements(n as u64));
         for bits in BUCKET_BITS {
             let m = 1u32 << bits;
@@ -39,10 +36,9 @@ fn on_gpu(c: &mut Criterion, device: &Device) {
                 shift: 32 - bits,
                 bits,
             };
-            for method in [Method::Direct, Method::BlockLevel] {
+            for method in Method::ALL {
                 let split = Multisplit::new(buckets).unwrap().with_method(method);
-                let id =
-                    |what: &str| BenchmarkId::new(format!("{method:?} {what} m={m}"), format!("2^{log_n}"));
+                let id = |what: &str| BenchmarkId::new(format!("{method:?} {what} m={m}"), &size);
                 group.bench_function(id("keys"), |b| {
                     b.iter_custom(|iters| {
                         time_on_gpu(gpu, iters, || {
@@ -61,6 +57,42 @@ fn on_gpu(c: &mut Criterion, device: &Device) {
                 });
             }
         }
+        // Compaction: keep the keys below the middle (about half of uniform keys).
+        for method in Method::ALL {
+            let split = Multisplit::new(Buckets::Keep(Keep::Below(1 << 31)))
+                .unwrap()
+                .with_method(method);
+            group.bench_function(BenchmarkId::new(format!("{method:?} compaction"), &size), |b| {
+                b.iter_custom(|iters| {
+                    time_on_gpu(gpu, iters, || {
+                        split.keys_into(device, &keys, &mut out_keys).unwrap();
+                    })
+                })
+            });
+        }
+        // The seed's comparison: a full LSD radix sort of the same keys, four stable 8-bit
+        // passes of the block-level multisplit.
+        let mut other = device.zeros::<u32>(n).unwrap();
+        let passes: Vec<_> = (0..4)
+            .map(|p| {
+                Multisplit::new(Buckets::BitField {
+                    shift: 8 * p,
+                    bits: 8,
+                })
+                .unwrap()
+                .with_method(Method::BlockLevel)
+            })
+            .collect();
+        group.bench_function(BenchmarkId::new("radix sort keys", &size), |b| {
+            b.iter_custom(|iters| {
+                time_on_gpu(gpu, iters, || {
+                    passes[0].keys_into(device, &keys, &mut out_keys).unwrap();
+                    passes[1].keys_into(device, &out_keys, &mut other).unwrap();
+                    passes[2].keys_into(device, &other, &mut out_keys).unwrap();
+                    passes[3].keys_into(device, &out_keys, &mut other).unwrap();
+                })
+            })
+        });
     }
     group.finish();
 }

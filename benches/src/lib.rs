@@ -12,3 +12,12 @@ pub fn time_on_gpu(gpu: &Gpu, iters: u64, mut work: impl FnMut()) -> Duration {
     }
     timer.stop().expect("record end event")
 }
+
+/// Criterion's settings for device timings, which vary little from run to run: short, so that
+/// a whole bench fits the GPU machine's few minutes.
+pub fn brief<M: criterion::measurement::Measurement>(group: &mut criterion::BenchmarkGroup<M>) {
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_millis(1500));
+}

@@ -55,9 +55,19 @@ pub fn gpu_or_skip(test: &str) -> Option<Device> {
     }
 }
 
-/// The emulator and, when present, the GPU (see [`gpu_or_skip`]).
+/// The emulator and, when present, the GPU (see [`gpu_or_skip`]). `WARPKIT_TEST_DEVICES=gpu`
+/// leaves the emulator out (it runs in CI; the GPU machine's minutes are few), and says so.
 pub fn devices(test: &str) -> Vec<Device> {
-    let mut d = vec![Device::emulator()];
+    let gpu_only = std::env::var("WARPKIT_TEST_DEVICES").is_ok_and(|v| v == "gpu");
+    let mut d = Vec::new();
+    if gpu_only {
+        let _ = writeln!(
+            std::io::stderr(),
+            "\nSKIPPED on the emulator: {test}: WARPKIT_TEST_DEVICES=gpu"
+        );
+    } else {
+        d.push(Device::emulator());
+    }
     d.extend(gpu_or_skip(test));
     d
 }

@@ -98,6 +98,23 @@ impl Device {
         self.alloc(len, None)
     }
 
+    /// A new buffer of `len` elements whose contents are unspecified (zeros in the emulator):
+    /// for work space that a kernel writes in full before anything reads it, without the
+    /// zeroing pass of [`Device::zeros`].
+    pub(crate) fn workspace<T: DeviceRepr + ValidAsZeroBits + Copy>(
+        &self,
+        len: usize,
+    ) -> Result<DeviceBuffer<T>> {
+        let memory = match self {
+            Device::Gpu(g) => g.alloc_unset(len)?,
+            Device::Emulator(e) => Memory::Host(e.alloc(len, None)?),
+        };
+        Ok(DeviceBuffer {
+            memory,
+            owner: self.owner(),
+        })
+    }
+
     /// A new buffer of `len` copies of `value` (tests poison outputs this way).
     pub fn filled<T: DeviceRepr + ValidAsZeroBits + Copy>(
         &self,

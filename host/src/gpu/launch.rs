@@ -81,4 +81,18 @@ impl Gpu {
         let (addr, _) = slice.device_ptr(self.stream());
         Ok(Memory::Cuda { slice, addr })
     }
+
+    /// A new device allocation of `len` elements, not initialized (stream-ordered, so it is
+    /// cheap to take per call).
+    pub(crate) fn alloc_unset<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<Memory<T>> {
+        use cudarc::driver::DevicePtr;
+        // SAFETY: the memory is only read back as `T` (integers here, valid for every bit
+        // pattern) after a kernel has written it, as `Device::workspace` documents.
+        let slice = unsafe { self.stream().alloc::<T>(len)? };
+        let (addr, _) = slice.device_ptr(self.stream());
+        Ok(Memory::Cuda { slice, addr })
+    }
 }

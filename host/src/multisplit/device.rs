@@ -1,14 +1,17 @@
-//! Multisplit on a device (GPU or emulator) by the seed's direct or block-level method
-//! (`warpkit_kernels::multisplit::digit_pass`): one pass per 8-bit digit of the bucket id (one for
-//! m ≤ 256, two above), each a histogram launch, a device scan and a scatter launch; then one
-//! launch for each bucket's bounds. Keys and values cross as their bits (u32 or u64 words).
+//! Multisplit on a device (GPU or emulator) by the seed's direct, warp-level or block-level
+//! method (`warpkit_kernels::multisplit::digit_pass`): one pass per 8-bit digit of the bucket id
+//! (one for m ≤ 256, two above), each a histogram launch, a device scan and a scatter launch.
+//! A single pass's scatter also stores the buckets' offsets; after two passes one more launch
+//! finds them in the split keys. Keys and values cross as their bits (u32 or u64 words).
 
 use super::{Method, MultisplitKey, Plain, Split};
 use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::kernel::Kernel;
-use warpkit_kernels::multisplit::digit_pass::{HISTOGRAM_BYTES, RADIX, THREADS, TILE, scatter_bytes};
+use warpkit_kernels::multisplit::digit_pass::{
+    BLOCK_LEVEL, DIRECT, RADIX, THREADS, TILE, WARP_LEVEL, histogram_bytes, scatter_bytes,
+};
 
 /// A built-in bucket function as kernel parameters: `kind`, splitters, `a | b << 32`.
 pub(super) struct BucketParams<'a, K> {
@@ -22,7 +25,7 @@ pub type HistogramArgs<K> = (*const K, u64, u32, *const K, u64, u32, u64, *mut u
 /// Parameters of the bounds kernels: keys, n, kind, splitters, ab, begin, end.
 pub type BoundsArgs<K> = (*const K, u64, u32, *const K, u64, *mut u32, *mut u32);
 /// Parameters of the scatter kernels: keys, values, n, kind, splitters, ab, digit, tiles,
-/// starts, output keys, output values.
+/// starts, output keys, output values, bucket offsets.
 pub type ScatterArgs<K, W> = (
     *const K,
     *const W,
@@ -35,6 +38,7 @@ pub type ScatterArgs<K, W> = (
     *const u32,
     *mut K,
     *mut W,
+    *mut u32,
 );
 
 /// A value's bits as a kernel moves them: u32 or u64.
@@ -42,16 +46,20 @@ pub trait Word: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 's
     #[doc(hidden)]
     type Direct<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
     #[doc(hidden)]
+    type Warp<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
+    #[doc(hidden)]
     type Block<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
 }
 
 impl Word for u32 {
     type Direct<K: MultisplitKey> = K::Direct32;
+    type Warp<K: MultisplitKey> = K::Warp32;
     type Block<K: MultisplitKey> = K::Block32;
 }
 
 impl Word for u64 {
     type Direct<K: MultisplitKey> = K::Direct64;
+    type Warp<K: MultisplitKey> = K::Warp64;
     type Block<K: MultisplitKey> = K::Block64;
 }
 
@@ -60,7 +68,7 @@ pub(super) fn split<K: MultisplitKey, V: Plain>(
     d: &Device,
     buckets: &BucketParams<K>,
     m: u32,
-    method: Method,
+    method: Option<Method>,
     keys: &[K],
     values: Option<&[V]>,
 ) -> Result<Split<K, V>> {
@@ -79,7 +87,7 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
     d: &Device,
     buckets: &BucketParams<K>,
     m: u32,
-    method: Method,
+    method: Option<Method>,
     keys: &[K],
     values: Option<&[V]>,
 ) -> Result<Split<K, V>> {
@@ -141,7 +149,7 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
     d: &Device,
     buckets: &BucketParams<K>,
     m: u32,
-    method: Method,
+    method: Option<Method>,
     io: Io<K, W>,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     let n = io.keys.len() as u64;
@@ -162,14 +170,19 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             .as_mut()
             .map_or(Ok(std::ptr::null_mut()), |v| d.ptr_mut(v))?,
     );
-    let passes: &[(u32, u32)] = match (n, m) {
-        (0, _) => &[],
-        (_, ..=RADIX) => &[(0, m)],
-        _ => &[(0, RADIX), (8, m.div_ceil(RADIX))],
+    if n == 0 {
+        return Ok((vec![0; m as usize], vec![0; m as usize]));
+    }
+    let passes: &[(u32, u32)] = if m <= RADIX {
+        &[(0, m)]
+    } else {
+        &[(0, RADIX), (8, m.div_ceil(RADIX))]
     };
+    let single = passes.len() == 1;
+    let method = method.unwrap_or(Method::auto(m, values_len > 0));
     // The first of two passes writes to scratch, which the second reads.
-    let mut scratch_keys = d.zeros::<K>(if passes.len() > 1 { n as usize } else { 0 })?;
-    let mut scratch_values = d.zeros::<W>(if passes.len() > 1 { values_len } else { 0 })?;
+    let mut scratch_keys = d.workspace::<K>(if single { 0 } else { n as usize })?;
+    let mut scratch_values = d.workspace::<W>(if single { 0 } else { values_len })?;
     let scratch = (
         d.ptr_mut(&mut scratch_keys)?,
         if values_len > 0 {
@@ -178,15 +191,22 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             std::ptr::null_mut()
         },
     );
+    // A single pass's digits are the buckets: its scatter stores their offsets.
+    let mut offsets = d.workspace::<u32>(if single { m as usize } else { 0 })?;
+    let offsets_ptr = if single {
+        d.ptr_mut(&mut offsets)?
+    } else {
+        std::ptr::null_mut()
+    };
     for (p, &(shift, radix)) in passes.iter().enumerate() {
-        let (from, to) = match (passes.len(), p) {
-            (1, _) => (src, dst),
+        let (from, to) = match (single, p) {
+            (true, _) => (src, dst),
             (_, 0) => (src, scratch),
             _ => ((scratch.0.cast_const(), scratch.1.cast_const()), dst),
         };
         let digit = shift | radix << 16;
-        let mut table = d.zeros::<u32>((radix as u64 * tiles) as usize)?;
-        let mut starts = d.zeros::<u32>(table.len())?;
+        let mut table = d.workspace::<u32>((radix as u64 * tiles) as usize)?;
+        let mut starts = d.workspace::<u32>(table.len())?;
         // SAFETY: n keys; radix·tiles table entries; one block per tile with the histogram's
         // shared memory; splitters as the bucket parameters say (checked on the host).
         unsafe {
@@ -200,7 +220,8 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
                 tiles,
                 d.ptr_mut(&mut table)?,
             );
-            d.launch::<K::Histogram>(LaunchShape::linear(tiles, THREADS, HISTOGRAM_BYTES), args)?;
+            let shape = LaunchShape::linear(tiles, THREADS, histogram_bytes(radix));
+            d.launch::<K::Histogram>(shape, args)?;
         }
         d.exclusive_scan_into(&table, &mut starts)?;
         let args = (
@@ -215,35 +236,63 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             d.ptr(&starts)?,
             to.0,
             to.1,
+            offsets_ptr,
         );
         let value_bytes = if values_len > 0 { size_of::<W>() as u32 } else { 0 };
-        let block_level = method == Method::BlockLevel;
-        let shared = scatter_bytes(block_level, size_of::<K>() as u32, value_bytes);
+        let write = match method {
+            Method::Direct => DIRECT,
+            Method::WarpLevel => WARP_LEVEL,
+            Method::BlockLevel => BLOCK_LEVEL,
+        };
+        let shared = scatter_bytes(write, radix, size_of::<K>() as u32, value_bytes);
         let shape = LaunchShape::linear(tiles, THREADS, shared);
-        // SAFETY: as above, with n keys (and values, or null) to read and to write, and the
-        // scan of this pass's table; the scatter's shared memory for this method, key and value.
+        // SAFETY: as above, with n keys (and values, or null) to read and to write, the scan
+        // of this pass's table, and m offsets for a single pass (null otherwise); the
+        // scatter's shared memory for this method, radix, key and value.
         unsafe {
             match method {
                 Method::Direct => d.launch::<W::Direct<K>>(shape, args)?,
+                Method::WarpLevel => d.launch::<W::Warp<K>>(shape, args)?,
                 Method::BlockLevel => d.launch::<W::Block<K>>(shape, args)?,
             }
         }
     }
-    let (mut begin, mut end) = (d.zeros::<u32>(m as usize)?, d.zeros::<u32>(m as usize)?);
-    if n > 0 {
-        let blocks = n.div_ceil(THREADS as u64).min(1 << 16);
-        let args = (
-            dst.0.cast_const(),
-            n,
-            kind,
-            split_ptr,
-            ab,
-            d.ptr_mut(&mut begin)?,
-            d.ptr_mut(&mut end)?,
-        );
-        // SAFETY: n split keys; one word per bucket in `begin` and `end`.
-        unsafe { d.launch::<K::Bounds>(LaunchShape::linear(blocks, THREADS, 0), args)? };
+    if !single {
+        return bounds_of_buckets(d, buckets, m, dst.0.cast_const(), n, split_ptr);
     }
+    let offsets = d.download(&offsets)?;
+    let counts = offsets
+        .iter()
+        .zip(offsets.iter().skip(1).chain(&[n as u32]))
+        .map(|(begin, end)| end - begin)
+        .collect();
+    Ok((offsets, counts))
+}
+
+/// The offsets and counts of `n` keys split into `m` buckets, found in the keys themselves
+/// (one launch of the bounds kernel).
+fn bounds_of_buckets<K: MultisplitKey>(
+    d: &Device,
+    buckets: &BucketParams<K>,
+    m: u32,
+    keys: *const K,
+    n: u64,
+    splitters: *const K,
+) -> Result<(Vec<u32>, Vec<u32>)> {
+    let (mut begin, mut end) = (d.zeros::<u32>(m as usize)?, d.zeros::<u32>(m as usize)?);
+    let blocks = n.div_ceil(THREADS as u64).min(1 << 16);
+    let args = (
+        keys,
+        n,
+        buckets.kind,
+        splitters,
+        buckets.ab,
+        d.ptr_mut(&mut begin)?,
+        d.ptr_mut(&mut end)?,
+    );
+    // SAFETY: n split keys on this device; one word per bucket in `begin` and `end`.
+    unsafe { d.launch::<K::Bounds>(LaunchShape::linear(blocks, THREADS, 0), args)? };
+    // Empty buckets keep begin = end = 0.
     let counts: Vec<u32> = d
         .download(&end)?
         .iter()

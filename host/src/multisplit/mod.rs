@@ -47,6 +47,10 @@ pub trait MultisplitKey: Key + DeviceRepr + ValidAsZeroBits {
     #[doc(hidden)]
     type Direct64: Kernel<Args = ScatterArgs<Self, u64>>;
     #[doc(hidden)]
+    type Warp32: Kernel<Args = ScatterArgs<Self, u32>>;
+    #[doc(hidden)]
+    type Warp64: Kernel<Args = ScatterArgs<Self, u64>>;
+    #[doc(hidden)]
     type Block32: Kernel<Args = ScatterArgs<Self, u32>>;
     #[doc(hidden)]
     type Block64: Kernel<Args = ScatterArgs<Self, u64>>;
@@ -57,6 +61,8 @@ impl MultisplitKey for u32 {
     type Bounds = digit_pass::multisplit_bounds_u32;
     type Direct32 = digit_pass::multisplit_scatter_direct_u32_v32;
     type Direct64 = digit_pass::multisplit_scatter_direct_u32_v64;
+    type Warp32 = digit_pass::multisplit_scatter_warp_u32_v32;
+    type Warp64 = digit_pass::multisplit_scatter_warp_u32_v64;
     type Block32 = digit_pass::multisplit_scatter_block_u32_v32;
     type Block64 = digit_pass::multisplit_scatter_block_u32_v64;
 }
@@ -66,6 +72,8 @@ impl MultisplitKey for u64 {
     type Bounds = digit_pass::multisplit_bounds_u64;
     type Direct32 = digit_pass::multisplit_scatter_direct_u64_v32;
     type Direct64 = digit_pass::multisplit_scatter_direct_u64_v64;
+    type Warp32 = digit_pass::multisplit_scatter_warp_u64_v32;
+    type Warp64 = digit_pass::multisplit_scatter_warp_u64_v64;
     type Block32 = digit_pass::multisplit_scatter_block_u64_v32;
     type Block64 = digit_pass::multisplit_scatter_block_u64_v64;
 }
@@ -75,9 +83,30 @@ impl MultisplitKey for u64 {
 pub enum Method {
     /// Every key straight to its final place: scattered stores (the seed's baseline).
     Direct,
+    /// Each warp's keys grouped by bucket digit in shared memory first, then written as one
+    /// run per digit and warp: coalesced stores when there are few buckets.
+    WarpLevel,
     /// Each tile grouped by bucket digit in shared memory first, then written as contiguous
     /// runs: coalesced stores.
     BlockLevel,
+}
+
+impl Method {
+    /// Every method, for callers that compare them.
+    pub const ALL: [Method; 3] = [Method::Direct, Method::WarpLevel, Method::BlockLevel];
+
+    /// The method a device runs unless told otherwise, from the H100 figures in
+    /// `results/multisplit.md` (2^26 and 2^28 uniform u32 keys): block-level is fastest
+    /// everywhere except keys alone in two buckets (compaction among them), where the direct
+    /// method's two runs per window coalesce well enough and skip the staging (94.6 against
+    /// 90.6 G keys/s at 2^26). Warp-level is never the fastest there.
+    pub fn auto(m: u32, with_values: bool) -> Method {
+        if m <= 2 && !with_values {
+            Method::Direct
+        } else {
+            Method::BlockLevel
+        }
+    }
 }
 
 /// Exclusive prefix sums of bucket counts: the buckets' offsets.
@@ -204,18 +233,12 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
     }
 
     /// The same split, always by `method` on a device (refused on the CPU backend, which has
-    /// none of the seed's methods). Without it, devices use [`Method::BlockLevel`], the seed's
-    /// fastest; a choice by m, n and value size measured on the H100 is still to come.
+    /// none of the seed's methods). Without it, devices pick by [`Method::auto`].
     pub fn with_method(self, method: Method) -> Multisplit<'a, K> {
         Multisplit {
             method: Some(method),
             ..self
         }
-    }
-
-    /// The method a device runs.
-    fn device_method(&self) -> Method {
-        self.method.unwrap_or(Method::BlockLevel)
     }
 
     /// The number of buckets, `m`.
@@ -254,8 +277,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
             values: None,
             out_keys: out,
         };
-        let (offsets, counts) =
-            device::split_on_device(device, &self.params(), self.m, self.device_method(), io)?;
+        let (offsets, counts) = device::split_on_device(device, &self.params(), self.m, self.method, io)?;
         Ok(Bounds { offsets, counts })
     }
 
@@ -278,8 +300,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
             values: Some((values, out_values)),
             out_keys,
         };
-        let (offsets, counts) =
-            device::split_on_device(device, &self.params(), self.m, self.device_method(), io)?;
+        let (offsets, counts) = device::split_on_device(device, &self.params(), self.m, self.method, io)?;
         Ok(Bounds { offsets, counts })
     }
 
@@ -287,7 +308,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
         check_len("multisplit keys", keys.len(), crate::MAX_LEN)?;
         match backend {
             Backend::Cpu(_) if self.method.is_some() => Err(Error::UnsupportedMethod {
-                method: format!("multisplit {:?}", self.device_method()),
+                method: format!("multisplit {:?}", self.method.unwrap_or(Method::BlockLevel)),
                 backend: backend.describe(),
             }),
             Backend::Cpu(_) => match self.buckets {
@@ -303,9 +324,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
                 Buckets::Hash { bits } => cpu::split(MultiplicativeHash { bits }, self.m, keys, values),
                 Buckets::Keep(keep) => cpu::split(keep, self.m, keys, values),
             },
-            Backend::Device(d) => {
-                device::split(d, &self.params(), self.m, self.device_method(), keys, values)
-            }
+            Backend::Device(d) => device::split(d, &self.params(), self.m, self.method, keys, values),
         }
     }
 

@@ -1,29 +1,37 @@
-//! Multisplit by digit passes, with the seed's direct and block-level writes.
+//! Multisplit by digit passes, with the seed's three ways of writing: direct, warp-level and
+//! block-level.
 //!
 //! One pass splits stably by a digit of the bucket id, at most [`RADIX`] values: two passes (low
 //! digit, then high digit) split by any bucket id below 2^16. A pass is three launches over
 //! tiles of [`TILE`] keys:
 //! 1. [`histogram`]: each tile's count of each digit, into a digit-major table `t[d·tiles + b]`;
 //! 2. an exclusive scan of the table (the device scan): where tile `b`'s keys of digit `d` start;
-//! 3. [`scatter`]: each warp ranks its 256 keys, window by window of 32, among equal digits
-//!    (match-any for the peers, popc of the peers before the lane, a running count per warp and
-//!    digit in shared memory), and the counts are scanned across warps. Stable, since tiles,
-//!    warps, windows and lanes all follow input order. Then either every key (and value) goes
-//!    straight to the table's start plus its warp's start plus its rank (the direct method:
-//!    scattered stores), or the tile is first grouped by digit in shared memory and each digit's
-//!    run written by consecutive threads (block-level: coalesced stores).
+//! 3. [`scatter`]: the tile's keys moved to their places.
 //!
-//! Then [`bounds`] finds where each bucket begins and ends in the split keys, for the offsets
-//! and counts. Bytes per key and pass: read twice, written once, plus the values' read and write.
+//! Both kernels rank the tile the same way ([`rank_tile`]): every lane loads all its keys first
+//! (eight independent loads in flight), then each warp takes its windows of 32 keys in input
+//! order and ranks every key among the warp's keys of the same digit with the seed's ballot
+//! histogram: ceil(log2 radix) ballots give each lane its peers, `popc` of the peers below it
+//! its rank in the window, and a running count per warp and digit (in a register of lane `d`
+//! up to 32 digits, in shared memory above) its place after the earlier windows. Stable, since
+//! tiles, warps, windows and lanes all follow input order.
+//!
+//! The scatter then writes each key (and value) either straight to its place (direct: scattered
+//! stores), or after grouping the warp's keys by digit in shared memory (warp-level: each
+//! warp's run of a digit written by consecutive lanes), or after grouping the whole tile
+//! (block-level: the longest runs, the best coalescing, the most shared memory).
+//!
+//! Then, for two passes, [`bounds`] finds where each bucket begins and ends in the split keys;
+//! a single pass reads its buckets' offsets from the scan (tile 0's starts). Bytes per key and
+//! pass: read twice, written once, plus the values' read and write.
 
 use super::bucket::{BitField, BucketFn, Keep, Key, Modulo, MultiplicativeHash, Splitters};
 use crate::block::scan::exclusive_scan;
-use crate::simt::atomic::add_u32;
 use crate::simt::shared::SharedSlice;
-use crate::simt::warp::{FULL_MASK, match_any_u32};
-use crate::simt::{
-    block_x, global_x, grid_threads_x, lane_id, lanemask_lt, sync_threads, sync_warp, thread_x, warp_id,
-};
+use crate::simt::warp::{FULL_MASK, shfl_idx};
+use crate::simt::{block_x, global_x, grid_threads_x, lane_id, sync_threads, sync_warp, thread_x, warp_id};
+use crate::warp::histogram::histogram_ballot;
+use crate::warp::scan::exclusive_scan as warp_exclusive_scan;
 
 /// Digit values of one pass at most.
 pub const RADIX: u32 = 256;
@@ -36,8 +44,11 @@ pub const TILE: u64 = (THREADS / 32 * WARP_KEYS) as u64;
 const WINDOWS: usize = (WARP_KEYS / 32) as usize;
 const WARPS: u32 = THREADS / 32;
 
-/// Dynamic shared memory of [`histogram`]: one count per digit.
-pub const HISTOGRAM_BYTES: u32 = RADIX * 4;
+/// Dynamic shared memory of [`histogram`] for a pass of `radix` digits: one count per warp and
+/// digit.
+pub const fn histogram_bytes(radix: u32) -> u32 {
+    WARPS * radix * 4
+}
 
 /// The built-in bucket functions, chosen at run time by a kernel parameter (one kernel for all
 /// of them: the choice is uniform across the launch, so the branch costs little).
@@ -102,7 +113,9 @@ impl<K: Key> BucketFn<K> for Builtin<K> {
     }
 }
 
-/// One pass: the digit of bucket `b` is `(b >> shift) % radix`.
+/// One pass: the digit of bucket `b` is `(b >> shift) % 256`, below `radix`. The host picks
+/// `radix = m` for a single pass, or 256 (`shift` 0) then `ceil(m / 256)` (`shift` 8) for two,
+/// so the digit is below `radix` for every bucket below `m`.
 #[derive(Clone, Copy)]
 pub struct Pass<F> {
     pub buckets: F,
@@ -128,12 +141,20 @@ impl<K: Key> Pass<Builtin<K>> {
 }
 
 impl<F> Pass<F> {
+    /// The key's digit; clamped below `radix`, so that even a bucket function that breaks its
+    /// contract cannot index shared memory out of bounds.
     #[inline(always)]
     fn digit<K: Key>(&self, key: K) -> u32
     where
         F: BucketFn<K>,
     {
-        (self.buckets.bucket(key) >> self.shift) % self.radix
+        ((self.buckets.bucket(key) >> self.shift) & (RADIX - 1)).min(self.radix - 1)
+    }
+
+    /// Ballots that tell digits apart: ceil(log2 radix).
+    #[inline(always)]
+    fn bits(&self) -> u32 {
+        32 - (self.radix - 1).leading_zeros()
     }
 }
 
@@ -144,11 +165,86 @@ fn key_index(k: usize) -> u64 {
     block_x() as u64 * TILE + (warp_id() * WARP_KEYS) as u64 + (k as u32 * 32 + lane_id()) as u64
 }
 
+/// A lane's keys of the tile after [`rank_tile`]: per window, the key, its digit, and its place
+/// among the warp's keys of that digit. Lanes past the end hold digit 0 and count nowhere.
+struct Ranked<K> {
+    key: [K; WINDOWS],
+    digit: [u32; WINDOWS],
+    rank: [u32; WINDOWS],
+}
+
+/// Loads and ranks this lane's keys of the tile (see the module docs), and leaves warp `w`'s
+/// count of digit `d` in `counts[w·radix + d]`. The caller synchronizes the block before other
+/// warps read the counts.
+///
+/// # Safety
+/// `keys` holds `n` keys; `counts` has `WARPS·radix` slots; every thread of the block calls.
+#[inline(always)]
+unsafe fn rank_tile<K: Key, F: BucketFn<K>>(
+    keys: *const K,
+    n: u64,
+    pass: Pass<F>,
+    counts: SharedSlice<u32>,
+) -> Ranked<K> {
+    let (radix, lane) = (pass.radix, lane_id());
+    let row = warp_id() * radix;
+    let mut ranked = Ranked {
+        key: [K::default(); WINDOWS],
+        digit: [0; WINDOWS],
+        rank: [0; WINDOWS],
+    };
+    // SAFETY: reads below `n`; shared slots below `row + radix`; the whole warp reaches every
+    // ballot, shuffle and warp barrier (the branches below are uniform across the warp).
+    unsafe {
+        for (k, key) in ranked.key.iter_mut().enumerate() {
+            let i = key_index(k);
+            if i < n {
+                *key = *keys.add(i as usize);
+            }
+        }
+        let in_registers = radix <= 32;
+        if !in_registers {
+            let mut d = lane;
+            while d < radix {
+                counts.set(row + d, 0);
+                d += 32;
+            }
+            sync_warp(FULL_MASK);
+        }
+        // Lane d's count of digit d so far, for up to 32 digits.
+        let mut run = 0;
+        for k in 0..WINDOWS {
+            let valid = key_index(k) < n;
+            let digit = if valid { pass.digit(ranked.key[k]) } else { 0 };
+            let h = histogram_ballot(digit, pass.bits(), valid);
+            let before = if in_registers {
+                let before = shfl_idx(FULL_MASK, run, digit);
+                run += h.count();
+                before
+            } else {
+                let before = counts.get(row + digit);
+                sync_warp(FULL_MASK);
+                if valid && h.rank() == 0 {
+                    counts.set(row + digit, before + h.peers.count_ones());
+                }
+                sync_warp(FULL_MASK);
+                before
+            };
+            ranked.digit[k] = digit;
+            ranked.rank[k] = before + h.rank();
+        }
+        if in_registers && lane < radix {
+            counts.set(row + lane, run);
+        }
+    }
+    ranked
+}
+
 /// Tile `b`'s count of each digit to `table[d·tiles + b]`.
 ///
 /// # Safety
 /// `keys` holds `n` keys; `table` `radix·tiles`; one block of [`THREADS`] per tile with
-/// [`HISTOGRAM_BYTES`]; `radix <= RADIX`.
+/// [`histogram_bytes`] of this radix; `radix <= RADIX`.
 #[inline(always)]
 pub unsafe fn histogram<K: Key, F: BucketFn<K>>(
     keys: *const K,
@@ -157,178 +253,221 @@ pub unsafe fn histogram<K: Key, F: BucketFn<K>>(
     tiles: u64,
     table: *mut u32,
 ) {
-    // SAFETY: as the contract above; every thread reaches both barriers.
+    // SAFETY: as the contract above; every thread reaches the barrier.
     unsafe {
-        let counts = SharedSlice::<u32>::carve(0, RADIX);
-        let mut d = thread_x();
-        while d < pass.radix {
-            counts.set(d, 0);
-            d += THREADS;
-        }
-        sync_threads();
-        for k in 0..WINDOWS {
-            let i = key_index(k);
-            if i < n {
-                add_u32(
-                    counts
-                        .as_mut_ptr()
-                        .add(pass.digit(*keys.add(i as usize)) as usize),
-                    1,
-                );
-            }
-        }
+        let counts = SharedSlice::<u32>::carve(0, WARPS * pass.radix);
+        rank_tile(keys, n, pass, counts);
         sync_threads();
         let mut d = thread_x();
         while d < pass.radix {
-            *table.add((d as u64 * tiles + block_x() as u64) as usize) = counts.get(d);
+            let total = (0..WARPS).map(|w| counts.get(w * pass.radix + d)).sum::<u32>();
+            *table.add((d as u64 * tiles + block_x() as u64) as usize) = total;
             d += THREADS;
         }
     }
 }
 
-/// How a scatter writes its tile: each key straight to its place (the direct method), or first
-/// grouped by digit in shared memory and then written as contiguous runs (block-level).
-pub const DIRECT: bool = false;
-/// See [`DIRECT`].
-pub const BLOCK_LEVEL: bool = true;
-
-/// Dynamic shared memory of [`scatter`]: the per-warp counts, and for the block-level write
-/// the digits' tile and global starts, the scan's warp slots, and the staged keys and values
-/// (`key_bytes` and `value_bytes` each; 0 value bytes when there are no values).
-pub const fn scatter_bytes(block_level: bool, key_bytes: u32, value_bytes: u32) -> u32 {
-    let counts = WARPS * RADIX * 4;
-    if !block_level {
-        return counts;
+/// Each digit's count per warp (`counts[w·radix + d]`) becomes `base(d)` plus the count of the
+/// warps before; returns the tile's count of digit `thread_x()` (0 for threads past the radix).
+///
+/// # Safety
+/// `counts` has `WARPS·radix` slots, final for this tile; the caller synchronizes the block
+/// around the call.
+#[inline(always)]
+unsafe fn warp_starts(counts: SharedSlice<u32>, radix: u32, base: impl Fn(u32) -> u32) -> u32 {
+    let mut tile_count = 0;
+    let mut d = thread_x();
+    while d < radix {
+        let start = base(d);
+        let mut run = start;
+        for w in 0..WARPS {
+            let c = counts.get(w * radix + d);
+            counts.set(w * radix + d, run);
+            run += c;
+        }
+        if d == thread_x() {
+            tile_count = run - start;
+        }
+        d += THREADS;
     }
-    counts + 2 * RADIX * 4 + WARPS * 4 + TILE as u32 * (key_bytes + value_bytes)
+    tile_count
+}
+
+/// How a scatter writes its tile: each key straight to its place (the direct method), after
+/// grouping each warp's keys by digit in shared memory (warp-level), or after grouping the
+/// whole tile (block-level).
+pub const DIRECT: u32 = 0;
+/// See [`DIRECT`].
+pub const WARP_LEVEL: u32 = 1;
+/// See [`DIRECT`].
+pub const BLOCK_LEVEL: u32 = 2;
+
+/// Dynamic shared memory of [`scatter`] for a write method and a pass of `radix` digits: the
+/// per-warp counts; for the warp-level write each warp's digit starts and its staged keys and
+/// values; for the block-level write the digits' tile and global starts, the scan's warp slots
+/// and the staged keys and values (`key_bytes` and `value_bytes` each; 0 value bytes when
+/// there are no values). Every part stays 8-byte aligned.
+pub const fn scatter_bytes(write: u32, radix: u32, key_bytes: u32, value_bytes: u32) -> u32 {
+    let counts = WARPS * radix * 4;
+    let staged = TILE as u32 * (key_bytes + value_bytes);
+    match write {
+        DIRECT => counts,
+        WARP_LEVEL => 2 * counts + staged,
+        _ => counts + 2 * radix * 4 + WARPS * 4 + staged,
+    }
 }
 
 /// Moves tile `b`'s keys (and values, unless `values` is null) to their places in this pass's
-/// order, given `starts`, the exclusive scan of [`histogram`]'s table; `BLOCK` picks the write
-/// ([`DIRECT`] or [`BLOCK_LEVEL`]).
+/// order, given `starts`, the exclusive scan of [`histogram`]'s table; `WRITE` picks the write
+/// ([`DIRECT`], [`WARP_LEVEL`] or [`BLOCK_LEVEL`]). Unless `offsets` is null, block 0 also
+/// stores where each digit's keys begin in the output (`radix` words).
 ///
 /// # Safety
 /// `keys` and `out_keys` hold `n` keys, `values` and `out_values` `n` values (or `values` is
 /// null); `starts` is the scan of this pass's table over these keys; one block of [`THREADS`]
-/// per tile with [`scatter_bytes`] for `BLOCK` and these keys and values.
+/// per tile with [`scatter_bytes`] for `WRITE`, this radix and these keys and values.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const BLOCK: bool>(
+pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u32>(
     keys: *const K,
     values: *const V,
     n: u64,
     pass: Pass<F>,
     tiles: u64,
     starts: *const u32,
-    out_keys: *mut K,
-    out_values: *mut V,
+    out: (*mut K, *mut V),
+    offsets: *mut u32,
 ) {
-    let (w, b) = (warp_id(), block_x() as u64);
+    let (w, b, radix) = (warp_id(), block_x() as u64, pass.radix);
+    let row = w * radix;
+    let global = |digit: u32| unsafe { *starts.add((digit as u64 * tiles + b) as usize) };
     // SAFETY: as the contract above; every lane reaches each warp collective and every thread
-    // each barrier; shared slots indexed below their carved lengths.
+    // each barrier (the write method is uniform); shared slots indexed below their carved
+    // lengths; global writes at places the scan gives, below `n`.
     unsafe {
-        let counts = SharedSlice::<u32>::carve(0, WARPS * RADIX);
-        let mut c = thread_x();
-        while c < WARPS * RADIX {
-            counts.set(c, 0);
-            c += THREADS;
-        }
-        sync_threads();
-        let mut mine = [(K::default(), 0u32, 0u32); WINDOWS];
-        for (k, slot) in mine.iter_mut().enumerate() {
-            let i = key_index(k);
-            let key = if i < n {
-                *keys.add(i as usize)
-            } else {
-                K::default()
-            };
-            // Lanes past the end share a digit no key has, and count nothing.
-            let digit = if i < n { pass.digit(key) } else { RADIX };
-            let peers = match_any_u32(FULL_MASK, digit);
-            let slot_index = w * RADIX + digit;
-            let base = if i < n { counts.get(slot_index) } else { 0 };
-            sync_warp(FULL_MASK);
-            if i < n && peers & lanemask_lt() == 0 {
-                counts.set(slot_index, base + peers.count_ones());
+        let counts = SharedSlice::<u32>::carve(0, WARPS * radix);
+        let ranked = rank_tile(keys, n, pass, counts);
+        if b == 0 && !offsets.is_null() {
+            let mut d = thread_x();
+            while d < radix {
+                *offsets.add(d as usize) = global(d);
+                d += THREADS;
             }
-            sync_warp(FULL_MASK);
-            *slot = (key, digit, base + (peers & lanemask_lt()).count_ones());
         }
-        sync_threads();
-        // Each digit's count per warp becomes the count of the warps before; the tile's count
-        // of digit `t` stays with thread `t`.
-        let mut tile_count = 0;
-        let mut d = thread_x();
-        while d < pass.radix {
-            let mut run = 0;
-            for v in 0..WARPS {
-                let c = counts.get(v * RADIX + d);
-                counts.set(v * RADIX + d, run);
-                run += c;
-            }
-            if d == thread_x() {
-                tile_count = run;
-            }
-            d += THREADS;
-        }
-        sync_threads();
-        let global = |digit: u32| *starts.add((digit as u64 * tiles + b) as usize);
-        if !BLOCK {
-            for (k, &(key, digit, rank)) in mine.iter().enumerate() {
-                let i = key_index(k);
-                if i < n {
-                    let at = (global(digit) + counts.get(w * RADIX + digit) + rank) as usize;
-                    *out_keys.add(at) = key;
-                    if !values.is_null() {
-                        *out_values.add(at) = *values.add(i as usize);
-                    }
-                }
-            }
-            return;
-        }
-        // Block-level: the tile's keys grouped by digit in shared memory, then each run of a
-        // digit written to its global place by consecutive threads.
-        let mut at = WARPS * RADIX * 4;
+        let value = |k: usize| *values.add(key_index(k) as usize);
+        let mut at = WARPS * radix * 4;
         let mut next = |bytes: u32| {
             let here = at;
             at += bytes;
             here
         };
-        let local_start = SharedSlice::<u32>::carve(next(RADIX * 4), RADIX);
-        let global_start = SharedSlice::<u32>::carve(next(RADIX * 4), RADIX);
-        let scratch = SharedSlice::<u32>::carve(next(WARPS * 4), WARPS);
-        let staged_keys = SharedSlice::<K>::carve(next(TILE as u32 * size_of::<K>() as u32), TILE as u32);
-        let value_slots = if values.is_null() { 0 } else { TILE as u32 };
-        let staged_values = SharedSlice::<V>::carve(next(value_slots * size_of::<V>() as u32), value_slots);
-        let (before, _) = exclusive_scan(tile_count, scratch);
-        if thread_x() < pass.radix {
-            local_start.set(thread_x(), before);
-            global_start.set(thread_x(), global(thread_x()));
-        }
-        sync_threads();
-        for (k, &(key, digit, rank)) in mine.iter().enumerate() {
-            let i = key_index(k);
-            if i < n {
-                let slot = local_start.get(digit) + counts.get(w * RADIX + digit) + rank;
-                staged_keys.set(slot, key);
-                if !values.is_null() {
-                    staged_values.set(slot, *values.add(i as usize));
+        match WRITE {
+            DIRECT => {
+                sync_threads();
+                warp_starts(counts, radix, global);
+                sync_threads();
+                for k in 0..WINDOWS {
+                    if key_index(k) < n {
+                        let to = (counts.get(row + ranked.digit[k]) + ranked.rank[k]) as usize;
+                        *out.0.add(to) = ranked.key[k];
+                        if !values.is_null() {
+                            *out.1.add(to) = value(k);
+                        }
+                    }
                 }
             }
-        }
-        sync_threads();
-        let items = TILE.min(n - b * TILE) as u32;
-        let mut j = thread_x();
-        while j < items {
-            // The digit again from the key: cheaper in shared memory than staging it.
-            let key = staged_keys.get(j);
-            let digit = pass.digit(key);
-            let to = (global_start.get(digit) + (j - local_start.get(digit))) as usize;
-            *out_keys.add(to) = key;
-            if !values.is_null() {
-                *out_values.add(to) = staged_values.get(j);
+            WARP_LEVEL => {
+                // Where each digit's keys start in the warp's staging run: a scan of its counts.
+                let local = SharedSlice::<u32>::carve(next(WARPS * radix * 4), WARPS * radix);
+                let staged_keys =
+                    SharedSlice::<K>::carve(next(TILE as u32 * size_of::<K>() as u32), TILE as u32);
+                let value_slots = if values.is_null() { 0 } else { TILE as u32 };
+                let staged_values =
+                    SharedSlice::<V>::carve(next(value_slots * size_of::<V>() as u32), value_slots);
+                sync_warp(FULL_MASK);
+                let mut carry = 0;
+                let mut first = 0;
+                while first < radix {
+                    let d = first + lane_id();
+                    let c = if d < radix { counts.get(row + d) } else { 0 };
+                    let (before, total) = warp_exclusive_scan(c);
+                    if d < radix {
+                        local.set(row + d, carry + before);
+                    }
+                    carry += total;
+                    first += 32;
+                }
+                sync_threads();
+                warp_starts(counts, radix, global);
+                sync_threads();
+                let base = w * WARP_KEYS;
+                for k in 0..WINDOWS {
+                    if key_index(k) < n {
+                        let slot = base + local.get(row + ranked.digit[k]) + ranked.rank[k];
+                        staged_keys.set(slot, ranked.key[k]);
+                        if !values.is_null() {
+                            staged_values.set(slot, value(k));
+                        }
+                    }
+                }
+                sync_warp(FULL_MASK);
+                let warp_first = b * TILE + base as u64;
+                let items = n.saturating_sub(warp_first).min(WARP_KEYS as u64) as u32;
+                let mut j = lane_id();
+                while j < items {
+                    // The digit again from the key: cheaper than staging it.
+                    let key = staged_keys.get(base + j);
+                    let digit = pass.digit(key);
+                    let to = (counts.get(row + digit) + j - local.get(row + digit)) as usize;
+                    *out.0.add(to) = key;
+                    if !values.is_null() {
+                        *out.1.add(to) = staged_values.get(base + j);
+                    }
+                    j += 32;
+                }
             }
-            j += THREADS;
+            _ => {
+                let local_start = SharedSlice::<u32>::carve(next(radix * 4), radix);
+                let global_start = SharedSlice::<u32>::carve(next(radix * 4), radix);
+                let scratch = SharedSlice::<u32>::carve(next(WARPS * 4), WARPS);
+                let staged_keys =
+                    SharedSlice::<K>::carve(next(TILE as u32 * size_of::<K>() as u32), TILE as u32);
+                let value_slots = if values.is_null() { 0 } else { TILE as u32 };
+                let staged_values =
+                    SharedSlice::<V>::carve(next(value_slots * size_of::<V>() as u32), value_slots);
+                sync_threads();
+                let tile_count = warp_starts(counts, radix, |_| 0);
+                // Every digit's tile count is with thread `d`: the radix is at most THREADS.
+                let (before, _) = exclusive_scan(tile_count, scratch);
+                if thread_x() < radix {
+                    local_start.set(thread_x(), before);
+                    global_start.set(thread_x(), global(thread_x()));
+                }
+                sync_threads();
+                for k in 0..WINDOWS {
+                    if key_index(k) < n {
+                        let digit = ranked.digit[k];
+                        let slot = local_start.get(digit) + counts.get(row + digit) + ranked.rank[k];
+                        staged_keys.set(slot, ranked.key[k]);
+                        if !values.is_null() {
+                            staged_values.set(slot, value(k));
+                        }
+                    }
+                }
+                sync_threads();
+                let items = TILE.min(n - b * TILE) as u32;
+                let mut j = thread_x();
+                while j < items {
+                    let key = staged_keys.get(j);
+                    let digit = pass.digit(key);
+                    let to = (global_start.get(digit) + (j - local_start.get(digit))) as usize;
+                    *out.0.add(to) = key;
+                    if !values.is_null() {
+                        *out.1.add(to) = staged_values.get(j);
+                    }
+                    j += THREADS;
+                }
+            }
         }
     }
 }
@@ -364,7 +503,7 @@ pub unsafe fn bounds<K: Key, F: BucketFn<K>>(
 }
 
 macro_rules! direct_kernels {
-    ($($k:ty => $histogram:ident, $bounds:ident, $($scatter:ident: $v:ty, $block:expr),*;)*) => {$(
+    ($($k:ty => $histogram:ident, $bounds:ident, $($scatter:ident: $v:ty, $write:expr),*;)*) => {$(
         $crate::kernel! {
             /// [`histogram`] of these keys, by the pass the parameters name
             /// ([`Pass::from_params`]).
@@ -409,7 +548,8 @@ macro_rules! direct_kernels {
         }
         $($crate::kernel! {
             /// [`scatter`] of these keys and values (none where `values` is null), by the pass
-            /// the parameters name, written as `$block` says.
+            /// the parameters name, written as `$write` says; bucket offsets to `offsets` unless
+            /// it is null.
             ///
             /// # Safety
             /// As for [`scatter`] and [`Builtin::from_params`].
@@ -426,11 +566,13 @@ macro_rules! direct_kernels {
                 starts: *const u32,
                 out_keys: *mut $k,
                 out_values: *mut $v,
+                offsets: *mut u32,
             ) {
                 // SAFETY: forwarded to the launch contract above.
                 unsafe {
                     let pass = Pass::from_params(kind, splitters, ab, digit);
-                    scatter::<_, _, _, $block>(keys, values, n, pass, tiles, starts, out_keys, out_values)
+                    let out = (out_keys, out_values);
+                    scatter::<_, _, _, $write>(keys, values, n, pass, tiles, starts, out, offsets)
                 }
             }
         })*
@@ -440,11 +582,15 @@ direct_kernels! {
     u32 => multisplit_histogram_u32, multisplit_bounds_u32,
         multisplit_scatter_direct_u32_v32: u32, DIRECT,
         multisplit_scatter_direct_u32_v64: u64, DIRECT,
+        multisplit_scatter_warp_u32_v32: u32, WARP_LEVEL,
+        multisplit_scatter_warp_u32_v64: u64, WARP_LEVEL,
         multisplit_scatter_block_u32_v32: u32, BLOCK_LEVEL,
         multisplit_scatter_block_u32_v64: u64, BLOCK_LEVEL;
     u64 => multisplit_histogram_u64, multisplit_bounds_u64,
         multisplit_scatter_direct_u64_v32: u32, DIRECT,
         multisplit_scatter_direct_u64_v64: u64, DIRECT,
+        multisplit_scatter_warp_u64_v32: u32, WARP_LEVEL,
+        multisplit_scatter_warp_u64_v64: u64, WARP_LEVEL,
         multisplit_scatter_block_u64_v32: u32, BLOCK_LEVEL,
         multisplit_scatter_block_u64_v64: u64, BLOCK_LEVEL;
 }

@@ -2,8 +2,8 @@
 //! by bucket: bucket 0's keys first, then bucket 1's, each bucket in input order.
 //!
 //! [`bucket`] holds what maps a key to its bucket, shared by the device kernels and the host's
-//! CPU backend so that both compute the same buckets; [`digit_pass`] holds the seed's direct
-//! and block-level methods. The warp-level method is still to come.
+//! CPU backend so that both compute the same buckets; [`digit_pass`] holds the seed's direct,
+//! warp-level and block-level methods.
 
 pub mod bucket;
 pub mod digit_pass;

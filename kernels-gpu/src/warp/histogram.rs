@@ -1,4 +1,4 @@
-//! The multisplit seed's warp histogram: each lane holds a bucket id below `m <= 32`; after
+//! The multisplit seed's warp histogram: each lane holds a bucket id below `m`; after
 //! ceil(log2 m) ballots (one per bit of the bucket id) every lane knows, with `popc`, how many
 //! lanes of the warp fall into the bucket numbered like the lane, and which lanes share its own
 //! bucket. Cost: `bits` ballots and a few integer operations, no shared memory.
@@ -30,9 +30,10 @@ impl WarpHistogram {
     }
 }
 
-/// Ballot/popc warp histogram over buckets `< 2^bits` (`bits = ceil(log2 m)`, at most 5).
-/// Lanes with `valid == false` take part in the ballots but are counted nowhere. Lane `j < m`
-/// then holds bucket `j`'s count.
+/// Ballot/popc warp histogram over buckets `< 2^bits` (`bits = ceil(log2 m)`). Lanes with
+/// `valid == false` take part in the ballots but are counted nowhere. Every lane learns its
+/// peers; lane `j < min(m, 32)` also holds bucket `j`'s count (more buckets than lanes need
+/// another home for their counts, as the multisplit's shared counters are).
 ///
 /// # Safety
 /// All 32 lanes of the warp must call this together with the same `bits`.
