@@ -110,8 +110,8 @@ fn sampling(c: &mut Criterion, device: &Device) {
 }
 
 /// The seed's Figure 4: throughput against the number of samples drawn (10^5 .. 10^9, stored),
-/// one line per sampler, for tables of 10^6 and 10^8 uniform weights. `alias_figure` draws it
-/// from criterion's results.
+/// one line per sampler, for tables of 10^6 and 10^8 uniform weights. `figure alias` draws
+/// it from criterion's results.
 fn samples_drawn(c: &mut Criterion, device: &Device) {
     let gpu = device.as_gpu().expect("a GPU");
     let mut group = c.benchmark_group("alias samples drawn");
