@@ -307,8 +307,8 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
     fn run<V: Plain>(&self, backend: &Backend, keys: &[K], values: Option<&[V]>) -> Result<Split<K, V>> {
         check_len("multisplit keys", keys.len(), crate::MAX_LEN)?;
         match backend {
-            Backend::Cpu(_) if self.method.is_some() => Err(Error::UnsupportedMethod {
-                method: format!("multisplit {:?}", self.method.unwrap_or(Method::BlockLevel)),
+            Backend::Cpu(_) if let Some(method) = self.method => Err(Error::UnsupportedMethod {
+                method: format!("multisplit {method:?}"),
                 backend: backend.describe(),
             }),
             Backend::Cpu(_) => match self.buckets {

@@ -317,6 +317,27 @@ pub const fn scatter_bytes(write: u32, radix: u32, key_bytes: u32, value_bytes: 
     }
 }
 
+/// The tile's staging slots in shared memory, carved by `next` (which hands out byte offsets):
+/// [`TILE`] keys, and as many values unless there are none.
+///
+/// # Safety
+/// `next` hands out offsets within the launch's dynamic shared memory, 8-byte aligned.
+#[inline(always)]
+unsafe fn staging<K: Copy, V: Copy>(
+    next: &mut impl FnMut(u32) -> u32,
+    with_values: bool,
+) -> (SharedSlice<K>, SharedSlice<V>) {
+    let slots = if with_values { TILE as u32 } else { 0 };
+    // SAFETY: the caller's contract.
+    unsafe {
+        let keys = SharedSlice::<K>::carve(next(TILE as u32 * size_of::<K>() as u32), TILE as u32);
+        (
+            keys,
+            SharedSlice::<V>::carve(next(slots * size_of::<V>() as u32), slots),
+        )
+    }
+}
+
 /// Moves tile `b`'s keys (and values, unless `values` is null) to their places in this pass's
 /// order, given `starts`, the exclusive scan of [`histogram`]'s table; `WRITE` picks the write
 /// ([`DIRECT`], [`WARP_LEVEL`] or [`BLOCK_LEVEL`]). Unless `offsets` is null, block 0 also
@@ -340,6 +361,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
 ) {
     let (w, b, radix) = (warp_id(), block_x() as u64, pass.radix);
     let row = w * radix;
+    // SAFETY: `starts` holds `radix·tiles` words (the contract) and `digit < radix`.
     let global = |digit: u32| unsafe { *starts.add((digit as u64 * tiles + b) as usize) };
     // SAFETY: as the contract above; every lane reaches each warp collective and every thread
     // each barrier (the write method is uniform); shared slots indexed below their carved
@@ -379,11 +401,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
             WARP_LEVEL => {
                 // Where each digit's keys start in the warp's staging run: a scan of its counts.
                 let local = SharedSlice::<u32>::carve(next(WARPS * radix * 4), WARPS * radix);
-                let staged_keys =
-                    SharedSlice::<K>::carve(next(TILE as u32 * size_of::<K>() as u32), TILE as u32);
-                let value_slots = if values.is_null() { 0 } else { TILE as u32 };
-                let staged_values =
-                    SharedSlice::<V>::carve(next(value_slots * size_of::<V>() as u32), value_slots);
+                let (staged_keys, staged_values) = staging::<K, V>(&mut next, !values.is_null());
                 sync_warp(FULL_MASK);
                 let mut carry = 0;
                 let mut first = 0;
@@ -430,11 +448,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 let local_start = SharedSlice::<u32>::carve(next(radix * 4), radix);
                 let global_start = SharedSlice::<u32>::carve(next(radix * 4), radix);
                 let scratch = SharedSlice::<u32>::carve(next(WARPS * 4), WARPS);
-                let staged_keys =
-                    SharedSlice::<K>::carve(next(TILE as u32 * size_of::<K>() as u32), TILE as u32);
-                let value_slots = if values.is_null() { 0 } else { TILE as u32 };
-                let staged_values =
-                    SharedSlice::<V>::carve(next(value_slots * size_of::<V>() as u32), value_slots);
+                let (staged_keys, staged_values) = staging::<K, V>(&mut next, !values.is_null());
                 sync_threads();
                 let tile_count = warp_starts(counts, radix, |_| 0);
                 // Every digit's tile count is with thread `d`: the radix is at most THREADS.
