@@ -228,3 +228,23 @@ impl MathElement for f64 {
 pub fn math<T: MathElement>(device: &Device, x: &DeviceBuffer<T>, out: &mut DeviceBuffer<T>) -> Result<()> {
     run_per_element(device, T::KERNEL, x, out, 5 * x.len(), 0)
 }
+
+/// A device multisplit of `keys` by key mod `modulo` that claims only `m` buckets: how the
+/// kernels meet a bucket function that breaks its contract. Keys of buckets `>= m` go to the
+/// last digit (never out of bounds), and the split ends in [`Error::BucketOutOfRange`] with
+/// the largest such bucket. Keys only (the values come back empty).
+pub fn multisplit_claiming_buckets(
+    device: &Device,
+    keys: &[u32],
+    modulo: u32,
+    m: u32,
+    method: crate::multisplit::Method,
+) -> Result<crate::multisplit::Split<u32, u32>> {
+    use crate::multisplit::device::{BucketParams, split};
+    let buckets = BucketParams {
+        kind: warpkit_kernels::multisplit::digit_pass::BUCKETS_MODULO,
+        splitters: &[],
+        ab: modulo as u64,
+    };
+    split::<u32, u32>(device, &buckets, m, Some(method), keys, None)
+}

@@ -279,14 +279,65 @@ fn devices_match_the_cpu_on<K: MultisplitKey>(
     );
 }
 
-#[test]
-fn devices_split_like_the_cpu_by_modulo() {
-    for m in MS {
+/// The devices against the CPU for key mod m, each m of `ms`.
+fn devices_split_like_the_cpu_by_modulo(ms: &[u32]) {
+    for &m in ms {
         devices_match_the_cpu(
             &format!("multisplit modulo m={m}"),
             Buckets::Modulo(m),
             |b, rng| b + m * (rng.next_u32() / m / 2),
         );
+    }
+}
+
+// The bucket counts in three tests, so that the harness runs them side by side.
+#[test]
+fn devices_split_like_the_cpu_by_modulo_up_to_7() {
+    devices_split_like_the_cpu_by_modulo(&MS[..4]);
+}
+
+#[test]
+fn devices_split_like_the_cpu_by_modulo_32_to_256() {
+    devices_split_like_the_cpu_by_modulo(&MS[4..7]);
+}
+
+#[test]
+fn devices_split_like_the_cpu_by_modulo_in_two_passes() {
+    devices_split_like_the_cpu_by_modulo(&MS[7..]);
+}
+
+/// A bucket function that breaks its contract (key mod 2m under a claim of m buckets) ends in
+/// `BucketOutOfRange` naming the largest bucket, on every device and method, one pass and two;
+/// nothing is written out of bounds (the buffers are exact, and the emulator and the GPU would
+/// fault).
+#[test]
+fn buckets_past_m_are_reported_after_the_launch() {
+    let mut rng = fresh_rng("multisplit buckets past m");
+    let keys: Vec<u32> = (0..100_003).map(|_| rng.next_u32()).collect();
+    for device in warpkit_tests::devices("multisplit buckets past m") {
+        for (modulo, m) in [(14u32, 7u32), (600, 300), (65536, 4096)] {
+            let largest = keys.iter().map(|k| k % modulo).max().unwrap();
+            for method in Method::ALL {
+                let got = warpkit::checks::multisplit_claiming_buckets(&device, &keys, modulo, m, method);
+                assert!(
+                    matches!(got, Err(Error::BucketOutOfRange { bucket, m: mm }) if bucket == largest && mm == m),
+                    "m={m} {method:?} on {}: {got:?}",
+                    device.describe()
+                );
+            }
+            // The same kernels under an honest claim split as the CPU does.
+            let honest =
+                warpkit::checks::multisplit_claiming_buckets(&device, &keys, m, m, Method::BlockLevel)
+                    .unwrap();
+            let cpu = Multisplit::new(Buckets::Modulo(m))
+                .unwrap()
+                .keys(&Backend::cpu(), &keys)
+                .unwrap();
+            assert!(
+                (honest.keys, honest.offsets, honest.counts) == (cpu.keys, cpu.offsets, cpu.counts),
+                "m={m} honest claim"
+            );
+        }
     }
 }
 

@@ -14,16 +14,28 @@ use warpkit_kernels::multisplit::digit_pass::{
 };
 
 /// A built-in bucket function as kernel parameters: `kind`, splitters, `a | b << 32`.
-pub(super) struct BucketParams<'a, K> {
+pub(crate) struct BucketParams<'a, K> {
     pub kind: u32,
     pub splitters: &'a [K],
     pub ab: u64,
 }
 
-/// Parameters of the histogram kernels: keys, n, kind, splitters, ab, digit, tiles, table.
-pub type HistogramArgs<K> = (*const K, u64, u32, *const K, u64, u32, u64, *mut u32);
-/// Parameters of the bounds kernels: keys, n, kind, splitters, ab, begin, end.
-pub type BoundsArgs<K> = (*const K, u64, u32, *const K, u64, *mut u32, *mut u32);
+/// Parameters of the histogram kernels: keys, n, kind, splitters, ab, digit, tiles, table, m,
+/// largest bucket at or past m.
+pub type HistogramArgs<K> = (
+    *const K,
+    u64,
+    u32,
+    *const K,
+    u64,
+    u32,
+    u64,
+    *mut u32,
+    u32,
+    *mut u32,
+);
+/// Parameters of the bounds kernels: keys, n, kind, splitters, ab, m, begin, end.
+pub type BoundsArgs<K> = (*const K, u64, u32, *const K, u64, u32, *mut u32, *mut u32);
 /// Parameters of the scatter kernels: keys, values, n, kind, splitters, ab, digit, tiles,
 /// starts, output keys, output values, bucket offsets.
 pub type ScatterArgs<K, W> = (
@@ -64,7 +76,7 @@ impl Word for u64 {
 }
 
 /// `keys` (and `values`) split on `d`; `values` of 4 or 8 bytes.
-pub(super) fn split<K: MultisplitKey, V: Plain>(
+pub(crate) fn split<K: MultisplitKey, V: Plain>(
     d: &Device,
     buckets: &BucketParams<K>,
     m: u32,
@@ -179,7 +191,7 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         &[(0, RADIX), (8, m.div_ceil(RADIX))]
     };
     let single = passes.len() == 1;
-    let method = method.unwrap_or(Method::auto(m, values_len > 0));
+    let method = method.unwrap_or(Method::auto(m));
     // The first of two passes writes to scratch, which the second reads.
     let mut scratch_keys = d.workspace::<K>(if single { 0 } else { n as usize })?;
     let mut scratch_values = d.workspace::<W>(if single { 0 } else { values_len })?;
@@ -191,12 +203,15 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             std::ptr::null_mut()
         },
     );
-    // A single pass's digits are the buckets: its scatter stores their offsets.
-    let mut offsets = d.workspace::<u32>(if single { m as usize } else { 0 })?;
-    let offsets_ptr = if single {
-        d.ptr_mut(&mut offsets)?
+    // What the host reads back: a single pass's bucket offsets (its digits are the buckets,
+    // so its scatter stores them), then the largest bucket the first histogram saw at or past
+    // m (0 when none: a bucket function that keeps its contract).
+    let mut report = d.zeros::<u32>(if single { m as usize + 1 } else { 1 })?;
+    let report_ptr = d.ptr_mut(&mut report)?;
+    let (offsets_ptr, largest_ptr) = if single {
+        (report_ptr, report_ptr.wrapping_add(m as usize))
     } else {
-        std::ptr::null_mut()
+        (std::ptr::null_mut(), report_ptr)
     };
     for (p, &(shift, radix)) in passes.iter().enumerate() {
         let (from, to) = match (single, p) {
@@ -207,9 +222,11 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         let digit = shift | radix << 16;
         let mut table = d.workspace::<u32>((radix as u64 * tiles) as usize)?;
         let mut starts = d.workspace::<u32>(table.len())?;
-        // SAFETY: n keys; radix·tiles table entries; one block per tile with the histogram's
-        // shared memory; splitters as the bucket parameters say (checked on the host).
+        // SAFETY: n keys; radix·tiles table entries; one word for the largest bucket (first
+        // pass only); one block per tile with the histogram's shared memory; splitters as the
+        // bucket parameters say (checked on the host).
         unsafe {
+            let largest = if p == 0 { largest_ptr } else { std::ptr::null_mut() };
             let args = (
                 from.0,
                 n,
@@ -219,6 +236,8 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
                 digit,
                 tiles,
                 d.ptr_mut(&mut table)?,
+                m,
+                largest,
             );
             let shape = LaunchShape::linear(tiles, THREADS, histogram_bytes(radix));
             d.launch::<K::Histogram>(shape, args)?;
@@ -257,10 +276,15 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             }
         }
     }
+    let mut report = d.download(&report)?;
+    let largest = report.pop().unwrap_or_default();
+    if largest >= m {
+        return Err(Error::BucketOutOfRange { bucket: largest, m });
+    }
     if !single {
         return bounds_of_buckets(d, buckets, m, dst.0.cast_const(), n, split_ptr);
     }
-    let offsets = d.download(&offsets)?;
+    let offsets = report;
     let counts = offsets
         .iter()
         .zip(offsets.iter().skip(1).chain(&[n as u32]))
@@ -287,6 +311,7 @@ fn bounds_of_buckets<K: MultisplitKey>(
         buckets.kind,
         splitters,
         buckets.ab,
+        m,
         d.ptr_mut(&mut begin)?,
         d.ptr_mut(&mut end)?,
     );

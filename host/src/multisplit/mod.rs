@@ -14,13 +14,15 @@
 //! # Ok::<(), warpkit::Error>(())
 //! ```
 //!
-//! Status: devices run the seed's direct and block-level methods
-//! (`warpkit_kernels::multisplit::digit_pass`); the warp-level method, a measured automatic
-//! choice and compaction are still to come. The CPU backend is a stable counting sort with
-//! rayon, also the reference in tests.
+//! Devices run the seed's direct, warp-level and block-level methods
+//! (`warpkit_kernels::multisplit::digit_pass`, one or two 8-bit digit passes), chosen by
+//! [`Method::auto`] from H100 measurements unless the caller forces one; [`compact`] is the
+//! two-bucket case. The CPU backend is a stable counting sort with rayon, also the reference
+//! in tests. A bucket function that puts a key in a bucket `>= m` ends in
+//! [`Error::BucketOutOfRange`], found by a device-side flag after the launch.
 
 mod cpu;
-mod device;
+pub(crate) mod device;
 
 use crate::backend::Backend;
 use crate::device::{Device, DeviceBuffer};
@@ -96,15 +98,17 @@ impl Method {
     pub const ALL: [Method; 3] = [Method::Direct, Method::WarpLevel, Method::BlockLevel];
 
     /// The method a device runs unless told otherwise, from the H100 figures in
-    /// `results/multisplit.md` (2^26 and 2^28 uniform u32 keys): block-level is fastest
-    /// everywhere except keys alone in two buckets (compaction among them), where the direct
-    /// method's two runs per window coalesce well enough and skip the staging (94.6 against
-    /// 90.6 G keys/s at 2^26). Warp-level is never the fastest there.
-    pub fn auto(m: u32, with_values: bool) -> Method {
-        if m <= 2 && !with_values {
-            Method::Direct
-        } else {
-            Method::BlockLevel
+    /// `results/multisplit.md` (2^28 uniform u32 keys, kernels of 2026-11-23): in two buckets
+    /// the direct method's two runs per window coalesce well enough and skip the staging (keys
+    /// 140.2 G/s against 110.7 warp-level; pairs 78.6 against 72.2); up to 32 buckets the
+    /// warp-level method leads (keys 91.4 against 86.8 block-level; pairs level at 61.2); above,
+    /// the block-level method's longer runs win (m = 256: 64.0 against 55.8). Values do not
+    /// change the order at any m measured, nor did n between 2^26 and 2^28, so m alone decides.
+    pub fn auto(m: u32) -> Method {
+        match m {
+            0..=2 => Method::Direct,
+            3..=32 => Method::WarpLevel,
+            _ => Method::BlockLevel,
         }
     }
 }

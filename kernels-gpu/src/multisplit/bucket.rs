@@ -3,9 +3,10 @@
 //!
 //! A new bucket function is a type implementing [`BucketFn`] for the key types it takes; it must
 //! be `Copy` (it travels to the device as kernel parameters) and return a bucket below the `m`
-//! it is used with. The CPU backend reports one that does not as an error; the device kernels
-//! take only the built-in functions, which stay below their `m` by construction.
-//! [`MultiplicativeHash`] is the worked example.
+//! it is used with. One that does not is reported, never obeyed: the CPU backend checks every
+//! key, and the devices' histogram raises a flag (the largest bucket at or past `m`) that the
+//! host turns into `Error::BucketOutOfRange` after the launch, while the kernels keep such keys
+//! inside the output. [`MultiplicativeHash`] is the worked example of adding one.
 
 /// Keys a multisplit reorders: u32 and u64.
 pub trait Key: Copy + Ord + Default + Send + Sync + 'static {
@@ -141,9 +142,14 @@ impl<K: Key> BucketFn<K> for Keep {
 
 /// The worked example of a bucket function of one's own: Fibonacci hashing of the key into
 /// `2^bits` buckets (the top `bits` bits of `key · 2^64/φ`), which spreads clustered keys
-/// evenly, as a hash table's build wants. Adding another follows the same three steps: a
-/// `Copy` type, `BucketFn` for the keys it takes, and a variant of the host's
-/// `warpkit::multisplit::Buckets` naming it.
+/// evenly, as a hash table's build wants. Adding another takes the same steps as this one did:
+/// 1. a `Copy` type here and `BucketFn` for the keys it takes (device code: no allocation,
+///    no panics; it runs in every lane);
+/// 2. a variant of `digit_pass::Builtin` and a `BUCKETS_*` kind whose parameters (`a`, `b`,
+///    or a pointer) rebuild it in `Builtin::from_params`: the kernels are compiled once, so
+///    the choice travels as a launch parameter;
+/// 3. a variant of the host's `warpkit::multisplit::Buckets` that says its `m` and maps to
+///    those parameters in `Multisplit::params`, and an arm in the CPU backend's dispatch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MultiplicativeHash {
     pub bits: u32,

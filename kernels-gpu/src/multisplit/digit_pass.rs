@@ -27,6 +27,7 @@
 
 use super::bucket::{BitField, BucketFn, Keep, Key, Modulo, MultiplicativeHash, Splitters};
 use crate::block::scan::exclusive_scan;
+use crate::simt::atomic;
 use crate::simt::shared::SharedSlice;
 use crate::simt::warp::{FULL_MASK, shfl_idx};
 use crate::simt::{block_x, global_x, grid_threads_x, lane_id, sync_threads, sync_warp, thread_x, warp_id};
@@ -50,18 +51,7 @@ pub const fn histogram_bytes(radix: u32) -> u32 {
     WARPS * radix * 4
 }
 
-/// The built-in bucket functions, chosen at run time by a kernel parameter (one kernel for all
-/// of them: the choice is uniform across the launch, so the branch costs little).
-#[derive(Clone, Copy)]
-pub enum Builtin<K> {
-    Splitters(Splitters<K>),
-    BitField(BitField),
-    Modulo(Modulo),
-    Hash(MultiplicativeHash),
-    Keep(Keep),
-}
-
-/// `kind` of [`Builtin::from_params`]: splitters (`ptr`, `a` of them).
+/// `kind` of [`with_buckets!`]: splitters (`ptr`, `a` of them).
 pub const BUCKETS_SPLITTERS: u32 = 0;
 /// `kind`: the bit field of `a` bits from bit `b`.
 pub const BUCKETS_BIT_FIELD: u32 = 1;
@@ -79,38 +69,46 @@ pub const BUCKETS_KEEP_BIT_SET: u32 = 6;
 /// See [`BUCKETS_KEEP_BELOW`].
 pub const BUCKETS_KEEP_BIT_CLEAR: u32 = 7;
 
-impl<K: Key> Builtin<K> {
-    /// The bucket function a launch's parameters name.
-    ///
-    /// # Safety
-    /// For splitters, `ptr` holds `a` sorted keys in the launch's memory.
-    #[inline(always)]
-    pub unsafe fn from_params(kind: u32, ptr: *const K, a: u32, b: u32) -> Builtin<K> {
-        match kind {
-            // SAFETY: the caller's contract.
-            BUCKETS_SPLITTERS => Builtin::Splitters(unsafe { Splitters::new(ptr, a) }),
-            BUCKETS_BIT_FIELD => Builtin::BitField(BitField { shift: b, bits: a }),
-            BUCKETS_MODULO => Builtin::Modulo(Modulo { m: a }),
-            BUCKETS_HASH => Builtin::Hash(MultiplicativeHash { bits: a }),
-            BUCKETS_KEEP_BELOW => Builtin::Keep(Keep::Below(a as u64 | (b as u64) << 32)),
-            BUCKETS_KEEP_AT_LEAST => Builtin::Keep(Keep::AtLeast(a as u64 | (b as u64) << 32)),
-            BUCKETS_KEEP_BIT_SET => Builtin::Keep(Keep::BitSet(a)),
-            _ => Builtin::Keep(Keep::BitClear(a)),
+/// Runs `body` with `f` bound to the built-in bucket function that a launch's parameters name
+/// (`kind`, a splitter pointer, `ab = a | b << 32`; see the `BUCKETS_*` kinds). The body is
+/// compiled once per function, so a kernel chooses once per launch instead of once per key
+/// (the per-key choice cost the histogram a jump table and a sixth of its instructions).
+/// Used inside an `unsafe` block whose caller vouches, for splitters, that the pointer holds
+/// `a` sorted keys in the launch's memory.
+macro_rules! with_buckets {
+    ($kind:expr, $splitters:expr, $ab:expr, |$f:ident| $body:expr) => {{
+        let (ab, a): (u64, u32) = ($ab, $ab as u32);
+        match $kind {
+            BUCKETS_SPLITTERS => {
+                let $f = Splitters::new($splitters, a);
+                $body
+            }
+            BUCKETS_BIT_FIELD => {
+                let $f = BitField {
+                    shift: (ab >> 32) as u32,
+                    bits: a,
+                };
+                $body
+            }
+            BUCKETS_MODULO => {
+                let $f = Modulo { m: a };
+                $body
+            }
+            BUCKETS_HASH => {
+                let $f = MultiplicativeHash { bits: a };
+                $body
+            }
+            kind => {
+                let $f = match kind {
+                    BUCKETS_KEEP_BELOW => Keep::Below(ab),
+                    BUCKETS_KEEP_AT_LEAST => Keep::AtLeast(ab),
+                    BUCKETS_KEEP_BIT_SET => Keep::BitSet(a),
+                    _ => Keep::BitClear(a),
+                };
+                $body
+            }
         }
-    }
-}
-
-impl<K: Key> BucketFn<K> for Builtin<K> {
-    #[inline(always)]
-    fn bucket(&self, key: K) -> u32 {
-        match self {
-            Builtin::Splitters(f) => f.bucket(key),
-            Builtin::BitField(f) => f.bucket(key),
-            Builtin::Modulo(f) => f.bucket(key),
-            Builtin::Hash(f) => f.bucket(key),
-            Builtin::Keep(f) => f.bucket(key),
-        }
-    }
+    }};
 }
 
 /// One pass: the digit of bucket `b` is `(b >> shift) % 256`, below `radix`. The host picks
@@ -123,17 +121,12 @@ pub struct Pass<F> {
     pub radix: u32,
 }
 
-impl<K: Key> Pass<Builtin<K>> {
-    /// The pass a launch's parameters name: the bucket function's `kind`, `splitters` and
-    /// `ab = a | b << 32` (see [`Builtin::from_params`]), and `digit = shift | radix << 16`.
-    ///
-    /// # Safety
-    /// As for [`Builtin::from_params`].
+impl<F> Pass<F> {
+    /// The pass of `buckets` that `digit = shift | radix << 16` names.
     #[inline(always)]
-    pub unsafe fn from_params(kind: u32, splitters: *const K, ab: u64, digit: u32) -> Self {
+    pub fn new(buckets: F, digit: u32) -> Self {
         Pass {
-            // SAFETY: the caller's contract.
-            buckets: unsafe { Builtin::from_params(kind, splitters, ab as u32, (ab >> 32) as u32) },
+            buckets,
             shift: digit & 0xffff,
             radix: digit >> 16,
         }
@@ -141,14 +134,20 @@ impl<K: Key> Pass<Builtin<K>> {
 }
 
 impl<F> Pass<F> {
-    /// The key's digit; clamped below `radix`, so that even a bucket function that breaks its
-    /// contract cannot index shared memory out of bounds.
+    /// The digit of bucket `bucket`; clamped below `radix`, so that even a bucket function
+    /// that breaks its contract cannot index shared memory or write out of bounds.
+    #[inline(always)]
+    fn digit_of(&self, bucket: u32) -> u32 {
+        ((bucket >> self.shift) & (RADIX - 1)).min(self.radix - 1)
+    }
+
+    /// The key's digit.
     #[inline(always)]
     fn digit<K: Key>(&self, key: K) -> u32
     where
         F: BucketFn<K>,
     {
-        ((self.buckets.bucket(key) >> self.shift) & (RADIX - 1)).min(self.radix - 1)
+        self.digit_of(self.buckets.bucket(key))
     }
 
     /// Ballots that tell digits apart: ceil(log2 radix).
@@ -165,12 +164,111 @@ fn key_index(k: usize) -> u64 {
     block_x() as u64 * TILE + (warp_id() * WARP_KEYS) as u64 + (k as u32 * 32 + lane_id()) as u64
 }
 
+/// How many of this lane's windows hold a key (below `n`): key `k` of the lane is one when
+/// `k < lane_windows(n)`. One 32-bit compare a key instead of 64-bit index arithmetic, which
+/// cost the scatter registers.
+#[inline(always)]
+fn lane_windows(n: u64) -> usize {
+    let first = key_index(0);
+    if first >= n {
+        0
+    } else {
+        (n - first).div_ceil(32).min(WINDOWS as u64) as usize
+    }
+}
+
 /// A lane's keys of the tile after [`rank_tile`]: per window, the key, its digit, and its place
-/// among the warp's keys of that digit. Lanes past the end hold digit 0 and count nowhere.
+/// among the warp's keys of that digit (below [`WARP_KEYS`]), the two packed in one word to
+/// spare registers (the scatter's register count sets its occupancy). Lanes past the end hold
+/// digit 0 and count nowhere.
 struct Ranked<K> {
     key: [K; WINDOWS],
-    digit: [u32; WINDOWS],
-    rank: [u32; WINDOWS],
+    digit_rank: [u32; WINDOWS],
+}
+
+impl<K> Ranked<K> {
+    #[inline(always)]
+    fn digit(&self, k: usize) -> u32 {
+        self.digit_rank[k] >> 16
+    }
+
+    #[inline(always)]
+    fn rank(&self, k: usize) -> u32 {
+        self.digit_rank[k] & 0xffff
+    }
+}
+
+/// This lane's keys of the tile, every load issued before the first is used (default keys
+/// past `n`).
+///
+/// # Safety
+/// `keys` holds `n` keys.
+#[inline(always)]
+unsafe fn load_tile<K: Key>(keys: *const K, n: u64) -> [K; WINDOWS] {
+    let windows = lane_windows(n);
+    core::array::from_fn(|k| {
+        // SAFETY: key `k` of the lane is below `n`.
+        if k < windows {
+            unsafe { *keys.add(key_index(k) as usize) }
+        } else {
+            K::default()
+        }
+    })
+}
+
+/// Digits up to which the histogram counts by ballots; above, by shared atomics.
+const BALLOT_COUNT_RADIX: u32 = 4;
+
+/// Counts this lane's keys of the tile into `counts[w·radix + d]` (warp `w`, digit `d`), as
+/// [`rank_tile`] does but without the ranks, which the histogram does not need. Up to
+/// [`BALLOT_COUNT_RADIX`] digits by ballots and a running count in lane `d`'s register; above,
+/// one shared atomic add per key. The ballots cost ceil(log2 radix) votes and their mask
+/// arithmetic per window, and left the histogram issue-bound (Nsight Compute, H100: 89 % SM
+/// throughput at m = 32); an atomic is one instruction, serialized only among lanes of the same
+/// digit. Returns the largest bucket among the lane's keys. The caller synchronizes the block
+/// before other warps read the counts.
+///
+/// # Safety
+/// As for [`rank_tile`].
+#[inline(always)]
+unsafe fn count_tile<K: Key, F: BucketFn<K>>(
+    keys: *const K,
+    n: u64,
+    pass: Pass<F>,
+    counts: SharedSlice<u32>,
+) -> u32 {
+    let (radix, lane) = (pass.radix, lane_id());
+    let row = warp_id() * radix;
+    let by_ballots = radix <= BALLOT_COUNT_RADIX;
+    // SAFETY: as in `rank_tile`; the atomics stay below `row + radix`.
+    unsafe {
+        let key = load_tile(keys, n);
+        let windows = lane_windows(n);
+        if !by_ballots {
+            let mut d = lane;
+            while d < radix {
+                counts.set(row + d, 0);
+                d += 32;
+            }
+            sync_warp(FULL_MASK);
+        }
+        let (mut run, mut largest) = (0, 0);
+        for (k, &key) in key.iter().enumerate() {
+            let valid = k < windows;
+            let bucket = if valid { pass.buckets.bucket(key) } else { 0 };
+            largest = largest.max(bucket);
+            let digit = pass.digit_of(bucket);
+            if by_ballots {
+                run += histogram_ballot(digit, pass.bits(), valid).count();
+            } else if valid {
+                atomic::add_u32(counts.as_mut_ptr().add((row + digit) as usize), 1);
+            }
+        }
+        if by_ballots && lane < radix {
+            counts.set(row + lane, run);
+        }
+        largest
+    }
 }
 
 /// Loads and ranks this lane's keys of the tile (see the module docs), and leaves warp `w`'s
@@ -190,18 +288,14 @@ unsafe fn rank_tile<K: Key, F: BucketFn<K>>(
     let row = warp_id() * radix;
     let mut ranked = Ranked {
         key: [K::default(); WINDOWS],
-        digit: [0; WINDOWS],
-        rank: [0; WINDOWS],
+        digit_rank: [0; WINDOWS],
     };
-    // SAFETY: reads below `n`; shared slots below `row + radix`; the whole warp reaches every
-    // ballot, shuffle and warp barrier (the branches below are uniform across the warp).
+    // SAFETY: reads below `n` (the caller's contract); shared slots below `row + radix`; the
+    // whole warp reaches every ballot, shuffle and warp barrier (the branches below are
+    // uniform across the warp).
     unsafe {
-        for (k, key) in ranked.key.iter_mut().enumerate() {
-            let i = key_index(k);
-            if i < n {
-                *key = *keys.add(i as usize);
-            }
-        }
+        ranked.key = load_tile(keys, n);
+        let windows = lane_windows(n);
         let in_registers = radix <= 32;
         if !in_registers {
             let mut d = lane;
@@ -214,7 +308,7 @@ unsafe fn rank_tile<K: Key, F: BucketFn<K>>(
         // Lane d's count of digit d so far, for up to 32 digits.
         let mut run = 0;
         for k in 0..WINDOWS {
-            let valid = key_index(k) < n;
+            let valid = k < windows;
             let digit = if valid { pass.digit(ranked.key[k]) } else { 0 };
             let h = histogram_ballot(digit, pass.bits(), valid);
             let before = if in_registers {
@@ -230,8 +324,7 @@ unsafe fn rank_tile<K: Key, F: BucketFn<K>>(
                 sync_warp(FULL_MASK);
                 before
             };
-            ranked.digit[k] = digit;
-            ranked.rank[k] = before + h.rank();
+            ranked.digit_rank[k] = digit << 16 | (before + h.rank());
         }
         if in_registers && lane < radix {
             counts.set(row + lane, run);
@@ -240,11 +333,13 @@ unsafe fn rank_tile<K: Key, F: BucketFn<K>>(
     ranked
 }
 
-/// Tile `b`'s count of each digit to `table[d·tiles + b]`.
+/// Tile `b`'s count of each digit to `table[d·tiles + b]`. Unless `largest` is null, a key
+/// whose bucket is `m` or more raises `*largest` to that bucket (an atomic max): the host's
+/// report of a bucket function that broke its contract (its keys went to the last digit).
 ///
 /// # Safety
-/// `keys` holds `n` keys; `table` `radix·tiles`; one block of [`THREADS`] per tile with
-/// [`histogram_bytes`] of this radix; `radix <= RADIX`.
+/// `keys` holds `n` keys; `table` `radix·tiles`; `largest` one word or null; one block of
+/// [`THREADS`] per tile with [`histogram_bytes`] of this radix; `radix <= RADIX`.
 #[inline(always)]
 pub unsafe fn histogram<K: Key, F: BucketFn<K>>(
     keys: *const K,
@@ -252,11 +347,15 @@ pub unsafe fn histogram<K: Key, F: BucketFn<K>>(
     pass: Pass<F>,
     tiles: u64,
     table: *mut u32,
+    (m, largest): (u32, *mut u32),
 ) {
     // SAFETY: as the contract above; every thread reaches the barrier.
     unsafe {
         let counts = SharedSlice::<u32>::carve(0, WARPS * pass.radix);
-        rank_tile(keys, n, pass, counts);
+        let mine = count_tile(keys, n, pass, counts);
+        if mine >= m && !largest.is_null() {
+            atomic::max_u32(largest, mine);
+        }
         sync_threads();
         let mut d = thread_x();
         while d < pass.radix {
@@ -377,6 +476,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
             }
         }
         let value = |k: usize| *values.add(key_index(k) as usize);
+        let windows = lane_windows(n);
         let mut at = WARPS * radix * 4;
         let mut next = |bytes: u32| {
             let here = at;
@@ -389,8 +489,8 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 warp_starts(counts, radix, global);
                 sync_threads();
                 for k in 0..WINDOWS {
-                    if key_index(k) < n {
-                        let to = (counts.get(row + ranked.digit[k]) + ranked.rank[k]) as usize;
+                    if k < windows {
+                        let to = (counts.get(row + ranked.digit(k)) + ranked.rank(k)) as usize;
                         *out.0.add(to) = ranked.key[k];
                         if !values.is_null() {
                             *out.1.add(to) = value(k);
@@ -420,8 +520,8 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 sync_threads();
                 let base = w * WARP_KEYS;
                 for k in 0..WINDOWS {
-                    if key_index(k) < n {
-                        let slot = base + local.get(row + ranked.digit[k]) + ranked.rank[k];
+                    if k < windows {
+                        let slot = base + local.get(row + ranked.digit(k)) + ranked.rank(k);
                         staged_keys.set(slot, ranked.key[k]);
                         if !values.is_null() {
                             staged_values.set(slot, value(k));
@@ -459,9 +559,9 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 }
                 sync_threads();
                 for k in 0..WINDOWS {
-                    if key_index(k) < n {
-                        let digit = ranked.digit[k];
-                        let slot = local_start.get(digit) + counts.get(row + digit) + ranked.rank[k];
+                    if k < windows {
+                        let digit = ranked.digit(k);
+                        let slot = local_start.get(digit) + counts.get(row + digit) + ranked.rank(k);
                         staged_keys.set(slot, ranked.key[k]);
                         if !values.is_null() {
                             staged_values.set(slot, value(k));
@@ -487,24 +587,29 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
 }
 
 /// For keys split by bucket, where each bucket begins (`begin[b]`) and ends (`end[b]`); buckets
-/// with no keys keep what the caller stored (0 and 0).
+/// with no keys keep what the caller stored (0 and 0). Keys in a bucket `>= m` (a broken bucket
+/// function, which the histogram reports) are passed over.
 ///
 /// # Safety
-/// `keys` holds `n` keys in bucket order; `begin` and `end` hold one word per bucket.
+/// `keys` holds `n` keys in bucket order; `begin` and `end` hold `m` words.
 #[inline(always)]
 pub unsafe fn bounds<K: Key, F: BucketFn<K>>(
     keys: *const K,
     n: u64,
     buckets: F,
-    begin: *mut u32,
-    end: *mut u32,
+    m: u32,
+    (begin, end): (*mut u32, *mut u32),
 ) {
     let mut i = global_x();
-    // SAFETY: reads below `n`; each bucket's begin and end are written by one thread each (the
-    // keys of a bucket are contiguous).
+    // SAFETY: reads below `n`; writes below `m`; each bucket's begin and end are written by one
+    // thread each (the keys of a bucket are contiguous).
     unsafe {
         while i < n {
             let b = buckets.bucket(*keys.add(i as usize));
+            if b >= m {
+                i += grid_threads_x();
+                continue;
+            }
             if i == 0 || buckets.bucket(*keys.add(i as usize - 1)) != b {
                 *begin.add(b as usize) = i as u32;
             }
@@ -519,11 +624,12 @@ pub unsafe fn bounds<K: Key, F: BucketFn<K>>(
 macro_rules! direct_kernels {
     ($($k:ty => $histogram:ident, $bounds:ident, $($scatter:ident: $v:ty, $write:expr),*;)*) => {$(
         $crate::kernel! {
-            /// [`histogram`] of these keys, by the pass the parameters name
-            /// ([`Pass::from_params`]).
+            /// [`histogram`] of these keys, by the pass the parameters name (the bucket function
+            /// of [`with_buckets!`], `digit` of [`Pass::new`]), checking buckets against `m`
+            /// (into `largest`).
             ///
             /// # Safety
-            /// As for [`histogram`] and [`Builtin::from_params`].
+            /// As for [`histogram`]; splitters as [`with_buckets!`] says.
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn $histogram(
                 keys: *const $k,
@@ -534,30 +640,35 @@ macro_rules! direct_kernels {
                 digit: u32,
                 tiles: u64,
                 table: *mut u32,
+                m: u32,
+                largest: *mut u32,
             ) {
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { histogram(keys, n, Pass::from_params(kind, splitters, ab, digit), tiles, table) }
+                unsafe {
+                    with_buckets!(kind, splitters, ab, |f| {
+                        histogram(keys, n, Pass::new(f, digit), tiles, table, (m, largest))
+                    })
+                }
             }
         }
         $crate::kernel! {
             /// [`bounds`] of these split keys under the bucket function the parameters name.
             ///
             /// # Safety
-            /// As for [`bounds`] and [`Builtin::from_params`].
+            /// As for [`bounds`]; splitters as [`with_buckets!`] says.
+            #[allow(clippy::too_many_arguments)]
             pub unsafe fn $bounds(
                 keys: *const $k,
                 n: u64,
                 kind: u32,
                 splitters: *const $k,
                 ab: u64,
+                m: u32,
                 begin: *mut u32,
                 end: *mut u32,
             ) {
                 // SAFETY: forwarded to the launch contract above.
-                unsafe {
-                    let f = Builtin::from_params(kind, splitters, ab as u32, (ab >> 32) as u32);
-                    bounds(keys, n, f, begin, end)
-                }
+                unsafe { with_buckets!(kind, splitters, ab, |f| bounds(keys, n, f, m, (begin, end))) }
             }
         }
         $($crate::kernel! {
@@ -566,7 +677,7 @@ macro_rules! direct_kernels {
             /// it is null.
             ///
             /// # Safety
-            /// As for [`scatter`] and [`Builtin::from_params`].
+            /// As for [`scatter`]; splitters as [`with_buckets!`] says.
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn $scatter(
                 keys: *const $k,
@@ -584,9 +695,11 @@ macro_rules! direct_kernels {
             ) {
                 // SAFETY: forwarded to the launch contract above.
                 unsafe {
-                    let pass = Pass::from_params(kind, splitters, ab, digit);
                     let out = (out_keys, out_values);
-                    scatter::<_, _, _, $write>(keys, values, n, pass, tiles, starts, out, offsets)
+                    with_buckets!(kind, splitters, ab, |f| {
+                        let pass = Pass::new(f, digit);
+                        scatter::<_, _, _, $write>(keys, values, n, pass, tiles, starts, out, offsets)
+                    })
                 }
             }
         })*
