@@ -216,6 +216,21 @@ unsafe fn load_tile<K: Key>(keys: *const K, n: u64) -> [K; WINDOWS] {
     })
 }
 
+/// Zeroes this warp's counts (`radix` slots from `row`), then waits for the whole warp.
+///
+/// # Safety
+/// The slots lie in `counts`; all 32 lanes call.
+#[inline(always)]
+unsafe fn clear_warp_counts(counts: SharedSlice<u32>, row: u32, radix: u32) {
+    let mut d = lane_id();
+    while d < radix {
+        counts.set(row + d, 0);
+        d += 32;
+    }
+    // SAFETY: the caller's contract: the whole warp is here.
+    unsafe { sync_warp(FULL_MASK) };
+}
+
 /// Digits up to which the histogram counts by ballots; above, by shared atomics.
 const BALLOT_COUNT_RADIX: u32 = 4;
 
@@ -245,12 +260,7 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>>(
         let key = load_tile(keys, n);
         let windows = lane_windows(n);
         if !by_ballots {
-            let mut d = lane;
-            while d < radix {
-                counts.set(row + d, 0);
-                d += 32;
-            }
-            sync_warp(FULL_MASK);
+            clear_warp_counts(counts, row, radix);
         }
         let (mut run, mut largest) = (0, 0);
         for (k, &key) in key.iter().enumerate() {
@@ -298,12 +308,7 @@ unsafe fn rank_tile<K: Key, F: BucketFn<K>>(
         let windows = lane_windows(n);
         let in_registers = radix <= 32;
         if !in_registers {
-            let mut d = lane;
-            while d < radix {
-                counts.set(row + d, 0);
-                d += 32;
-            }
-            sync_warp(FULL_MASK);
+            clear_warp_counts(counts, row, radix);
         }
         // Lane d's count of digit d so far, for up to 32 digits.
         let mut run = 0;
