@@ -8,13 +8,18 @@
 //! 2. an exclusive scan of the table (the device scan): where tile `b`'s keys of digit `d` start;
 //! 3. [`scatter`]: the tile's keys moved to their places.
 //!
-//! Both kernels rank the tile the same way ([`rank_tile`]): every lane loads all its keys first
-//! (eight independent loads in flight), then each warp takes its windows of 32 keys in input
-//! order and ranks every key among the warp's keys of the same digit with the seed's ballot
-//! histogram: ceil(log2 radix) ballots give each lane its peers, `popc` of the peers below it
-//! its rank in the window, and a running count per warp and digit (in a register of lane `d`
-//! up to 32 digits, in shared memory above) its place after the earlier windows. Stable, since
-//! tiles, warps, windows and lanes all follow input order.
+//! Every lane loads all its keys first (eight independent loads in flight). The scatter then
+//! ranks the tile ([`rank_tile`]): each warp takes its windows of 32 keys in input order and
+//! ranks every key among the warp's keys of the same digit with the seed's ballot histogram:
+//! ceil(log2 radix) ballots give each lane its peers, `popc` of the peers below it its rank in
+//! the window, and a running count per warp and digit (in a register of lane `d` up to 32
+//! digits, in shared memory above) its place after the earlier windows. Stable, since tiles,
+//! warps, windows and lanes all follow input order. The histogram needs only the counts
+//! ([`count_tile`]): ballots up to 4 digits, one shared atomic add per key above.
+//!
+//! Kernels take a built-in bucket function by launch parameters and compile their body once
+//! per function ([`with_buckets!`]); a bucket at or past `m` raises a flag word for the host
+//! and is clamped to the last digit, never written out of bounds.
 //!
 //! The scatter then writes each key (and value) either straight to its place (direct: scattered
 //! stores), or after grouping the warp's keys by digit in shared memory (warp-level: each
