@@ -333,7 +333,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
     }
 
     /// The bucket function as the device kernels' parameters (`ab = a | b << 32`, see
-    /// `warpkit_kernels::multisplit::digit_pass::Builtin::from_params`).
+    /// the `with_buckets!` macro of `warpkit_kernels::multisplit::digit_pass`).
     fn params(&self) -> device::BucketParams<'a, K> {
         let (kind, splitters, ab) = match self.buckets {
             Buckets::Splitters(s) => (BUCKETS_SPLITTERS, s, s.len() as u64),

@@ -145,9 +145,10 @@ impl<K: Key> BucketFn<K> for Keep {
 /// evenly, as a hash table's build wants. Adding another takes the same steps as this one did:
 /// 1. a `Copy` type here and `BucketFn` for the keys it takes (device code: no allocation,
 ///    no panics; it runs in every lane);
-/// 2. a variant of `digit_pass::Builtin` and a `BUCKETS_*` kind whose parameters (`a`, `b`,
-///    or a pointer) rebuild it in `Builtin::from_params`: the kernels are compiled once, so
-///    the choice travels as a launch parameter;
+/// 2. a `BUCKETS_*` kind in `digit_pass` and an arm of its `with_buckets!` macro that
+///    rebuilds the function from the launch parameters (`a`, `b`, or a pointer): the kernels
+///    are compiled ahead of time, so the choice travels as a launch parameter, and each arm
+///    compiles the kernel bodies once more for the new function;
 /// 3. a variant of the host's `warpkit::multisplit::Buckets` that says its `m` and maps to
 ///    those parameters in `Multisplit::params`, and an arm in the CPU backend's dispatch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
