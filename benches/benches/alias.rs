@@ -6,7 +6,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
-use warpkit::alias::{AliasTable, AliasWeight, Construction, PackMethod, Sampling, SplitMethod};
+use warpkit::alias::{AliasTable, AliasWeight, Construction, Sampling};
 use warpkit::{Backend, Device, Philox};
 use warpkit_benches::{brief, time_on_gpu};
 
@@ -26,6 +26,15 @@ fn uniform<F: AliasWeight>(n: usize) -> Vec<F> {
         .collect()
 }
 
+/// A construction's name in benchmark ids: "psa Binary Baseline", "psa+ PartialPary Chunked".
+fn label(method: Construction) -> String {
+    match method {
+        Construction::Psa { split, pack } => format!("psa {split:?} {pack:?}"),
+        Construction::PsaPlus { split, pack } => format!("psa+ {split:?} {pack:?}"),
+        Construction::Sequential => "sequential".into(),
+    }
+}
+
 fn construction<F: AliasWeight>(c: &mut Criterion, device: Option<&Device>, sizes: &[usize], with_cpu: bool) {
     let mut group = c.benchmark_group(format!("alias construction {}", F::NAME));
     brief(&mut group);
@@ -38,28 +47,23 @@ fn construction<F: AliasWeight>(c: &mut Criterion, device: Option<&Device>, size
             if let Some(device) = device {
                 let gpu = device.as_gpu().expect("a GPU");
                 let w = device.upload(&weights).unwrap();
-                for split in [SplitMethod::Binary, SplitMethod::PartialPary] {
-                    for pack in [
-                        PackMethod::Baseline,
-                        PackMethod::SharedMemory,
-                        PackMethod::Chunked,
-                    ] {
-                        let method = Construction::Psa { split, pack };
-                        let mut table = AliasTable::from_device_with(device, &w, method).unwrap();
-                        let id = BenchmarkId::new(format!("gpu {split:?} {pack:?} {dist}"), n);
-                        group.bench_function(id, |b| {
-                            b.iter_custom(|iters| {
-                                time_on_gpu(gpu, iters, || table.rebuild_from_device(&w).unwrap())
-                            })
-                        });
-                    }
+                for method in Construction::on_device() {
+                    let mut table = AliasTable::from_device_with(device, &w, method).unwrap();
+                    let id = BenchmarkId::new(format!("gpu {} {dist}", label(method)), n);
+                    group.bench_function(id, |b| {
+                        b.iter_custom(|iters| {
+                            time_on_gpu(gpu, iters, || table.rebuild_from_device(&w).unwrap())
+                        })
+                    });
                 }
             }
             if with_cpu {
                 let cpu = Backend::cpu();
-                let mut table = AliasTable::new(&cpu, &weights).unwrap();
-                let id = BenchmarkId::new(format!("cpu psa baseline {dist}"), n);
-                group.bench_function(id, |b| b.iter(|| table.rebuild(&weights).unwrap()));
+                for method in [Construction::PSA_BASELINE, Construction::PSA_PLUS_BASELINE] {
+                    let mut table = AliasTable::build(&cpu, &weights, method).unwrap();
+                    let id = BenchmarkId::new(format!("cpu {} {dist}", label(method)), n);
+                    group.bench_function(id, |b| b.iter(|| table.rebuild(&weights).unwrap()));
+                }
             }
         }
     }

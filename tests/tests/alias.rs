@@ -3,9 +3,7 @@
 //! weights (chi-square), reproducible samples, and bad input.
 
 use rand_core::{RngCore, SeedableRng};
-use warpkit::alias::{
-    AliasTable, AliasWeight, Construction, Order, PackMethod, Sampling, SplitMethod, check_table,
-};
+use warpkit::alias::{AliasTable, AliasWeight, Construction, Order, Row, Sampling, check_table};
 use warpkit::{Backend, Device, Error, Philox};
 use warpkit_tests::*;
 
@@ -32,29 +30,11 @@ fn distributions<F: AliasWeight>(rng: &mut Philox, n: usize) -> Vec<(&'static st
     d
 }
 
-/// Every split and pack a device offers.
-const DEVICE_CONSTRUCTIONS: [Construction; 6] = [
+/// The constructions of the CPU backend.
+const CPU_CONSTRUCTIONS: [Construction; 3] = [
+    Construction::Sequential,
     Construction::PSA_BASELINE,
-    Construction::Psa {
-        split: SplitMethod::PartialPary,
-        pack: PackMethod::Baseline,
-    },
-    Construction::Psa {
-        split: SplitMethod::Binary,
-        pack: PackMethod::SharedMemory,
-    },
-    Construction::Psa {
-        split: SplitMethod::PartialPary,
-        pack: PackMethod::SharedMemory,
-    },
-    Construction::Psa {
-        split: SplitMethod::Binary,
-        pack: PackMethod::Chunked,
-    },
-    Construction::Psa {
-        split: SplitMethod::PartialPary,
-        pack: PackMethod::Chunked,
-    },
+    Construction::PSA_PLUS_BASELINE,
 ];
 
 /// Items tested on the CPU and the emulator; the GPU adds 10^7 and 10^8.
@@ -67,20 +47,33 @@ fn max_items(backend: &Backend) -> usize {
     }
 }
 
+/// Whether two tables are the same, bit for bit.
+fn same_rows<F: AliasWeight>(x: &[Row<F>], y: &[Row<F>]) -> bool {
+    x.len() == y.len()
+        && x.iter().zip(y).all(|(r, s)| {
+            r.alias == s.alias && r.threshold.to_f64().to_bits() == s.threshold.to_f64().to_bits()
+        })
+}
+
+/// A table and what built it.
+type Labelled<F> = (String, Vec<Row<F>>);
+
 fn tables_pass_the_check<F: AliasWeight>() {
     let mut rng = fresh_rng(&format!("alias tables {}", F::NAME));
     let mut backends = vec![Backend::cpu(), Backend::emulator()];
     backends.extend(gpu_or_skip("alias tables").map(Backend::Device));
+    let on_device: Vec<_> = Construction::on_device().collect();
     for n in COUNTS {
         for (name, weights) in distributions::<F>(&mut rng, n) {
-            let mut tables = Vec::new();
+            // The first table of each (CPU or device, PSA+ or not), to compare the rest with.
+            let mut first: [[Option<Labelled<F>>; 2]; 2] = Default::default();
             for backend in &backends {
                 if n > max_items(backend) {
                     continue;
                 }
-                let methods: &[Construction] = match backend {
-                    Backend::Cpu(_) => &[Construction::Sequential, Construction::PSA_BASELINE],
-                    Backend::Device(_) => &DEVICE_CONSTRUCTIONS,
+                let (is_cpu, methods) = match backend {
+                    Backend::Cpu(_) => (true, &CPU_CONSTRUCTIONS[..]),
+                    Backend::Device(_) => (false, &on_device[..]),
                 };
                 for &method in methods {
                     let label = format!("{} {name} n={n} {method:?} on {}", F::NAME, backend.describe());
@@ -89,30 +82,29 @@ fn tables_pass_the_check<F: AliasWeight>() {
                     let rows = table.rows().unwrap();
                     let worst = check_table(&rows, &weights).unwrap_or_else(|e| panic!("{label}: {e}"));
                     println!("{label}: mass error {worst:.1e} of the largest");
-                    tables.push((label, rows));
+                    // Every method sweeps the same quantized weights: PSA (and Vose) give one
+                    // table, bit for bit, and PSA+ another, on the CPU and on every device
+                    // (the devices' totals are summed in the same order as each other).
+                    let plus = matches!(method, Construction::PsaPlus { .. });
+                    match &first[is_cpu as usize][plus as usize] {
+                        Some((l, r)) => assert!(same_rows(r, &rows), "{l} and {label} differ"),
+                        None => first[is_cpu as usize][plus as usize] = Some((label, rows)),
+                    }
                 }
             }
-            // Every method sweeps the same quantized weights: the same table, bit for bit, for
-            // the CPU's two methods, and for every device method on the emulator and the GPU
-            // (their totals are summed in the same order).
-            let same = |a: usize, b: usize| {
-                let (x, y) = (&tables[a].1, &tables[b].1);
-                x.len() == y.len()
-                    && x.iter().zip(y).all(|(r, s)| {
-                        r.alias == s.alias && r.threshold.to_f64().to_bits() == s.threshold.to_f64().to_bits()
-                    })
-            };
-            // The CPU's two tables come first when present, then the devices'.
-            let cpu = if tables.len() >= 2 && tables[0].0.contains("CPU") {
-                2
-            } else {
-                0
-            };
-            for group in [0..cpu, cpu..tables.len()] {
-                for i in group.clone().skip(1) {
-                    let first = group.start;
-                    assert!(same(first, i), "{} and {} differ", tables[first].0, tables[i].0);
-                }
+            // Where the CPU quantized as the devices did (the same PSA table), PSA+ (the same
+            // tiles) must give the same table too.
+            if let [
+                [Some((_, dev)), Some((_, dev_plus))],
+                [Some((_, cpu)), Some((cpu_label, cpu_plus))],
+            ] = &first
+                && same_rows(dev, cpu)
+            {
+                assert!(
+                    same_rows(dev_plus, cpu_plus),
+                    "{cpu_label} differs from the devices'"
+                );
+                println!("{cpu_label}: the devices' table, bit for bit");
             }
         }
     }
@@ -442,7 +434,7 @@ fn bad_weights_are_refused_before_anything_runs() {
         );
     }
     // Methods a backend does not offer are refused, not switched silently.
-    let cpu_pary = AliasTable::build(&Backend::cpu(), &[1.0f64], DEVICE_CONSTRUCTIONS[1]).err();
+    let cpu_pary = AliasTable::build(&Backend::cpu(), &[1.0f64], Construction::FASTEST_ON_DEVICE).err();
     assert!(matches!(cpu_pary, Some(Error::UnsupportedMethod { .. })));
     let device_vose = AliasTable::build(&Backend::emulator(), &[1.0f64], Construction::Sequential).err();
     assert!(matches!(device_vose, Some(Error::UnsupportedMethod { .. })));

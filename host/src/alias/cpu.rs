@@ -1,13 +1,16 @@
-//! Construction and sampling on the CPU: Vose's sequential sweep and PSA with rayon, both over
-//! the very sweep the GPU kernels run (`warpkit_kernels::alias`), so their tables are the same.
+//! Construction and sampling on the CPU: Vose's sequential sweep, PSA and PSA+ with rayon, all
+//! over the very sweep the GPU kernels run (`warpkit_kernels::alias`), so their tables are the
+//! same (PSA+ uses the devices' tiles, so its tables equal theirs too).
 
 use super::{AliasWeight, Construction, Stream, quantize_scale};
 use crate::cpu::Cpu;
 use crate::error::Result;
 use rayon::prelude::*;
-use warpkit_kernels::alias::split::{heavy_range, search, spill};
-use warpkit_kernels::alias::sweep::{Shape, rows};
-use warpkit_kernels::alias::{Entry, Row, Weight, quantize, sample::draw_pair};
+use warpkit_kernels::alias::partition::PARTITION_TILE;
+use warpkit_kernels::alias::plus::{Greedy, TileItems};
+use warpkit_kernels::alias::split::{Prefix, heavy_range, search, spill};
+use warpkit_kernels::alias::sweep::rows;
+use warpkit_kernels::alias::{Entry, Row, Shape, Weight, quantize, sample::draw_pair};
 
 /// Items per rayon task in the element-wise passes, and rows per PSA section at least.
 const CHUNK: usize = 1 << 16;
@@ -19,8 +22,8 @@ pub(super) fn build<F: AliasWeight>(weights: &[F], method: Construction) -> Resu
     Ok(table)
 }
 
-/// The partitioned items: light ones, then heavy ones, each in index order, and the shape.
-fn partition<F: AliasWeight>(weights: &[F]) -> Result<(Vec<Entry>, Shape)> {
+/// The quantized weights and the shape of the whole table (no light count yet).
+fn quantized<F: AliasWeight>(weights: &[F]) -> Result<(Vec<u64>, Shape)> {
     let total = weights
         .par_chunks(CHUNK)
         .map(|c| c.iter().map(|w| w.to_f64()).sum::<f64>())
@@ -28,24 +31,26 @@ fn partition<F: AliasWeight>(weights: &[F]) -> Result<(Vec<Entry>, Shape)> {
         .iter()
         .sum();
     let (shift, scale) = quantize_scale::<F>(weights.len(), total)?;
-    let entries: Vec<Entry> = weights
+    let q: Vec<u64> = weights
+        .par_iter()
+        .map(|w| quantize(w.to_f64(), shift, scale))
+        .collect();
+    let n = weights.len() as u64;
+    let shape = Shape::whole(n, 0, q.par_iter().sum());
+    Ok((q, shape))
+}
+
+/// The partitioned items of `q` (items `first..`): light ones, then heavy ones, each in index
+/// order, and how many are light.
+fn partition(shape: &Shape, q: &[u64], first: usize) -> (Vec<Entry>, u64) {
+    let entries = q
         .par_iter()
         .enumerate()
-        .map(|(i, w)| Entry {
-            q: quantize(w.to_f64(), shift, scale),
-            item: i as u32,
-        })
-        .collect();
-    let mut shape = Shape {
-        n: weights.len() as u64,
-        n_light: 0,
-        total: entries.par_iter().map(|e| e.q).sum(),
-    };
-    let (mut light, heavy): (Vec<Entry>, Vec<Entry>) =
-        entries.into_par_iter().partition(|e| shape.is_light(e.q));
-    shape.n_light = light.len() as u64;
+        .map(|(i, &q)| Entry::new((first + i) as u32, q));
+    let (mut light, heavy): (Vec<Entry>, Vec<Entry>) = entries.partition(|e| shape.is_light(e.q));
+    let n_light = light.len() as u64;
     light.extend(heavy);
-    Ok((light, shape))
+    (light, n_light)
 }
 
 /// Builds into `table` (of `weights.len()` rows).
@@ -54,51 +59,160 @@ pub(super) fn build_into<F: AliasWeight>(
     method: Construction,
     table: &mut [Row<F>],
 ) -> Result<()> {
-    let (entries, shape) = partition(weights)?;
+    let (q, whole) = quantized(weights)?;
+    let out = TablePtr(table.as_mut_ptr());
+    if let Construction::PsaPlus { .. } = method {
+        return build_plus(&q, &whole, &out);
+    }
+    let (entries, n_light) = partition(&whole, &q, 0);
+    let shape = Shape { n_light, ..whole };
     let mut weights_q: Vec<u64> = entries.iter().map(|e| e.q).collect();
     weights_q.push(0);
     let prefix = Cpu.exclusive_scan(&weights_q)?;
-    let at = |t: u64| prefix[t as usize];
+    let sections = match method {
+        Construction::Sequential => 1,
+        _ => sections_for(shape.n),
+    };
+    psa(
+        &shape,
+        &entries,
+        |t| shape.scaled(prefix[t as usize]),
+        sections,
+        &out,
+    );
+    Ok(())
+}
+
+/// PSA sections for `n` rows: several per rayon thread, of at least [`CHUNK`] rows.
+fn sections_for(n: u64) -> u64 {
+    let rows = n
+        .div_ceil(rayon::current_num_threads() as u64 * 8)
+        .max(CHUNK as u64);
+    n.div_ceil(rows)
+}
+
+/// PSA over the partitioned `entries` with prefix sums `prefix` (scaled units): `sections`
+/// sections of equal rows, one rayon task each.
+fn psa<F: Weight>(
+    shape: &Shape,
+    entries: &[Entry],
+    prefix: impl Prefix + Sync,
+    sections: u64,
+    out: &TablePtr<F>,
+) {
+    let rows_per_section = shape.n.div_ceil(sections);
+    let split_at = |k: u64| {
+        let (lo, hi) = heavy_range(shape, k);
+        search(shape, &prefix, k, lo, hi)
+    };
     let light = |i: u64| entries[i as usize];
     let heavy = |j: u64| entries[(shape.n_light + j) as usize];
-    let rows_per_section = match method {
-        Construction::Sequential => weights.len(),
-        Construction::Psa { .. } => weights
-            .len()
-            .div_ceil(rayon::current_num_threads() * 8)
-            .max(CHUNK),
-    } as u64;
-    let split_at = |k: u64| {
-        let (lo, hi) = heavy_range(&shape, k);
-        search(&shape, &at, k, lo, hi)
-    };
-    let out = TablePtr(table.as_mut_ptr());
-    (0..shape.n.div_ceil(rows_per_section))
-        .into_par_iter()
-        .for_each(|s| {
-            let from = split_at(s * rows_per_section);
-            let to = split_at(((s + 1) * rows_per_section).min(shape.n));
-            rows(
-                &shape,
-                from,
-                to,
-                spill(&shape, &at, from),
+    (0..sections).into_par_iter().for_each(|s| {
+        let from = split_at((s * rows_per_section).min(shape.n));
+        let to = split_at(((s + 1) * rows_per_section).min(shape.n));
+        rows(
+            shape,
+            from,
+            to,
+            spill(shape, &prefix, from),
+            light,
+            heavy,
+            |item, row| {
+                // SAFETY: `item < N`, and every item's row is written by exactly one section (the
+                // sections partition the sweep's rows, and each row is one item's).
+                unsafe { out.write(item, row) }
+            },
+        );
+    });
+}
+
+/// One PSA+ tile on the CPU: its items partitioned, with local prefix sums.
+struct Tile {
+    entries: Vec<Entry>,
+    /// `items + 1` exclusive sums.
+    prefix: Vec<u64>,
+    light: u64,
+}
+
+impl TileItems for Tile {
+    fn items(&self) -> u64 {
+        self.entries.len() as u64
+    }
+    fn light(&self) -> u64 {
+        self.light
+    }
+    fn entry(&self, slot: u64) -> Entry {
+        self.entries[slot as usize]
+    }
+    fn prefix(&self, slot: u64) -> u64 {
+        self.prefix[slot as usize]
+    }
+}
+
+/// What one tile leaves for the PSA step: its light and its heavy leftovers, each with their
+/// `[Σq, Σrem]` prefix sums local to the tile.
+type TileLeftovers = [Vec<(Entry, [u64; 2])>; 2];
+
+/// PSA+: each tile's greedy rows (the devices' tiles and rule), then PSA over the leftovers.
+fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &TablePtr<F>) -> Result<()> {
+    let tiles: Vec<TileLeftovers> = q
+        .par_chunks(PARTITION_TILE as usize)
+        .enumerate()
+        .map(|(b, q)| {
+            let (entries, light) = partition(whole, q, b * PARTITION_TILE as usize);
+            let mut prefix = vec![0];
+            prefix.extend(entries.iter().scan(0, |sum, e| {
+                *sum += e.q;
+                Some(*sum)
+            }));
+            let tile = Tile {
+                entries,
+                prefix,
                 light,
-                heavy,
-                |item, row| {
-                    // SAFETY: `item < n`, and every item's row is written by exactly one section
-                    // (the sections partition the sweep's rows, and each row is one item's).
-                    unsafe { out.write(item, row) }
-                },
-            );
-        });
+            };
+            let greedy = Greedy::of(&tile, whole);
+            greedy.write_rows(&tile, whole, 0, greedy.rows(), |item, row| {
+                // SAFETY: greedy rows are the tile's own items', each written once, and no
+                // other tile or the PSA step writes them.
+                unsafe { out.write(item, row) }
+            });
+            let (light_left, heavy_left) = greedy.leftovers(&tile);
+            let left =
+                |from: u64, count: u64| (from..from + count).map(|s| greedy.leftover(&tile, s)).collect();
+            [left(0, light_left), left(light_left, heavy_left)]
+        })
+        .collect();
+    let (mut entries, mut q_sums, mut rem_sums) = (vec![], vec![], vec![]);
+    for kind in 0..2 {
+        for tile in &tiles {
+            for &(e, _) in &tile[kind] {
+                entries.push(e);
+                q_sums.push(e.q);
+                rem_sums.push(e.rem as u64);
+            }
+        }
+    }
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let n_light = tiles.iter().map(|t| t[0].len() as u64).sum();
+    let shape = Shape {
+        n: entries.len() as u64,
+        n_light,
+        ..*whole
+    };
+    q_sums.push(0);
+    rem_sums.push(0);
+    let (q_prefix, rem_prefix) = (Cpu.exclusive_scan(&q_sums)?, Cpu.exclusive_scan(&rem_sums)?);
+    let prefix = |t: u64| shape.scaled(q_prefix[t as usize]) + rem_prefix[t as usize] as u128;
+    psa(&shape, &entries, prefix, sections_for(shape.n), out);
     Ok(())
 }
 
 /// The table's rows, written from several rayon tasks at once, each to its own items.
 struct TablePtr<F>(*mut Row<F>);
 
-// SAFETY: tasks write disjoint rows (see `build_into`).
+// SAFETY: tasks write disjoint rows (see `psa` and `build_plus`).
 unsafe impl<F> Sync for TablePtr<F> {}
 
 impl<F> TablePtr<F> {
@@ -122,4 +236,79 @@ pub(super) fn sample<F: Weight>(table: &[Row<F>], stream: Stream, s: usize) -> V
         }
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tiles of `q` (of a table with quantized total `total`), as PSA+ makes them.
+    fn tiles(q: &[u64]) -> (Shape, Vec<Tile>) {
+        let whole = Shape::whole(q.len() as u64, 0, q.iter().sum());
+        let tiles = q
+            .chunks(PARTITION_TILE as usize)
+            .enumerate()
+            .map(|(b, q)| {
+                let (entries, light) = partition(&whole, q, b * PARTITION_TILE as usize);
+                let mut prefix = vec![0];
+                prefix.extend(entries.iter().scan(0, |s, e| {
+                    *s += e.q;
+                    Some(*s)
+                }));
+                Tile {
+                    entries,
+                    prefix,
+                    light,
+                }
+            })
+            .collect();
+        (whole, tiles)
+    }
+
+    /// The greedy sweeps take exactly one row's weight per row written, so what the tiles
+    /// leave weighs exactly one row per leftover; their sums and prefix sums agree with the
+    /// leftovers themselves; and on uniform weights most items are packed greedily (the seed
+    /// reports about 90 % with its tiles).
+    #[test]
+    fn greedy_tiles_leave_one_row_of_weight_per_leftover() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let q: Vec<u64> = (0..100_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 34) + 1
+            })
+            .collect();
+        let (whole, tiles) = tiles(&q);
+        let (mut left, mut left_weight, mut greedy_rows) = (0u64, 0u128, 0u64);
+        for tile in &tiles {
+            let greedy = Greedy::of(tile, &whole);
+            let (light, heavy) = greedy.leftovers(tile);
+            let sums = greedy.sums(tile);
+            assert_eq!((sums[0], sums[1]), (light, heavy));
+            let mut totals = [[0u64; 2]; 2];
+            for s in 0..light + heavy {
+                let (e, before) = greedy.leftover(tile, s);
+                let kind = (s >= light) as usize;
+                assert_eq!(before, totals[kind], "prefix of leftover {s}");
+                assert_eq!(
+                    whole.weight(e) <= whole.total as u128,
+                    kind == 0,
+                    "class of leftover {s}"
+                );
+                totals[kind] = [totals[kind][0] + e.q, totals[kind][1] + e.rem as u64];
+                left_weight += whole.weight(e);
+            }
+            assert_eq!([sums[2], sums[4]], totals[0]);
+            assert_eq!([sums[3], sums[5]], totals[1]);
+            left += light + heavy;
+            greedy_rows += greedy.rows();
+            assert_eq!(greedy.rows() + light + heavy, tile.items());
+        }
+        assert_eq!(left_weight, left as u128 * whole.total as u128);
+        let packed = greedy_rows as f64 / q.len() as f64;
+        println!("greedy rows: {:.1} % of the items", 100.0 * packed);
+        assert!(packed > 0.5, "only {packed} packed greedily");
+    }
 }

@@ -3,15 +3,16 @@
 //! weights allocates nothing.
 //!
 //! Launches per build: sum (fixed grid, so the total is the same bits on every device), the
-//! tiles' quantized weights and their sum, the tiles' light counts and weights and their three
-//! short scans, the partition (entries and prefix sums in one pass), split, pack: three passes
-//! over the weights before the pack. Three scalars come back to the host on the way (total,
-//! quantized total, light count). Weights already in device memory are checked there first
-//! (one more launch and scalar); host weights were checked on the host.
+//! tiles' quantized weights and their sum, the tiles' sums (PSA: light counts and weights; PSA+:
+//! its greedy rows and what they leave) and one scan over them, the partition (entries and
+//! prefix sums in one pass), split, pack: three passes over the weights before the pack. Three
+//! values come back to the host on the way (total, quantized total, light count, and for PSA+
+//! the leftovers' count). Weights already in device memory are checked there first (one more
+//! launch and scalar); host weights were checked on the host.
 
 use super::{
-    AliasWeight, Construction, PackMethod, Sampling, SectionedArgs, SplitMethod, Stream, check_count,
-    quantize_scale,
+    AliasWeight, Construction, PackArgs, PackMethod, Sampling, SectionedArgs, SplitMethod, Stream,
+    check_count, quantize_scale,
 };
 use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
@@ -19,10 +20,16 @@ use warpkit_kernels::alias::pack::{
     CHUNKED_PACK_ROWS, CHUNKED_PACK_THREADS, SHARED_PACK_ROWS, SHARED_PACK_THREADS, chunked_pack_bytes,
     shared_pack_bytes,
 };
-use warpkit_kernels::alias::partition::{PARTITION_TILE, TILE_SUM_BYTES, blocks_for, partition_bytes};
+use warpkit_kernels::alias::partition::{
+    PARTITION_TILE, TILE_COUNTS, TILE_SUM_BYTES, blocks_for, partition_bytes,
+};
+use warpkit_kernels::alias::plus::LEFTOVER_SUMS;
 use warpkit_kernels::alias::sectioned::{shared_section_bytes, shared_section_rows};
-use warpkit_kernels::alias::split::{alias_split_binary, alias_split_pary};
-use warpkit_kernels::alias::{ALIAS_BLOCK_THREADS, Entry, Row, Split};
+use warpkit_kernels::alias::split::{
+    PrefixWord, alias_split_binary, alias_split_binary_plus, alias_split_pary, alias_split_pary_plus,
+};
+use warpkit_kernels::alias::{ALIAS_BLOCK_THREADS, Entry, Row, Shape, Split};
+use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::policy::{ALIAS_ROWS_PER_SECTION, REDUCE_FIXED_GRID};
 
 /// Words (u64) that hold `len` values of `T`.
@@ -34,17 +41,19 @@ fn words<T>(len: usize) -> usize {
 struct Workspace<F> {
     /// Each partition tile's quantized weight.
     tile_q: DeviceBuffer<u64>,
-    /// Each tile's light items, light weight and heavy weight, then their exclusive scans
-    /// (`tiles + 1` elements, the last input 0, so the last output is the grand total).
-    tile_sums: [DeviceBuffer<u64>; 3],
-    tile_scans: [DeviceBuffer<u64>; 3],
+    /// Per-tile sums, segment after segment of `tiles + 1` (the last of each 0), and their one
+    /// exclusive scan (see `warpkit_kernels::alias::partition::TileScans`).
+    tile_sums: DeviceBuffer<u64>,
+    tile_scans: DeviceBuffer<u64>,
     entries: DeviceBuffer<u64>,
+    /// Prefix sums: u64 for PSA, `[u64; 2]` for PSA+.
     prefix: DeviceBuffer<u64>,
     splits: DeviceBuffer<u64>,
     first_bad: DeviceBuffer<u64>,
     total: DeviceBuffer<F>,
     total_q: DeviceBuffer<u64>,
-    n_light: DeviceBuffer<u32>,
+    /// Light items of the PSA step, and (PSA+) all its items.
+    counts: DeviceBuffer<u32>,
 }
 
 /// A table in device memory with its workspace.
@@ -66,25 +75,21 @@ impl<F: AliasWeight> DeviceTable<F> {
         // Splits for the smaller sections of the two packs.
         let sections = n.div_ceil(SHARED_PACK_ROWS as usize);
         let tiles = (n as u64).div_ceil(PARTITION_TILE) as usize;
+        let (sums, prefix_words) = match method {
+            Construction::PsaPlus { .. } => (LEFTOVER_SUMS, 2),
+            _ => (TILE_COUNTS, 1),
+        };
         let work = Workspace {
             tile_q: device.zeros(tiles)?,
-            tile_sums: [
-                device.zeros(tiles + 1)?,
-                device.zeros(tiles + 1)?,
-                device.zeros(tiles + 1)?,
-            ],
-            tile_scans: [
-                device.zeros(tiles + 1)?,
-                device.zeros(tiles + 1)?,
-                device.zeros(tiles + 1)?,
-            ],
+            tile_sums: device.zeros(sums * (tiles + 1))?,
+            tile_scans: device.zeros(sums * (tiles + 1))?,
             entries: device.zeros(words::<Entry>(n))?,
-            prefix: device.zeros(n + 1)?,
+            prefix: device.zeros(prefix_words * (n + 1))?,
             splits: device.zeros(words::<Split>(sections + 1))?,
             first_bad: device.zeros(1)?,
             total: device.zeros(1)?,
             total_q: device.zeros(1)?,
-            n_light: device.zeros(1)?,
+            counts: device.zeros(2)?,
         };
         Ok(DeviceTable {
             device: device.clone(),
@@ -230,8 +235,8 @@ fn check_on_device<F: AliasWeight>(
     }
 }
 
-/// The PSA pipeline: builds `table` from `weights` (already checked) by `method`, with `work`
-/// as scratch.
+/// The PSA and PSA+ pipelines: builds `table` from `weights` (already checked) by `method`,
+/// with `work` as scratch.
 fn construct<F: AliasWeight>(
     d: &Device,
     w: &mut Workspace<F>,
@@ -240,12 +245,15 @@ fn construct<F: AliasWeight>(
     weights: &DeviceBuffer<F>,
 ) -> Result<()> {
     let n = weights.len() as u64;
-    crate::error::check_same_len("alias weights", w.prefix.len() - 1, weights.len())?;
+    crate::error::check_same_len(
+        "alias weights",
+        w.tile_q.len(),
+        n.div_ceil(PARTITION_TILE) as usize,
+    )?;
     let src = d.ptr(weights)?;
     d.sum_over_grid(weights, &mut w.total, REDUCE_FIXED_GRID)?;
     let (shift, scale) = quantize_scale::<F>(n as usize, d.download(&w.total)?[0].to_f64())?;
-    let tiles = n.div_ceil(PARTITION_TILE);
-    let tile_grid = |shared| LaunchShape::linear(tiles, ALIAS_BLOCK_THREADS, shared);
+    let tile_grid = |shared| LaunchShape::linear(n.div_ceil(PARTITION_TILE), ALIAS_BLOCK_THREADS, shared);
     // SAFETY: `weights` holds n elements, `tile_q` one per tile; one block per tile with
     // the shared memory the tile sums carve.
     unsafe {
@@ -254,54 +262,149 @@ fn construct<F: AliasWeight>(
     };
     d.sum_into(&w.tile_q, &mut w.total_q)?;
     let total = d.download(&w.total_q)?[0];
-    let [a, b, c] = &mut w.tile_sums;
-    let sums = [d.ptr_mut(a)?, d.ptr_mut(b)?, d.ptr_mut(c)?];
-    // SAFETY: as above; each sum array holds tiles + 1 elements (the last stays 0).
-    unsafe {
-        let args = (src, n, shift, scale, total, sums[0], sums[1], sums[2]);
-        d.launch::<F::TileCounts>(tile_grid(TILE_SUM_BYTES), args)?
-    };
-    for (sum, scan) in w.tile_sums.iter().zip(&mut w.tile_scans) {
-        d.exclusive_scan_into(sum, scan)?;
-    }
-    let scans = [
-        d.ptr(&w.tile_scans[0])?,
-        d.ptr(&w.tile_scans[1])?,
-        d.ptr(&w.tile_scans[2])?,
-    ];
+    let sums = d.ptr_mut(&mut w.tile_sums)?;
     let entries = d.ptr_mut(&mut w.entries)?.cast::<Entry>();
-    let partition = (
-        src,
-        n,
-        shift,
-        scale,
-        total,
-        scans[0],
-        scans[1],
-        scans[2],
-        tiles,
-        entries,
-        d.ptr_mut(&mut w.prefix)?,
-        d.ptr_mut(&mut w.n_light)?,
-    );
-    // SAFETY: n > 0 weights, n entries (16-byte aligned: device buffers are 256-byte aligned)
-    // and n + 1 prefix sums; the scans of these weights' tile sums; one block per tile with the
-    // partition's shared memory.
-    unsafe { d.launch::<F::Partition>(tile_grid(partition_bytes()), partition)? };
-    let n_light = d.download(&w.n_light)?[0] as u64;
+    let rows = d.ptr_mut(table)?.cast::<Row<F>>();
+    match method {
+        Construction::Psa { split, pack } => {
+            // SAFETY: as above; the sums hold TILE_COUNTS segments of tiles + 1.
+            unsafe {
+                let args = (src, n, shift, scale, total, sums);
+                d.launch::<F::TileCounts>(tile_grid(TILE_SUM_BYTES), args)?
+            };
+            d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
+            let prefix = d.ptr_mut(&mut w.prefix)?;
+            let args = (
+                src,
+                n,
+                shift,
+                scale,
+                total,
+                d.ptr(&w.tile_scans)?,
+                entries,
+                prefix,
+                d.ptr_mut(&mut w.counts)?,
+            );
+            // SAFETY: n > 0 weights, n entries (16-byte aligned: device buffers are 256-byte
+            // aligned) and n + 1 prefix sums; the scan of these weights' tile sums; one block
+            // per tile with the partition's shared memory.
+            unsafe { d.launch::<F::Partition>(tile_grid(partition_bytes()), args)? };
+            let n_light = d.download(&w.counts)?[0] as u64;
+            let shape = Shape::whole(n, n_light, total);
+            split_and_pack::<F, PsaKernels>(d, w, &shape, split, pack, rows)
+        }
+        Construction::PsaPlus { split, pack } => {
+            // SAFETY: as above; the sums hold LEFTOVER_SUMS segments of tiles + 1; the table n
+            // rows, each greedy row written once.
+            unsafe {
+                let args = (src, n, shift, scale, total, sums, rows);
+                d.launch::<F::GreedyTiles>(tile_grid(partition_bytes()), args)?
+            };
+            d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
+            let prefix = d.ptr_mut(&mut w.prefix)?.cast::<[u64; 2]>();
+            let args = (
+                src,
+                n,
+                shift,
+                scale,
+                total,
+                d.ptr(&w.tile_scans)?,
+                entries,
+                prefix,
+                d.ptr_mut(&mut w.counts)?,
+            );
+            // SAFETY: as for PSA's partition, with room for n + 1 prefix pairs (the leftovers
+            // are at most n).
+            unsafe { d.launch::<F::PartitionLeftovers>(tile_grid(partition_bytes()), args)? };
+            let [n_light, left] = d.download(&w.counts)?[..] else {
+                unreachable!("two counts")
+            };
+            if left == 0 {
+                return Ok(());
+            }
+            let shape = Shape {
+                n: left as u64,
+                n_light: n_light as u64,
+                total,
+                scale: n,
+            };
+            split_and_pack::<F, PsaPlusKernels>(d, w, &shape, split, pack, rows)
+        }
+        Construction::Sequential => {
+            unreachable!("devices build by PSA and PSA+ only (checked by the caller)")
+        }
+    }
+}
 
-    let Construction::Psa { split, pack } = method else {
-        unreachable!("devices build by PSA only (checked by the caller)")
-    };
+/// The split and pack kernels of one prefix-sum word: PSA's or those of PSA+'s PSA step.
+trait SplitPack<F: AliasWeight> {
+    type Word: PrefixWord;
+    type SplitBinary: Kernel<Args = SplitArgs<Self::Word>>;
+    type SplitPary: Kernel<Args = SplitArgs<Self::Word>>;
+    type Pack: Kernel<Args = PackArgs<F, Self::Word>>;
+    type PackShared: Kernel<Args = PackArgs<F, Self::Word>>;
+    type PackChunked: Kernel<Args = PackArgs<F, Self::Word>>;
+}
+
+/// Parameters of the split kernels: prefix sums, items, light items, quantized total, scale,
+/// sections, rows per section, splits.
+type SplitArgs<W> = (*const W, u64, u64, u64, u64, u64, u64, *mut Split);
+
+struct PsaKernels;
+struct PsaPlusKernels;
+
+impl<F: AliasWeight> SplitPack<F> for PsaKernels {
+    type Word = u64;
+    type SplitBinary = alias_split_binary;
+    type SplitPary = alias_split_pary;
+    type Pack = F::Pack;
+    type PackShared = F::PackShared;
+    type PackChunked = F::PackChunked;
+}
+
+impl<F: AliasWeight> SplitPack<F> for PsaPlusKernels {
+    type Word = [u64; 2];
+    type SplitBinary = alias_split_binary_plus;
+    type SplitPary = alias_split_pary_plus;
+    type Pack = F::PackPlus;
+    type PackShared = F::PackSharedPlus;
+    type PackChunked = F::PackChunkedPlus;
+}
+
+/// PSA's split and pack over the partitioned entries and prefix sums in `w` (of `shape.n`
+/// items, `shape.n > 0`), into `table`.
+fn split_and_pack<F: AliasWeight, K: SplitPack<F>>(
+    d: &Device,
+    w: &mut Workspace<F>,
+    shape: &Shape,
+    split: SplitMethod,
+    pack: PackMethod,
+    table: *mut Row<F>,
+) -> Result<()> {
+    let Shape {
+        n,
+        n_light,
+        total,
+        scale,
+    } = *shape;
     let rows_per_section = match pack {
         PackMethod::Baseline => ALIAS_ROWS_PER_SECTION,
         PackMethod::SharedMemory => SHARED_PACK_ROWS,
         PackMethod::Chunked => CHUNKED_PACK_ROWS,
     };
     let sections = n.div_ceil(rows_per_section);
-    let prefix = d.ptr(&w.prefix)?;
+    let prefix = d.ptr(&w.prefix)?.cast::<K::Word>();
     let splits = d.ptr_mut(&mut w.splits)?.cast::<Split>();
-    let split_args = (prefix, n, n_light, total, sections, rows_per_section, splits);
+    let split_args = (
+        prefix,
+        n,
+        n_light,
+        total,
+        scale,
+        sections,
+        rows_per_section,
+        splits,
+    );
     let blocks = blocks_for(sections + 1);
     // SAFETY: n + 1 prefix sums, sections + 1 splits (the buffer holds those of the smallest
     // sections), sections × rows per section >= n; the p-ary search's block reduction has a
@@ -310,45 +413,46 @@ fn construct<F: AliasWeight>(
         match split {
             SplitMethod::PartialPary => {
                 let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, ALIAS_BLOCK_THREADS / 32 * 8);
-                d.launch::<alias_split_pary>(shape, split_args)?
+                d.launch::<K::SplitPary>(shape, split_args)?
             }
             SplitMethod::Binary => {
                 let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, 0);
-                d.launch::<alias_split_binary>(shape, split_args)?
+                d.launch::<K::SplitBinary>(shape, split_args)?
             }
         }
     };
-    let table = d.ptr_mut(table)?.cast::<Row<F>>();
+    let entries = d.ptr(&w.entries)?.cast::<Entry>();
     let pack_args = (
-        entries.cast_const(),
+        entries,
         prefix,
         n,
         n_light,
         total,
+        scale,
         splits.cast_const(),
         sections,
         table,
     );
     // SAFETY: the partitioned entries, their prefix sums and the splits just computed for
-    // these n items; the table holds n rows, each written by one section; the shared pack gets
-    // its sections' size, its block size and its shared memory.
+    // these n items; every row of the table is written by one section (or was by a greedy
+    // sweep); the shared packs get their sections' size, their block size and shared memory.
     unsafe {
         match pack {
             PackMethod::Baseline => {
                 let shape = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
-                d.launch::<F::Pack>(shape, pack_args)
+                d.launch::<K::Pack>(shape, pack_args)
             }
             PackMethod::Chunked => {
                 let threads = CHUNKED_PACK_THREADS;
                 let shape =
                     LaunchShape::linear(sections.div_ceil(threads as u64), threads, chunked_pack_bytes());
-                d.launch::<F::PackChunked>(shape, pack_args)
+                d.launch::<K::PackChunked>(shape, pack_args)
             }
             PackMethod::SharedMemory => {
                 let threads = SHARED_PACK_THREADS;
                 let shape =
                     LaunchShape::linear(sections.div_ceil(threads as u64), threads, shared_pack_bytes());
-                d.launch::<F::PackShared>(shape, pack_args)
+                d.launch::<K::PackShared>(shape, pack_args)
             }
         }
     }

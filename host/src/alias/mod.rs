@@ -32,14 +32,15 @@ use crate::device::{Device, DeviceBuffer};
 use crate::element::Scalar;
 use crate::error::{Error, Result};
 use rand_core::RngCore;
-use warpkit_kernels::alias::{Weight, pack, partition, sample, sectioned};
+use warpkit_kernels::alias::{Weight, pack, partition, plus, sample, sectioned};
 use warpkit_kernels::kernel::Kernel;
 
-/// Parameters of the pack kernels: entries, prefix sums, items, light items, quantized total,
-/// splits, sections, table.
-pub type PackArgs<F> = (
+/// Parameters of the pack kernels: entries, prefix sums (`W`: u64 for PSA, `[u64; 2]` for the
+/// PSA step of PSA+), items, light items, quantized total, scale, splits, sections, table.
+pub type PackArgs<F, W> = (
     *const Entry,
-    *const u64,
+    *const W,
+    u64,
     u64,
     u64,
     u64,
@@ -48,12 +49,8 @@ pub type PackArgs<F> = (
     *mut Row<F>,
 );
 
-/// Parameters of the tile counts: weights, items, quantization shift and scale, quantized
-/// total, light items, light weight and heavy weight per tile.
-pub type TileCountsArgs<F> = (*const F, u64, i32, f64, u64, *mut u64, *mut u64, *mut u64);
-
-/// Parameters of the partition: weights, items, quantization shift and scale, quantized total,
-/// the three scans over tiles, tiles, entries, prefix sums, light items.
+/// Parameters of PSA's partition: weights, items, quantization shift and scale, quantized total,
+/// the tiles' scans, entries, prefix sums, light items.
 pub type PartitionArgs<F> = (
     *const F,
     u64,
@@ -61,11 +58,26 @@ pub type PartitionArgs<F> = (
     f64,
     u64,
     *const u64,
-    *const u64,
-    *const u64,
-    u64,
     *mut Entry,
     *mut u64,
+    *mut u32,
+);
+
+/// Parameters of PSA+'s greedy pass: weights, items, quantization shift and scale, quantized
+/// total, the tiles' sums, table.
+pub type GreedyArgs<F> = (*const F, u64, i32, f64, u64, *mut u64, *mut Row<F>);
+
+/// Parameters of PSA+'s leftover partition: weights, items, quantization shift and scale,
+/// quantized total, the tiles' scans, entries, prefix sums, counts.
+pub type LeftoverArgs<F> = (
+    *const F,
+    u64,
+    i32,
+    f64,
+    u64,
+    *const u64,
+    *mut Entry,
+    *mut [u64; 2],
     *mut u32,
 );
 
@@ -80,15 +92,25 @@ pub trait AliasWeight: Weight + Scalar {
     #[doc(hidden)]
     type TileTotal: Kernel<Args = (*const Self, u64, i32, f64, *mut u64)>;
     #[doc(hidden)]
-    type TileCounts: Kernel<Args = TileCountsArgs<Self>>;
+    type TileCounts: Kernel<Args = (*const Self, u64, i32, f64, u64, *mut u64)>;
     #[doc(hidden)]
     type Partition: Kernel<Args = PartitionArgs<Self>>;
     #[doc(hidden)]
-    type Pack: Kernel<Args = PackArgs<Self>>;
+    type GreedyTiles: Kernel<Args = GreedyArgs<Self>>;
     #[doc(hidden)]
-    type PackShared: Kernel<Args = PackArgs<Self>>;
+    type PartitionLeftovers: Kernel<Args = LeftoverArgs<Self>>;
     #[doc(hidden)]
-    type PackChunked: Kernel<Args = PackArgs<Self>>;
+    type Pack: Kernel<Args = PackArgs<Self, u64>>;
+    #[doc(hidden)]
+    type PackShared: Kernel<Args = PackArgs<Self, u64>>;
+    #[doc(hidden)]
+    type PackChunked: Kernel<Args = PackArgs<Self, u64>>;
+    #[doc(hidden)]
+    type PackPlus: Kernel<Args = PackArgs<Self, [u64; 2]>>;
+    #[doc(hidden)]
+    type PackSharedPlus: Kernel<Args = PackArgs<Self, [u64; 2]>>;
+    #[doc(hidden)]
+    type PackChunkedPlus: Kernel<Args = PackArgs<Self, [u64; 2]>>;
     #[doc(hidden)]
     type Sample: Kernel<Args = (*const Row<Self>, u64, *mut u32, u64, u64, u64, u64, u32)>;
     #[doc(hidden)]
@@ -104,9 +126,14 @@ impl AliasWeight for f32 {
     type TileTotal = partition::alias_tile_total_f32;
     type TileCounts = partition::alias_tile_counts_f32;
     type Partition = partition::alias_partition_f32;
+    type GreedyTiles = plus::alias_greedy_tiles_f32;
+    type PartitionLeftovers = plus::alias_partition_leftovers_f32;
     type Pack = pack::alias_pack_baseline_f32;
     type PackShared = pack::alias_pack_shared_f32;
     type PackChunked = pack::alias_pack_chunked_f32;
+    type PackPlus = pack::alias_pack_baseline_plus_f32;
+    type PackSharedPlus = pack::alias_pack_shared_plus_f32;
+    type PackChunkedPlus = pack::alias_pack_chunked_plus_f32;
     type Sample = sample::alias_sample_baseline_f32;
     type SampleCached = sectioned::alias_sample_cached_f32;
     type SampleShared = sectioned::alias_sample_shared_f32;
@@ -118,9 +145,14 @@ impl AliasWeight for f64 {
     type TileTotal = partition::alias_tile_total_f64;
     type TileCounts = partition::alias_tile_counts_f64;
     type Partition = partition::alias_partition_f64;
+    type GreedyTiles = plus::alias_greedy_tiles_f64;
+    type PartitionLeftovers = plus::alias_partition_leftovers_f64;
     type Pack = pack::alias_pack_baseline_f64;
     type PackShared = pack::alias_pack_shared_f64;
     type PackChunked = pack::alias_pack_chunked_f64;
+    type PackPlus = pack::alias_pack_baseline_plus_f64;
+    type PackSharedPlus = pack::alias_pack_shared_plus_f64;
+    type PackChunkedPlus = pack::alias_pack_chunked_plus_f64;
     type Sample = sample::alias_sample_baseline_f64;
     type SampleCached = sectioned::alias_sample_cached_f64;
     type SampleShared = sectioned::alias_sample_shared_f64;
@@ -136,6 +168,12 @@ pub enum Construction {
     /// runs the baselines (binary split, one rayon task a section); devices run every
     /// combination.
     Psa { split: SplitMethod, pack: PackMethod },
+    /// PSA+: each tile of 1024 items with enough light and heavy items first packs what it can
+    /// from its own items (a greedy sweep while they are in shared memory), then PSA, by `split`
+    /// and `pack`, builds the rest from what the tiles left (fewer items to scan, split and
+    /// pack). The CPU backend runs it with the same tiles (so its tables equal a device's) and
+    /// PSA's baselines.
+    PsaPlus { split: SplitMethod, pack: PackMethod },
 }
 
 impl Construction {
@@ -145,6 +183,20 @@ impl Construction {
         pack: PackMethod::Baseline,
     };
 
+    /// PSA+ with the seed's baselines for the PSA step.
+    pub const PSA_PLUS_BASELINE: Construction = Construction::PsaPlus {
+        split: SplitMethod::Binary,
+        pack: PackMethod::Baseline,
+    };
+
+    /// Whether the CPU backend offers this method (it runs PSA and PSA+ with the baselines).
+    fn on_cpu(self) -> bool {
+        matches!(
+            self,
+            Construction::Sequential | Construction::PSA_BASELINE | Construction::PSA_PLUS_BASELINE
+        )
+    }
+
     /// The fastest device method measured: the p-ary split with the shared-memory pack won
     /// all 16 cases on an H100 (10^7 and 10^8 items, f32 and f64, uniform and shuffled power
     /// law; `results/alias.md`), 13 % ahead of the baselines at 10^7 and 30 % at 10^8.
@@ -152,6 +204,24 @@ impl Construction {
         split: SplitMethod::PartialPary,
         pack: PackMethod::SharedMemory,
     };
+
+    /// Every method a device offers: PSA and PSA+, each with every split and pack.
+    pub fn on_device() -> impl Iterator<Item = Construction> {
+        let splits = [SplitMethod::Binary, SplitMethod::PartialPary];
+        let packs = [
+            PackMethod::Baseline,
+            PackMethod::SharedMemory,
+            PackMethod::Chunked,
+        ];
+        splits.into_iter().flat_map(move |split| {
+            packs.into_iter().flat_map(move |pack| {
+                [
+                    Construction::Psa { split, pack },
+                    Construction::PsaPlus { split, pack },
+                ]
+            })
+        })
+    }
 
     /// What [`AliasTable::new`] uses on `backend`: [`Construction::FASTEST_ON_DEVICE`] on a
     /// device, the baseline PSA (the CPU's parallel method) on the CPU.
@@ -252,7 +322,8 @@ pub struct AliasTable<F: AliasWeight> {
 }
 
 enum Storage<F: AliasWeight> {
-    Host(Vec<Row<F>>),
+    /// The rows and the method that builds them again on a rebuild.
+    Host(Vec<Row<F>>, Construction),
     Device(Box<device::DeviceTable<F>>),
 }
 
@@ -297,15 +368,13 @@ impl<F: AliasWeight> AliasTable<F> {
     /// backend does not offer it).
     pub fn build(backend: &Backend, weights: &[F], method: Construction) -> Result<AliasTable<F>> {
         check_weights(weights)?;
-        let storage = match (backend, method) {
-            (Backend::Device(d), Construction::Psa { .. }) => {
+        let storage = match backend {
+            Backend::Device(d) if method != Construction::Sequential => {
                 let mut table = device::DeviceTable::allocate(d, weights.len(), method)?;
                 table.rebuild_from_host(weights)?;
                 Storage::Device(Box::new(table))
             }
-            (Backend::Cpu(_), Construction::Sequential | Construction::PSA_BASELINE) => {
-                Storage::Host(cpu::build(weights, method)?)
-            }
+            Backend::Cpu(_) if method.on_cpu() => Storage::Host(cpu::build(weights, method)?, method),
             _ => {
                 return Err(Error::UnsupportedMethod {
                     method: format!("{method:?}"),
@@ -351,7 +420,7 @@ impl<F: AliasWeight> AliasTable<F> {
         crate::error::check_same_len("alias weights", self.n, weights.len())?;
         check_weights(weights)?;
         match &mut self.storage {
-            Storage::Host(rows) => cpu::build_into(weights, Construction::PSA_BASELINE, rows),
+            Storage::Host(rows, method) => cpu::build_into(weights, *method, rows),
             Storage::Device(t) => t.rebuild_from_host(weights),
         }
     }
@@ -361,7 +430,7 @@ impl<F: AliasWeight> AliasTable<F> {
         crate::error::check_same_len("alias weights", self.n, weights.len())?;
         match &mut self.storage {
             Storage::Device(t) => t.rebuild(weights),
-            Storage::Host(_) => Err(Error::WrongDevice {
+            Storage::Host(..) => Err(Error::WrongDevice {
                 buffer: "a device".into(),
                 device: "a host table".into(),
             }),
@@ -382,14 +451,14 @@ impl<F: AliasWeight> AliasTable<F> {
     pub fn device(&self) -> Option<&Device> {
         match &self.storage {
             Storage::Device(t) => Some(t.device()),
-            Storage::Host(_) => None,
+            Storage::Host(..) => None,
         }
     }
 
     /// The rows, copied to the host.
     pub fn rows(&self) -> Result<Vec<Row<F>>> {
         match &self.storage {
-            Storage::Host(rows) => Ok(rows.clone()),
+            Storage::Host(rows, _) => Ok(rows.clone()),
             Storage::Device(t) => t.rows(),
         }
     }
@@ -406,7 +475,7 @@ impl<F: AliasWeight> AliasTable<F> {
     /// `s = 0` gives an empty vector.
     pub fn sample(&self, rng: &mut impl RngCore, s: usize) -> Result<Vec<u32>> {
         let method = match self.storage {
-            Storage::Host(_) => Sampling::Baseline,
+            Storage::Host(..) => Sampling::Baseline,
             Storage::Device(_) => Sampling::auto(self.n, s),
         };
         self.sample_with(rng, s, method)
@@ -428,7 +497,7 @@ impl<F: AliasWeight> AliasTable<F> {
     ) -> Result<Vec<u32>> {
         let stream = Stream::from_rng(rng);
         match &self.storage {
-            Storage::Host(rows) => {
+            Storage::Host(rows, _) => {
                 check_host_method(method)?;
                 Ok(cpu::sample(rows, stream, s))
             }
@@ -491,7 +560,7 @@ impl<F: AliasWeight> AliasTable<F> {
         let stream = Stream::from_rng(rng);
         match &self.storage {
             Storage::Device(t) => t.sample_into(stream, out, method, output),
-            Storage::Host(_) => Err(Error::WrongDevice {
+            Storage::Host(..) => Err(Error::WrongDevice {
                 buffer: "a device".into(),
                 device: "a host table".into(),
             }),

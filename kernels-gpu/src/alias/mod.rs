@@ -17,12 +17,13 @@
 
 pub mod pack;
 pub mod partition;
+pub mod plus;
 pub mod sample;
 pub mod sectioned;
 pub mod split;
 pub mod sweep;
 
-pub use sweep::{Entry, Row, Split, Weight};
+pub use sweep::{Entry, Row, Shape, Split, Weight};
 
 /// Quantized weights are in units of `avg / 2^UNIT_BITS`: one row holds `N·2^31` units in
 /// total, and Q < 2^63 for every N < 2^32.

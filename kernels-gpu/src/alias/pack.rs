@@ -2,7 +2,7 @@
 //! its rows into the table (the seed's baseline pack: light and heavy items read straight from
 //! global memory, weights beside the indices).
 
-use super::split::spill;
+use super::split::{PrefixWord, prefix_in, spill};
 use super::sweep::{Cursor, Entry, Row, Shape, Split, Weight, rows};
 use crate::simt::global_x;
 
@@ -13,10 +13,10 @@ use crate::simt::global_x;
 /// `table` `n` rows; no other thread writes the same rows (every item's row belongs to exactly
 /// one section).
 #[inline(always)]
-pub unsafe fn pack_section<F: Weight>(
+pub unsafe fn pack_section<F: Weight, W: PrefixWord>(
     shape: &Shape,
     entries: *const Entry,
-    prefix: *const u64,
+    prefix: *const W,
     splits: *const Split,
     s: u64,
     table: *mut Row<F>,
@@ -24,7 +24,7 @@ pub unsafe fn pack_section<F: Weight>(
     // SAFETY: all indices stay below the lengths of the caller's contract.
     unsafe {
         let (from, to) = (*splits.add(s as usize), *splits.add(s as usize + 1));
-        let prefix = |t: u64| *prefix.add(t as usize);
+        let prefix = prefix_in(shape, prefix);
         let light = |i: u64| *entries.add(i as usize);
         let heavy = |j: u64| *entries.add((shape.n_light + j) as usize);
         let start = spill(shape, &prefix, from);
@@ -39,10 +39,10 @@ pub unsafe fn pack_section<F: Weight>(
 /// # Safety
 /// As for [`pack_section`], with `sections + 1` splits.
 #[inline(always)]
-pub unsafe fn pack_thread_baseline<F: Weight>(
+pub unsafe fn pack_thread_baseline<F: Weight, W: PrefixWord>(
     shape: &Shape,
     entries: *const Entry,
-    prefix: *const u64,
+    prefix: *const W,
     splits: *const Split,
     sections: u64,
     table: *mut Row<F>,
@@ -74,10 +74,10 @@ pub const fn shared_pack_bytes() -> u32 {
 /// As for [`pack_section`], with sections of at most [`SHARED_PACK_ROWS`] rows, blocks of at
 /// most [`SHARED_PACK_THREADS`] threads and [`shared_pack_bytes`] of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn pack_block_shared<F: Weight>(
+pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord>(
     shape: &Shape,
     entries: *const Entry,
-    prefix: *const u64,
+    prefix: *const W,
     splits: *const Split,
     sections: u64,
     table: *mut Row<F>,
@@ -110,7 +110,7 @@ pub unsafe fn pack_block_shared<F: Weight>(
         let s = first + thread_x() as u64;
         if s < last {
             let (a, b) = (*splits.add(s as usize), *splits.add(s as usize + 1));
-            let prefix = |t: u64| *prefix.add(t as usize);
+            let prefix = prefix_in(shape, prefix);
             let light = |i: u64| local.get((i - l0) as u32);
             let heavy = |j: u64| local.get((l1 - l0 + j - h0) as u32);
             rows(
@@ -151,10 +151,10 @@ pub const fn chunked_pack_bytes() -> u32 {
 /// As for [`pack_section`], with sections of at most [`CHUNKED_PACK_ROWS`] rows, blocks of
 /// [`CHUNKED_PACK_THREADS`] threads and [`chunked_pack_bytes`] of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn pack_block_chunked<F: Weight>(
+pub unsafe fn pack_block_chunked<F: Weight, W: PrefixWord>(
     shape: &Shape,
     entries: *const Entry,
-    prefix: *const u64,
+    prefix: *const W,
     splits: *const Split,
     sections: u64,
     table: *mut Row<F>,
@@ -174,7 +174,7 @@ pub unsafe fn pack_block_chunked<F: Weight>(
         let windows = SharedSlice::<Entry>::carve(16 * threads as u32, (2 * C * threads) as u32);
         let count_at = 16 * threads as u32 + windows.len() * size_of::<Entry>() as u32;
         let counter = SharedSlice::<u64>::carve(count_at, threads.div_ceil(32) as u32);
-        let prefix_at = |i: u64| *prefix.add(i as usize);
+        let prefix_at = prefix_in(shape, prefix);
         let (mut cursor, end, mut done) = if s < sections {
             let (a, b) = (*splits.add(s as usize), *splits.add(s as usize + 1));
             let cursor = Cursor::at(a, spill(shape, &prefix_at, a));
@@ -229,7 +229,7 @@ pub unsafe fn pack_block_chunked<F: Weight>(
 }
 
 macro_rules! pack_kernels {
-    ($($name:ident: $f:ty => $pack:ident, $what:literal;)*) => {$(
+    ($($name:ident: $f:ty, $word:ty => $pack:ident, $what:literal;)*) => {$(
         $crate::kernel! {
             #[doc = concat!("Packs every section: ", $what, " (see [`", stringify!($pack), "`]).")]
             ///
@@ -238,15 +238,16 @@ macro_rules! pack_kernels {
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn $name(
                 entries: *const Entry,
-                prefix: *const u64,
+                prefix: *const $word,
                 n: u64,
                 n_light: u64,
                 total: u64,
+                scale: u64,
                 splits: *const Split,
                 sections: u64,
                 table: *mut Row<$f>,
             ) {
-                let shape = Shape { n, n_light, total };
+                let shape = Shape { n, n_light, total, scale };
                 // SAFETY: forwarded to the launch contract above.
                 unsafe { $pack(&shape, entries, prefix, splits, sections, table) }
             }
@@ -254,10 +255,16 @@ macro_rules! pack_kernels {
     )*};
 }
 pack_kernels! {
-    alias_pack_baseline_f32: f32 => pack_thread_baseline, "one thread a section, the seed's baseline";
-    alias_pack_baseline_f64: f64 => pack_thread_baseline, "one thread a section, the seed's baseline";
-    alias_pack_shared_f32: f32 => pack_block_shared, "items staged in shared memory";
-    alias_pack_shared_f64: f64 => pack_block_shared, "items staged in shared memory";
-    alias_pack_chunked_f32: f32 => pack_block_chunked, "long sections, items loaded in chunks";
-    alias_pack_chunked_f64: f64 => pack_block_chunked, "long sections, items loaded in chunks";
+    alias_pack_baseline_f32: f32, u64 => pack_thread_baseline, "one thread a section, the seed's baseline";
+    alias_pack_baseline_f64: f64, u64 => pack_thread_baseline, "one thread a section, the seed's baseline";
+    alias_pack_shared_f32: f32, u64 => pack_block_shared, "items staged in shared memory";
+    alias_pack_shared_f64: f64, u64 => pack_block_shared, "items staged in shared memory";
+    alias_pack_chunked_f32: f32, u64 => pack_block_chunked, "long sections, items loaded in chunks";
+    alias_pack_chunked_f64: f64, u64 => pack_block_chunked, "long sections, items loaded in chunks";
+    alias_pack_baseline_plus_f32: f32, [u64; 2] => pack_thread_baseline, "the PSA step of PSA+, one thread a section";
+    alias_pack_baseline_plus_f64: f64, [u64; 2] => pack_thread_baseline, "the PSA step of PSA+, one thread a section";
+    alias_pack_shared_plus_f32: f32, [u64; 2] => pack_block_shared, "the PSA step of PSA+, items staged in shared memory";
+    alias_pack_shared_plus_f64: f64, [u64; 2] => pack_block_shared, "the PSA step of PSA+, items staged in shared memory";
+    alias_pack_chunked_plus_f32: f32, [u64; 2] => pack_block_chunked, "the PSA step of PSA+, items loaded in chunks";
+    alias_pack_chunked_plus_f64: f64, [u64; 2] => pack_block_chunked, "the PSA step of PSA+, items loaded in chunks";
 }

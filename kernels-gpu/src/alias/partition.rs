@@ -7,8 +7,8 @@
 //! bytes of traffic an item):
 //! 1. [`tile_total`]: each tile's quantized weight; their sum is the total `Q` that tells light
 //!    items from heavy ones (`N·q <= Q`).
-//! 2. [`tile_counts`]: each tile's light items, their weight and its heavy items' weight; the
-//!    host scans these three short arrays (one element a tile).
+//! 2. [`tile_counts`]: each tile's light items, their weight and its heavy items' weight; one
+//!    scan over these three short arrays (one element a tile, see [`TileScans`]).
 //! 3. [`partition`]: each tile places its items in shared memory by block-wide scans of the
 //!    three quantities and then writes its light run and its heavy run, entries and prefix sums,
 //!    as contiguous, coalesced stores.
@@ -29,7 +29,7 @@ pub const PARTITION_TILE: u64 = ALIAS_BLOCK_THREADS as u64 * PARTITION_ITEMS_PER
 /// Dynamic shared memory of [`partition`]: the scans' warp slots, then the tile's entries and
 /// prefix sums.
 pub const fn partition_bytes() -> u32 {
-    (SCRATCH_BYTES + PARTITION_TILE * (size_of::<Entry>() + size_of::<u64>()) as u64) as u32
+    STAGE_BYTES as u32
 }
 
 /// Dynamic shared memory of [`tile_total`] and [`tile_counts`]: one u64 per warp.
@@ -109,20 +109,57 @@ pub unsafe fn tile_total<F: Weight>(weights: *const F, n: u64, z: Quantizer, til
     }
 }
 
-/// Tile `b`'s light items to `light[b]`, their quantized weight to `light_q[b]` and its heavy
-/// items' to `heavy_q[b]`, for items of total quantized weight `total`.
+/// Exclusive scans over tiles of several per-tile sums, all in one array: sum `k` of tile `b`
+/// was input `k·(tiles + 1) + b`, each segment ending in a 0, and one exclusive scan ran over
+/// the whole array, so one launch scans every sum.
+#[derive(Clone, Copy)]
+pub struct TileScans {
+    pub scans: *const u64,
+    pub tiles: u64,
+}
+
+impl TileScans {
+    /// Where tile `b`'s sum `k` goes in the input array.
+    #[inline(always)]
+    pub fn slot(tiles: u64, k: u64, b: u64) -> usize {
+        (k * (tiles + 1) + b) as usize
+    }
+
+    /// Sum `k` over the tiles before `b` (over all of them for `b = tiles`).
+    ///
+    /// # Safety
+    /// `scans` holds the scan described above, with more than `k` segments.
+    #[inline(always)]
+    pub unsafe fn before(&self, k: u64, b: u64) -> u64 {
+        // SAFETY: the caller's contract.
+        unsafe {
+            *self.scans.add(TileScans::slot(self.tiles, k, b))
+                - *self.scans.add(TileScans::slot(self.tiles, k, 0))
+        }
+    }
+
+    /// Sum `k` over every tile.
+    ///
+    /// # Safety
+    /// As for [`TileScans::before`].
+    #[inline(always)]
+    pub unsafe fn all(&self, k: u64) -> u64 {
+        // SAFETY: the caller's contract.
+        unsafe { self.before(k, self.tiles) }
+    }
+}
+
+/// Sums per tile of [`tile_counts`]: light items, their quantized weight, the heavy items'.
+pub const TILE_COUNTS: usize = 3;
+
+/// Tile `b`'s light items, their quantized weight and its heavy items' weight to `sums` (at
+/// [`TileScans::slot`]), for items of total quantized weight `total`.
 ///
 /// # Safety
-/// As for [`tile_total`], with three outputs of one element per tile.
+/// As for [`tile_total`], with `sums` holding `TILE_COUNTS·(tiles + 1)` words.
 #[inline(always)]
-pub unsafe fn tile_counts<F: Weight>(
-    weights: *const F,
-    n: u64,
-    z: Quantizer,
-    total: u64,
-    [light, light_q, heavy_q]: [*mut u64; 3],
-) {
-    let shape = Shape { n, n_light: 0, total };
+pub unsafe fn tile_counts<F: Weight>(weights: *const F, n: u64, z: Quantizer, total: u64, sums: *mut u64) {
+    let shape = Shape::whole(n, 0, total);
     // SAFETY: as the contract above; every thread reaches the reductions.
     unsafe {
         let (q, items) = my_weights(weights, n, z);
@@ -130,15 +167,107 @@ pub unsafe fn tile_counts<F: Weight>(
         let scratch = SharedSlice::carve(0, ALIAS_BLOCK_THREADS / 32);
         let (count, lq, hq) = (reduce(count, scratch), reduce(lq, scratch), reduce(hq, scratch));
         if thread_x() == 0 {
-            let b = block_x() as usize;
-            (*light.add(b), *light_q.add(b), *heavy_q.add(b)) = (count, lq, hq);
+            let (tiles, b) = (n.div_ceil(PARTITION_TILE), block_x() as u64);
+            for (k, v) in [count, lq, hq].into_iter().enumerate() {
+                *sums.add(TileScans::slot(tiles, k as u64, b)) = v;
+            }
+        }
+    }
+}
+
+/// One tile's items in shared memory in the partitioned order (its light items, then its heavy
+/// items, each in index order), with exclusive prefix sums of their quantized weights in that
+/// order, local to the tile.
+#[derive(Clone, Copy)]
+pub struct StagedTile {
+    pub entries: SharedSlice<Entry>,
+    pub prefix: SharedSlice<u64>,
+    /// Items of the tile.
+    pub items: u64,
+    /// Light items (the first slots).
+    pub light: u64,
+    /// Quantized weight of the light items and of the whole tile.
+    pub light_q: u64,
+    pub total_q: u64,
+}
+
+impl StagedTile {
+    /// The tile's local prefix sum before slot `t` (`t <= items`).
+    #[inline(always)]
+    pub fn prefix_at(&self, t: u64) -> u64 {
+        if t == self.items {
+            self.total_q
+        } else {
+            self.prefix.get(t as u32)
+        }
+    }
+
+    pub fn light(&self, i: u64) -> Entry {
+        self.entries.get(i as u32)
+    }
+
+    pub fn heavy(&self, j: u64) -> Entry {
+        self.entries.get((self.light + j) as u32)
+    }
+}
+
+/// Shared memory of [`stage_tile`] and the scans' warp slots: what [`partition`] launches with.
+const STAGE_BYTES: u64 = SCRATCH_BYTES + PARTITION_TILE * (size_of::<Entry>() + size_of::<u64>()) as u64;
+
+/// Quantizes this block's tile and stages it in shared memory (see [`StagedTile`]), for items of
+/// total quantized weight `total`. Ends with a barrier, so every thread may read all of it.
+///
+/// # Safety
+/// `weights` holds `n` elements; every thread of a block of [`ALIAS_BLOCK_THREADS`] calls this
+/// together, with at least [`partition_bytes`] of dynamic shared memory.
+#[inline(always)]
+pub unsafe fn stage_tile<F: Weight>(weights: *const F, n: u64, z: Quantizer, total: u64) -> StagedTile {
+    let shape = Shape::whole(n, 0, total);
+    let (b, t) = (block_x() as u64, thread_x() as u64);
+    let tile_start = b * PARTITION_TILE;
+    // SAFETY: shared memory carved within `partition_bytes`; slots below the tile's items; every
+    // thread reaches each scan and the barrier.
+    unsafe {
+        let scratch = SharedSlice::<u64>::carve(0, ALIAS_BLOCK_THREADS / 32);
+        let entries = SharedSlice::<Entry>::carve(SCRATCH_BYTES as u32, PARTITION_TILE as u32);
+        let prefix = SharedSlice::<u64>::carve(
+            (SCRATCH_BYTES + PARTITION_TILE * size_of::<Entry>() as u64) as u32,
+            PARTITION_TILE as u32,
+        );
+        let (mine, items) = my_weights(weights, n, z);
+        let (count, lq, hq) = my_sums(&shape, &mine, items);
+        let (mut count, tile_light) = exclusive_scan(count, scratch);
+        let (mut lq, light_q) = exclusive_scan(lq, scratch);
+        let (mut hq, heavy_q) = exclusive_scan(hq, scratch);
+        hq += light_q;
+        for (k, &q) in mine.iter().enumerate().take(items as usize) {
+            let local = t * PARTITION_ITEMS_PER_THREAD + k as u64;
+            // Light items take the tile's first slots, heavy ones the rest, each in order.
+            let (slot, sum) = if shape.is_light(q) {
+                count += 1;
+                lq += q;
+                (count - 1, lq - q)
+            } else {
+                hq += q;
+                (tile_light + local - count, hq - q)
+            };
+            entries.set(slot as u32, Entry::new((tile_start + local) as u32, q));
+            prefix.set(slot as u32, sum);
+        }
+        sync_threads();
+        StagedTile {
+            entries,
+            prefix,
+            items: PARTITION_TILE.min(n - tile_start),
+            light: tile_light,
+            light_q,
+            total_q: light_q + heavy_q,
         }
     }
 }
 
 /// Writes tile `b`'s entries and their prefix sums in the partitioned order, given the
-/// exclusive scans over tiles of [`tile_counts`]' outputs (`tiles + 1` elements each, the
-/// last one the grand total), and `n_light` and `prefix[n] = total` from block 0.
+/// [`TileScans`] of [`tile_counts`]' sums, and `n_light` and `prefix[n] = total` from block 0.
 ///
 /// # Safety
 /// `weights` holds `n > 0` elements, `entries` `n`, `prefix` `n + 1`; the scans are those of
@@ -151,65 +280,35 @@ pub unsafe fn partition<F: Weight>(
     n: u64,
     z: Quantizer,
     total: u64,
-    [light_before, light_q_before, heavy_q_before]: [*const u64; 3],
-    tiles: u64,
+    scans: *const u64,
     entries: *mut Entry,
     prefix: *mut u64,
     n_light_out: *mut u32,
 ) {
-    let shape = Shape { n, n_light: 0, total };
     let (b, t) = (block_x() as u64, thread_x() as u64);
-    let tile_start = b * PARTITION_TILE;
-    // SAFETY: as the contract above: scans of `tiles + 1` elements, entries and prefix sums
-    // written at positions below `n` (the tiles' runs partition `0..n`), shared memory carved
-    // within `partition_bytes`, every thread reaching each scan and barrier.
+    let scans = TileScans {
+        scans,
+        tiles: n.div_ceil(PARTITION_TILE),
+    };
+    // SAFETY: as the contract above: entries and prefix sums written at positions below `n`
+    // (the tiles' runs partition `0..n`).
     unsafe {
-        let scratch = SharedSlice::<u64>::carve(0, ALIAS_BLOCK_THREADS / 32);
-        let staged = SharedSlice::<Entry>::carve(SCRATCH_BYTES as u32, PARTITION_TILE as u32);
-        let staged_prefix = SharedSlice::<u64>::carve(
-            (SCRATCH_BYTES + PARTITION_TILE * size_of::<Entry>() as u64) as u32,
-            PARTITION_TILE as u32,
-        );
-        let (mine, items) = my_weights(weights, n, z);
-        let (count, lq, hq) = my_sums(&shape, &mine, items);
-        let (mut count, tile_light) = exclusive_scan(count, scratch);
-        let (mut lq, _) = exclusive_scan(lq, scratch);
-        let (mut hq, _) = exclusive_scan(hq, scratch);
-        let n_light = *light_before.add(tiles as usize);
-        // Prefix sums: light ones from 0, heavy ones after all the light weight.
-        lq += *light_q_before.add(b as usize);
-        hq += *light_q_before.add(tiles as usize) + *heavy_q_before.add(b as usize);
-        for (k, &q) in mine.iter().enumerate().take(items as usize) {
-            let local = t * PARTITION_ITEMS_PER_THREAD + k as u64;
-            let entry = Entry {
-                q,
-                item: (tile_start + local) as u32,
-            };
-            // Light items take the tile's first slots, heavy ones the rest, each in order.
-            let (slot, sum) = if shape.is_light(q) {
-                count += 1;
-                lq += q;
-                (count - 1, lq - q)
-            } else {
-                hq += q;
-                (tile_light + local - count, hq - q)
-            };
-            staged.set(slot as u32, entry);
-            staged_prefix.set(slot as u32, sum);
-        }
-        sync_threads();
-        let items = PARTITION_TILE.min(n - tile_start);
-        let light_start = *light_before.add(b as usize);
-        let heavy_start = n_light + tile_start - light_start;
+        let tile = stage_tile(weights, n, z, total);
+        let n_light = scans.all(0);
+        let light_start = scans.before(0, b);
+        let heavy_start = n_light + b * PARTITION_TILE - light_start;
+        // Local sums to global ones: light ones from 0, heavy ones after all the light weight.
+        let light_base = scans.before(1, b);
+        let heavy_base = scans.all(1) + scans.before(2, b) - tile.light_q;
         let mut slot = t;
-        while slot < items {
-            let at = if slot < tile_light {
-                light_start + slot
+        while slot < tile.items {
+            let (at, base) = if slot < tile.light {
+                (light_start + slot, light_base)
             } else {
-                heavy_start + slot - tile_light
+                (heavy_start + slot - tile.light, heavy_base)
             };
-            *entries.add(at as usize) = staged.get(slot as u32);
-            *prefix.add(at as usize) = staged_prefix.get(slot as u32);
+            *entries.add(at as usize) = tile.entries.get(slot as u32);
+            *prefix.add(at as usize) = base + tile.prefix.get(slot as u32);
             slot += ALIAS_BLOCK_THREADS as u64;
         }
         if b == 0 && t == 0 {
@@ -243,13 +342,11 @@ macro_rules! partition_kernels {
                 shift: i32,
                 scale: f64,
                 total: u64,
-                light: *mut u64,
-                light_q: *mut u64,
-                heavy_q: *mut u64,
+                sums: *mut u64,
             ) {
                 let z = Quantizer { shift, scale };
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { tile_counts(weights, n, z, total, [light, light_q, heavy_q]) }
+                unsafe { tile_counts(weights, n, z, total, sums) }
             }
         }
         $crate::kernel! {
@@ -264,18 +361,14 @@ macro_rules! partition_kernels {
                 shift: i32,
                 scale: f64,
                 total: u64,
-                light_before: *const u64,
-                light_q_before: *const u64,
-                heavy_q_before: *const u64,
-                tiles: u64,
+                scans: *const u64,
                 entries: *mut Entry,
                 prefix: *mut u64,
                 n_light: *mut u32,
             ) {
                 let z = Quantizer { shift, scale };
-                let scans = [light_before, light_q_before, heavy_q_before];
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { partition(weights, n, z, total, scans, tiles, entries, prefix, n_light) }
+                unsafe { partition(weights, n, z, total, scans, entries, prefix, n_light) }
             }
         }
     )*};

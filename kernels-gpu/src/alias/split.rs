@@ -4,35 +4,68 @@
 //! The sweep writes heavy item `j`'s row before light item `t`'s exactly when
 //! `E(j + 1) <= D(t)`, so its rows are the merge of two increasing sequences, and the state
 //! after `k` rows has `j` heavy items done for the largest `j` with
-//! `N·(SH[j] + SL[k − j]) <= k·Q` (heavy `j − 1` precedes light `k − j`). The predicate holds
-//! for small `j` and fails beyond the answer, and the answer does not decrease with `k`.
+//! `SH[j] + SL[k − j] <= k·Q` (heavy `j − 1` precedes light `k − j`; sums in scaled units). The
+//! predicate holds for small `j` and fails beyond the answer, and the answer does not decrease
+//! with `k`.
 //!
-//! `prefix` is the exclusive scan of the partitioned quantized weights with one extra zero at
-//! the end: `SL[t] = prefix[t]`, `SH[j] = prefix[n_light + j] − prefix[n_light]`.
+//! `prefix` is the exclusive scan of the partitioned weights with one extra element at the end:
+//! `SL[t] = prefix[t]`, `SH[j] = prefix[n_light + j] − prefix[n_light]`. PSA scans quantized
+//! weights (u64, `N·q` scaled units each); the PSA step of PSA+ scans pairs (Σq, Σrem), since
+//! the items the greedy sweep left partly used weigh `N·q + rem` ([`PrefixWord`]).
 
 use super::sweep::{Shape, Split};
 use crate::block;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{WARP_SIZE, block_dim_x, block_x, global_x, thread_x};
 
-/// Reads the prefix sums.
+/// Reads the prefix sums, in scaled units.
 pub trait Prefix {
-    fn at(&self, t: u64) -> u64;
+    fn at(&self, t: u64) -> u128;
 }
 
-impl<F: Fn(u64) -> u64> Prefix for F {
+impl<F: Fn(u64) -> u128> Prefix for F {
     #[inline(always)]
-    fn at(&self, t: u64) -> u64 {
+    fn at(&self, t: u64) -> u128 {
         self(t)
     }
+}
+
+/// An element of the prefix sums in memory: u64 for PSA, `[Σq, Σrem]` for PSA+.
+pub trait PrefixWord: Copy {
+    /// The sum in scaled units.
+    fn scaled(self, shape: &Shape) -> u128;
+}
+
+impl PrefixWord for u64 {
+    #[inline(always)]
+    fn scaled(self, shape: &Shape) -> u128 {
+        shape.scaled(self)
+    }
+}
+
+impl PrefixWord for [u64; 2] {
+    #[inline(always)]
+    fn scaled(self, shape: &Shape) -> u128 {
+        shape.scaled(self[0]) + self[1] as u128
+    }
+}
+
+/// The prefix sums at `prefix` as a [`Prefix`].
+///
+/// # Safety
+/// Every index read is within the array.
+#[inline(always)]
+pub unsafe fn prefix_in<'a, W: PrefixWord + 'a>(shape: &'a Shape, prefix: *const W) -> impl Prefix + 'a {
+    // SAFETY: the caller's contract.
+    move |t: u64| unsafe { *prefix.add(t as usize) }.scaled(shape)
 }
 
 /// Whether at least `j` heavy items are done after `k` rows (`j` within [`heavy_range`]).
 #[inline(always)]
 pub fn heavy_done(shape: &Shape, prefix: &impl Prefix, k: u64, j: u64) -> bool {
     let base = prefix.at(shape.n_light);
-    let sum = prefix.at(k - j) as u128 + (prefix.at(shape.n_light + j) - base) as u128;
-    shape.n as u128 * sum <= k as u128 * shape.total as u128
+    let sum = prefix.at(k - j) + (prefix.at(shape.n_light + j) - base);
+    sum <= k as u128 * shape.total as u128
 }
 
 /// The range of heavy counts possible after `k` rows.
@@ -65,8 +98,8 @@ pub fn search(shape: &Shape, prefix: &impl Prefix, k: u64, lo: u64, hi: u64) -> 
 pub fn spill(shape: &Shape, prefix: &impl Prefix, s: Split) -> u128 {
     let (i, j) = (s.light as u64, s.heavy as u64);
     let base = prefix.at(shape.n_light);
-    let sum = prefix.at(i) as u128 + (prefix.at(shape.n_light + j) - base) as u128;
-    (i + j) as u128 * shape.total as u128 - shape.n as u128 * sum
+    let sum = prefix.at(i) + (prefix.at(shape.n_light + j) - base);
+    (i + j) as u128 * shape.total as u128 - sum
 }
 
 /// The first row of section `s` of `rows_per_section` rows.
@@ -82,9 +115,9 @@ pub fn section_start(shape: &Shape, s: u64, rows_per_section: u64) -> u64 {
 /// `prefix` holds `n + 1` sums, `splits` `sections + 1` entries; `rows_per_section *
 /// sections >= n`.
 #[inline(always)]
-pub unsafe fn split_binary(
+pub unsafe fn split_binary<W: PrefixWord>(
     shape: &Shape,
-    prefix: *const u64,
+    prefix: *const W,
     sections: u64,
     rows_per_section: u64,
     splits: *mut Split,
@@ -95,7 +128,7 @@ pub unsafe fn split_binary(
     }
     // SAFETY: indices below n + 1 (prefix) and sections + 1 (splits).
     unsafe {
-        let prefix = |t: u64| *prefix.add(t as usize);
+        let prefix = prefix_in(shape, prefix);
         let k = section_start(shape, s, rows_per_section);
         let (lo, hi) = heavy_range(shape, k);
         *splits.add(s as usize) = search(shape, &prefix, k, lo, hi);
@@ -170,9 +203,9 @@ pub unsafe fn search_pary(
 /// # Safety
 /// As for [`split_binary`], with one u64 of dynamic shared memory per warp.
 #[inline(always)]
-pub unsafe fn split_pary(
+pub unsafe fn split_pary<W: PrefixWord>(
     shape: &Shape,
-    prefix: *const u64,
+    prefix: *const W,
     sections: u64,
     rows_per_section: u64,
     splits: *mut Split,
@@ -183,7 +216,7 @@ pub unsafe fn split_pary(
     // SAFETY: indices below n + 1 (prefix) and sections + 1 (splits); every thread of the
     // block reaches the search (threads past the end search the last boundary again).
     unsafe {
-        let prefix = |t: u64| *prefix.add(t as usize);
+        let prefix = prefix_in(shape, prefix);
         let scratch = SharedSlice::<u64>::carve(0, block_dim_x().div_ceil(WARP_SIZE));
         let k = |s: u64| section_start(shape, s, rows_per_section);
         let split = search_pary(shape, &prefix, k(s), k(first.min(sections)), k(last), scratch);
@@ -194,23 +227,24 @@ pub unsafe fn split_pary(
 }
 
 macro_rules! split_kernels {
-    ($($name:ident => $body:ident;)*) => {$(
+    ($($name:ident: $word:ty => $body:ident, $what:literal;)*) => {$(
         $crate::kernel! {
-            #[doc = concat!("The splits at every section boundary by [`", stringify!($body), "`].")]
+            #[doc = concat!("The splits at every section boundary by [`", stringify!($body), "`], ", $what, ".")]
             ///
             /// # Safety
             #[doc = concat!("As for [`", stringify!($body), "`].")]
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn $name(
-                prefix: *const u64,
+                prefix: *const $word,
                 n: u64,
                 n_light: u64,
                 total: u64,
+                scale: u64,
                 sections: u64,
                 rows_per_section: u64,
                 splits: *mut Split,
             ) {
-                let shape = Shape { n, n_light, total };
+                let shape = Shape { n, n_light, total, scale };
                 // SAFETY: forwarded to the launch contract above.
                 unsafe { $body(&shape, prefix, sections, rows_per_section, splits) }
             }
@@ -218,6 +252,8 @@ macro_rules! split_kernels {
     )*};
 }
 split_kernels! {
-    alias_split_binary => split_binary;
-    alias_split_pary => split_pary;
+    alias_split_binary: u64 => split_binary, "PSA";
+    alias_split_pary: u64 => split_pary, "PSA";
+    alias_split_binary_plus: [u64; 2] => split_binary, "the PSA step of PSA+";
+    alias_split_pary_plus: [u64; 2] => split_pary, "the PSA step of PSA+";
 }

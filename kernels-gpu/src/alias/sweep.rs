@@ -8,12 +8,23 @@
 //! item `i`'s, aliased to heavy item `j`.
 
 /// A light or heavy item as the partition writes it: its quantized weight beside its index
-/// (the seed's faster layout, so packing reads no other array).
+/// (the seed's faster layout, so packing reads no other array). Its weight in scaled units is
+/// `N·q + rem`: `rem` (in what would be padding) is 0 except for the one item per PSA+ tile that
+/// the greedy sweep left partly used, whose remaining weight need not be a multiple of N.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C, align(16))]
 pub struct Entry {
     pub q: u64,
     pub item: u32,
+    pub rem: u32,
+}
+
+impl Entry {
+    /// An item at its full quantized weight.
+    #[inline(always)]
+    pub fn new(item: u32, q: u64) -> Entry {
+        Entry { q, item, rem: 0 }
+    }
 }
 
 /// A row of the alias table: draw the row's own item with probability `threshold`, else
@@ -86,15 +97,29 @@ impl Weight for f64 {
 /// What every step of the construction knows about the partitioned items.
 #[derive(Clone, Copy, Debug)]
 pub struct Shape {
-    /// Items (rows).
+    /// Items (rows) of this sweep: the whole table for PSA, the greedy sweep's leftovers for
+    /// the PSA step of PSA+, one tile's items for its greedy sweep.
     pub n: u64,
     /// Light items; heavy items follow them in the partitioned order.
     pub n_light: u64,
-    /// Total quantized weight.
+    /// Total quantized weight of the whole table: one row holds this many scaled units.
     pub total: u64,
+    /// Items of the whole table, `N`: a quantized weight `q` is `N·q` scaled units.
+    pub scale: u64,
 }
 
 impl Shape {
+    /// The shape of a sweep over a whole table of `n` items.
+    #[inline(always)]
+    pub fn whole(n: u64, n_light: u64, total: u64) -> Shape {
+        Shape {
+            n,
+            n_light,
+            total,
+            scale: n,
+        }
+    }
+
     pub fn n_heavy(&self) -> u64 {
         self.n - self.n_light
     }
@@ -102,13 +127,30 @@ impl Shape {
     /// `N·q`: a quantized weight in row units scaled by N (a row holds `total`).
     #[inline(always)]
     pub fn scaled(&self, q: u64) -> u128 {
-        self.n as u128 * q as u128
+        self.scale as u128 * q as u128
+    }
+
+    /// An entry's weight in scaled units.
+    #[inline(always)]
+    pub fn weight(&self, e: Entry) -> u128 {
+        self.scaled(e.q) + e.rem as u128
     }
 
     /// Whether an item of quantized weight `q` is light (fits in one row).
     #[inline(always)]
     pub fn is_light(&self, q: u64) -> bool {
         self.scaled(q) <= self.total as u128
+    }
+
+    /// The entry of an item whose weight is `w` scaled units (`w < N·2^64`).
+    #[inline(always)]
+    pub fn entry(&self, item: u32, w: u128) -> Entry {
+        let n = self.scale as u128;
+        Entry {
+            q: (w / n) as u64,
+            item,
+            rem: (w % n) as u32,
+        }
     }
 
     /// The threshold of a row whose own item keeps `kept` scaled units of the row.
@@ -169,7 +211,7 @@ impl Cursor {
                 break false;
             }
             let current = if j < n_heavy { Some(heavy(j)) } else { None };
-            let left = current.map(|h| shape.scaled(h.q) - spill);
+            let left = current.map(|h| shape.weight(h) - spill);
             match (current, left) {
                 (Some(h), Some(left)) if i == n_light || left <= row => {
                     let alias = if j + 1 < n_heavy {
@@ -190,7 +232,7 @@ impl Cursor {
                         break false;
                     }
                     let l = light(i);
-                    let kept = shape.scaled(l.q);
+                    let kept = shape.weight(l);
                     let alias = current.map_or(l.item, |h| h.item);
                     write(
                         l.item,

@@ -1,0 +1,377 @@
+//! PSA+: each partition tile first runs the sweep over its own items while they sit in shared
+//! memory ("greedy packing"), writes those rows, and passes only what it could not finish on to
+//! PSA (the seed's GPU variant: greedy packing during the partition, no extra global traffic).
+//!
+//! A tile's own sweep is the sequential sweep of [`super::sweep`] over the tile's light and heavy
+//! items alone, in units of the whole table (a row still holds `Q`, weights are still `N·q`). It
+//! stops at the first row that needs an item the tile does not have: a light row when every
+//! heavy item of the tile is due, or the row of the tile's last heavy item (whose alias would be
+//! the next heavy item). With the cumulative deficit `D(t)` and excess `E(j)` of the tile's
+//! items (see [`super::split`]) the stop is closed-form, found by two binary searches:
+//! `i* = #{t < L : D(t) < E(H)}` light rows and `j* = #{1 <= m < H : E(m) <= D(i*)}` heavy
+//! rows, with spill `D(i*) − E(j*)` on heavy item `j*`.
+//!
+//! What is left: light items `i*..L` untouched, heavy items `j* + 1..H` untouched, and heavy
+//! item `j*` with `N·q − spill` scaled units, light or heavy by that remainder. Its weight need
+//! not be a multiple of N, so it travels as `N·q' + rem` (`rem < N` in the entry's padding),
+//! and the leftovers' prefix sums are pairs `[Σq, Σrem]`. The leftovers weigh exactly one row
+//! each on average over all tiles (each greedy row took exactly one row's worth), so PSA over
+//! them with the whole table's row size finishes the table.
+//!
+//! Greedy packing is tried only in tiles with at least [`GREEDY_MIN_ITEMS`] light and heavy
+//! items (the seed's threshold for promising tiles).
+
+use super::ALIAS_BLOCK_THREADS;
+use super::partition::{PARTITION_TILE, Quantizer, StagedTile, TileScans, stage_tile};
+use super::split::{heavy_range, search, spill};
+use super::sweep::{Cursor, Entry, Row, Shape, Weight, rows};
+use crate::simt::{block_x, thread_x};
+
+/// Light and heavy items a tile needs at least for its greedy sweep to be tried.
+pub const GREEDY_MIN_ITEMS: u64 = 8;
+
+/// Per-tile sums the PSA step needs, in this order: light leftovers, heavy leftovers, their
+/// quantized weights (light, heavy) and their remainders (light, heavy).
+pub const LEFTOVER_SUMS: usize = 6;
+
+/// A tile's items in partitioned order: what the greedy sweep reads.
+pub trait TileItems {
+    /// Items of the tile.
+    fn items(&self) -> u64;
+    /// Light items (the first slots).
+    fn light(&self) -> u64;
+    fn entry(&self, slot: u64) -> Entry;
+    /// Quantized weight of the slots before `slot` (`slot <= items`).
+    fn prefix(&self, slot: u64) -> u64;
+}
+
+impl TileItems for StagedTile {
+    fn items(&self) -> u64 {
+        self.items
+    }
+    fn light(&self) -> u64 {
+        self.light
+    }
+    fn entry(&self, slot: u64) -> Entry {
+        self.entries.get(slot as u32)
+    }
+    fn prefix(&self, slot: u64) -> u64 {
+        self.prefix_at(slot)
+    }
+}
+
+/// Where a tile's greedy sweep stops, and the item it left partly used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Greedy {
+    pub stop: Cursor,
+    /// Heavy item `stop.heavy` with what it has left, and whether that is light (none when the
+    /// tile has no heavy item).
+    pub partial: Option<(Entry, bool)>,
+}
+
+/// The number of `k` in `0..count` for which `pred(k)` holds, for a `pred` that holds up to
+/// some point and never after.
+#[inline(always)]
+fn leading(count: u64, pred: impl Fn(u64) -> bool) -> u64 {
+    let (mut lo, mut hi) = (0, count);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+impl Greedy {
+    /// The shape of `tile`'s own sweep, in units of the table `whole`.
+    #[inline(always)]
+    pub fn shape(tile: &impl TileItems, whole: &Shape) -> Shape {
+        Shape {
+            n: tile.items(),
+            n_light: tile.light(),
+            ..*whole
+        }
+    }
+
+    /// Where `tile`'s greedy sweep stops (at its start if the tile is not worth trying).
+    #[inline(always)]
+    pub fn of(tile: &impl TileItems, whole: &Shape) -> Greedy {
+        let shape = Greedy::shape(tile, whole);
+        let (l, h, row) = (shape.n_light, shape.n_heavy(), shape.total as u128);
+        let stop = if l < GREEDY_MIN_ITEMS || h < GREEDY_MIN_ITEMS {
+            Cursor::at(Default::default(), 0)
+        } else {
+            let p = |t: u64| shape.scaled(tile.prefix(t));
+            let deficit = |t: u64| t as u128 * row - p(t);
+            let excess = |j: u64| p(l + j) - p(l) - j as u128 * row;
+            let all_heavy = excess(h);
+            let i = leading(l, |t| deficit(t) < all_heavy);
+            let d = deficit(i);
+            let j = leading(h - 1, |m| excess(m + 1) <= d);
+            Cursor {
+                light: i,
+                heavy: j,
+                spill: d - excess(j),
+            }
+        };
+        let partial = (h > 0).then(|| {
+            let e = tile.entry(l + stop.heavy);
+            let left = shape.weight(e) - stop.spill;
+            (shape.entry(e.item, left), left <= row)
+        });
+        Greedy { stop, partial }
+    }
+
+    /// Rows the greedy sweep writes.
+    #[inline(always)]
+    pub fn rows(&self) -> u64 {
+        self.stop.light + self.stop.heavy
+    }
+
+    /// Writes rows `from..to` of `tile`'s greedy sweep (within `0..self.rows()`), calling
+    /// `write(item, row)` once a row.
+    #[inline(always)]
+    pub fn write_rows<F: Weight>(
+        &self,
+        tile: &impl TileItems,
+        whole: &Shape,
+        from: u64,
+        to: u64,
+        write: impl FnMut(u32, Row<F>),
+    ) {
+        let shape = Greedy::shape(tile, whole);
+        let p = |t: u64| shape.scaled(tile.prefix(t));
+        let split_at = |k: u64| {
+            let (lo, hi) = heavy_range(&shape, k);
+            search(&shape, &p, k, lo, hi)
+        };
+        let (a, b) = (split_at(from), split_at(to));
+        let l = shape.n_light;
+        rows(
+            &shape,
+            a,
+            b,
+            spill(&shape, &p, a),
+            |i| tile.entry(i),
+            |j| tile.entry(l + j),
+            write,
+        );
+    }
+
+    /// The partly used item and whether it is light, as 0/1 flags: (light, heavy).
+    #[inline(always)]
+    fn partial_flags(&self) -> (u64, u64) {
+        match self.partial {
+            Some((_, true)) => (1, 0),
+            Some((_, false)) => (0, 1),
+            None => (0, 0),
+        }
+    }
+
+    /// Light and heavy leftovers.
+    #[inline(always)]
+    pub fn leftovers(&self, tile: &impl TileItems) -> (u64, u64) {
+        let (pl, ph) = self.partial_flags();
+        let (l, h) = (tile.light(), tile.items() - tile.light());
+        let heavy = if h > 0 { h - self.stop.heavy - 1 + ph } else { 0 };
+        (l - self.stop.light + pl, heavy)
+    }
+
+    /// Leftover `s` of `tile` (light leftovers first: the partly used item if light, then the
+    /// untouched light items; then the heavy ones likewise), with the quantized weight and the
+    /// remainders of the leftovers of its kind before it in the tile.
+    #[inline(always)]
+    pub fn leftover(&self, tile: &impl TileItems, s: u64) -> (Entry, [u64; 2]) {
+        let (pl, ph) = self.partial_flags();
+        let (light_left, _) = self.leftovers(tile);
+        let partial = self.partial.map_or(Entry::default(), |(e, _)| e);
+        // Untouched leftovers of one kind: `first` is the slot of the first, `flag` whether
+        // the partly used item precedes them.
+        let run = |k: u64, first: u64, flag: u64| {
+            if flag == 1 && k == 0 {
+                (partial, [0, 0])
+            } else {
+                let slot = first + k - flag;
+                let q = flag * partial.q + tile.prefix(slot) - tile.prefix(first);
+                (tile.entry(slot), [q, flag * partial.rem as u64])
+            }
+        };
+        if s < light_left {
+            run(s, self.stop.light, pl)
+        } else {
+            run(s - light_left, tile.light() + self.stop.heavy + 1, ph)
+        }
+    }
+
+    /// The tile's [`LEFTOVER_SUMS`].
+    #[inline(always)]
+    pub fn sums(&self, tile: &impl TileItems) -> [u64; LEFTOVER_SUMS] {
+        let (pl, ph) = self.partial_flags();
+        let (light, heavy) = self.leftovers(tile);
+        let partial = self.partial.map_or(Entry::default(), |(e, _)| e);
+        let l = tile.light();
+        let light_q = pl * partial.q + tile.prefix(l) - tile.prefix(self.stop.light);
+        let heavy_q = if self.partial.is_some() {
+            ph * partial.q + tile.prefix(tile.items()) - tile.prefix(l + self.stop.heavy + 1)
+        } else {
+            0
+        };
+        let rem = partial.rem as u64;
+        [light, heavy, light_q, heavy_q, pl * rem, ph * rem]
+    }
+}
+
+/// PSA+ pass 2 (in place of PSA's tile counts): stages tile `b`, writes its greedy rows to
+/// `table` (each thread a consecutive share of them) and its [`LEFTOVER_SUMS`] to `sums` (at
+/// [`TileScans::slot`]).
+///
+/// # Safety
+/// `weights` holds `n` elements, `table` `n` rows, `sums` `LEFTOVER_SUMS·(tiles + 1)`; `total`
+/// is these weights' quantized total; one block of [`ALIAS_BLOCK_THREADS`] per tile with
+/// [`super::partition::partition_bytes`] of dynamic shared memory.
+#[inline(always)]
+pub unsafe fn greedy_tiles<F: Weight>(
+    weights: *const F,
+    n: u64,
+    z: Quantizer,
+    total: u64,
+    sums: *mut u64,
+    table: *mut Row<F>,
+) {
+    let whole = Shape::whole(n, 0, total);
+    let (b, t, threads) = (block_x() as u64, thread_x() as u64, ALIAS_BLOCK_THREADS as u64);
+    // SAFETY: as the contract above: rows written for the tile's own items, each once (the
+    // threads' row ranges partition the greedy rows); sums at `k·(tiles + 1) + b`.
+    unsafe {
+        let tile = stage_tile(weights, n, z, total);
+        let greedy = Greedy::of(&tile, &whole);
+        let k = greedy.rows();
+        let (from, to) = (k * t / threads, k * (t + 1) / threads);
+        if from < to {
+            greedy.write_rows(&tile, &whole, from, to, |item, row: Row<F>| {
+                row.store(table.add(item as usize))
+            });
+        }
+        if t == 0 {
+            let tiles = n.div_ceil(PARTITION_TILE);
+            for (k, v) in greedy.sums(&tile).into_iter().enumerate() {
+                *sums.add(TileScans::slot(tiles, k as u64, b)) = v;
+            }
+        }
+    }
+}
+
+/// PSA+ pass 3 (in place of PSA's partition): stages tile `b` again, finds the same greedy
+/// stop, and writes its leftovers, entries and `[Σq, Σrem]` prefix sums, after the leftovers
+/// of the tiles before it (light ones from 0, heavy ones after every light one), given the
+/// [`TileScans`] of pass 2's sums. Block 0 also writes the closing prefix sum and `counts =
+/// [light leftovers, all leftovers]`.
+///
+/// # Safety
+/// As for [`greedy_tiles`], with `scans` as described, `entries` and `prefix` room for every
+/// leftover (`n` and `n + 1` suffice) and `counts` two words.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn partition_leftovers<F: Weight>(
+    weights: *const F,
+    n: u64,
+    z: Quantizer,
+    total: u64,
+    scans: *const u64,
+    entries: *mut Entry,
+    prefix: *mut [u64; 2],
+    counts: *mut u32,
+) {
+    let whole = Shape::whole(n, 0, total);
+    let (b, t) = (block_x() as u64, thread_x() as u64);
+    let scans = TileScans {
+        scans,
+        tiles: n.div_ceil(PARTITION_TILE),
+    };
+    // SAFETY: as the contract above; leftovers land at distinct positions below the
+    // leftovers' count.
+    unsafe {
+        let before = |k: u64, b: u64| scans.before(k, b);
+        let all = |k: u64| scans.all(k);
+        let tile = stage_tile(weights, n, z, total);
+        let greedy = Greedy::of(&tile, &whole);
+        let (light_left, heavy_left) = greedy.leftovers(&tile);
+        let light_at = (before(0, b), [before(2, b), before(4, b)]);
+        let heavy_at = (
+            all(0) + before(1, b),
+            [all(2) + before(3, b), all(4) + before(5, b)],
+        );
+        let mut s = t;
+        while s < light_left + heavy_left {
+            let (entry, [q, rem]) = greedy.leftover(&tile, s);
+            let ((at, [q0, rem0]), k) = if s < light_left {
+                (light_at, s)
+            } else {
+                (heavy_at, s - light_left)
+            };
+            *entries.add((at + k) as usize) = entry;
+            *prefix.add((at + k) as usize) = [q0 + q, rem0 + rem];
+            s += ALIAS_BLOCK_THREADS as u64;
+        }
+        if b == 0 && t == 0 {
+            let left = all(0) + all(1);
+            *prefix.add(left as usize) = [all(2) + all(3), all(4) + all(5)];
+            *counts = all(0) as u32;
+            *counts.add(1) = left as u32;
+        }
+    }
+}
+
+macro_rules! plus_kernels {
+    ($($f:ty => $greedy:ident, $leftovers:ident;)*) => {$(
+        $crate::kernel! {
+            /// [`greedy_tiles`] of these weights.
+            ///
+            /// # Safety
+            /// As for [`greedy_tiles`].
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe fn $greedy(
+                weights: *const $f,
+                n: u64,
+                shift: i32,
+                scale: f64,
+                total: u64,
+                sums: *mut u64,
+                table: *mut Row<$f>,
+            ) {
+                let z = Quantizer { shift, scale };
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { greedy_tiles(weights, n, z, total, sums, table) }
+            }
+        }
+        $crate::kernel! {
+            /// [`partition_leftovers`] of these weights.
+            ///
+            /// # Safety
+            /// As for [`partition_leftovers`].
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe fn $leftovers(
+                weights: *const $f,
+                n: u64,
+                shift: i32,
+                scale: f64,
+                total: u64,
+                scans: *const u64,
+                entries: *mut Entry,
+                prefix: *mut [u64; 2],
+                counts: *mut u32,
+            ) {
+                let z = Quantizer { shift, scale };
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { partition_leftovers(weights, n, z, total, scans, entries, prefix, counts) }
+            }
+        }
+    )*};
+}
+plus_kernels! {
+    f32 => alias_greedy_tiles_f32, alias_partition_leftovers_f32;
+    f64 => alias_greedy_tiles_f64, alias_partition_leftovers_f64;
+}
