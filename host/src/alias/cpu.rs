@@ -7,7 +7,7 @@ use crate::cpu::Cpu;
 use crate::error::Result;
 use rayon::prelude::*;
 use warpkit_kernels::alias::partition::PARTITION_TILE;
-use warpkit_kernels::alias::plus::{Greedy, TileItems};
+use warpkit_kernels::alias::plus::{BinarySearch, Greedy, TileItems};
 use warpkit_kernels::alias::split::{Prefix, heavy_range, search, spill};
 use warpkit_kernels::alias::sweep::rows;
 use warpkit_kernels::alias::{Entry, Row, Shape, Weight, quantize, sample::draw_pair};
@@ -170,7 +170,7 @@ fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &TablePtr<F>) -> Result<
                 prefix,
                 light,
             };
-            let greedy = Greedy::of(&tile, whole);
+            let greedy = Greedy::of(&tile, whole, &BinarySearch);
             greedy.write_rows(&tile, whole, 0, greedy.rows(), |item, row| {
                 // SAFETY: greedy rows are the tile's own items', each written once, and no
                 // other tile or the PSA step writes them.
@@ -283,7 +283,7 @@ mod tests {
         let (whole, tiles) = tiles(&q);
         let (mut left, mut left_weight, mut greedy_rows) = (0u64, 0u128, 0u64);
         for tile in &tiles {
-            let greedy = Greedy::of(tile, &whole);
+            let greedy = Greedy::of(tile, &whole, &BinarySearch);
             let (light, heavy) = greedy.leftovers(tile);
             let sums = greedy.sums(tile);
             assert_eq!((sums[0], sums[1]), (light, heavy));

@@ -180,6 +180,8 @@ pub unsafe fn tile_counts<F: Weight>(weights: *const F, n: u64, z: Quantizer, to
 /// order, local to the tile.
 #[derive(Clone, Copy)]
 pub struct StagedTile {
+    /// One slot per warp, free for block-wide sums once the tile is staged.
+    pub scratch: SharedSlice<u64>,
     pub entries: SharedSlice<Entry>,
     pub prefix: SharedSlice<u64>,
     /// Items of the tile.
@@ -256,6 +258,7 @@ pub unsafe fn stage_tile<F: Weight>(weights: *const F, n: u64, z: Quantizer, tot
         }
         sync_threads();
         StagedTile {
+            scratch,
             entries,
             prefix,
             items: PARTITION_TILE.min(n - tile_start),

@@ -25,6 +25,8 @@ use super::ALIAS_BLOCK_THREADS;
 use super::partition::{PARTITION_TILE, Quantizer, StagedTile, TileScans, stage_tile};
 use super::split::{heavy_range, search, spill};
 use super::sweep::{Cursor, Entry, Row, Shape, Weight, rows};
+use crate::block::reduce::reduce;
+use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, thread_x};
 
 /// Light and heavy items a tile needs at least for its greedy sweep to be tried.
@@ -69,20 +71,48 @@ pub struct Greedy {
     pub partial: Option<(Entry, bool)>,
 }
 
-/// The number of `k` in `0..count` for which `pred(k)` holds, for a `pred` that holds up to
-/// some point and never after.
-#[inline(always)]
-fn leading(count: u64, pred: impl Fn(u64) -> bool) -> u64 {
-    let (mut lo, mut hi) = (0, count);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if pred(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
+/// How the greedy stop's two searches run: each finds the number of `k` in `0..count` for
+/// which `pred(k)` holds, for a `pred` that holds up to some point and never after.
+pub trait Leading {
+    fn leading(&self, count: u64, pred: impl Fn(u64) -> bool) -> u64;
+}
+
+/// By binary search, in one thread.
+pub struct BinarySearch;
+
+impl Leading for BinarySearch {
+    #[inline(always)]
+    fn leading(&self, count: u64, pred: impl Fn(u64) -> bool) -> u64 {
+        let (mut lo, mut hi) = (0, count);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(mid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
         }
+        lo
     }
-    lo
+}
+
+/// By the whole block: each thread tests every `blockDim`-th `k` and a block sum counts the
+/// trues (a tile's counts are at most 1024, so four tests a thread, against some ten dependent
+/// steps of a binary search in every thread). The one-slot-per-warp scratch must be free.
+pub struct BlockCount(pub SharedSlice<u64>);
+
+impl Leading for BlockCount {
+    #[inline(always)]
+    fn leading(&self, count: u64, pred: impl Fn(u64) -> bool) -> u64 {
+        let mut trues = 0;
+        let mut k = thread_x() as u64;
+        while k < count {
+            trues += pred(k) as u64;
+            k += ALIAS_BLOCK_THREADS as u64;
+        }
+        // SAFETY: the whole block searches together (the callers' contract) with this scratch.
+        unsafe { reduce(trues, self.0) }
+    }
 }
 
 impl Greedy {
@@ -96,9 +126,11 @@ impl Greedy {
         }
     }
 
-    /// Where `tile`'s greedy sweep stops (at its start if the tile is not worth trying).
+    /// Where `tile`'s greedy sweep stops (at its start if the tile is not worth trying), with
+    /// the searches run by `search` (for [`BlockCount`], every thread of the block calls this
+    /// together).
     #[inline(always)]
-    pub fn of(tile: &impl TileItems, whole: &Shape) -> Greedy {
+    pub fn of(tile: &impl TileItems, whole: &Shape, search: &impl Leading) -> Greedy {
         let shape = Greedy::shape(tile, whole);
         let (l, h, row) = (shape.n_light, shape.n_heavy(), shape.total as u128);
         let stop = if l < GREEDY_MIN_ITEMS || h < GREEDY_MIN_ITEMS {
@@ -108,9 +140,9 @@ impl Greedy {
             let deficit = |t: u64| t as u128 * row - p(t);
             let excess = |j: u64| p(l + j) - p(l) - j as u128 * row;
             let all_heavy = excess(h);
-            let i = leading(l, |t| deficit(t) < all_heavy);
+            let i = search.leading(l, |t| deficit(t) < all_heavy);
             let d = deficit(i);
-            let j = leading(h - 1, |m| excess(m + 1) <= d);
+            let j = search.leading(h - 1, |m| excess(m + 1) <= d);
             Cursor {
                 light: i,
                 heavy: j,
@@ -247,7 +279,7 @@ pub unsafe fn greedy_tiles<F: Weight>(
     // threads' row ranges partition the greedy rows); sums at `k·(tiles + 1) + b`.
     unsafe {
         let tile = stage_tile(weights, n, z, total);
-        let greedy = Greedy::of(&tile, &whole);
+        let greedy = Greedy::of(&tile, &whole, &BlockCount(tile.scratch));
         let k = greedy.rows();
         let (from, to) = (k * t / threads, k * (t + 1) / threads);
         if from < to {
@@ -297,7 +329,7 @@ pub unsafe fn partition_leftovers<F: Weight>(
         let before = |k: u64, b: u64| scans.before(k, b);
         let all = |k: u64| scans.all(k);
         let tile = stage_tile(weights, n, z, total);
-        let greedy = Greedy::of(&tile, &whole);
+        let greedy = Greedy::of(&tile, &whole, &BlockCount(tile.scratch));
         let (light_left, heavy_left) = greedy.leftovers(&tile);
         let light_at = (before(0, b), [before(2, b), before(4, b)]);
         let heavy_at = (

@@ -145,11 +145,11 @@ impl Shape {
     /// The entry of an item whose weight is `w` scaled units (`w < N·2^64`).
     #[inline(always)]
     pub fn entry(&self, item: u32, w: u128) -> Entry {
-        let n = self.scale as u128;
+        let (q, rem) = div_rem_u32(w, self.scale);
         Entry {
-            q: (w / n) as u64,
+            q: q as u64,
             item,
-            rem: (w % n) as u32,
+            rem: rem as u32,
         }
     }
 
@@ -159,6 +159,20 @@ impl Shape {
         // `kept <= total < 2^63`: exact as u64; two f64 roundings at most.
         F::from_f64(kept as u64 as f64 / self.total as f64)
     }
+}
+
+/// `w / d` and `w % d` for `0 < d < 2^32`, by four 64-by-32-bit steps of long division (a u128
+/// division is a long software loop on the GPU).
+#[inline(always)]
+pub fn div_rem_u32(w: u128, d: u64) -> (u128, u64) {
+    let (mut q, mut r) = (0u128, 0u64);
+    for shift in [96, 64, 32, 0] {
+        let digit = r << 32 | (w >> shift) as u32 as u64;
+        let dq = digit / d;
+        q = q << 32 | dq as u128;
+        r = digit - dq * d;
+    }
+    (q, r)
 }
 
 /// The sweep between rows: light and heavy items done, and the spill.
@@ -270,4 +284,34 @@ pub fn rows<F: Weight>(
 ) {
     let end = to.light as u64 + to.heavy as u64;
     Cursor::at(from, spill).advance(shape, end, u64::MAX, u64::MAX, light, heavy, write);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::div_rem_u32;
+
+    #[test]
+    fn long_division_by_small_divisors_matches_u128_division() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..100_000 {
+            let w = (next() as u128) << 64 | next() as u128;
+            let w = w >> (next() % 128);
+            let d = (next() >> (32 + next() % 32)).max(1);
+            assert_eq!(
+                div_rem_u32(w, d),
+                (w / d as u128, (w % d as u128) as u64),
+                "{w} / {d}"
+            );
+        }
+        assert_eq!(
+            div_rem_u32(u128::MAX, u32::MAX as u64).1,
+            (u128::MAX % u32::MAX as u128) as u64
+        );
+    }
 }
