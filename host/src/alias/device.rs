@@ -265,6 +265,7 @@ fn construct<F: AliasWeight>(
     let sums = d.ptr_mut(&mut w.tile_sums)?;
     let entries = d.ptr_mut(&mut w.entries)?.cast::<Entry>();
     let rows = d.ptr_mut(table)?.cast::<Row<F>>();
+    let (scans, counts) = (d.ptr(&w.tile_scans)?, d.ptr_mut(&mut w.counts)?);
     match method {
         Construction::Psa { split, pack } => {
             // SAFETY: as above; the sums hold TILE_COUNTS segments of tiles + 1.
@@ -274,17 +275,7 @@ fn construct<F: AliasWeight>(
             };
             d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
             let prefix = d.ptr_mut(&mut w.prefix)?;
-            let args = (
-                src,
-                n,
-                shift,
-                scale,
-                total,
-                d.ptr(&w.tile_scans)?,
-                entries,
-                prefix,
-                d.ptr_mut(&mut w.counts)?,
-            );
+            let args = (src, n, shift, scale, total, scans, entries, prefix, counts);
             // SAFETY: n > 0 weights, n entries (16-byte aligned: device buffers are 256-byte
             // aligned) and n + 1 prefix sums; the scan of these weights' tile sums; one block
             // per tile with the partition's shared memory.
@@ -302,17 +293,7 @@ fn construct<F: AliasWeight>(
             };
             d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
             let prefix = d.ptr_mut(&mut w.prefix)?.cast::<[u64; 2]>();
-            let args = (
-                src,
-                n,
-                shift,
-                scale,
-                total,
-                d.ptr(&w.tile_scans)?,
-                entries,
-                prefix,
-                d.ptr_mut(&mut w.counts)?,
-            );
+            let args = (src, n, shift, scale, total, scans, entries, prefix, counts);
             // SAFETY: as for PSA's partition, with room for n + 1 prefix pairs (the leftovers
             // are at most n).
             unsafe { d.launch::<F::PartitionLeftovers>(tile_grid(partition_bytes()), args)? };
