@@ -72,8 +72,8 @@ impl<F: AliasWeight> DeviceTable<F> {
     /// by [`DeviceTable::rebuild`] or [`DeviceTable::rebuild_from_host`].
     pub fn allocate(device: &Device, n: usize, method: Construction) -> Result<DeviceTable<F>> {
         check_count(n)?;
-        // Splits for the smaller sections of the two packs.
-        let sections = n.div_ceil(SHARED_PACK_ROWS as usize);
+        // Splits for the smallest sections of the packs (the baseline's).
+        let sections = n.div_ceil(ALIAS_ROWS_PER_SECTION as usize);
         let tiles = (n as u64).div_ceil(PARTITION_TILE) as usize;
         let (sums, prefix_words) = match method {
             Construction::PsaPlus { .. } => (LEFTOVER_SUMS, 2),
@@ -430,9 +430,7 @@ fn split_and_pack<F: AliasWeight, K: SplitPack<F>>(
                 d.launch::<K::PackChunked>(shape, pack_args)
             }
             PackMethod::SharedMemory => {
-                let threads = SHARED_PACK_THREADS;
-                let shape =
-                    LaunchShape::linear(sections.div_ceil(threads as u64), threads, shared_pack_bytes());
+                let shape = LaunchShape::linear(sections, SHARED_PACK_THREADS, shared_pack_bytes());
                 d.launch::<K::PackShared>(shape, pack_args)
             }
         }

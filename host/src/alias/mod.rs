@@ -251,8 +251,9 @@ pub enum SplitMethod {
 pub enum PackMethod {
     /// One thread per section of 256 rows, reading light and heavy items from global memory.
     Baseline,
-    /// The seed's shared-memory pack: a block copies the items of its 64 sections of 32 rows
-    /// to shared memory (coalesced), then each thread sweeps its section from there.
+    /// The seed's shared-memory pack: a block copies the items of its 2048 rows to shared
+    /// memory (coalesced), then each of its 256 threads finds where its 8 rows start (a search
+    /// narrowed to the block's items) and sweeps them from there.
     SharedMemory,
     /// The seed's chunked pack: sections of 1024 rows, 64 a block, each thread's items loaded
     /// into shared memory 16 light and 16 heavy at a time as its sweep runs out of them.

@@ -54,25 +54,32 @@ pub unsafe fn pack_thread_baseline<F: Weight, W: PrefixWord>(
     }
 }
 
-/// Sections of one block of the shared-memory pack (one thread each).
-pub const SHARED_PACK_THREADS: u32 = 64;
-/// Rows of each section of the shared-memory pack: a block's items (and one more heavy item)
-/// fit in 33 KiB of shared memory.
-pub const SHARED_PACK_ROWS: u64 = 32;
+/// Threads of one shared-memory pack block.
+pub const SHARED_PACK_THREADS: u32 = 256;
+/// Rows each thread of the shared-memory pack sweeps.
+pub const SHARED_PACK_THREAD_ROWS: u64 = 8;
+/// Rows of one shared-memory pack block: the sections the split kernel splits at. A block's
+/// items (and one more heavy item) fit in 33 KiB of shared memory.
+pub const SHARED_PACK_ROWS: u64 = SHARED_PACK_THREADS as u64 * SHARED_PACK_THREAD_ROWS;
 
-/// Shared memory of a shared-memory pack block: every light and heavy entry its sections read.
+/// Shared memory of a shared-memory pack block: every light and heavy entry its rows read, then
+/// each thread's split.
 pub const fn shared_pack_bytes() -> u32 {
-    ((SHARED_PACK_THREADS as u64 * SHARED_PACK_ROWS + 2) * size_of::<Entry>() as u64) as u32
+    ((SHARED_PACK_ROWS + 2) * size_of::<Entry>() as u64 + (SHARED_PACK_THREADS as u64 + 1) * 8) as u32
 }
 
-/// The seed's shared-memory pack: block `b` packs sections `b·T ..` (T = blockDim.x, one
-/// thread each). It first copies the light entries and the heavy entries its sections touch
-/// (one heavy item past the last, the alias of its row) into shared memory with coalesced
-/// reads, then every thread sweeps its section from there.
+/// The seed's shared-memory pack, with the block's section split again inside the block: block
+/// `b` packs rows `splits[b] .. splits[b + 1]` ([`SHARED_PACK_ROWS`] of them). It copies the
+/// light entries and the heavy entries those rows touch (one heavy item past the last, the
+/// alias of its row) into shared memory with coalesced reads while each thread finds the split
+/// at its own first row (a binary search narrowed to the block's range of heavy items); then
+/// every thread sweeps its [`SHARED_PACK_THREAD_ROWS`] rows from shared memory. Many short
+/// sweeps keep 8 warps a block busy where one long sweep a thread left the SM waiting on the
+/// sweep's dependent steps (the seed's version: 64 threads of 32 rows).
 ///
 /// # Safety
-/// As for [`pack_section`], with sections of at most [`SHARED_PACK_ROWS`] rows, blocks of at
-/// most [`SHARED_PACK_THREADS`] threads and [`shared_pack_bytes`] of dynamic shared memory.
+/// As for [`pack_section`], with sections of [`SHARED_PACK_ROWS`] rows, one block of
+/// [`SHARED_PACK_THREADS`] threads a section and [`shared_pack_bytes`] of dynamic shared memory.
 #[inline(always)]
 pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord>(
     shape: &Shape,
@@ -82,22 +89,30 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord>(
     sections: u64,
     table: *mut Row<F>,
 ) {
+    use super::split::{heavy_range, search};
     use crate::simt::shared::SharedSlice;
-    use crate::simt::{block_dim_x, block_x, sync_threads, thread_x};
-    let threads = block_dim_x() as u64;
-    let first = block_x() as u64 * threads;
-    let last = (first + threads).min(sections);
-    // SAFETY: split indices up to `sections`; entry indices below `n`; the shared slice holds
-    // the block's entries (at most T·R + 2, the launch's bytes); every thread reaches the
-    // barrier.
+    use crate::simt::{block_x, sync_threads, thread_x};
+    let (b, t) = (block_x() as u64, thread_x() as u64);
+    let threads = SHARED_PACK_THREADS as u64;
+    if b >= sections {
+        return;
+    }
+    // SAFETY: split indices up to `sections`; entry indices below `n`; the shared slices hold
+    // the block's entries (at most SHARED_PACK_ROWS + 2) and a split per thread and one more
+    // (the launch's bytes); every thread of the block reaches the barrier.
     unsafe {
-        let (from, to) = (*splits.add(first as usize), *splits.add(last as usize));
+        let (from, to) = (*splits.add(b as usize), *splits.add(b as usize + 1));
         let (l0, l1) = (from.light as u64, to.light as u64);
         let h0 = from.heavy as u64;
         let h1 = (to.heavy as u64 + 1).min(shape.n_heavy());
-        let local = SharedSlice::<Entry>::carve(0, (l1 - l0 + h1 - h0) as u32);
-        let mut e = thread_x() as u64;
-        while e < l1 - l0 + h1 - h0 {
+        let count = l1 - l0 + h1 - h0;
+        let local = SharedSlice::<Entry>::carve(0, count as u32);
+        let mine = SharedSlice::<Split>::carve(
+            ((SHARED_PACK_ROWS + 2) * size_of::<Entry>() as u64) as u32,
+            threads as u32 + 1,
+        );
+        let mut e = t;
+        while e < count {
             let global = if e < l1 - l0 {
                 l0 + e
             } else {
@@ -106,23 +121,28 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord>(
             local.set(e as u32, *entries.add(global as usize));
             e += threads;
         }
-        sync_threads();
-        let s = first + thread_x() as u64;
-        if s < last {
-            let (a, b) = (*splits.add(s as usize), *splits.add(s as usize + 1));
-            let prefix = prefix_in(shape, prefix);
-            let light = |i: u64| local.get((i - l0) as u32);
-            let heavy = |j: u64| local.get((l1 - l0 + j - h0) as u32);
-            rows(
-                shape,
-                a,
-                b,
-                spill(shape, &prefix, a),
-                light,
-                heavy,
-                |item, row| row.store(table.add(item as usize)),
-            );
+        let prefix = prefix_in(shape, prefix);
+        let end = to.light as u64 + to.heavy as u64;
+        let k = (from.light as u64 + from.heavy as u64 + t * SHARED_PACK_THREAD_ROWS).min(end);
+        let (lo, hi) = heavy_range(shape, k);
+        let split = search(shape, &prefix, k, lo.max(h0), hi.min(to.heavy as u64));
+        mine.set(t as u32, split);
+        if t == 0 {
+            mine.set(threads as u32, to);
         }
+        sync_threads();
+        let (a, z) = (mine.get(t as u32), mine.get(t as u32 + 1));
+        let light = |i: u64| local.get((i - l0) as u32);
+        let heavy = |j: u64| local.get((l1 - l0 + j - h0) as u32);
+        rows(
+            shape,
+            a,
+            z,
+            spill(shape, &prefix, a),
+            light,
+            heavy,
+            |item, row| row.store(table.add(item as usize)),
+        );
     }
 }
 
