@@ -434,8 +434,9 @@ fn bad_weights_are_refused_before_anything_runs() {
         );
     }
     // Methods a backend does not offer are refused, not switched silently.
-    let cpu_pary = AliasTable::build(&Backend::cpu(), &[1.0f64], Construction::FASTEST_ON_DEVICE).err();
-    assert!(matches!(cpu_pary, Some(Error::UnsupportedMethod { .. })));
+    let cpu_shared_pack =
+        AliasTable::build(&Backend::cpu(), &[1.0f64], Construction::FASTEST_ON_DEVICE).err();
+    assert!(matches!(cpu_shared_pack, Some(Error::UnsupportedMethod { .. })));
     let device_vose = AliasTable::build(&Backend::emulator(), &[1.0f64], Construction::Sequential).err();
     assert!(matches!(device_vose, Some(Error::UnsupportedMethod { .. })));
     // Weights already on a device are checked there, before construction.

@@ -197,13 +197,14 @@ impl Construction {
         )
     }
 
-    /// The device default: PSA with the p-ary split and the shared-memory pack, the fastest of
-    /// every method on an H100 for shuffled power-law weights (f64: 0.80 ms at 10^7, 6.63 ms at
-    /// 10^8; `results/alias.md`), where PSA+'s small tiles pack only a few items greedily and
-    /// cost 1.25x. For uniform-like weights PSA+ with the shared-memory pack is faster (0.81
-    /// against 1.04 ms at 10^7, 6.9 against 8.9 ms at 10^8): ask for it by name.
+    /// The device default: PSA with the binary split and the shared-memory pack (2048-row
+    /// sections), the fastest of every method on an H100 in all four f64 cases measured
+    /// (`results/alias.md`): 0.72 / 6.44 ms for shuffled power-law weights and 0.77 / 6.16 ms
+    /// for uniform ones at 10^7 / 10^8. PSA+ packs most uniform weights in its tiles but few
+    /// power-law ones (its extra passes then cost 1.3x); the partial p-ary split, built for the
+    /// seed's short sections, is slower on these long ones.
     pub const FASTEST_ON_DEVICE: Construction = Construction::Psa {
-        split: SplitMethod::PartialPary,
+        split: SplitMethod::Binary,
         pack: PackMethod::SharedMemory,
     };
 
