@@ -6,8 +6,8 @@
 //! tiles' quantized weights and their sum, the tiles' sums (PSA: light counts and weights; PSA+:
 //! its greedy rows and what they leave) and one scan over them, the partition (entries and
 //! prefix sums in one pass), split, pack: three passes over the weights before the pack. Three
-//! values come back to the host on the way (total, quantized total, light count, and for PSA+
-//! the leftovers' count). Weights already in device memory are checked there first (one more
+//! host round trips on the way: the total, the quantized total, the light count (with PSA+'s
+//! leftover count). Weights already in device memory are checked there first (one more
 //! launch and scalar); host weights were checked on the host.
 
 use super::{

@@ -13,8 +13,9 @@
 //! ```
 //!
 //! Construction follows PSA (partition into light and heavy items, prefix sums, splits, pack)
-//! on exact integer weights (see `warpkit_kernels::alias`), so every backend and method builds
-//! the same table for the same quantized weights, and the mass each item receives is within
+//! or PSA+ (the same after each tile of items has packed what it can on its own)
+//! on exact integer weights (see `warpkit_kernels::alias`), so every backend and PSA method
+//! builds the same table for the same quantized weights (every PSA+ method another), and the mass each item receives is within
 //! about 1e-10 rows of `N·w_i / W`. Samples are a pure function of the table and of the key and
 //! counter taken from the caller's generator: the same seed and method give the same samples
 //! on every backend. The baseline sampler's output is in random order; the sectioned samplers'

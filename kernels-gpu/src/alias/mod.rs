@@ -13,7 +13,8 @@
 //! and heavy items, each in index order ([`sweep`]): a heavy item's row is written as soon as
 //! the light rows before it have taken all its weight beyond one row. A split at row `k` is the
 //! sweep's state after `k` rows, found by a merge-path search ([`split`]), and sections between
-//! splits are packed independently ([`pack`]).
+//! splits are packed independently ([`pack`]). PSA+ ([`plus`]) first runs that sweep inside
+//! each partition tile over the tile's own items and leaves only the rest to PSA.
 
 pub mod pack;
 pub mod partition;
