@@ -134,6 +134,23 @@ struct Tile {
     light: u64,
 }
 
+impl Tile {
+    /// The tile of quantized weights `q`, items `first..`, in the table `whole`.
+    fn new(whole: &Shape, q: &[u64], first: usize) -> Tile {
+        let (entries, light) = partition(whole, q, first);
+        let mut prefix = vec![0];
+        prefix.extend(entries.iter().scan(0, |sum, e| {
+            *sum += e.q;
+            Some(*sum)
+        }));
+        Tile {
+            entries,
+            prefix,
+            light,
+        }
+    }
+}
+
 impl TileItems for Tile {
     fn items(&self) -> u64 {
         self.entries.len() as u64
@@ -149,9 +166,8 @@ impl TileItems for Tile {
     }
 }
 
-/// What one tile leaves for the PSA step: its light and its heavy leftovers, each with their
-/// `[Σq, Σrem]` prefix sums local to the tile.
-type TileLeftovers = [Vec<(Entry, [u64; 2])>; 2];
+/// What one tile leaves for the PSA step: its light and its heavy leftovers.
+type TileLeftovers = [Vec<Entry>; 2];
 
 /// PSA+: each tile's greedy rows (the devices' tiles and rule), then PSA over the leftovers.
 fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &TablePtr<F>) -> Result<()> {
@@ -159,17 +175,7 @@ fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &TablePtr<F>) -> Result<
         .par_chunks(PARTITION_TILE as usize)
         .enumerate()
         .map(|(b, q)| {
-            let (entries, light) = partition(whole, q, b * PARTITION_TILE as usize);
-            let mut prefix = vec![0];
-            prefix.extend(entries.iter().scan(0, |sum, e| {
-                *sum += e.q;
-                Some(*sum)
-            }));
-            let tile = Tile {
-                entries,
-                prefix,
-                light,
-            };
+            let tile = Tile::new(whole, q, b * PARTITION_TILE as usize);
             let greedy = Greedy::of(&tile, whole, &BinarySearch);
             greedy.write_rows(&tile, whole, 0, greedy.rows(), |item, row| {
                 // SAFETY: greedy rows are the tile's own items', each written once, and no
@@ -177,15 +183,18 @@ fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &TablePtr<F>) -> Result<
                 unsafe { out.write(item, row) }
             });
             let (light_left, heavy_left) = greedy.leftovers(&tile);
-            let left =
-                |from: u64, count: u64| (from..from + count).map(|s| greedy.leftover(&tile, s)).collect();
+            let left = |from: u64, count: u64| {
+                (from..from + count)
+                    .map(|s| greedy.leftover(&tile, s).0)
+                    .collect()
+            };
             [left(0, light_left), left(light_left, heavy_left)]
         })
         .collect();
     let (mut entries, mut q_sums, mut rem_sums) = (vec![], vec![], vec![]);
     for kind in 0..2 {
         for tile in &tiles {
-            for &(e, _) in &tile[kind] {
+            for &e in &tile[kind] {
                 entries.push(e);
                 q_sums.push(e.q);
                 rem_sums.push(e.rem as u64);
@@ -248,19 +257,7 @@ mod tests {
         let tiles = q
             .chunks(PARTITION_TILE as usize)
             .enumerate()
-            .map(|(b, q)| {
-                let (entries, light) = partition(&whole, q, b * PARTITION_TILE as usize);
-                let mut prefix = vec![0];
-                prefix.extend(entries.iter().scan(0, |s, e| {
-                    *s += e.q;
-                    Some(*s)
-                }));
-                Tile {
-                    entries,
-                    prefix,
-                    light,
-                }
-            })
+            .map(|(b, q)| Tile::new(&whole, q, b * PARTITION_TILE as usize))
             .collect();
         (whole, tiles)
     }

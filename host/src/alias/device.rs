@@ -39,6 +39,8 @@ fn words<T>(len: usize) -> usize {
 
 /// Scratch of one table's construction.
 struct Workspace<F> {
+    /// Items of the table it builds.
+    items: usize,
     /// Each partition tile's quantized weight.
     tile_q: DeviceBuffer<u64>,
     /// Per-tile sums, segment after segment of `tiles + 1` (the last of each 0), and their one
@@ -80,6 +82,7 @@ impl<F: AliasWeight> DeviceTable<F> {
             _ => (TILE_COUNTS, 1),
         };
         let work = Workspace {
+            items: n,
             tile_q: device.zeros(tiles)?,
             tile_sums: device.zeros(sums * (tiles + 1))?,
             tile_scans: device.zeros(sums * (tiles + 1))?,
@@ -245,11 +248,7 @@ fn construct<F: AliasWeight>(
     weights: &DeviceBuffer<F>,
 ) -> Result<()> {
     let n = weights.len() as u64;
-    crate::error::check_same_len(
-        "alias weights",
-        w.tile_q.len(),
-        n.div_ceil(PARTITION_TILE) as usize,
-    )?;
+    crate::error::check_same_len("alias weights", w.items, weights.len())?;
     let src = d.ptr(weights)?;
     d.sum_over_grid(weights, &mut w.total, REDUCE_FIXED_GRID)?;
     let (shift, scale) = quantize_scale::<F>(n as usize, d.download(&w.total)?[0].to_f64())?;

@@ -193,26 +193,6 @@ pub struct StagedTile {
     pub total_q: u64,
 }
 
-impl StagedTile {
-    /// The tile's local prefix sum before slot `t` (`t <= items`).
-    #[inline(always)]
-    pub fn prefix_at(&self, t: u64) -> u64 {
-        if t == self.items {
-            self.total_q
-        } else {
-            self.prefix.get(t as u32)
-        }
-    }
-
-    pub fn light(&self, i: u64) -> Entry {
-        self.entries.get(i as u32)
-    }
-
-    pub fn heavy(&self, j: u64) -> Entry {
-        self.entries.get((self.light + j) as u32)
-    }
-}
-
 /// Shared memory of [`stage_tile`] and the scans' warp slots: what [`partition`] launches with.
 const STAGE_BYTES: u64 = SCRATCH_BYTES + PARTITION_TILE * (size_of::<Entry>() + size_of::<u64>()) as u64;
 

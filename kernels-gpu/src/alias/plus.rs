@@ -58,7 +58,11 @@ impl TileItems for StagedTile {
         self.entries.get(slot as u32)
     }
     fn prefix(&self, slot: u64) -> u64 {
-        self.prefix_at(slot)
+        if slot == self.items {
+            self.total_q
+        } else {
+            self.prefix.get(slot as u32)
+        }
     }
 }
 
