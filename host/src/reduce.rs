@@ -25,10 +25,33 @@ impl Device {
         output: &mut DeviceBuffer<T>,
         max_blocks: u64,
     ) -> Result<()> {
+        check_same_len("reduce output", 1, output.len())?;
+        let dst = self.ptr_mut(output)?;
+        // SAFETY: `reduce_sum_*` as the first pass writes exactly the partials it asks for.
+        unsafe {
+            self.sum_over_grid_by(input, dst, max_blocks, |shape, src, n, partials| {
+                self.launch::<T::Reduce>(shape, (src, n, partials))
+            })
+        }
+    }
+
+    /// [`Device::sum_over_grid`] into the element at `dst`, with the first pass launched by
+    /// `first(grid, input, n, partials)`: a kernel that writes the partials `reduce_sum_*`
+    /// would (the same order, so the same bits) and may do more on the same read.
+    ///
+    /// # Safety
+    /// `dst` is one element of device memory of this device; `first` launches such a kernel
+    /// on the grid it is given.
+    pub(crate) unsafe fn sum_over_grid_by<T: Scalar>(
+        &self,
+        input: &DeviceBuffer<T>,
+        dst: *mut T,
+        max_blocks: u64,
+        first: impl FnOnce(LaunchShape, *const T, u64, *mut T) -> Result<()>,
+    ) -> Result<()> {
         let n = input.len();
         check_len("reduce input", n, MAX_LEN)?;
-        check_same_len("reduce output", 1, output.len())?;
-        let (src, dst) = (self.ptr(input)?, self.ptr_mut(output)?);
+        let src = self.ptr(input)?;
         let shared = REDUCE_BLOCK_THREADS / 32 * size_of::<T>() as u32;
         let per_block = (REDUCE_BLOCK_THREADS * REDUCE_UNROLL * vector_len(size_of::<T>())) as u64;
         let blocks = (n as u64).div_ceil(per_block).clamp(1, max_blocks);
@@ -38,13 +61,11 @@ impl Device {
             .cast::<T>();
         let wide = LaunchShape::linear(blocks, REDUCE_BLOCK_THREADS, shared);
         let single = LaunchShape::linear(1, REDUCE_BLOCK_THREADS, shared);
-        // SAFETY: `reduce_sum_*` contract: `input` holds `n` elements, `partials` (the scratch,
-        // 256-byte aligned) one per block, blocks of REDUCE_BLOCK_THREADS with one T of shared
-        // memory per warp; then the `blocks` partials as input to one block.
-        unsafe {
-            self.launch::<T::Reduce>(wide, (src, n as u64, partials))?;
-            self.launch::<T::Reduce>(single, (partials, blocks, dst))
-        }
+        first(wide, src, n as u64, partials)?;
+        // SAFETY: `reduce_sum_*` contract: the `blocks` partials (in the scratch, 256-byte
+        // aligned) as input to one block of REDUCE_BLOCK_THREADS with one T of shared memory
+        // per warp; `dst` one element (the caller's contract).
+        unsafe { self.launch::<T::Reduce>(single, (partials, blocks, dst)) }
     }
 
     /// The sum of `input`, copied back to the host.

@@ -7,8 +7,8 @@
 //! its greedy rows and what they leave) and one scan over them, the partition (entries and
 //! prefix sums in one pass), split, pack: three passes over the weights before the pack. Three
 //! host round trips on the way: the total, the quantized total, the light count (with PSA+'s
-//! leftover count). Weights already in device memory are checked there first (one more
-//! launch and scalar); host weights were checked on the host.
+//! leftover count). Weights already in device memory are checked in the sum's pass (the check
+//! comes back with the total); host weights were checked on the host.
 
 use super::{
     AliasWeight, Construction, PackArgs, PackMethod, Sampling, SectionedArgs, SplitMethod, Stream,
@@ -38,7 +38,7 @@ fn words<T>(len: usize) -> usize {
 }
 
 /// Scratch of one table's construction.
-struct Workspace<F> {
+struct Workspace {
     /// Items of the table it builds.
     items: usize,
     /// Each partition tile's quantized weight.
@@ -51,8 +51,8 @@ struct Workspace<F> {
     /// Prefix sums: u64 for PSA, `[u64; 2]` for PSA+.
     prefix: DeviceBuffer<u64>,
     splits: DeviceBuffer<u64>,
-    first_bad: DeviceBuffer<u64>,
-    total: DeviceBuffer<F>,
+    /// The first bad weight's index (u64::MAX if none) and the weights' total (its bits).
+    scalars: DeviceBuffer<u64>,
     total_q: DeviceBuffer<u64>,
     /// Light items of the PSA step, and (PSA+) all its items.
     counts: DeviceBuffer<u32>,
@@ -62,7 +62,7 @@ struct Workspace<F> {
 pub(super) struct DeviceTable<F: AliasWeight> {
     device: Device,
     table: DeviceBuffer<u64>,
-    work: Workspace<F>,
+    work: Workspace,
     /// Host weights, copied here rather than into a new buffer each build (made on first use).
     staging: Option<DeviceBuffer<F>>,
     n: usize,
@@ -89,8 +89,7 @@ impl<F: AliasWeight> DeviceTable<F> {
             entries: device.zeros(words::<Entry>(n))?,
             prefix: device.zeros(prefix_words * (n + 1))?,
             splits: device.zeros(words::<Split>(sections + 1))?,
-            first_bad: device.zeros(1)?,
-            total: device.zeros(1)?,
+            scalars: device.zeros(2)?,
             total_q: device.zeros(1)?,
             counts: device.zeros(2)?,
         };
@@ -121,19 +120,21 @@ impl<F: AliasWeight> DeviceTable<F> {
             &mut self.table,
             self.method,
             staging,
+            false,
         )
     }
 
-    /// Builds the table from `weights` (of the table's length) in place, after checking them
-    /// on the device (host weights were checked on the host).
+    /// Builds the table from `weights` (of the table's length) in place, checking them on the
+    /// device on the way (host weights were checked on the host); a bad weight leaves the
+    /// table as it was.
     pub fn rebuild(&mut self, weights: &DeviceBuffer<F>) -> Result<()> {
-        check_on_device(&self.device, &mut self.work.first_bad, weights)?;
         construct(
             &self.device,
             &mut self.work,
             &mut self.table,
             self.method,
             weights,
+            true,
         )
     }
 
@@ -207,51 +208,53 @@ impl<F: AliasWeight> DeviceTable<F> {
     }
 }
 
-/// The grid of the element-wise (grid-stride) kernels: one block per 256 items, at most what
-/// the device keeps resident.
-fn element_grid<K: warpkit_kernels::kernel::Kernel>(d: &Device, n: u64) -> Result<LaunchShape> {
-    let resident = d.resident_blocks::<K>(ALIAS_BLOCK_THREADS, 0)?;
-    Ok(LaunchShape::linear(
-        blocks_for(n).min(resident),
-        ALIAS_BLOCK_THREADS,
-        0,
-    ))
-}
-
-/// `Err(InvalidWeight)` naming the first weight in device memory that is negative, NaN or
-/// infinite: one launch and one word back to the host.
-fn check_on_device<F: AliasWeight>(
+/// The weights' total (summed over a fixed grid, so the same bits on every device), and with
+/// `check` the weights checked in the same pass: `Err(InvalidWeight)` naming the first one
+/// that is negative, NaN or infinite. Two launches and one round trip for both.
+fn checked_total<F: AliasWeight>(
     d: &Device,
-    first_bad: &mut DeviceBuffer<u64>,
+    scalars: &mut DeviceBuffer<u64>,
     weights: &DeviceBuffer<F>,
-) -> Result<()> {
-    let n = weights.len() as u64;
-    d.copy_from_host(&[u64::MAX], first_bad)?;
-    let grid = element_grid::<F::Check>(d, n)?;
-    // SAFETY: `weights` holds n elements, `first_bad` one word.
-    unsafe { d.launch::<F::Check>(grid, (d.ptr(weights)?, n, d.ptr_mut(first_bad)?))? };
-    match d.download(first_bad)?[0] {
-        u64::MAX => Ok(()),
-        index => Err(Error::InvalidWeight {
+    check: bool,
+) -> Result<f64> {
+    d.copy_from_host(&[u64::MAX, 0], scalars)?;
+    let first_bad = d.ptr_mut(scalars)?;
+    let total = first_bad.wrapping_add(1).cast::<F>();
+    // SAFETY: `total` is the second word of `scalars` (F is at most 8 bytes); the check kernel
+    // writes the partials of `reduce_sum` and touches `first_bad` atomically.
+    unsafe {
+        d.sum_over_grid_by(weights, total, REDUCE_FIXED_GRID, |grid, src, n, partials| {
+            if check {
+                d.launch::<F::Check>(grid, (src, n, partials, first_bad))
+            } else {
+                d.launch::<F::Reduce>(grid, (src, n, partials))
+            }
+        })?
+    };
+    match d.download(scalars)?[..] {
+        [u64::MAX, total] => Ok(F::from_bits64(total).to_f64()),
+        [index, _] => Err(Error::InvalidWeight {
             index: index as usize,
         }),
+        _ => unreachable!("two scalars"),
     }
 }
 
-/// The PSA and PSA+ pipelines: builds `table` from `weights` (already checked) by `method`,
-/// with `work` as scratch.
+/// The PSA and PSA+ pipelines: builds `table` from `weights` by `method`, with `work` as
+/// scratch, checking the weights first with `check` (else they were checked on the host).
 fn construct<F: AliasWeight>(
     d: &Device,
-    w: &mut Workspace<F>,
+    w: &mut Workspace,
     table: &mut DeviceBuffer<u64>,
     method: Construction,
     weights: &DeviceBuffer<F>,
+    check: bool,
 ) -> Result<()> {
     let n = weights.len() as u64;
     crate::error::check_same_len("alias weights", w.items, weights.len())?;
     let src = d.ptr(weights)?;
-    d.sum_over_grid(weights, &mut w.total, REDUCE_FIXED_GRID)?;
-    let (shift, scale) = quantize_scale::<F>(n as usize, d.download(&w.total)?[0].to_f64())?;
+    let total = checked_total(d, &mut w.scalars, weights, check)?;
+    let (shift, scale) = quantize_scale::<F>(n as usize, total)?;
     let tile_grid = |shared| LaunchShape::linear(n.div_ceil(PARTITION_TILE), ALIAS_BLOCK_THREADS, shared);
     // SAFETY: `weights` holds n elements, `tile_q` one per tile; one block per tile with
     // the shared memory the tile sums carve.
@@ -355,7 +358,7 @@ impl<F: AliasWeight> SplitPack<F> for PsaPlusKernels {
 /// items, `shape.n > 0`), into `table`.
 fn split_and_pack<F: AliasWeight, K: SplitPack<F>>(
     d: &Device,
-    w: &mut Workspace<F>,
+    w: &mut Workspace,
     shape: &Shape,
     split: SplitMethod,
     pack: PackMethod,
@@ -429,7 +432,11 @@ fn split_and_pack<F: AliasWeight, K: SplitPack<F>>(
                 d.launch::<K::PackChunked>(shape, pack_args)
             }
             PackMethod::SharedMemory => {
-                let shape = LaunchShape::linear(sections, SHARED_PACK_THREADS, shared_pack_bytes());
+                let shape = LaunchShape::linear(
+                    sections,
+                    SHARED_PACK_THREADS,
+                    shared_pack_bytes(size_of::<K::Word>()),
+                );
                 d.launch::<K::PackShared>(shape, pack_args)
             }
         }

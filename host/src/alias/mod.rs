@@ -89,7 +89,7 @@ pub type SectionedArgs<F> = (*const Row<F>, u64, *mut u32, u64, u64, u64, u64, u
 /// f32 or f64 weights, tied to their kernels.
 pub trait AliasWeight: Weight + Scalar {
     #[doc(hidden)]
-    type Check: Kernel<Args = (*const Self, u64, *mut u64)>;
+    type Check: Kernel<Args = (*const Self, u64, *mut Self, *mut u64)>;
     #[doc(hidden)]
     type TileTotal: Kernel<Args = (*const Self, u64, i32, f64, *mut u64)>;
     #[doc(hidden)]
@@ -123,7 +123,7 @@ pub trait AliasWeight: Weight + Scalar {
 }
 
 impl AliasWeight for f32 {
-    type Check = partition::alias_check_weights_f32;
+    type Check = partition::alias_check_sum_f32;
     type TileTotal = partition::alias_tile_total_f32;
     type TileCounts = partition::alias_tile_counts_f32;
     type Partition = partition::alias_partition_f32;
@@ -142,7 +142,7 @@ impl AliasWeight for f32 {
 }
 
 impl AliasWeight for f64 {
-    type Check = partition::alias_check_weights_f64;
+    type Check = partition::alias_check_sum_f64;
     type TileTotal = partition::alias_tile_total_f64;
     type TileCounts = partition::alias_tile_counts_f64;
     type Partition = partition::alias_partition_f64;

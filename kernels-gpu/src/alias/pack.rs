@@ -2,9 +2,10 @@
 //! its rows into the table (the seed's baseline pack: light and heavy items read straight from
 //! global memory, weights beside the indices).
 
-use super::split::{PrefixWord, prefix_in, spill};
+use super::split::{Prefix, PrefixWord, prefix_in, spill};
 use super::sweep::{Cursor, Entry, Row, Shape, Split, Weight, rows};
 use crate::simt::global_x;
+use crate::simt::shared::SharedSlice;
 
 /// Sweeps section `s` (rows `splits[s] .. splits[s + 1]`) into `table`.
 ///
@@ -58,28 +59,71 @@ pub unsafe fn pack_thread_baseline<F: Weight, W: PrefixWord>(
 pub const SHARED_PACK_THREADS: u32 = 256;
 /// Rows each thread of the shared-memory pack sweeps.
 pub const SHARED_PACK_THREAD_ROWS: u64 = 8;
-/// Rows of one shared-memory pack block: the sections the split kernel splits at. A block's
-/// items (and one more heavy item) fit in 33 KiB of shared memory.
+/// Rows of one shared-memory pack block: the sections the split kernel splits at.
 pub const SHARED_PACK_ROWS: u64 = SHARED_PACK_THREADS as u64 * SHARED_PACK_THREAD_ROWS;
+/// Entries a block stages: its rows' light and heavy items and one heavy item past the last
+/// (the alias of its last heavy row).
+const SHARED_PACK_ENTRIES: u64 = SHARED_PACK_ROWS + 2;
 
-/// Shared memory of a shared-memory pack block: every light and heavy entry its rows read, then
-/// each thread's split.
-pub const fn shared_pack_bytes() -> u32 {
-    ((SHARED_PACK_ROWS + 2) * size_of::<Entry>() as u64 + (SHARED_PACK_THREADS as u64 + 1) * 8) as u32
+/// Byte offsets of a shared-memory pack block's arrays, for prefix words of `word` bytes: the
+/// staged entries, their prefix sums (one more than the entries), each thread's split (and the
+/// block's end), a u64 per warp for the block scans; the last is the total.
+const fn shared_pack_layout(word: u64) -> [u64; 4] {
+    let sums = SHARED_PACK_ENTRIES * size_of::<Entry>() as u64;
+    let splits = sums + (SHARED_PACK_ENTRIES + 1) * word;
+    let scratch = splits + (SHARED_PACK_THREADS as u64 + 1) * size_of::<Split>() as u64;
+    [
+        sums,
+        splits,
+        scratch,
+        scratch + SHARED_PACK_THREADS as u64 / 32 * 8,
+    ]
+}
+
+/// Shared memory of a shared-memory pack block whose prefix words are `word` bytes (8 for PSA,
+/// 16 for the PSA step of PSA+): 51 and 68 KiB.
+pub const fn shared_pack_bytes(word: usize) -> u32 {
+    shared_pack_layout(word as u64)[3] as u32
+}
+
+/// A block's own prefix sums in shared memory, from 0 at its first light and first heavy item,
+/// with the spill where its rows start as the origin: the search and spill of [`super::split`]
+/// then find the block's splits without reading global memory.
+struct BlockPrefix<'a, W: PrefixWord> {
+    sums: SharedSlice<W>,
+    shape: &'a Shape,
+    origin: u128,
+}
+
+impl<W: PrefixWord> Prefix for BlockPrefix<'_, W> {
+    #[inline(always)]
+    fn at(&self, t: u64) -> u128 {
+        self.sums.get(t as u32).scaled(self.shape)
+    }
+    #[inline(always)]
+    fn origin(&self) -> u128 {
+        self.origin
+    }
 }
 
 /// The seed's shared-memory pack, with the block's section split again inside the block: block
 /// `b` packs rows `splits[b] .. splits[b + 1]` ([`SHARED_PACK_ROWS`] of them). It copies the
-/// light entries and the heavy entries those rows touch (one heavy item past the last, the
-/// alias of its row) into shared memory with coalesced reads while each thread finds the split
-/// at its own first row (a binary search narrowed to the block's range of heavy items); then
-/// every thread sweeps its [`SHARED_PACK_THREAD_ROWS`] rows from shared memory. Many short
-/// sweeps keep 8 warps a block busy where one long sweep a thread left the SM waiting on the
-/// sweep's dependent steps (the seed's version: 64 threads of 32 rows).
+/// light entries and the heavy entries those rows touch into shared memory (asynchronous
+/// copies, all in flight at once), scans their weights block-wide, and each thread finds the
+/// split at its own first row by a binary search in those sums; then every thread sweeps its
+/// [`SHARED_PACK_THREAD_ROWS`] rows from shared memory. Many short sweeps keep 8 warps a block
+/// busy where one long sweep a thread left the SM waiting on the sweep's dependent steps (the
+/// seed's version: 64 threads of 32 rows), and searching shared memory replaces some ten
+/// dependent global reads a thread.
+///
+/// The block's sums stay within u64: its light items weigh at most a row each (`q <= Q/N`,
+/// about 2^31), and of its heavy items only the first can weigh more than the block's rows
+/// hold (`q < 2^63`), the others being used up within them.
 ///
 /// # Safety
 /// As for [`pack_section`], with sections of [`SHARED_PACK_ROWS`] rows, one block of
-/// [`SHARED_PACK_THREADS`] threads a section and [`shared_pack_bytes`] of dynamic shared memory.
+/// [`SHARED_PACK_THREADS`] threads a section and [`shared_pack_bytes`] of dynamic shared memory
+/// for `W`.
 #[inline(always)]
 pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord>(
     shape: &Shape,
@@ -90,59 +134,84 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord>(
     table: *mut Row<F>,
 ) {
     use super::split::{heavy_range, search};
-    use crate::simt::shared::SharedSlice;
+    use crate::simt::shared::wait_copies;
     use crate::simt::{block_x, sync_threads, thread_x};
     let (b, t) = (block_x() as u64, thread_x() as u64);
     let threads = SHARED_PACK_THREADS as u64;
     if b >= sections {
         return;
     }
-    // SAFETY: split indices up to `sections`; entry indices below `n`; the shared slices hold
-    // the block's entries (at most SHARED_PACK_ROWS + 2) and a split per thread and one more
-    // (the launch's bytes); every thread of the block reaches the barrier.
+    let [sums_at, splits_at, scratch_at, _] = shared_pack_layout(size_of::<W>() as u64);
+    // SAFETY: split indices up to `sections`; entry indices below `n`; the shared slices fit
+    // the launch's bytes (the layout above), entries at offset 0 (16-byte aligned); every
+    // thread of the block reaches every barrier and block scan.
     unsafe {
         let (from, to) = (*splits.add(b as usize), *splits.add(b as usize + 1));
         let (l0, l1) = (from.light as u64, to.light as u64);
         let h0 = from.heavy as u64;
         let h1 = (to.heavy as u64 + 1).min(shape.n_heavy());
-        let count = l1 - l0 + h1 - h0;
+        let (n_light, count) = (l1 - l0, l1 - l0 + h1 - h0);
         let local = SharedSlice::<Entry>::carve(0, count as u32);
-        let mine = SharedSlice::<Split>::carve(
-            ((SHARED_PACK_ROWS + 2) * size_of::<Entry>() as u64) as u32,
-            threads as u32 + 1,
-        );
+        let sums = SharedSlice::<W>::carve(sums_at as u32, count as u32 + 1);
+        let mine = SharedSlice::<Split>::carve(splits_at as u32, threads as u32 + 1);
+        let scratch = SharedSlice::<u64>::carve(scratch_at as u32, threads as u32 / 32);
         let mut e = t;
         while e < count {
-            let global = if e < l1 - l0 {
+            let global = if e < n_light {
                 l0 + e
             } else {
-                shape.n_light + h0 + e - (l1 - l0)
+                shape.n_light + h0 + e - n_light
             };
-            local.set(e as u32, *entries.add(global as usize));
+            local.copy_async(e as u32, entries.add(global as usize));
             e += threads;
         }
-        let prefix = prefix_in(shape, prefix);
-        let end = to.light as u64 + to.heavy as u64;
-        let k = (from.light as u64 + from.heavy as u64 + t * SHARED_PACK_THREAD_ROWS).min(end);
-        let (lo, hi) = heavy_range(shape, k);
-        let split = search(shape, &prefix, k, lo.max(h0), hi.min(to.heavy as u64));
-        mine.set(t as u32, split);
+        // While the copies fly: where the sweep stands at the block's first row.
+        let origin = spill(shape, &prefix_in(shape, prefix), from);
+        wait_copies();
+        sync_threads();
+        // The block's prefix sums: each thread scans a run of consecutive entries.
+        let run = count.div_ceil(threads);
+        let (first, last) = ((t * run).min(count), ((t + 1) * run).min(count));
+        let mut sum = W::ZERO;
+        for e in first..last {
+            sum = sum.add(W::of(local.get(e as u32)));
+        }
+        let mut sum = sum.block_exclusive_scan(scratch);
+        for e in first..last {
+            sums.set(e as u32, sum);
+            sum = sum.add(W::of(local.get(e as u32)));
+        }
+        if first < last && last == count {
+            sums.set(count as u32, sum);
+        }
+        sync_threads();
+        // This thread's first row, as a split of the block's own sweep.
+        let block_shape = Shape {
+            n: n_light + to.heavy as u64 - h0,
+            n_light,
+            ..*shape
+        };
+        let block_prefix = BlockPrefix { sums, shape, origin };
+        let rows_here = to.light as u64 + to.heavy as u64 - l0 - h0;
+        let k = (t * SHARED_PACK_THREAD_ROWS).min(rows_here);
+        let (lo, hi) = heavy_range(&block_shape, k);
+        let own = search(&block_shape, &block_prefix, k, lo, hi);
+        let start_spill = spill(&block_shape, &block_prefix, own);
+        let start = Split {
+            light: own.light + from.light,
+            heavy: own.heavy + from.heavy,
+        };
+        mine.set(t as u32, start);
         if t == 0 {
             mine.set(threads as u32, to);
         }
         sync_threads();
-        let (a, z) = (mine.get(t as u32), mine.get(t as u32 + 1));
+        let end = mine.get(t as u32 + 1);
         let light = |i: u64| local.get((i - l0) as u32);
-        let heavy = |j: u64| local.get((l1 - l0 + j - h0) as u32);
-        rows(
-            shape,
-            a,
-            z,
-            spill(shape, &prefix, a),
-            light,
-            heavy,
-            |item, row| row.store(table.add(item as usize)),
-        );
+        let heavy = |j: u64| local.get((n_light + j - h0) as u32);
+        rows(shape, start, end, start_spill, light, heavy, |item, row| {
+            row.store(table.add(item as usize))
+        });
     }
 }
 

@@ -18,7 +18,7 @@ use super::{ALIAS_BLOCK_THREADS, quantize};
 use crate::block::reduce::reduce;
 use crate::block::scan::exclusive_scan;
 use crate::simt::shared::SharedSlice;
-use crate::simt::{block_x, global_x, grid_threads_x, sync_threads, thread_x};
+use crate::simt::{block_x, sync_threads, thread_x};
 
 /// Consecutive items per thread in the partition passes.
 pub const PARTITION_ITEMS_PER_THREAD: u64 = 4;
@@ -36,16 +36,6 @@ pub const fn partition_bytes() -> u32 {
 pub const TILE_SUM_BYTES: u32 = SCRATCH_BYTES as u32;
 
 const SCRATCH_BYTES: u64 = ALIAS_BLOCK_THREADS as u64 / 32 * 8;
-
-/// Grid-stride loop over `0..n`.
-#[inline(always)]
-fn each(n: u64, mut f: impl FnMut(u64)) {
-    let mut i = global_x();
-    while i < n {
-        f(i);
-        i += grid_threads_x();
-    }
-}
 
 /// How to quantize weights: `quantize(w, shift, scale)` (see [`super::quantize_params`]).
 #[derive(Clone, Copy)]
@@ -368,23 +358,33 @@ pub const fn blocks_for(n: u64) -> u64 {
 }
 
 macro_rules! check_kernels {
-    ($($name:ident: $f:ty),*) => {$(
+    ($($name:ident: $f:ty, $v:literal;)*) => {$(
         $crate::kernel! {
-            /// Lowers `first_bad` to the index of every weight that is negative, NaN or
-            /// infinite (the caller starts it at `u64::MAX`).
+            /// The first pass of the weights' sum (as `reduce_sum`, the same order, so the
+            /// same bits) that also lowers `first_bad` to the index of every weight that is
+            /// negative, NaN or infinite (the caller starts it at `u64::MAX`).
             ///
             /// # Safety
-            /// `weights` holds `n` elements; `first_bad` is one u64.
-            pub unsafe fn $name(weights: *const $f, n: u64, first_bad: *mut u64) {
-                // SAFETY: `i < n`; `first_bad` is only touched atomically.
-                each(n, |i| unsafe {
-                    let w = *weights.add(i as usize);
-                    if !(w >= 0.0 && w.is_finite()) {
-                        crate::simt::atomic::min_u64(first_bad, i);
+            /// As for `reduce_sum`; `first_bad` is one u64.
+            pub unsafe fn $name(weights: *const $f, n: u64, partials: *mut $f, first_bad: *mut u64) {
+                let mut first = u64::MAX;
+                // SAFETY: forwarded to the launch contract above; `first_bad` is only
+                // touched atomically.
+                unsafe {
+                    crate::device::reduce::reduce_partials::<$f, $v>(weights, n, partials, |i, w| {
+                        if !(w >= 0.0 && w.is_finite()) {
+                            first = first.min(i);
+                        }
+                    });
+                    if first != u64::MAX {
+                        crate::simt::atomic::min_u64(first_bad, first);
                     }
-                });
+                }
             }
         }
     )*};
 }
-check_kernels!(alias_check_weights_f32: f32, alias_check_weights_f64: f64);
+check_kernels! {
+    alias_check_sum_f32: f32, 4;
+    alias_check_sum_f64: f64, 2;
+}

@@ -13,7 +13,7 @@
 //! weights (u64, `N·q` scaled units each); the PSA step of PSA+ scans pairs (Σq, Σrem), since
 //! the items the greedy sweep left partly used weigh `N·q + rem` ([`PrefixWord`]).
 
-use super::sweep::{Shape, Split};
+use super::sweep::{Entry, Shape, Split};
 use crate::block;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{WARP_SIZE, block_dim_x, block_x, global_x, thread_x};
@@ -21,6 +21,13 @@ use crate::simt::{WARP_SIZE, block_dim_x, block_x, global_x, thread_x};
 /// Reads the prefix sums, in scaled units.
 pub trait Prefix {
     fn at(&self, t: u64) -> u128;
+
+    /// The spill before the first row: 0 for a whole sweep; a pack block that searches the
+    /// prefix sums of its own items (from 0 at its first item) starts where the sweep stands.
+    #[inline(always)]
+    fn origin(&self) -> u128 {
+        0
+    }
 }
 
 impl<F: Fn(u64) -> u128> Prefix for F {
@@ -32,21 +39,60 @@ impl<F: Fn(u64) -> u128> Prefix for F {
 
 /// An element of the prefix sums in memory: u64 for PSA, `[Σq, Σrem]` for PSA+.
 pub trait PrefixWord: Copy {
+    const ZERO: Self;
     /// The sum in scaled units.
     fn scaled(self, shape: &Shape) -> u128;
+    /// An entry's weight as a summand.
+    fn of(e: Entry) -> Self;
+    /// Wrapping: a pack block's sum past its last item may wrap (that sum is never read).
+    fn add(self, other: Self) -> Self;
+    /// Block-wide exclusive prefix of `self` in thread order, as [`block::scan::exclusive_scan`]
+    /// (one scan for each word).
+    ///
+    /// # Safety
+    /// As for [`block::scan::exclusive_scan`]; `scratch` holds a u64 per warp.
+    unsafe fn block_exclusive_scan(self, scratch: SharedSlice<u64>) -> Self;
 }
 
 impl PrefixWord for u64 {
+    const ZERO: u64 = 0;
     #[inline(always)]
     fn scaled(self, shape: &Shape) -> u128 {
         shape.scaled(self)
     }
+    #[inline(always)]
+    fn of(e: Entry) -> u64 {
+        e.q
+    }
+    #[inline(always)]
+    fn add(self, other: u64) -> u64 {
+        self.wrapping_add(other)
+    }
+    #[inline(always)]
+    unsafe fn block_exclusive_scan(self, scratch: SharedSlice<u64>) -> u64 {
+        // SAFETY: the caller's contract.
+        unsafe { block::scan::exclusive_scan(self, scratch).0 }
+    }
 }
 
 impl PrefixWord for [u64; 2] {
+    const ZERO: [u64; 2] = [0; 2];
     #[inline(always)]
     fn scaled(self, shape: &Shape) -> u128 {
         shape.scaled(self[0]) + self[1] as u128
+    }
+    #[inline(always)]
+    fn of(e: Entry) -> [u64; 2] {
+        [e.q, e.rem as u64]
+    }
+    #[inline(always)]
+    fn add(self, other: [u64; 2]) -> [u64; 2] {
+        [self[0].wrapping_add(other[0]), self[1].wrapping_add(other[1])]
+    }
+    #[inline(always)]
+    unsafe fn block_exclusive_scan(self, scratch: SharedSlice<u64>) -> [u64; 2] {
+        // SAFETY: the caller's contract; the scratch is free again when each scan returns.
+        unsafe { self.map(|w| block::scan::exclusive_scan(w, scratch).0) }
     }
 }
 
@@ -65,7 +111,7 @@ pub unsafe fn prefix_in<'a, W: PrefixWord + 'a>(shape: &'a Shape, prefix: *const
 pub fn heavy_done(shape: &Shape, prefix: &impl Prefix, k: u64, j: u64) -> bool {
     let base = prefix.at(shape.n_light);
     let sum = prefix.at(k - j) + (prefix.at(shape.n_light + j) - base);
-    sum <= k as u128 * shape.total as u128
+    sum <= k as u128 * shape.total as u128 + prefix.origin()
 }
 
 /// The range of heavy counts possible after `k` rows.
@@ -99,7 +145,7 @@ pub fn spill(shape: &Shape, prefix: &impl Prefix, s: Split) -> u128 {
     let (i, j) = (s.light as u64, s.heavy as u64);
     let base = prefix.at(shape.n_light);
     let sum = prefix.at(i) + (prefix.at(shape.n_light + j) - base);
-    (i + j) as u128 * shape.total as u128 - sum
+    (i + j) as u128 * shape.total as u128 + prefix.origin() - sum
 }
 
 /// The first row of section `s` of `rows_per_section` rows.

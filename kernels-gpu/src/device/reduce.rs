@@ -13,11 +13,20 @@ use crate::simt::{WARP_SIZE, block_x, global_x, grid_threads_x, thread_x};
 
 const UNROLL: usize = REDUCE_UNROLL as usize;
 
+/// Block `b`'s grid-stride share of the sum to `partials[b]`, calling `visit(i, input[i])` for
+/// each element this thread adds (so a pass that must also look at every element, such as a
+/// check, costs no second read).
+///
 /// # Safety
 /// `input` holds `n` elements, `partials` one per block; blocks of `REDUCE_BLOCK_THREADS`;
 /// dynamic shared memory holds one `T` per warp.
 #[inline(always)]
-unsafe fn reduce_partials<T: Element, const V: usize>(input: *const T, n: u64, partials: *mut T) {
+pub unsafe fn reduce_partials<T: Element, const V: usize>(
+    input: *const T,
+    n: u64,
+    partials: *mut T,
+    mut visit: impl FnMut(u64, T),
+) {
     let (tid, stride) = (global_x(), grid_threads_x());
     let mut acc = [T::ZERO; UNROLL];
     let mut scalar_from = 0;
@@ -32,13 +41,20 @@ unsafe fn reduce_partials<T: Element, const V: usize>(input: *const T, n: u64, p
                 for (u, l) in loaded.iter_mut().enumerate() {
                     *l = load128(input.add(((i + u as u64 * stride) * V as u64) as usize));
                 }
-                for (a, l) in acc.iter_mut().zip(loaded.iter()) {
+                for (u, (a, l)) in acc.iter_mut().zip(loaded.iter()).enumerate() {
+                    let at = (i + u as u64 * stride) * V as u64;
+                    for (k, &x) in l.iter().enumerate() {
+                        visit(at + k as u64, x);
+                    }
                     *a = l.iter().fold(*a, |s, &x| s.add(x));
                 }
                 i += UNROLL as u64 * stride;
             }
             while i < vectors {
                 let l: [T; V] = load128(input.add((i * V as u64) as usize));
+                for (k, &x) in l.iter().enumerate() {
+                    visit(i * V as u64 + k as u64, x);
+                }
                 acc[0] = l.iter().fold(acc[0], |s, &x| s.add(x));
                 i += stride;
             }
@@ -46,7 +62,9 @@ unsafe fn reduce_partials<T: Element, const V: usize>(input: *const T, n: u64, p
         }
         let mut i = scalar_from + tid;
         while i < n {
-            acc[0] = acc[0].add(*input.add(i as usize));
+            let x = *input.add(i as usize);
+            visit(i, x);
+            acc[0] = acc[0].add(x);
             i += stride;
         }
         let mine = acc.iter().fold(T::ZERO, |s, &x| s.add(x));
@@ -67,7 +85,7 @@ macro_rules! reduce_kernels {
             /// See `reduce_partials`.
             pub unsafe fn $name(input: *const $t, n: u64, partials: *mut $t) {
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { reduce_partials::<$t, $v>(input, n, partials) }
+                unsafe { reduce_partials::<$t, $v>(input, n, partials, |_, _| {}) }
             }
         }
     )*};

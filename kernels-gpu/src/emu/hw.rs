@@ -181,6 +181,36 @@ host_cas! {
     atomic_cas_u64: u64, AtomicU64;
 }
 
+/// The emulator addresses shared memory by host pointers only.
+pub fn smem_window() -> u32 {
+    0
+}
+
+/// # Safety
+/// `p` is valid and aligned for a read.
+pub unsafe fn ld_shared<T: Copy>(_a: u32, p: *const T) -> T {
+    // SAFETY: the caller's contract.
+    unsafe { p.read() }
+}
+
+/// # Safety
+/// `p` is valid and aligned for a write.
+pub unsafe fn st_shared<T: Copy>(_a: u32, p: *mut T, v: T) {
+    // SAFETY: the caller's contract.
+    unsafe { p.write(v) }
+}
+
+/// The copy happens at once (the emulator has no copy engine to overlap).
+///
+/// # Safety
+/// `dst` and `src` are valid for 16 bytes and do not overlap.
+pub unsafe fn copy_async16(_a: u32, dst: *mut u8, src: *const u8) {
+    // SAFETY: the caller's contract.
+    unsafe { core::ptr::copy_nonoverlapping(src, dst, 16) }
+}
+
+pub fn wait_copies() {}
+
 /// # Safety
 /// `p` is valid and aligned for a read; concurrent accesses are atomic.
 pub unsafe fn load_acquire_u32(p: *const u32) -> u32 {

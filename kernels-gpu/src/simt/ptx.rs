@@ -64,6 +64,141 @@ pub fn smem_base() -> *mut u8 {
     p
 }
 
+/// The shared-window address (32 bits) of the block's dynamic shared memory, for the
+/// `.shared` accesses below (generic ones through [`smem_base`] take the slower generic path).
+#[inline(always)]
+pub fn smem_window() -> u32 {
+    let a: u32;
+    // SAFETY: takes the shared-window address of the block's dynamic shared memory.
+    unsafe { asm!("mov.u32 {a}, WARPKIT_DYN_SMEM;", a = out(reg32) a, options(pure, nomem, nostack)) };
+    a
+}
+
+macro_rules! shared_access {
+    ($($load:ident, $store:ident: $t:ty, $reg:ident, $width:literal;)*) => {$(
+        #[doc = concat!("`ld.shared.", $width, "` at shared-window address `a`.")]
+        #[inline(always)]
+        unsafe fn $load(a: u32) -> $t {
+            let v: $t;
+            // SAFETY: the caller's address is in shared memory and aligned.
+            unsafe {
+                asm!(concat!("ld.shared.", $width, " {v}, [{a}];"), v = out($reg) v, a = in(reg32) a,
+                     options(pure, readonly, nostack, preserves_flags))
+            };
+            v
+        }
+
+        #[doc = concat!("`st.shared.", $width, "` at shared-window address `a`.")]
+        #[inline(always)]
+        unsafe fn $store(a: u32, v: $t) {
+            // SAFETY: as above.
+            unsafe {
+                asm!(concat!("st.shared.", $width, " [{a}], {v};"), a = in(reg32) a, v = in($reg) v,
+                     options(nostack, preserves_flags))
+            };
+        }
+    )*};
+}
+
+shared_access! {
+    ld_shared_32, st_shared_32: u32, reg32, "b32";
+    ld_shared_64, st_shared_64: u64, reg64, "b64";
+}
+
+/// `ld.shared.v2.b64` at shared-window address `a` (16-byte aligned).
+#[inline(always)]
+unsafe fn ld_shared_128(a: u32) -> [u64; 2] {
+    let (x, y): (u64, u64);
+    // SAFETY: the caller's address is in shared memory and aligned.
+    unsafe {
+        asm!("ld.shared.v2.b64 {{{x}, {y}}}, [{a}];", x = out(reg64) x, y = out(reg64) y, a = in(reg32) a,
+             options(pure, readonly, nostack, preserves_flags))
+    };
+    [x, y]
+}
+
+/// `st.shared.v2.b64` at shared-window address `a` (16-byte aligned).
+#[inline(always)]
+unsafe fn st_shared_128(a: u32, [x, y]: [u64; 2]) {
+    // SAFETY: as above.
+    unsafe {
+        asm!("st.shared.v2.b64 [{a}], {{{x}, {y}}};", a = in(reg32) a, x = in(reg64) x, y = in(reg64) y,
+             options(nostack, preserves_flags))
+    };
+}
+
+/// Reads a `T` at shared-window address `a` with `ld.shared`: one access for 4-, 8- and
+/// 16-byte types aligned to their size, two for 8- and 16-byte types aligned to half of it;
+/// any other `T` through its generic address `p`.
+///
+/// # Safety
+/// `a` and `p` are the same element of this block's shared memory, aligned for `T`.
+#[inline(always)]
+pub unsafe fn ld_shared<T: Copy>(a: u32, p: *const T) -> T {
+    use core::mem::transmute_copy as bits;
+    // SAFETY: the caller's contract; each arm reads exactly `size_of::<T>()` bytes at an
+    // alignment `T` guarantees, and the bits are T's own.
+    unsafe {
+        match (size_of::<T>(), align_of::<T>()) {
+            (4, 4..) => bits(&ld_shared_32(a)),
+            (8, 4) => bits(&[ld_shared_32(a), ld_shared_32(a + 4)]),
+            (8, 8..) => bits(&ld_shared_64(a)),
+            (16, 16..) => bits(&ld_shared_128(a)),
+            (16, 8) => bits(&[ld_shared_64(a), ld_shared_64(a + 8)]),
+            _ => p.read(),
+        }
+    }
+}
+
+/// Writes `v` at shared-window address `a` with `st.shared`, as [`ld_shared`] reads.
+///
+/// # Safety
+/// As for [`ld_shared`].
+#[inline(always)]
+pub unsafe fn st_shared<T: Copy>(a: u32, p: *mut T, v: T) {
+    use core::mem::transmute_copy as bits;
+    // SAFETY: as for `ld_shared`; each arm writes exactly T's bytes.
+    unsafe {
+        match (size_of::<T>(), align_of::<T>()) {
+            (4, 4..) => st_shared_32(a, bits(&v)),
+            (8, 4) => {
+                let [x, y]: [u32; 2] = bits(&v);
+                st_shared_32(a, x);
+                st_shared_32(a + 4, y);
+            }
+            (8, 8..) => st_shared_64(a, bits(&v)),
+            (16, 16..) => st_shared_128(a, bits(&v)),
+            (16, 8) => {
+                let [x, y]: [u64; 2] = bits(&v);
+                st_shared_64(a, x);
+                st_shared_64(a + 8, y);
+            }
+            _ => p.write(v),
+        }
+    }
+}
+
+/// `cp.async.cg.shared.global`: starts copying 16 bytes from global `src` to the shared-window
+/// address `a` without passing through registers.
+///
+/// # Safety
+/// `a` is in this block's shared memory and `src` in global memory, both 16-byte aligned and
+/// valid for 16 bytes.
+#[inline(always)]
+pub unsafe fn copy_async16(a: u32, _dst: *mut u8, src: *const u8) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!("cp.async.cg.shared.global [{a}], [{g}], 16;", a = in(reg32) a, g = in(reg64) src, options(nostack))
+    };
+}
+
+/// `cp.async.wait_all`: this thread's async copies have landed.
+#[inline(always)]
+pub fn wait_copies() {
+    // SAFETY: waits on this thread's own copies; no operands.
+    unsafe { asm!("cp.async.wait_all;", options(nostack)) };
+}
+
 unsafe extern "C" {
     #[link_name = "llvm.nvvm.bar.warp.sync"]
     fn bar_warp_sync(mask: u32);

@@ -22,6 +22,8 @@ pub fn dynamic_bytes() -> u32 {
 #[derive(Clone, Copy)]
 pub struct SharedSlice<T: Copy> {
     ptr: *mut T,
+    /// The same place as a shared-window address, for `ld.shared`/`st.shared`.
+    window: u32,
     len: u32,
     _t: PhantomData<T>,
 }
@@ -44,6 +46,7 @@ impl<T: Copy> SharedSlice<T> {
         let ptr = unsafe { hw::smem_base().add(byte_offset as usize) }.cast::<T>();
         SharedSlice {
             ptr,
+            window: hw::smem_window() + byte_offset,
             len,
             _t: PhantomData,
         }
@@ -68,8 +71,8 @@ impl<T: Copy> SharedSlice<T> {
         self.check(i);
         #[cfg(not(target_arch = "nvptx64"))]
         hw::shared_access(self.ptr.wrapping_add(i as usize).cast(), size_of::<T>(), false);
-        // SAFETY: `i < len`, inside the carved region.
-        unsafe { self.ptr.add(i as usize).read() }
+        // SAFETY: `i < len`, inside the carved region, aligned for T (checked by `carve`).
+        unsafe { hw::ld_shared(self.window_of(i), self.ptr.add(i as usize)) }
     }
 
     /// Writes element `i`; traps if `i` is out of range.
@@ -79,14 +82,39 @@ impl<T: Copy> SharedSlice<T> {
         self.check(i);
         #[cfg(not(target_arch = "nvptx64"))]
         hw::shared_access(self.ptr.wrapping_add(i as usize).cast(), size_of::<T>(), true);
-        // SAFETY: `i < len`, inside the carved region.
-        unsafe { self.ptr.add(i as usize).write(v) }
+        // SAFETY: `i < len`, inside the carved region, aligned for T (checked by `carve`).
+        unsafe { hw::st_shared(self.window_of(i), self.ptr.add(i as usize), v) }
+    }
+
+    /// Starts copying the 16-byte element at `src` (global memory) into element `i` without
+    /// passing it through registers, so one thread can have many copies in flight: the value
+    /// is there for this thread after [`wait_copies`], for the block after a barrier that
+    /// follows it. Traps if `i` is out of range.
+    ///
+    /// # Safety
+    /// `T` is 16 bytes; `src` is valid, 16-byte aligned, in global memory, and not written
+    /// until the copy lands; the slice was carved at a 16-byte aligned offset.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn copy_async(&self, i: u32, src: *const T) {
+        const { assert!(size_of::<T>() == 16) };
+        self.check(i);
+        #[cfg(not(target_arch = "nvptx64"))]
+        hw::shared_access(self.ptr.wrapping_add(i as usize).cast(), 16, true);
+        // SAFETY: `i < len`; the rest is the caller's contract.
+        unsafe { hw::copy_async16(self.window_of(i), self.ptr.add(i as usize).cast(), src.cast()) }
     }
 
     /// Generic address of element 0, for atomics (which the race detector does not track).
     #[inline(always)]
     pub fn as_mut_ptr(&self) -> *mut T {
         self.ptr
+    }
+
+    /// Element `i`'s shared-window address.
+    #[inline(always)]
+    fn window_of(&self, i: u32) -> u32 {
+        self.window + i * size_of::<T>() as u32
     }
 
     #[inline(always)]
@@ -96,4 +124,10 @@ impl<T: Copy> SharedSlice<T> {
             trap()
         }
     }
+}
+
+/// Waits until this thread's [`SharedSlice::copy_async`] copies have landed.
+#[inline(always)]
+pub fn wait_copies() {
+    hw::wait_copies()
 }
