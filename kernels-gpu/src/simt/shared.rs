@@ -1,5 +1,10 @@
 //! Dynamic shared memory as typed, bounds-checked slices.
 //!
+//! On the GPU, `get` and `set` use `ld.shared`/`st.shared` on the slice's shared-window address
+//! (128-bit for 16-byte aligned types): generic `ld`/`st` through a `cvta` pointer, all that Rust
+//! can name, take the slower generic path and long-scoreboard waits (measured on the H100 in the
+//! alias pack, `results/alias.md`). `copy_async` fills a slot straight from global memory.
+//!
 //! The size is whatever the launch gave (`shared_mem_bytes`), read back from
 //! `%dynamic_smem_size`, so a carve that does not fit traps instead of reading another block's
 //! memory. In the emulator every `get` and `set` also goes through its race detector, which
