@@ -117,7 +117,7 @@ fn psa<F: Weight>(
             spill(shape, &prefix, from),
             light,
             heavy,
-            |item, row| {
+            |item, row, _| {
                 // SAFETY: `item < N`, and every item's row is written by exactly one section (the
                 // sections partition the sweep's rows, and each row is one item's).
                 unsafe { out.write(item, row) }
@@ -177,7 +177,7 @@ fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &TablePtr<F>) -> Result<
         .map(|(b, q)| {
             let tile = Tile::new(whole, q, b * PARTITION_TILE as usize);
             let greedy = Greedy::of(&tile, whole, &BinarySearch);
-            greedy.write_rows(&tile, whole, 0, greedy.rows(), |item, row| {
+            greedy.write_rows(&tile, whole, 0, greedy.rows(), |item, row, _| {
                 // SAFETY: greedy rows are the tile's own items', each written once, and no
                 // other tile or the PSA step writes them.
                 unsafe { out.write(item, row) }

@@ -3,7 +3,7 @@
 //! global memory, weights beside the indices).
 
 use super::split::{Prefix, PrefixWord, prefix_in, spill};
-use super::sweep::{Cursor, Entry, Row, Shape, Split, Weight, rows};
+use super::sweep::{Cursor, Entry, Row, RowOf, Shape, Split, Weight, rows};
 use crate::simt::global_x;
 use crate::simt::shared::SharedSlice;
 
@@ -29,7 +29,7 @@ pub unsafe fn pack_section<F: Weight, W: PrefixWord>(
         let light = |i: u64| *entries.add(i as usize);
         let heavy = |j: u64| *entries.add((shape.n_light + j) as usize);
         let start = spill(shape, &prefix, from);
-        rows(shape, from, to, start, light, heavy, |item, row| {
+        rows(shape, from, to, start, light, heavy, |item, row, _| {
             row.store(table.add(item as usize))
         });
     }
@@ -120,10 +120,11 @@ impl<W: PrefixWord> Prefix for BlockPrefix<'_, W> {
 /// light entries and the heavy entries those rows touch into shared memory (asynchronous
 /// copies, all in flight at once), scans their weights block-wide, and each thread finds the
 /// split at its own first row by a binary search in those sums; then every thread sweeps its
-/// [`SHARED_PACK_THREAD_ROWS`] rows from shared memory. Many short sweeps keep 8 warps a block
-/// busy where one long sweep a thread left the SM waiting on the sweep's dependent steps (the
-/// seed's version: 64 threads of 32 rows), and searching shared memory replaces some ten
-/// dependent global reads a thread.
+/// [`SHARED_PACK_THREAD_ROWS`] rows from shared memory, staging the rows there, and the block
+/// writes them out in item order. Many short sweeps keep 8 warps a block busy where one long
+/// sweep a thread left the SM waiting on the sweep's dependent steps (the seed's version: 64
+/// threads of 32 rows), and searching shared memory replaces some ten dependent global reads a
+/// thread.
 ///
 /// The block's sums stay within u64: its light items weigh at most a row each (`q <= Q/N`,
 /// about 2^31), and of its heavy items only the first can weigh more than the block's rows
@@ -218,9 +219,56 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord>(
         let end = mine.get(t as u32 + 1);
         let light = |i: u64| local.get(padded(i - l0));
         let heavy = |j: u64| local.get(padded(n_light + j - h0));
-        rows(shape, start, end, start_spill, light, heavy, |item, row| {
-            row.store(table.add(item as usize))
-        });
+        // Rows are staged, not stored: a thread's rows are consecutive, so the lanes' stores
+        // would land 8 rows apart. A light row takes its own entry's slot (no other thread
+        // reads a light entry); a heavy row keeps only its threshold, in the prefix sums' place
+        // (not read after the searches), since its alias is the next heavy entry's item.
+        let heavy_rows = to.heavy as u64 - h0;
+        let thresholds = SharedSlice::<u64>::carve(sums_at as u32, heavy_rows as u32);
+        rows(
+            shape,
+            start,
+            end,
+            start_spill,
+            light,
+            heavy,
+            |item, row: Row<F>, of| match of {
+                RowOf::Light(i) => {
+                    let staged = Entry {
+                        q: row.threshold.to_bits64(),
+                        item,
+                        rem: row.alias,
+                    };
+                    local.set(padded(i - l0), staged)
+                }
+                RowOf::Heavy(j) => thresholds.set((j - h0) as u32, row.threshold.to_bits64()),
+            },
+        );
+        sync_threads();
+        // Light rows in light order, then heavy rows in heavy order: consecutive lanes write
+        // rising items.
+        let mut e = t;
+        while e < n_light {
+            let staged = local.get(padded(e));
+            let row = Row::<F> {
+                threshold: F::from_bits64(staged.q),
+                alias: staged.rem,
+            };
+            row.store(table.add(staged.item as usize));
+            e += threads;
+        }
+        let mut e = t;
+        while e < heavy_rows {
+            let h = local.get(padded(n_light + e));
+            let alias = if h0 + e + 1 < shape.n_heavy() {
+                local.get(padded(n_light + e + 1)).item
+            } else {
+                h.item
+            };
+            let threshold = F::from_bits64(thresholds.get(e as u32));
+            Row { threshold, alias }.store(table.add(h.item as usize));
+            e += threads;
+        }
     }
 }
 
@@ -315,7 +363,7 @@ pub unsafe fn pack_block_chunked<F: Weight, W: PrefixWord>(
                     lo_heavy + C,
                     light,
                     heavy,
-                    |item, row: Row<F>| row.store(table.add(item as usize)),
+                    |item, row: Row<F>, _| row.store(table.add(item as usize)),
                 );
             }
             // The count's barriers also end this round's reads of the windows and starts.

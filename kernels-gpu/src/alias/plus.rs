@@ -24,7 +24,7 @@
 use super::ALIAS_BLOCK_THREADS;
 use super::partition::{PARTITION_TILE, Quantizer, StagedTile, TileScans, stage_tile};
 use super::split::{heavy_range, search, spill};
-use super::sweep::{Cursor, Entry, Row, Shape, Weight, rows};
+use super::sweep::{Cursor, Entry, Row, RowOf, Shape, Weight, rows};
 use crate::block::reduce::reduce;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, thread_x};
@@ -176,7 +176,7 @@ impl Greedy {
         whole: &Shape,
         from: u64,
         to: u64,
-        write: impl FnMut(u32, Row<F>),
+        write: impl FnMut(u32, Row<F>, RowOf),
     ) {
         let shape = Greedy::shape(tile, whole);
         let p = |t: u64| shape.scaled(tile.prefix(t));
@@ -287,7 +287,7 @@ pub unsafe fn greedy_tiles<F: Weight>(
         let k = greedy.rows();
         let (from, to) = (k * t / threads, k * (t + 1) / threads);
         if from < to {
-            greedy.write_rows(&tile, &whole, from, to, |item, row: Row<F>| {
+            greedy.write_rows(&tile, &whole, from, to, |item, row: Row<F>, _| {
                 row.store(table.add(item as usize))
             });
         }

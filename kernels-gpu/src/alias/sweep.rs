@@ -175,6 +175,14 @@ pub fn div_rem_u32(w: u128, d: u64) -> (u128, u64) {
     (q, r)
 }
 
+/// Whose row the sweep writes: light item `i`'s or heavy item `j`'s (indices in the
+/// partitioned lists), for writers that stage rows by their place in the lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowOf {
+    Light(u64),
+    Heavy(u64),
+}
+
 /// The sweep between rows: light and heavy items done, and the spill.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cursor {
@@ -195,7 +203,7 @@ impl Cursor {
         }
     }
 
-    /// Writes rows until `end` rows are done, calling `write(item, row)` once a row, or until
+    /// Writes rows until `end` rows are done, calling `write(item, row, of)` once a row, or until
     /// the next row needs a light item at or past `light_end` or a heavy item at or past
     /// `heavy_end` (those not at hand): then it stops before that row and returns false.
     /// `light(i)` and `heavy(j)` read the partitioned items.
@@ -209,7 +217,7 @@ impl Cursor {
         heavy_end: u64,
         light: impl Fn(u64) -> Entry,
         heavy: impl Fn(u64) -> Entry,
-        mut write: impl FnMut(u32, Row<F>),
+        mut write: impl FnMut(u32, Row<F>, RowOf),
     ) -> bool {
         let (n_light, n_heavy, row) = (shape.n_light, shape.n_heavy(), shape.total as u128);
         let Cursor {
@@ -237,7 +245,7 @@ impl Cursor {
                         h.item
                     };
                     let threshold = shape.threshold(left);
-                    write(h.item, Row { threshold, alias });
+                    write(h.item, Row { threshold, alias }, RowOf::Heavy(j));
                     spill = row - left; // the next heavy item fills the rest of this row
                     j += 1;
                 }
@@ -254,6 +262,7 @@ impl Cursor {
                             threshold: shape.threshold(kept),
                             alias,
                         },
+                        RowOf::Light(i),
                     );
                     spill += row - kept;
                     i += 1;
@@ -269,8 +278,8 @@ impl Cursor {
     }
 }
 
-/// Rows `from.light + from.heavy .. to.light + to.heavy` of the sweep: calls `write(item,
-/// threshold, alias)` once per row. `light(i)` and `heavy(j)` read the partitioned items;
+/// Rows `from.light + from.heavy .. to.light + to.heavy` of the sweep: calls `write(item, row,
+/// of)` once per row. `light(i)` and `heavy(j)` read the partitioned items;
 /// `spill` is the sweep's spill at `from` (see [`crate::alias::split::spill`]).
 #[inline(always)]
 pub fn rows<F: Weight>(
@@ -280,7 +289,7 @@ pub fn rows<F: Weight>(
     spill: u128,
     light: impl Fn(u64) -> Entry,
     heavy: impl Fn(u64) -> Entry,
-    write: impl FnMut(u32, Row<F>),
+    write: impl FnMut(u32, Row<F>, RowOf),
 ) {
     let end = to.light as u64 + to.heavy as u64;
     Cursor::at(from, spill).advance(shape, end, u64::MAX, u64::MAX, light, heavy, write);
