@@ -200,10 +200,10 @@ impl Construction {
 
     /// The device default: PSA with the binary split and the shared-memory pack (2048-row
     /// sections), the fastest of every method on an H100 in all four f64 cases measured
-    /// (`results/alias.md`): 0.72 / 6.44 ms for shuffled power-law weights and 0.77 / 6.16 ms
+    /// (`results/alias.md`): 0.47 / 3.80 ms for shuffled power-law weights and 0.49 / 3.83 ms
     /// for uniform ones at 10^7 / 10^8. PSA+ packs most uniform weights in its tiles but few
-    /// power-law ones (its extra passes then cost 1.3x); the partial p-ary split, built for the
-    /// seed's short sections, is slower on these long ones.
+    /// power-law ones, and its extra passes cost more than they save (0.85 / 7.28 ms); the
+    /// partial p-ary split, built for the seed's short sections, is slower on these long ones.
     pub const FASTEST_ON_DEVICE: Construction = Construction::Psa {
         split: SplitMethod::Binary,
         pack: PackMethod::SharedMemory,
