@@ -349,14 +349,13 @@ fn folded_samples_xor_to_the_drawn_ones() {
                 let (stored, folded) = pair.split_at(S);
                 let xor = |x: &[u32]| x.iter().fold(0, |a, &b| a ^ b);
                 assert_eq!(xor(stored), xor(folded), "{label} {:?}", METHODS[m]);
-                // One word per drawing thread (two samples or more each, plus at most one
-                // thread per section with a single sample): well under the S of a store.
-                let words = folded.iter().filter(|&&x| x != 0).count();
-                assert!(
-                    words <= S * 3 / 4,
-                    "{label} {:?}: {words} words stored",
-                    METHODS[m]
-                );
+                // The baseline's threads draw two samples or more each and store one word: at
+                // most half of S. (A sectioned sampler's thread draws one sample per round of
+                // two per thread, so small sections fold nothing; only the xor says more.)
+                if matches!(METHODS[m], Sampling::Baseline) {
+                    let words = folded.iter().filter(|&&x| x != 0).count();
+                    assert!(words <= S / 2 + 1, "{label}: {words} words stored");
+                }
             }
         },
     );

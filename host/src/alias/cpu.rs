@@ -219,12 +219,12 @@ fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &TablePtr<F>) -> Result<
 }
 
 /// The table's rows, written from several rayon tasks at once, each to its own items.
-struct TablePtr<F>(*mut Row<F>);
+struct TablePtr<F: Weight>(*mut Row<F>);
 
 // SAFETY: tasks write disjoint rows (see `psa` and `build_plus`).
-unsafe impl<F> Sync for TablePtr<F> {}
+unsafe impl<F: Weight> Sync for TablePtr<F> {}
 
-impl<F> TablePtr<F> {
+impl<F: Weight> TablePtr<F> {
     /// # Safety
     /// `item` is in bounds and no other task writes it.
     unsafe fn write(&self, item: u32, row: Row<F>) {
@@ -240,7 +240,9 @@ pub(super) fn sample<F: Weight>(table: &[Row<F>], stream: Stream, s: usize) -> V
     out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
         let first_pair = (c * CHUNK / 2) as u64;
         for (p, o) in chunk.chunks_mut(2).enumerate() {
-            let pair = draw_pair(n, key, counter, first_pair + p as u64, |r| table[r as usize]);
+            let pair = draw_pair(n as u32, key, counter, first_pair + p as u64, |r| {
+                table[r as usize]
+            });
             o.copy_from_slice(&pair[..o.len()]);
         }
     });

@@ -142,9 +142,10 @@ impl<F: AliasWeight> DeviceTable<F> {
     pub fn rows(&self) -> Result<Vec<Row<F>>> {
         let words = self.device.download(&self.table)?;
         // SAFETY: the words hold `n` rows laid out by the kernels (`Row<F>` is `repr(C)`, any
-        // bits are a valid float and u32); a Vec<u64> is aligned for them.
+        // bits are a valid float and u32); a Vec<u64> may be less aligned than a row, hence
+        // unaligned reads.
         Ok((0..self.n)
-            .map(|r| unsafe { words.as_ptr().cast::<Row<F>>().add(r).read() })
+            .map(|r| unsafe { words.as_ptr().cast::<Row<F>>().add(r).read_unaligned() })
             .collect())
     }
 

@@ -250,10 +250,7 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord>(
         let mut e = t;
         while e < n_light {
             let staged = local.get(padded(e));
-            let row = Row::<F> {
-                threshold: F::from_bits64(staged.q),
-                alias: staged.rem,
-            };
+            let row = Row::<F>::new(F::from_bits64(staged.q), staged.rem);
             row.store(table.add(staged.item as usize));
             e += threads;
         }
@@ -266,7 +263,7 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord>(
                 h.item
             };
             let threshold = F::from_bits64(thresholds.get(e as u32));
-            Row { threshold, alias }.store(table.add(h.item as usize));
+            Row::new(threshold, alias).store(table.add(h.item as usize));
             e += threads;
         }
     }

@@ -1,11 +1,13 @@
-//! Sampling: samples `2p` and `2p + 1` take the two 64-bit numbers of Philox block
-//! `counter + p`; a number `r` picks row `⌊r·N / 2^64⌋`, and the fraction `r·N mod 2^64` (53
-//! bits of it) decides between the row's item and its alias. The same functions on every
-//! engine give the same samples for the same key and counter.
+//! Sampling: a 64-bit random number `r` picks row `⌊r·N / 2^64⌋`, and the fraction `r·N mod
+//! 2^64` (53 bits of it) decides between the row's item and its alias. In the baseline,
+//! samples `2p` and `2p + 1` take the two 64-bit numbers of Philox block `counter + p` (the
+//! sectioned samplers number theirs per section: [`super::sectioned`]). The same functions on
+//! every engine give the same samples for the same key and counter.
 
 use super::sweep::{Row, Weight};
 use crate::rng::permute::Permutation;
 use crate::rng::philox::{counter_add, philox4x32_10};
+use crate::simt::math::mul_hi_lo;
 use crate::simt::{global_x, grid_threads_x};
 
 /// `output` code of a sampling launch: sample `t` stored at position `t`.
@@ -17,84 +19,174 @@ pub const OUTPUT_SHUFFLED: u32 = 1;
 /// registers).
 pub const OUTPUT_FOLDED: u32 = 2;
 
-/// What a sampling launch does with its samples.
-#[derive(Clone, Copy)]
-pub enum Output {
-    InOrder,
-    Shuffled(Permutation),
-    Folded,
-}
+/// Where a sampling loop puts its samples. Loops are generic over the sink and compiled once
+/// per kind (`with_sink!`): choosing per sample cost the loop a branch on the output code and
+/// kept the three kinds' registers alive in it.
+pub trait Sink {
+    /// Sample number `t` is `x`.
+    ///
+    /// # Safety
+    /// The sink's buffer holds `s > t` elements.
+    unsafe fn put(&mut self, t: u64, x: u32);
 
-impl Output {
-    /// The output an `output` code asks for, for `s` samples keyed by `key`.
+    /// Samples `t` and `t + 1` (`t` even) are `x[0]` and `x[1]`.
+    ///
+    /// # Safety
+    /// As for [`Sink::put`], for both.
     #[inline(always)]
-    pub fn new(code: u32, s: u64, key: [u32; 2]) -> Output {
-        match code {
-            OUTPUT_SHUFFLED if s > 0 => Output::Shuffled(Permutation::new(s, key)),
-            OUTPUT_FOLDED => Output::Folded,
-            _ => Output::InOrder,
+    unsafe fn put_pair(&mut self, t: u64, x: [u32; 2]) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            self.put(t, x[0]);
+            self.put(t + 1, x[1]);
         }
     }
 
-    /// Sample number `t` is `x`: store it, or fold it into `acc`.
+    /// A thread's samples are done; `first` is the position of its first one, if it drew any.
     ///
     /// # Safety
-    /// `out` holds `s > t` elements.
+    /// `first < s` when `drew`.
     #[inline(always)]
-    pub unsafe fn put(&self, out: *mut u32, t: u64, x: u32, acc: &mut u32) {
-        // SAFETY: `t < s`, and a permutation of `0..s` stays below `s`.
+    unsafe fn finish(self, _first: u64, _drew: bool)
+    where
+        Self: Sized,
+    {
+    }
+}
+
+/// [`OUTPUT_IN_ORDER`]: sample `t` at `out[t]`; pairs with one 8-byte store when `out` is
+/// 8-byte aligned (device buffers are), so that a warp's stores cover whole sectors.
+pub struct InOrder {
+    pub out: *mut u32,
+    pub paired: bool,
+}
+
+impl Sink for InOrder {
+    #[inline(always)]
+    unsafe fn put(&mut self, t: u64, x: u32) {
+        // SAFETY: `t < s` (the caller's contract).
+        unsafe { *self.out.add(t as usize) = x }
+    }
+
+    #[inline(always)]
+    unsafe fn put_pair(&mut self, t: u64, x: [u32; 2]) {
+        // SAFETY: `t + 1 < s`; with `paired`, `out + t` is 8-byte aligned (`t` even).
         unsafe {
-            match self {
-                Output::InOrder => *out.add(t as usize) = x,
-                Output::Shuffled(p) => *out.add(p.apply(t) as usize) = x,
-                Output::Folded => *acc ^= x,
+            if self.paired {
+                *self.out.add(t as usize).cast::<u64>() = x[0] as u64 | (x[1] as u64) << 32;
+            } else {
+                self.put(t, x[0]);
+                self.put(t + 1, x[1]);
             }
         }
     }
+}
 
-    /// A thread's samples are done: when folding, its xor goes to `out[first]`, the position
-    /// of its first sample, if it drew any.
-    ///
-    /// # Safety
-    /// `out` holds `s` elements, and `first < s` when `drew`.
+/// [`OUTPUT_SHUFFLED`]: sample `t` at `out[π(t)]`.
+pub struct Shuffled {
+    pub out: *mut u32,
+    pub permutation: Permutation,
+}
+
+impl Sink for Shuffled {
     #[inline(always)]
-    pub unsafe fn finish(&self, out: *mut u32, first: u64, drew: bool, acc: u32) {
-        if matches!(self, Output::Folded) && drew {
-            // SAFETY: `first < s` (caller's contract).
-            unsafe { *out.add(first as usize) = acc }
+    unsafe fn put(&mut self, t: u64, x: u32) {
+        // SAFETY: a permutation of `0..s` stays below `s`.
+        unsafe { *self.out.add(self.permutation.apply(t) as usize) = x }
+    }
+}
+
+/// [`OUTPUT_FOLDED`]: the xor of a thread's samples, stored at its first sample's position.
+pub struct Folded {
+    pub out: *mut u32,
+    pub acc: u32,
+}
+
+impl Sink for Folded {
+    #[inline(always)]
+    unsafe fn put(&mut self, _t: u64, x: u32) {
+        self.acc ^= x;
+    }
+
+    #[inline(always)]
+    unsafe fn finish(self, first: u64, drew: bool) {
+        if drew {
+            // SAFETY: `first < s` (the caller's contract).
+            unsafe { *self.out.add(first as usize) = self.acc }
         }
     }
 }
 
+/// Runs `body` with `sink` bound to the [`Sink`] that the `output` code of a launch of `s`
+/// samples into `out` under `key` names (unknown codes store in order).
+macro_rules! with_sink {
+    ($output:expr, $out:expr, $s:expr, $key:expr, |$sink:ident| $body:expr) => {{
+        use $crate::alias::sample::{Folded, InOrder, OUTPUT_FOLDED, OUTPUT_SHUFFLED, Shuffled};
+        let out: *mut u32 = $out;
+        match $output {
+            OUTPUT_SHUFFLED if $s > 0 => {
+                let permutation = $crate::rng::permute::Permutation::new($s, $key);
+                let $sink = Shuffled { out, permutation };
+                $body
+            }
+            OUTPUT_FOLDED => {
+                let $sink = Folded { out, acc: 0 };
+                $body
+            }
+            _ => {
+                let $sink = InOrder {
+                    out,
+                    paired: (out as usize) % 8 == 0,
+                };
+                $body
+            }
+        }
+    }};
+}
+pub(crate) use with_sink;
+
 /// The sample of 64-bit random number `r` from the `rows` rows starting at row `first`
 /// (`read(i)` gives row `first + i`): the whole table, or one section of it.
+///
+/// The row is the high word of the 96-bit product `r·rows` and the fraction its low 64 bits,
+/// formed from two 32×32-bit products (`rows` fits in 32 bits: tables have at most 2^32 − 1
+/// rows) rather than a 128-bit multiply.
 #[inline(always)]
-pub fn draw<F: Weight>(first: u64, rows: u64, r: u64, read: impl Fn(u64) -> Row<F>) -> u32 {
-    let wide = r as u128 * rows as u128;
-    let local = (wide >> 64) as u64;
-    let fraction = ((wide as u64) >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+pub fn draw<F: Weight>(first: u32, rows: u32, r: u64, read: impl Fn(u32) -> Row<F>) -> u32 {
+    let (low_hi, low_lo) = mul_hi_lo(r as u32, rows);
+    let (high_hi, high_lo) = mul_hi_lo((r >> 32) as u32, rows);
+    let (middle, carry) = high_lo.overflowing_add(low_hi);
+    let local = high_hi + carry as u32;
+    let fraction_bits = (middle as u64) << 32 | low_lo as u64;
+    let fraction = (fraction_bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
     let row = read(local);
     if fraction < row.threshold.to_f64() {
-        (first + local) as u32
+        first + local
     } else {
         row.alias
     }
 }
 
-/// Samples `2p` and `2p + 1` of the stream `(key, counter)`: one Philox block, two draws.
+/// The two 64-bit numbers of one Philox block: words 0 and 1, then 2 and 3.
+#[inline(always)]
+pub fn pair_numbers(w: [u32; 4]) -> [u64; 2] {
+    [
+        w[0] as u64 | (w[1] as u64) << 32,
+        w[2] as u64 | (w[3] as u64) << 32,
+    ]
+}
+
+/// Samples `2p` and `2p + 1` of the stream `(key, counter)` from a table of `n` rows: one
+/// Philox block, two draws.
 #[inline(always)]
 pub fn draw_pair<F: Weight>(
-    n: u64,
+    n: u32,
     key: [u32; 2],
     counter: [u32; 4],
     p: u64,
-    read: impl Fn(u64) -> Row<F>,
+    read: impl Fn(u32) -> Row<F>,
 ) -> [u32; 2] {
-    let w = philox4x32_10(counter_add(counter, p), key);
-    let r = [
-        w[0] as u64 | (w[1] as u64) << 32,
-        w[2] as u64 | (w[3] as u64) << 32,
-    ];
+    let r = pair_numbers(philox4x32_10(counter_add(counter, p), key));
     [draw(0, n, r[0], &read), draw(0, n, r[1], &read)]
 }
 
@@ -132,23 +224,39 @@ macro_rules! sample_kernels {
                 output: u32,
             ) {
                 let (key, counter) = stream(key, counter_lo, counter_hi);
-                let output = Output::new(output, s, key);
-                let mut acc = 0;
-                let mut p = global_x();
-                // SAFETY: rows below `n`, outputs below `s`.
-                unsafe {
-                    while 2 * p < s {
-                        let pair = draw_pair(n, key, counter, p, |r| *table.add(r as usize));
-                        output.put(out, 2 * p, pair[0], &mut acc);
-                        if 2 * p + 1 < s {
-                            output.put(out, 2 * p + 1, pair[1], &mut acc);
-                        }
-                        p += grid_threads_x();
-                    }
-                    output.finish(out, 2 * global_x(), 2 * global_x() < s, acc);
-                }
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { with_sink!(output, out, s, key, |sink| draw_all(table, n, s, key, counter, sink)) }
             }
         }
     )*};
 }
 sample_kernels!(alias_sample_baseline_f32: f32, alias_sample_baseline_f64: f64);
+
+/// The baseline's grid-stride loop: thread `g` draws pairs `g`, `g + threads`, ... into `sink`.
+///
+/// # Safety
+/// `table` holds `n > 0` rows whose aliases are below `n`; the sink holds `s` samples.
+#[inline(always)]
+unsafe fn draw_all<F: Weight>(
+    table: *const Row<F>,
+    n: u64,
+    s: u64,
+    key: [u32; 2],
+    counter: [u32; 4],
+    mut sink: impl Sink,
+) {
+    let mut p = global_x();
+    // SAFETY: rows below `n`, samples below `s`.
+    unsafe {
+        while 2 * p < s {
+            let pair = draw_pair(n as u32, key, counter, p, |r| *table.add(r as usize));
+            if 2 * p + 1 < s {
+                sink.put_pair(2 * p, pair);
+            } else {
+                sink.put(2 * p, pair[0]);
+            }
+            p += grid_threads_x();
+        }
+        sink.finish(2 * global_x(), 2 * global_x() < s);
+    }
+}

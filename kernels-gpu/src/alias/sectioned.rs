@@ -13,7 +13,7 @@
 //! `t` of the grouped order goes to position `π(t)` of a keyed random permutation
 //! ([`crate::rng::permute::Permutation`]), at the cost of scattered 4-byte stores.
 
-use super::sample::{Output, draw};
+use super::sample::{Sink, draw, pair_numbers, with_sink};
 use super::sweep::{Row, Weight};
 use crate::rng::philox::{counter_add, philox4x32_10};
 use crate::simt::math::FastMath;
@@ -103,7 +103,8 @@ pub struct Launch {
     pub counter: [u32; 4],
     pub section_rows: u64,
     pub sections: u64,
-    pub output: Output,
+    /// An `OUTPUT_*` code of [`super::sample`].
+    pub output: u32,
 }
 
 /// Block `blockIdx.x`'s samples of its section, read through `read(row within section)`.
@@ -111,46 +112,57 @@ pub struct Launch {
 /// # Safety
 /// `out` holds `s` elements; the block's section is in the table.
 #[inline(always)]
-unsafe fn sample_section<F: Weight>(l: Launch, read: impl Fn(u64) -> Row<F>) {
-    let Launch {
-        n,
-        out,
-        s,
-        key,
-        counter,
-        section_rows,
-        sections,
-        output,
-    } = l;
+unsafe fn sample_section<F: Weight>(l: Launch, read: impl Fn(u32) -> Row<F>) {
     let b = block_x() as u64;
-    let (count, offset) = section_share(s, n, section_rows, sections, b, key, counter);
-    let first_row = b * section_rows;
-    let rows = section_rows.min(n - first_row);
-    // Numbers 2m and 2m + 1 of the block's samples share the Philox block `offset + 2m`: the
-    // blocks' offsets partition [0, s), so no two samples share a number.
-    let mut acc = 0;
-    let mut m = thread_x() as u64;
+    let (count, offset) = section_share(l.s, l.n, l.section_rows, l.sections, b, l.key, l.counter);
+    let first_row = b * l.section_rows;
+    let rows = l.section_rows.min(l.n - first_row) as u32;
+    // SAFETY: forwarded; the sink holds `s` samples and the block's lie in `offset..offset + count`.
+    unsafe {
+        with_sink!(l.output, l.out, l.s, l.key, |sink| {
+            draw_section(first_row as u32, rows, (offset, count), l, &read, sink)
+        })
+    }
+}
+
+/// The block's `count` samples from position `offset`, in rounds of two per thread: in round
+/// `q`, thread `x` takes Philox block `offset + 2qB + x` (`B` threads) and draws samples `2qB +
+/// x` and `2qB + B + x` of the block, so that each store of the warp covers 32 consecutive
+/// words (the pair of neighbours it used to write left every sector half empty). The blocks'
+/// ranges partition `0..s`, so no two samples share a number.
+///
+/// # Safety
+/// As for [`sample_section`].
+#[inline(always)]
+unsafe fn draw_section<F: Weight>(
+    first_row: u32,
+    rows: u32,
+    (offset, count): (u64, u64),
+    l: Launch,
+    read: &impl Fn(u32) -> Row<F>,
+    mut sink: impl Sink,
+) {
+    let threads = block_dim_x() as u64;
+    let base = counter_add(l.counter, offset);
+    let mut t = thread_x() as u64;
     // SAFETY: `offset + t < offset + count <= s`.
     unsafe {
-        while 2 * m < count {
-            let w = philox4x32_10(counter_add(counter, offset + 2 * m), key);
-            for h in 0..2u64 {
-                let t = 2 * m + h;
-                if t < count {
-                    let r = w[2 * h as usize] as u64 | (w[2 * h as usize + 1] as u64) << 32;
-                    output.put(out, offset + t, draw(first_row, rows, r, &read), &mut acc);
-                }
+        while t < count {
+            let r = pair_numbers(philox4x32_10(counter_add(base, t), l.key));
+            sink.put(offset + t, draw(first_row, rows, r[0], read));
+            if t + threads < count {
+                sink.put(offset + t + threads, draw(first_row, rows, r[1], read));
             }
-            m += block_dim_x() as u64;
+            t += 2 * threads;
         }
-        let first = 2 * thread_x() as u64;
-        output.finish(out, offset + first, first < count, acc);
+        let first = thread_x() as u64;
+        sink.finish(offset + first, first < count);
     }
 }
 
 /// The dynamic shared memory the shared-memory sampler needs for sections of `section_rows`
 /// rows of `F`.
-pub const fn shared_section_bytes<F>(section_rows: u64) -> u32 {
+pub const fn shared_section_bytes<F: Weight>(section_rows: u64) -> u32 {
     (section_rows * size_of::<Row<F>>() as u64) as u32
 }
 
@@ -163,7 +175,7 @@ pub const SHARED_SECTIONS: u64 = 2048;
 /// [`SHARED_SECTIONS`] sections. Fewer, larger sections idle the GPU: a 10^6-row f64 table in
 /// 48 KiB sections is 326 blocks, 2.5 per H100 multiprocessor (215 G samples/s against 282 at
 /// 10^7 rows, measured).
-pub const fn shared_section_rows<F>(n: u64, shared_bytes: u32) -> u64 {
+pub const fn shared_section_rows<F: Weight>(n: u64, shared_bytes: u32) -> u64 {
     let fit = shared_bytes as u64 / size_of::<Row<F>>() as u64;
     let spread = n.div_ceil(SHARED_SECTIONS);
     let rows = if spread < fit { spread } else { fit };
@@ -181,7 +193,7 @@ pub const fn shared_section_rows<F>(n: u64, shared_bytes: u32) -> u64 {
 pub unsafe fn sample_cached<F: Weight>(table: *const Row<F>, l: Launch) {
     let first = block_x() as u64 * l.section_rows;
     // SAFETY: rows of the block's section; outputs below `s`.
-    unsafe { sample_section(l, |r| *table.add((first + r) as usize)) }
+    unsafe { sample_section(l, |r| *table.add(first as usize + r as usize)) }
 }
 
 /// Shared-memory sectioned sampling: block `b` first copies its section of the table to shared
@@ -204,7 +216,7 @@ pub unsafe fn sample_shared<F: Weight>(table: *const Row<F>, l: Launch) {
             r += block_dim_x() as u64;
         }
         sync_threads();
-        sample_section(l, |r| local.get(r as u32));
+        sample_section(l, |r| local.get(r));
     }
 }
 
@@ -212,7 +224,7 @@ macro_rules! sectioned_kernels {
     ($($name:ident: $f:ty => $body:ident;)*) => {$(
         $crate::kernel! {
             #[doc = concat!("Sectioned sampling by [`", stringify!($body), "`], into `out` as `output`")]
-            /// says (grouped by section, shuffled or folded: see [`super::sample::Output`]).
+            /// says (grouped by section, shuffled or folded: see [`super::sample::Sink`]).
             ///
             /// # Safety
             #[doc = concat!("As for [`", stringify!($body), "`].")]
@@ -230,7 +242,6 @@ macro_rules! sectioned_kernels {
                 output: u32,
             ) {
                 let (key, counter) = super::sample::stream(key, counter_lo, counter_hi);
-                let output = Output::new(output, s, key);
                 let launch = Launch { n, out, s, key, counter, section_rows, sections, output };
                 // SAFETY: forwarded to the launch contract above.
                 unsafe { $body(table, launch) }

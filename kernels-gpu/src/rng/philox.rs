@@ -5,16 +5,12 @@
 //! warpkit's stream: block `b` is `philox4x32_10(base + b, key)` with the 128-bit counter added
 //! little-endian (word 0 lowest); the stream is its words in order, block 0 first.
 
+use crate::simt::math::mul_hi_lo;
+
 const M0: u32 = 0xD251_1F53;
 const M1: u32 = 0xCD9E_8D57;
 const W0: u32 = 0x9E37_79B9;
 const W1: u32 = 0xBB67_AE85;
-
-#[inline(always)]
-fn mul_hi_lo(a: u32, b: u32) -> (u32, u32) {
-    let p = a as u64 * b as u64;
-    ((p >> 32) as u32, p as u32)
-}
 
 #[inline(always)]
 fn round(c: [u32; 4], k: [u32; 2]) -> [u32; 4] {

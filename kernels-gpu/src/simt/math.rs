@@ -1,4 +1,5 @@
-//! The math the kernels need, in f32 and f64, as methods of [`FastMath`].
+//! The math the kernels need: in f32 and f64 as methods of [`FastMath`], and the integer
+//! multiply whose Rust spelling compiles badly ([`mul_hi_lo`]).
 //!
 //! f32 uses the special-function unit's approximations (`lg2.approx`, `ex2.approx`,
 //! `sin.approx`, `cos.approx`: about 2^-22 relative for log/exp near 1, absolute 2^-20.9 for
@@ -68,4 +69,12 @@ impl FastMath for f64 {
     fn sqrt(self) -> f64 {
         hw::sqrt_f64(self)
     }
+}
+
+/// The high and low words of the 64-bit product `a·b`. On the GPU one wide multiply whose
+/// halves stay 32-bit registers: the plain `a as u64 * b as u64` let LLVM widen the xors
+/// around it to 64 bits, twice the instructions in Philox's rounds.
+#[inline(always)]
+pub fn mul_hi_lo(a: u32, b: u32) -> (u32, u32) {
+    hw::mul_hi_lo_u32(a, b)
 }

@@ -452,3 +452,17 @@ pub fn sqrt_f64(x: f64) -> f64 {
     };
     y
 }
+
+/// The high and low words of the 64-bit product of two u32, as `mul.hi.u32` and `mul.lo.u32`
+/// (one `IMAD.WIDE.U32` after ptxas). Written in Rust, LLVM keeps the product as a u64 and
+/// widens the xors around it to 64 bits (Philox's rounds compiled to twice the instructions).
+#[inline(always)]
+pub fn mul_hi_lo_u32(a: u32, b: u32) -> (u32, u32) {
+    let (hi, lo): (u32, u32);
+    // SAFETY: register-to-register instructions with no preconditions.
+    unsafe {
+        asm!("mul.hi.u32 {hi}, {a}, {b};", "mul.lo.u32 {lo}, {a}, {b};", hi = out(reg32) hi,
+            lo = out(reg32) lo, a = in(reg32) a, b = in(reg32) b, options(pure, nomem, nostack))
+    };
+    (hi, lo)
+}
