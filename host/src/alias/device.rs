@@ -11,8 +11,8 @@
 //! comes back with the total); host weights were checked on the host.
 
 use super::{
-    AliasWeight, Construction, PackArgs, PackMethod, Sampling, SectionedArgs, SplitMethod, Stream,
-    check_count, quantize_scale,
+    AliasWeight, Construction, PackArgs, PackMethod, Sampling, SplitMethod, Stream, check_count,
+    quantize_scale,
 };
 use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
@@ -24,13 +24,13 @@ use warpkit_kernels::alias::partition::{
     PARTITION_TILE, TILE_COUNTS, TILE_SUM_BYTES, blocks_for, partition_bytes,
 };
 use warpkit_kernels::alias::plus::LEFTOVER_SUMS;
-use warpkit_kernels::alias::sectioned::{shared_section_bytes, shared_section_rows};
+use warpkit_kernels::alias::sectioned::{alias_section_shares, shared_section_bytes, shared_section_rows};
 use warpkit_kernels::alias::split::{
     PrefixWord, alias_split_binary, alias_split_binary_plus, alias_split_pary, alias_split_pary_plus,
 };
 use warpkit_kernels::alias::{ALIAS_BLOCK_THREADS, Entry, Row, Shape, Split};
 use warpkit_kernels::kernel::Kernel;
-use warpkit_kernels::policy::{ALIAS_ROWS_PER_SECTION, REDUCE_FIXED_GRID};
+use warpkit_kernels::policy::{ALIAS_ROWS_PER_SECTION, REDUCE_FIXED_GRID, SHARED_SAMPLER_BLOCKS_PER_SM};
 
 /// Words (u64) that hold `len` values of `T`.
 fn words<T>(len: usize) -> usize {
@@ -166,44 +166,62 @@ impl<F: AliasWeight> DeviceTable<F> {
         }
         let table = d.ptr(&self.table)?.cast::<Row<F>>();
         let ([lo, hi], key) = (stream.counter, stream.key);
-        let sectioned = |section_rows: u64, shared: u32| -> Result<(LaunchShape, SectionedArgs<F>)> {
-            if section_rows == 0 {
-                return Err(Error::TooLong {
-                    what: "rows per section (at least 1)",
-                    len: 0,
-                    max: u32::MAX as u64,
-                });
+        let (section_rows, shared) = match method {
+            Sampling::Baseline => {
+                let resident = d.resident_blocks::<F::Sample>(ALIAS_BLOCK_THREADS, 0)?;
+                let shape = LaunchShape::linear(blocks_for(s).min(resident), ALIAS_BLOCK_THREADS, 0);
+                // SAFETY: the table holds n valid rows; `out` holds s elements.
+                return unsafe { d.launch::<F::Sample>(shape, (table, n, dst, s, key, lo, hi, output)) };
             }
-            let sections = n.div_ceil(section_rows);
-            let shape = LaunchShape::linear(sections, ALIAS_BLOCK_THREADS, shared);
-            Ok((
-                shape,
-                (table, n, dst, s, key, lo, hi, section_rows, sections, output),
-            ))
+            Sampling::CachedSectioned { section_rows } => (section_rows as u64, 0),
+            Sampling::CachedLimitedSectioned { section_rows } => {
+                (section_rows as u64, d.limits().shared_per_block_optin)
+            }
+            Sampling::SharedMemorySectioned => {
+                let rows = shared_section_rows(n, d.limits().shared_per_block);
+                let cap = d
+                    .limits()
+                    .shared_for_blocks_per_multiprocessor(SHARED_SAMPLER_BLOCKS_PER_SM);
+                (rows, shared_section_bytes(rows).max(cap))
+            }
         };
-        // SAFETY (every launch): the table holds n valid rows; `out` holds s elements; one
-        // block per section, with the shared memory the shared-memory sampler carves.
+        if section_rows == 0 {
+            return Err(Error::TooLong {
+                what: "rows per section (at least 1)",
+                len: 0,
+                max: u32::MAX as u64,
+            });
+        }
+        let sections = n.div_ceil(section_rows);
+        let mut scratch = d.scratch(sections as usize * size_of::<[u64; 2]>())?;
+        let shares = d
+            .ptr_mut(scratch.as_mut().expect("scratch allocated"))?
+            .cast::<[u64; 2]>();
+        let args = (
+            table,
+            n,
+            dst,
+            s,
+            key,
+            lo,
+            hi,
+            section_rows,
+            shares.cast_const(),
+            output,
+        );
+        let shape = LaunchShape::linear(sections, ALIAS_BLOCK_THREADS, shared);
+        // SAFETY: `shares` holds `sections` pairs (the scratch, held until both launches are
+        // queued in order); the table holds n valid rows; `out` holds s elements; one block per
+        // section, with the shared memory the shared-memory sampler carves.
         unsafe {
+            let one_per_section = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
+            d.launch::<alias_section_shares>(
+                one_per_section,
+                (s, n, key, lo, hi, section_rows, sections, shares),
+            )?;
             match method {
-                Sampling::Baseline => {
-                    let resident = d.resident_blocks::<F::Sample>(ALIAS_BLOCK_THREADS, 0)?;
-                    let shape = LaunchShape::linear(blocks_for(s).min(resident), ALIAS_BLOCK_THREADS, 0);
-                    d.launch::<F::Sample>(shape, (table, n, dst, s, key, lo, hi, output))
-                }
-                Sampling::CachedSectioned { section_rows } => {
-                    let (shape, args) = sectioned(section_rows as u64, 0)?;
-                    d.launch::<F::SampleCached>(shape, args)
-                }
-                Sampling::CachedLimitedSectioned { section_rows } => {
-                    let reserve = d.limits().shared_per_block_optin;
-                    let (shape, args) = sectioned(section_rows as u64, reserve)?;
-                    d.launch::<F::SampleCached>(shape, args)
-                }
-                Sampling::SharedMemorySectioned => {
-                    let rows = shared_section_rows::<F>(n, d.limits().shared_per_block);
-                    let (shape, args) = sectioned(rows, shared_section_bytes::<F>(rows))?;
-                    d.launch::<F::SampleShared>(shape, args)
-                }
+                Sampling::SharedMemorySectioned => d.launch::<F::SampleShared>(shape, args),
+                _ => d.launch::<F::SampleCached>(shape, args),
             }
         }
     }

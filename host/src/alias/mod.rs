@@ -83,8 +83,19 @@ pub type LeftoverArgs<F> = (
 );
 
 /// Parameters of the sectioned samplers: table, rows, output, samples, key, counter (two
-/// words), rows per section, sections, output code (`sample::OUTPUT_*`).
-pub type SectionedArgs<F> = (*const Row<F>, u64, *mut u32, u64, u64, u64, u64, u64, u64, u32);
+/// words), rows per section, the sections' shares, output code (`sample::OUTPUT_*`).
+pub type SectionedArgs<F> = (
+    *const Row<F>,
+    u64,
+    *mut u32,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    *const [u64; 2],
+    u32,
+);
 
 /// f32 or f64 weights, tied to their kernels.
 pub trait AliasWeight: Weight + Scalar {

@@ -16,6 +16,10 @@ pub struct DeviceLimits {
     pub shared_per_block: u32,
     /// Dynamic shared memory a block may use after opting in (set per kernel by the launcher).
     pub shared_per_block_optin: u32,
+    /// Shared memory of one multiprocessor, shared by its resident blocks.
+    pub shared_per_multiprocessor: u32,
+    /// Shared memory the system keeps per resident block, on top of what the launch asks.
+    pub shared_reserved_per_block: u32,
     pub total_memory: usize,
 }
 
@@ -31,8 +35,19 @@ impl DeviceLimits {
             max_grid_dim: [i32::MAX as u32, 65535, 65535],
             shared_per_block: 48 * 1024,
             shared_per_block_optin: 227 * 1024,
+            shared_per_multiprocessor: 228 * 1024,
+            shared_reserved_per_block: 1024,
             total_memory,
         }
+    }
+
+    /// Dynamic shared memory that lets at most `blocks` blocks reside on a multiprocessor (the
+    /// seed's trick of limiting residency by reserving shared memory), within what one block
+    /// may ask for.
+    pub fn shared_for_blocks_per_multiprocessor(&self, blocks: u32) -> u32 {
+        (self.shared_per_multiprocessor / blocks.max(1))
+            .saturating_sub(self.shared_reserved_per_block)
+            .min(self.shared_per_block_optin)
     }
 }
 

@@ -148,6 +148,8 @@ fn read_limits(ctx: &Arc<CudaContext>) -> Result<DeviceLimits> {
         ],
         shared_per_block: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
         shared_per_block_optin: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+        shared_per_multiprocessor: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
+        shared_reserved_per_block: get(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?,
         total_memory: ctx.total_mem()?,
     })
 }

@@ -145,22 +145,32 @@ macro_rules! with_sink {
 }
 pub(crate) use with_sink;
 
-/// The sample of 64-bit random number `r` from the `rows` rows starting at row `first`
-/// (`read(i)` gives row `first + i`): the whole table, or one section of it.
-///
-/// The row is the high word of the 96-bit product `r·rows` and the fraction its low 64 bits,
-/// formed from two 32×32-bit products (`rows` fits in 32 bits: tables have at most 2^32 − 1
-/// rows) rather than a 128-bit multiply.
+/// Where 64-bit random number `r` lands among `rows` rows: the row, the high word of the
+/// 96-bit product `r·rows`, and the fraction within it, the low 64 bits. Formed from two
+/// 32×32-bit products (`rows` fits in 32 bits: tables have at most 2^32 − 1 rows) rather than a
+/// 128-bit multiply.
 #[inline(always)]
-pub fn draw<F: Weight>(first: u32, rows: u32, r: u64, read: impl Fn(u32) -> Row<F>) -> u32 {
+pub fn locate(rows: u32, r: u64) -> (u32, u64) {
     let (low_hi, low_lo) = mul_hi_lo(r as u32, rows);
     let (high_hi, high_lo) = mul_hi_lo((r >> 32) as u32, rows);
     let (middle, carry) = high_lo.overflowing_add(low_hi);
-    let local = high_hi + carry as u32;
-    let fraction_bits = (middle as u64) << 32 | low_lo as u64;
-    let fraction = (fraction_bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+    (high_hi + carry as u32, (middle as u64) << 32 | low_lo as u64)
+}
+
+/// Whether a row keeps its own item for the fraction `fraction_bits / 2^64` (53 bits of it):
+/// the fraction is below the threshold.
+#[inline(always)]
+pub fn keeps(fraction_bits: u64, threshold: f64) -> bool {
+    ((fraction_bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64)) < threshold
+}
+
+/// The sample of 64-bit random number `r` from the `rows` rows starting at row `first`
+/// (`read(i)` gives row `first + i`): the whole table, or one section of it.
+#[inline(always)]
+pub fn draw<F: Weight>(first: u32, rows: u32, r: u64, read: impl Fn(u32) -> Row<F>) -> u32 {
+    let (local, fraction_bits) = locate(rows, r);
     let row = read(local);
-    if fraction < row.threshold.to_f64() {
+    if keeps(fraction_bits, row.threshold.to_f64()) {
         first + local
     } else {
         row.alias

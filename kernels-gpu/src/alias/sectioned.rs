@@ -13,12 +13,12 @@
 //! `t` of the grouped order goes to position `π(t)` of a keyed random permutation
 //! ([`crate::rng::permute::Permutation`]), at the cost of scattered 4-byte stores.
 
-use super::sample::{Sink, draw, pair_numbers, with_sink};
+use super::sample::{Sink, draw, keeps, locate, pair_numbers, with_sink};
 use super::sweep::{Row, Weight};
 use crate::rng::philox::{counter_add, philox4x32_10};
 use crate::simt::math::FastMath;
 use crate::simt::shared::SharedSlice;
-use crate::simt::{block_dim_x, block_x, sync_threads, thread_x};
+use crate::simt::{block_dim_x, block_x, global_x, sync_threads, thread_x};
 
 /// The tree's random numbers use the sampling key with this mask xored in, a stream apart
 /// from the samples'.
@@ -102,26 +102,62 @@ pub struct Launch {
     pub key: [u32; 2],
     pub counter: [u32; 4],
     pub section_rows: u64,
-    pub sections: u64,
+    /// Each section's count and offset, by [`alias_section_shares`].
+    pub shares: *const [u64; 2],
     /// An `OUTPUT_*` code of [`super::sample`].
     pub output: u32,
 }
 
-/// Block `blockIdx.x`'s samples of its section, read through `read(row within section)`.
+crate::kernel! {
+    /// Each section's share of `s` samples, `shares[b] = [count, offset]` ([`section_share`]),
+    /// one thread per section. Apart from the samplers because the tree's floating-point
+    /// descent needs 25 registers more than the sampling loop: in the sampler it held the
+    /// H100 to 4 blocks per multiprocessor instead of 8.
+    ///
+    /// # Safety
+    /// `shares` holds `sections` pairs.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn alias_section_shares(
+        s: u64,
+        n: u64,
+        key: u64,
+        counter_lo: u64,
+        counter_hi: u64,
+        section_rows: u64,
+        sections: u64,
+        shares: *mut [u64; 2],
+    ) {
+        let (key, counter) = super::sample::stream(key, counter_lo, counter_hi);
+        let b = global_x();
+        if b < sections {
+            let (count, offset) = section_share(s, n, section_rows, sections, b, key, counter);
+            // SAFETY: `b < sections`.
+            unsafe { *shares.add(b as usize) = [count, offset] };
+        }
+    }
+}
+
+/// Block `blockIdx.x`'s samples of its section: `draw(first_row, rows, r)` is the sample of
+/// random number `r` from the section's `rows` rows from `first_row`.
 ///
 /// # Safety
-/// `out` holds `s` elements; the block's section is in the table.
+/// `out` holds `s` elements; `shares` holds the block's share.
 #[inline(always)]
-unsafe fn sample_section<F: Weight>(l: Launch, read: impl Fn(u32) -> Row<F>) {
+unsafe fn sample_section(l: Launch, draw: impl Fn(u32, u32, u64) -> u32) {
     let b = block_x() as u64;
-    let (count, offset) = section_share(l.s, l.n, l.section_rows, l.sections, b, l.key, l.counter);
+    // SAFETY: the caller's contract.
+    let [count, offset] = unsafe { *l.shares.add(b as usize) };
     let first_row = b * l.section_rows;
     let rows = l.section_rows.min(l.n - first_row) as u32;
+    let draw = |r| draw(first_row as u32, rows, r);
     // SAFETY: forwarded; the sink holds `s` samples and the block's lie in `offset..offset + count`.
     unsafe {
-        with_sink!(l.output, l.out, l.s, l.key, |sink| {
-            draw_section(first_row as u32, rows, (offset, count), l, &read, sink)
-        })
+        with_sink!(l.output, l.out, l.s, l.key, |sink| draw_section(
+            (offset, count),
+            l,
+            &draw,
+            sink
+        ))
     }
 }
 
@@ -134,12 +170,10 @@ unsafe fn sample_section<F: Weight>(l: Launch, read: impl Fn(u32) -> Row<F>) {
 /// # Safety
 /// As for [`sample_section`].
 #[inline(always)]
-unsafe fn draw_section<F: Weight>(
-    first_row: u32,
-    rows: u32,
+unsafe fn draw_section(
     (offset, count): (u64, u64),
     l: Launch,
-    read: &impl Fn(u32) -> Row<F>,
+    draw: &impl Fn(u64) -> u32,
     mut sink: impl Sink,
 ) {
     let threads = block_dim_x() as u64;
@@ -149,9 +183,9 @@ unsafe fn draw_section<F: Weight>(
     unsafe {
         while t < count {
             let r = pair_numbers(philox4x32_10(counter_add(base, t), l.key));
-            sink.put(offset + t, draw(first_row, rows, r[0], read));
+            sink.put(offset + t, draw(r[0]));
             if t + threads < count {
-                sink.put(offset + t + threads, draw(first_row, rows, r[1], read));
+                sink.put(offset + t + threads, draw(r[1]));
             }
             t += 2 * threads;
         }
@@ -160,23 +194,83 @@ unsafe fn draw_section<F: Weight>(
     }
 }
 
+/// A row as the shared-memory sampler keeps it, in 8 bytes: `cut = ⌊threshold·2^32⌋` (at most
+/// 2^32 − 1) and the alias. The top 32 bits `F` of a fraction settle the draw exactly unless
+/// they equal the cut: `F < cut` means the fraction is below the threshold, `F > cut` that it
+/// is not; only `F = cut` (probability 2^-32) compares with the table's own threshold. Same
+/// samples as comparing in f64, from one 8-byte shared load and an integer compare instead of
+/// a 16-byte load (10-way bank conflicts on random rows, Nsight Compute at 10^6 rows) and a
+/// conversion to f64.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(8))]
+pub struct CutRow {
+    cut: u32,
+    alias: u32,
+}
+
+impl CutRow {
+    #[inline(always)]
+    fn of<F: Weight>(row: Row<F>) -> CutRow {
+        let t = row.threshold.to_f64();
+        let cut = if t >= 1.0 {
+            u32::MAX
+        } else {
+            (t * 4_294_967_296.0) as u32
+        };
+        CutRow {
+            cut,
+            alias: row.alias,
+        }
+    }
+
+    /// The sample of the fraction `fraction_bits / 2^64` in this row, the `local`-th of the
+    /// section, whose first row is table row `first`.
+    ///
+    /// # Safety
+    /// `table` holds row `first + local`.
+    #[inline(always)]
+    unsafe fn draw<F: Weight>(self, table: *const Row<F>, first: u32, local: u32, fraction_bits: u64) -> u32 {
+        let top = (fraction_bits >> 32) as u32;
+        let kept = if top != self.cut {
+            top < self.cut
+        } else {
+            // SAFETY: the caller's contract.
+            unsafe { keeps_by_table(table, first as usize + local as usize, fraction_bits) }
+        };
+        if kept { first + local } else { self.alias }
+    }
+}
+
+/// [`keeps`] with row `i`'s threshold read from the table: the cut row's rare fallback, out of
+/// line so that the compiler branches around it (inlined, it was predicated into every draw,
+/// a global load each).
+///
+/// # Safety
+/// `table` holds row `i`.
+#[cold]
+#[inline(never)]
+unsafe fn keeps_by_table<F: Weight>(table: *const Row<F>, i: usize, fraction_bits: u64) -> bool {
+    // SAFETY: the caller's contract.
+    keeps(fraction_bits, unsafe { (*table.add(i)).threshold }.to_f64())
+}
+
 /// The dynamic shared memory the shared-memory sampler needs for sections of `section_rows`
-/// rows of `F`.
-pub const fn shared_section_bytes<F: Weight>(section_rows: u64) -> u32 {
-    (section_rows * size_of::<Row<F>>() as u64) as u32
+/// rows (kept as [`CutRow`]s whatever the table's float type).
+pub const fn shared_section_bytes(section_rows: u64) -> u32 {
+    (section_rows * size_of::<CutRow>() as u64) as u32
 }
 
 /// Sections the shared-memory sampler aims for: about 16 blocks per multiprocessor of an
 /// H100. A constant, not the device's count, so that every device draws the same samples.
 pub const SHARED_SECTIONS: u64 = 2048;
 
-/// Rows per section of the shared-memory sampler for a table of `n` rows of `F` and
-/// `shared_bytes` of shared memory per block: as many as fit, but no more than leave
+/// Rows per section of the shared-memory sampler for a table of `n` rows and `shared_bytes`
+/// of shared memory per block: as many as fit, but no more than leave
 /// [`SHARED_SECTIONS`] sections. Fewer, larger sections idle the GPU: a 10^6-row f64 table in
 /// 48 KiB sections is 326 blocks, 2.5 per H100 multiprocessor (215 G samples/s against 282 at
 /// 10^7 rows, measured).
-pub const fn shared_section_rows<F: Weight>(n: u64, shared_bytes: u32) -> u64 {
-    let fit = shared_bytes as u64 / size_of::<Row<F>>() as u64;
+pub const fn shared_section_rows(n: u64, shared_bytes: u32) -> u64 {
+    let fit = shared_bytes as u64 / size_of::<CutRow>() as u64;
     let spread = n.div_ceil(SHARED_SECTIONS);
     let rows = if spread < fit { spread } else { fit };
     if rows == 0 { 1 } else { rows }
@@ -188,12 +282,16 @@ pub const fn shared_section_rows<F: Weight>(n: u64, shared_bytes: u32) -> u64 {
 ///
 /// # Safety
 /// `table` holds `n` rows, `out` `s` elements; one block per section (`sections =
-/// ceil(n / section_rows)`).
+/// ceil(n / section_rows)`), and `shares` their shares by [`alias_section_shares`] of the same
+/// `s`, `n`, key, counter and sections.
 #[inline(always)]
 pub unsafe fn sample_cached<F: Weight>(table: *const Row<F>, l: Launch) {
-    let first = block_x() as u64 * l.section_rows;
     // SAFETY: rows of the block's section; outputs below `s`.
-    unsafe { sample_section(l, |r| *table.add(first as usize + r as usize)) }
+    unsafe {
+        sample_section(l, |first, rows, r| {
+            draw(first, rows, r, |i| *table.add(first as usize + i as usize))
+        })
+    }
 }
 
 /// Shared-memory sectioned sampling: block `b` first copies its section of the table to shared
@@ -209,14 +307,17 @@ pub unsafe fn sample_shared<F: Weight>(table: *const Row<F>, l: Launch) {
     // SAFETY: the launch gives the section's bytes of shared memory; rows copied are the
     // section's; the barrier is reached by every thread.
     unsafe {
-        let local = SharedSlice::<Row<F>>::carve(0, rows as u32);
+        let local = SharedSlice::<CutRow>::carve(0, rows as u32);
         let mut r = thread_x() as u64;
         while r < rows {
-            local.set(r as u32, *table.add((first + r) as usize));
+            local.set(r as u32, CutRow::of(*table.add((first + r) as usize)));
             r += block_dim_x() as u64;
         }
         sync_threads();
-        sample_section(l, |r| local.get(r));
+        sample_section(l, |first, rows, r| {
+            let (i, fraction_bits) = locate(rows, r);
+            local.get(i).draw(table, first, i, fraction_bits)
+        });
     }
 }
 
@@ -238,11 +339,11 @@ macro_rules! sectioned_kernels {
                 counter_lo: u64,
                 counter_hi: u64,
                 section_rows: u64,
-                sections: u64,
+                shares: *const [u64; 2],
                 output: u32,
             ) {
                 let (key, counter) = super::sample::stream(key, counter_lo, counter_hi);
-                let launch = Launch { n, out, s, key, counter, section_rows, sections, output };
+                let launch = Launch { n, out, s, key, counter, section_rows, shares, output };
                 // SAFETY: forwarded to the launch contract above.
                 unsafe { $body(table, launch) }
             }
@@ -259,6 +360,46 @@ sectioned_kernels! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cut row draws exactly as the f64 compare: thresholds 0, 1 and random (f64 and f32),
+    /// fractions random, equal to the cut in their top word (the fallback) and on either side.
+    #[test]
+    fn cut_rows_draw_as_their_thresholds_do() {
+        let mut x = 0x243f_6a88_85a3_08d3u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let check = |threshold: f64, row: CutRow, table: *const u8, fractions: [u64; 4]| {
+            for f in fractions {
+                let want = if keeps(f, threshold) { 0 } else { 7 };
+                // SAFETY: `table` is the one row drawn from.
+                let got = unsafe { row.draw(table.cast::<Row<f64>>(), 0, 0, f) };
+                assert_eq!(got, want, "threshold {threshold}, fraction {f:#x}");
+            }
+        };
+        for k in 0..100_000 {
+            let uniform = (next() >> 11) as f64 / (1u64 << 53) as f64;
+            let threshold = [0.0, 1.0, uniform, uniform as f32 as f64][k % 4];
+            let row = Row::<f64>::new(threshold, 7);
+            let cut = CutRow::of(row);
+            let at = (cut.cut as u64) << 32;
+            let fractions = [
+                next(),
+                at | next() >> 32,
+                at.wrapping_sub(1),
+                at.wrapping_add(1 << 32),
+            ];
+            check(threshold, cut, (&raw const row).cast(), fractions);
+            let narrow = Row::<f32>::new(threshold as f32, 7);
+            assert_eq!(
+                CutRow::of(narrow).cut,
+                CutRow::of(Row::<f64>::new(threshold as f32 as f64, 7)).cut
+            );
+        }
+    }
 
     /// Mean and variance of 200 000 deviates against np and np(1 − p), within 5 standard
     /// errors, in the exact and in the normal regime, and the tree's counts add up.
