@@ -5,8 +5,9 @@
 //!
 //! How many of the `s` samples fall into each section is multinomial; as in Algorithm R it is
 //! split recursively, halving the sections each level with a binomial deviate keyed by the
-//! tree node, so every block finds its own count and output offset by descending from the
-//! root, without communication. The deviate is exact (inversion) while
+//! tree node, so each section's count and output offset follow from descending from the root,
+//! without communication: one thread per section does it ([`alias_section_shares`]) before
+//! the sampler runs. The deviate is exact (inversion) while
 //! `min(np, n(1 − p)) < 100` and the normal approximation (skewness below 0.1) above.
 //!
 //! Samples come out grouped by section unless the launch asks for them shuffled: then sample
@@ -365,12 +366,10 @@ mod tests {
     /// fractions random, equal to the cut in their top word (the fallback) and on either side.
     #[test]
     fn cut_rows_draw_as_their_thresholds_do() {
-        let mut x = 0x243f_6a88_85a3_08d3u64;
+        let mut block = 0;
         let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
+            block += 1;
+            pair_numbers(philox4x32_10([block, 0, 0, 0], [5, 6]))[0]
         };
         let check = |threshold: f64, row: CutRow, table: *const u8, fractions: [u64; 4]| {
             for f in fractions {
