@@ -318,11 +318,14 @@ impl Order {
 
 impl Sampling {
     /// The method [`AliasTable::sample`] uses for `s` samples from `n` rows. Measured on an
-    /// H100 at 10^9 f64 samples (`results/alias.md`): the baseline wins at 10^3 rows (346
-    /// against 257 G samples/s), the shared-memory sectioned sampler from 10^6 rows on (277 /
-    /// 281 / 197 G/s at 10^6 / 10^7 / 10^8, 1.5 to 7 times the others). The crossover lies
+    /// H100 at 10^9 f64 samples (`results/alias.md`): the baseline wins at 10^3 rows (349
+    /// against 298 G samples/s), the shared-memory sectioned sampler from 10^6 rows on (352 /
+    /// 348 / 325 G/s at 10^6 / 10^7 / 10^8, 2 to 14 times the others). The crossover lies
     /// between and is not measured finely; 2^13 rows (a 128 KiB f64 table, cached whole) is
-    /// taken. Sectioning also needs several samples per row to repay copying the table.
+    /// taken. Sectioning also needs several samples per row to repay copying the table: at
+    /// 10^6 rows the baseline still wins at 10^6 samples (80 against 35 G/s) and loses at 10^7
+    /// (93 against 172). At 10^8 rows the sectioned samplers win earlier (107 against 25 G/s
+    /// at 10^8 samples), which this rule does not take yet.
     pub fn auto(n: usize, s: usize) -> Sampling {
         if n <= 1 << 13 || s < 4 * n {
             Sampling::Baseline
