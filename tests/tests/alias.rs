@@ -350,8 +350,9 @@ fn folded_samples_xor_to_the_drawn_ones() {
                 let xor = |x: &[u32]| x.iter().fold(0, |a, &b| a ^ b);
                 assert_eq!(xor(stored), xor(folded), "{label} {:?}", METHODS[m]);
                 // The baseline's threads draw two samples or more each and store one word: at
-                // most half of S. (A sectioned sampler's thread draws one sample per round of
-                // two per thread, so small sections fold nothing; only the xor says more.)
+                // most half of S. (A sectioned sampler's thread may draw a single sample of its
+                // section, whose rounds give each thread two samples only past 256 of them, so
+                // small sections fold nothing; for them only the xor says more.)
                 if matches!(METHODS[m], Sampling::Baseline) {
                     let words = folded.iter().filter(|&&x| x != 0).count();
                     assert!(words <= S / 2 + 1, "{label}: {words} words stored");

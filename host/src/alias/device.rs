@@ -193,6 +193,15 @@ impl<F: AliasWeight> DeviceTable<F> {
             });
         }
         let sections = n.div_ceil(section_rows);
+        let shape = LaunchShape::linear(sections, ALIAS_BLOCK_THREADS, shared);
+        // Refused before the shares' scratch is allocated (a section a row would ask for 16
+        // bytes a row, kept for the device's lifetime).
+        if let Some(reason) = shape.violation(d.limits()) {
+            return Err(Error::LaunchShape {
+                kernel: "alias sectioned sampler",
+                reason,
+            });
+        }
         let mut scratch = d.scratch(sections as usize * size_of::<[u64; 2]>())?;
         let shares = d
             .ptr_mut(scratch.as_mut().expect("scratch allocated"))?
@@ -209,7 +218,6 @@ impl<F: AliasWeight> DeviceTable<F> {
             shares.cast_const(),
             output,
         );
-        let shape = LaunchShape::linear(sections, ALIAS_BLOCK_THREADS, shared);
         // SAFETY: `shares` holds `sections` pairs (the scratch, held until both launches are
         // queued in order); the table holds n valid rows; `out` holds s elements; one block per
         // section, with the shared memory the shared-memory sampler carves.

@@ -286,8 +286,10 @@ pub enum Sampling {
     /// As `CachedSectioned`, with so much shared memory reserved that one block runs per
     /// multiprocessor, so blocks do not evict each other's sections from the cache.
     CachedLimitedSectioned { section_rows: u32 },
-    /// Each block copies its section to shared memory first (48 KiB of rows: 3072 f64 rows or
-    /// 6144 f32 rows), then draws from there. Samples come out grouped by section.
+    /// Each block copies its section to shared memory first, 8 bytes a row whatever the
+    /// float type (up to 6144 rows in 48 KiB), then draws from there; the launch reserves
+    /// enough shared memory that at most 3 blocks share a multiprocessor. Samples come out
+    /// grouped by section.
     SharedMemorySectioned,
 }
 

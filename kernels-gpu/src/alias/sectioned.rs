@@ -261,15 +261,16 @@ pub const fn shared_section_bytes(section_rows: u64) -> u32 {
     (section_rows * size_of::<CutRow>() as u64) as u32
 }
 
-/// Sections the shared-memory sampler aims for: about 16 blocks per multiprocessor of an
-/// H100. A constant, not the device's count, so that every device draws the same samples.
+/// Sections the shared-memory sampler aims for: about 16 per multiprocessor of an H100, in
+/// waves of at most [`crate::policy::SHARED_SAMPLER_BLOCKS_PER_SM`] resident blocks. A
+/// constant, not the device's count, so that every device draws the same samples.
 pub const SHARED_SECTIONS: u64 = 2048;
 
 /// Rows per section of the shared-memory sampler for a table of `n` rows and `shared_bytes`
 /// of shared memory per block: as many as fit, but no more than leave
-/// [`SHARED_SECTIONS`] sections. Fewer, larger sections idle the GPU: a 10^6-row f64 table in
-/// 48 KiB sections is 326 blocks, 2.5 per H100 multiprocessor (215 G samples/s against 282 at
-/// 10^7 rows, measured).
+/// [`SHARED_SECTIONS`] sections. Fewer, larger sections idle the GPU: when shared memory held
+/// 16-byte rows, a 10^6-row f64 table in 48 KiB sections was 326 blocks, 2.5 per H100
+/// multiprocessor (215 G samples/s against 282 at 10^7 rows, measured).
 pub const fn shared_section_rows(n: u64, shared_bytes: u32) -> u64 {
     let fit = shared_bytes as u64 / size_of::<CutRow>() as u64;
     let spread = n.div_ceil(SHARED_SECTIONS);
@@ -296,11 +297,11 @@ pub unsafe fn sample_cached<F: Weight>(table: *const Row<F>, l: Launch) {
 }
 
 /// Shared-memory sectioned sampling: block `b` first copies its section of the table to shared
-/// memory (coalesced), then draws its samples from there.
+/// memory as [`CutRow`]s (coalesced reads), then draws its samples from there.
 ///
 /// # Safety
-/// As for [`sample_cached`], with `shared_section_bytes(section_rows)` bytes of dynamic shared
-/// memory.
+/// As for [`sample_cached`], with at least `shared_section_bytes(section_rows)` bytes of
+/// dynamic shared memory (the host reserves more, to limit residency).
 #[inline(always)]
 pub unsafe fn sample_shared<F: Weight>(table: *const Row<F>, l: Launch) {
     let first = block_x() as u64 * l.section_rows;
@@ -362,8 +363,9 @@ sectioned_kernels! {
 mod tests {
     use super::*;
 
-    /// A cut row draws exactly as the f64 compare: thresholds 0, 1 and random (f64 and f32),
-    /// fractions random, equal to the cut in their top word (the fallback) and on either side.
+    /// A cut row draws exactly as the float compare: thresholds 0, 1 and random, in f64 and
+    /// f32 tables, fractions random, equal to the cut in their top word (the fallback, which
+    /// reads the table) and on either side.
     #[test]
     fn cut_rows_draw_as_their_thresholds_do() {
         let mut block = 0;
@@ -371,31 +373,56 @@ mod tests {
             block += 1;
             pair_numbers(philox4x32_10([block, 0, 0, 0], [5, 6]))[0]
         };
-        let check = |threshold: f64, row: CutRow, table: *const u8, fractions: [u64; 4]| {
+        fn check<F: Weight>(row: Row<F>, fractions: [u64; 4]) {
+            let cut = CutRow::of(row);
             for f in fractions {
-                let want = if keeps(f, threshold) { 0 } else { 7 };
-                // SAFETY: `table` is the one row drawn from.
-                let got = unsafe { row.draw(table.cast::<Row<f64>>(), 0, 0, f) };
-                assert_eq!(got, want, "threshold {threshold}, fraction {f:#x}");
+                let want = if keeps(f, row.threshold.to_f64()) { 0 } else { 7 };
+                // SAFETY: the table is the one row drawn from.
+                let got = unsafe { cut.draw(&raw const row, 0, 0, f) };
+                assert_eq!(got, want, "threshold {}, fraction {f:#x}", row.threshold.to_f64());
             }
-        };
+        }
         for k in 0..100_000 {
             let uniform = (next() >> 11) as f64 / (1u64 << 53) as f64;
-            let threshold = [0.0, 1.0, uniform, uniform as f32 as f64][k % 4];
-            let row = Row::<f64>::new(threshold, 7);
-            let cut = CutRow::of(row);
-            let at = (cut.cut as u64) << 32;
-            let fractions = [
-                next(),
-                at | next() >> 32,
-                at.wrapping_sub(1),
-                at.wrapping_add(1 << 32),
-            ];
-            check(threshold, cut, (&raw const row).cast(), fractions);
+            let threshold = [0.0, 1.0, uniform, uniform][k % 4];
+            let wide = Row::<f64>::new(threshold, 7);
             let narrow = Row::<f32>::new(threshold as f32, 7);
+            for cut in [CutRow::of(wide).cut, CutRow::of(narrow).cut] {
+                let at = (cut as u64) << 32;
+                let fractions = [
+                    next(),
+                    at | next() >> 32,
+                    at.wrapping_sub(1),
+                    at.wrapping_add(1 << 32),
+                ];
+                check(wide, fractions);
+                check(narrow, fractions);
+            }
+        }
+    }
+
+    /// `locate` is the 128-bit product's high word and low 64 bits, at the edges too.
+    #[test]
+    fn locate_matches_the_128_bit_product() {
+        let mut block = 0;
+        let mut next = || {
+            block += 1;
+            philox4x32_10([block, 1, 0, 0], [5, 6])
+        };
+        let edges = [0, 1, u64::MAX, 1 << 63, u32::MAX as u64, (u32::MAX as u64) << 32];
+        for k in 0..100_000 {
+            let w = next();
+            let r = if k < edges.len() * 4 {
+                edges[k % edges.len()]
+            } else {
+                pair_numbers(w)[0]
+            };
+            let rows = [1, 2, u32::MAX, w[2] | 1][k % 4];
+            let wide = r as u128 * rows as u128;
             assert_eq!(
-                CutRow::of(narrow).cut,
-                CutRow::of(Row::<f64>::new(threshold as f32 as f64, 7)).cut
+                locate(rows, r),
+                ((wide >> 64) as u32, wide as u64),
+                "r {r:#x}, rows {rows}"
             );
         }
     }

@@ -29,8 +29,8 @@ impl Entry {
 
 /// A row of the alias table: draw the row's own item with probability `threshold`, else
 /// `alias`. 16 bytes with f64 thresholds (4 of them padding), 8 with f32, and aligned to its
-/// size, so that the samplers read a row with one vector load (two 8-byte shared loads per
-/// sample before, and two 4-byte global loads for f32 rows).
+/// size, so that a row is read with one vector load (it took two 8-byte loads for f64 rows in
+/// shared memory, two 4-byte loads for f32 rows).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct Row<F: Weight> {

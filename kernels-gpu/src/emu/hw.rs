@@ -267,6 +267,7 @@ pub fn sqrt_f64(x: f64) -> f64 {
     x.sqrt()
 }
 
+#[inline(always)]
 pub fn mul_hi_lo_u32(a: u32, b: u32) -> (u32, u32) {
     let p = a as u64 * b as u64;
     ((p >> 32) as u32, p as u32)
