@@ -6,7 +6,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
-use warpkit::alias::{AliasTable, AliasWeight, Construction, Sampling};
+use warpkit::alias::{AliasTable, AliasWeight, Construction, Layout, Sampling};
 use warpkit::{Backend, Device, Philox};
 use warpkit_benches::{brief, time_on_gpu};
 
@@ -26,10 +26,20 @@ fn uniform<F: AliasWeight>(n: usize) -> Vec<F> {
         .collect()
 }
 
-/// A construction's name in benchmark ids: "psa Binary Baseline", "psa+ PartialPary Chunked".
+/// A construction's name in benchmark ids: "psa Binary Baseline", "psa Binary Chunked indices"
+/// (indices-only layout), "psa+ PartialPary Chunked".
 fn label(method: Construction) -> String {
     match method {
-        Construction::Psa { split, pack } => format!("psa {split:?} {pack:?}"),
+        Construction::Psa {
+            split,
+            pack,
+            layout: Layout::WeightsBeside,
+        } => format!("psa {split:?} {pack:?}"),
+        Construction::Psa {
+            split,
+            pack,
+            layout: Layout::IndicesOnly,
+        } => format!("psa {split:?} {pack:?} indices"),
         Construction::PsaPlus { split, pack } => format!("psa+ {split:?} {pack:?}"),
         Construction::Sequential => "sequential".into(),
     }

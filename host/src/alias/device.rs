@@ -11,8 +11,8 @@
 //! comes back with the total); host weights were checked on the host.
 
 use super::{
-    AliasWeight, Construction, PackArgs, PackMethod, Sampling, SplitMethod, Stream, check_count,
-    quantize_scale,
+    AliasWeight, Construction, IndexedPackArgs, Layout, PackArgs, PackMethod, Sampling, SplitMethod, Stream,
+    check_count, quantize_scale,
 };
 use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
@@ -47,6 +47,7 @@ struct Workspace {
     /// exclusive scan (see `warpkit_kernels::alias::partition::TileScans`).
     tile_sums: DeviceBuffer<u64>,
     tile_scans: DeviceBuffer<u64>,
+    /// The partitioned items: entries, or (indices only) u32 items.
     entries: DeviceBuffer<u64>,
     /// Prefix sums: u64 for PSA, `[u64; 2]` for PSA+.
     prefix: DeviceBuffer<u64>,
@@ -296,7 +297,7 @@ fn construct<F: AliasWeight>(
     let rows = d.ptr_mut(table)?.cast::<Row<F>>();
     let (scans, counts) = (d.ptr(&w.tile_scans)?, d.ptr_mut(&mut w.counts)?);
     match method {
-        Construction::Psa { split, pack } => {
+        Construction::Psa { split, pack, layout } => {
             // SAFETY: as above; the sums hold TILE_COUNTS segments of tiles + 1.
             unsafe {
                 let args = (src, n, shift, scale, total, sums);
@@ -304,14 +305,40 @@ fn construct<F: AliasWeight>(
             };
             d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
             let prefix = d.ptr_mut(&mut w.prefix)?;
-            let args = (src, n, shift, scale, total, scans, entries, prefix, counts);
-            // SAFETY: n > 0 weights, n entries (16-byte aligned: device buffers are 256-byte
-            // aligned) and n + 1 prefix sums; the scan of these weights' tile sums; one block
-            // per tile with the partition's shared memory.
-            unsafe { d.launch::<F::Partition>(tile_grid(partition_bytes()), args)? };
+            let grid = tile_grid(partition_bytes());
+            // SAFETY: n > 0 weights, room for n entries (16-byte aligned: device buffers are
+            // 256-byte aligned) and n + 1 prefix sums; the scan of these weights' tile sums;
+            // one block per tile with the partition's shared memory.
+            unsafe {
+                match layout {
+                    Layout::WeightsBeside => {
+                        let args = (src, n, shift, scale, total, scans, entries, prefix, counts);
+                        d.launch::<F::Partition>(grid, args)?
+                    }
+                    Layout::IndicesOnly => {
+                        let items = entries.cast::<u32>();
+                        let args = (src, n, shift, scale, total, scans, items, prefix, counts);
+                        d.launch::<F::PartitionIndices>(grid, args)?
+                    }
+                }
+            };
             let n_light = d.download(&w.counts)?[0] as u64;
             let shape = Shape::whole(n, n_light, total);
-            split_and_pack::<F, PsaKernels>(d, w, &shape, split, pack, rows)
+            let packs = split_sections::<F, PsaKernels>(d, w, &shape, split, pack, rows)?;
+            // SAFETY: the partitioned items in the chosen layout (for indices, the weights and
+            // quantization the partition read), their prefix sums and the splits just computed.
+            unsafe {
+                match layout {
+                    Layout::WeightsBeside => {
+                        let args = packs.stored(entries.cast_const());
+                        packs.launch::<F::Pack, F::PackShared, F::PackChunked>(d, args)
+                    }
+                    Layout::IndicesOnly => {
+                        let args = packs.indexed(entries.cast::<u32>().cast_const(), src, shift, scale);
+                        packs.launch::<F::PackIndices, F::PackSharedIndices, F::PackChunkedIndices>(d, args)
+                    }
+                }
+            }
         }
         Construction::PsaPlus { split, pack } => {
             // SAFETY: as above; the sums hold LEFTOVER_SUMS segments of tiles + 1; the table n
@@ -338,7 +365,11 @@ fn construct<F: AliasWeight>(
                 total,
                 scale: n,
             };
-            split_and_pack::<F, PsaPlusKernels>(d, w, &shape, split, pack, rows)
+            let packs = split_sections::<F, PsaPlusKernels>(d, w, &shape, split, pack, rows)?;
+            let args = packs.stored(entries.cast_const());
+            // SAFETY: the leftovers' entries, their prefix sums and the splits just computed;
+            // the greedy sweeps wrote the other rows.
+            unsafe { packs.launch::<F::PackPlus, F::PackSharedPlus, F::PackChunkedPlus>(d, args) }
         }
         Construction::Sequential => {
             unreachable!("devices build by PSA and PSA+ only (checked by the caller)")
@@ -346,14 +377,11 @@ fn construct<F: AliasWeight>(
     }
 }
 
-/// The split and pack kernels of one prefix-sum word: PSA's or those of PSA+'s PSA step.
-trait SplitPack<F: AliasWeight> {
+/// The split kernels of one prefix-sum word: PSA's or those of PSA+'s PSA step.
+trait Splits {
     type Word: PrefixWord;
-    type SplitBinary: Kernel<Args = SplitArgs<Self::Word>>;
-    type SplitPary: Kernel<Args = SplitArgs<Self::Word>>;
-    type Pack: Kernel<Args = PackArgs<F, Self::Word>>;
-    type PackShared: Kernel<Args = PackArgs<F, Self::Word>>;
-    type PackChunked: Kernel<Args = PackArgs<F, Self::Word>>;
+    type Binary: Kernel<Args = SplitArgs<Self::Word>>;
+    type Pary: Kernel<Args = SplitArgs<Self::Word>>;
 }
 
 /// Parameters of the split kernels: prefix sums, items, light items, quantized total, scale,
@@ -363,49 +391,43 @@ type SplitArgs<W> = (*const W, u64, u64, u64, u64, u64, u64, *mut Split);
 struct PsaKernels;
 struct PsaPlusKernels;
 
-impl<F: AliasWeight> SplitPack<F> for PsaKernels {
+impl Splits for PsaKernels {
     type Word = u64;
-    type SplitBinary = alias_split_binary;
-    type SplitPary = alias_split_pary;
-    type Pack = F::Pack;
-    type PackShared = F::PackShared;
-    type PackChunked = F::PackChunked;
+    type Binary = alias_split_binary;
+    type Pary = alias_split_pary;
 }
 
-impl<F: AliasWeight> SplitPack<F> for PsaPlusKernels {
+impl Splits for PsaPlusKernels {
     type Word = [u64; 2];
-    type SplitBinary = alias_split_binary_plus;
-    type SplitPary = alias_split_pary_plus;
-    type Pack = F::PackPlus;
-    type PackShared = F::PackSharedPlus;
-    type PackChunked = F::PackChunkedPlus;
+    type Binary = alias_split_binary_plus;
+    type Pary = alias_split_pary_plus;
 }
 
-/// PSA's split and pack over the partitioned entries and prefix sums in `w` (of `shape.n`
-/// items, `shape.n > 0`), into `table`.
-fn split_and_pack<F: AliasWeight, K: SplitPack<F>>(
+/// PSA's split over the prefix sums in `w` (of `shape.n` items, `shape.n > 0`) at the section
+/// boundaries of `pack`, into `w.splits`; what its pack into `table` then needs.
+fn split_sections<F: AliasWeight, K: Splits>(
     d: &Device,
     w: &mut Workspace,
     shape: &Shape,
     split: SplitMethod,
     pack: PackMethod,
     table: *mut Row<F>,
-) -> Result<()> {
+) -> Result<Packs<F, K::Word>> {
+    let rows_per_section = match pack {
+        PackMethod::Baseline => ALIAS_ROWS_PER_SECTION,
+        PackMethod::SharedMemory => SHARED_PACK_ROWS,
+        PackMethod::Chunked => CHUNKED_PACK_ROWS,
+    };
+    let sections = shape.n.div_ceil(rows_per_section);
+    let prefix = d.ptr(&w.prefix)?.cast::<K::Word>();
+    let splits = d.ptr_mut(&mut w.splits)?.cast::<Split>();
     let Shape {
         n,
         n_light,
         total,
         scale,
     } = *shape;
-    let rows_per_section = match pack {
-        PackMethod::Baseline => ALIAS_ROWS_PER_SECTION,
-        PackMethod::SharedMemory => SHARED_PACK_ROWS,
-        PackMethod::Chunked => CHUNKED_PACK_ROWS,
-    };
-    let sections = n.div_ceil(rows_per_section);
-    let prefix = d.ptr(&w.prefix)?.cast::<K::Word>();
-    let splits = d.ptr_mut(&mut w.splits)?.cast::<Split>();
-    let split_args = (
+    let args = (
         prefix,
         n,
         n_light,
@@ -422,50 +444,102 @@ fn split_and_pack<F: AliasWeight, K: SplitPack<F>>(
     unsafe {
         match split {
             SplitMethod::PartialPary => {
-                let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, ALIAS_BLOCK_THREADS / 32 * 8);
-                d.launch::<K::SplitPary>(shape, split_args)?
+                let grid = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, ALIAS_BLOCK_THREADS / 32 * 8);
+                d.launch::<K::Pary>(grid, args)?
             }
             SplitMethod::Binary => {
-                let shape = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, 0);
-                d.launch::<K::SplitBinary>(shape, split_args)?
+                let grid = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, 0);
+                d.launch::<K::Binary>(grid, args)?
             }
         }
     };
-    let entries = d.ptr(&w.entries)?.cast::<Entry>();
-    let pack_args = (
-        entries,
+    Ok(Packs {
+        pack,
+        shape: *shape,
         prefix,
-        n,
-        n_light,
-        total,
-        scale,
-        splits.cast_const(),
+        splits: splits.cast_const(),
         sections,
         table,
-    );
-    // SAFETY: the partitioned entries, their prefix sums and the splits just computed for
-    // these n items; every row of the table is written by one section (or was by a greedy
-    // sweep); the shared packs get their sections' size, their block size and shared memory.
-    unsafe {
-        match pack {
-            PackMethod::Baseline => {
-                let shape = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
-                d.launch::<K::Pack>(shape, pack_args)
-            }
-            PackMethod::Chunked => {
-                let threads = CHUNKED_PACK_THREADS;
-                let shape =
-                    LaunchShape::linear(sections.div_ceil(threads as u64), threads, chunked_pack_bytes());
-                d.launch::<K::PackChunked>(shape, pack_args)
-            }
-            PackMethod::SharedMemory => {
-                let shape = LaunchShape::linear(
-                    sections,
-                    SHARED_PACK_THREADS,
-                    shared_pack_bytes(size_of::<K::Word>()),
-                );
-                d.launch::<K::PackShared>(shape, pack_args)
+    })
+}
+
+/// A pack of split sections: every argument but where the items come from.
+struct Packs<F: AliasWeight, W> {
+    pack: PackMethod,
+    shape: Shape,
+    prefix: *const W,
+    splits: *const Split,
+    sections: u64,
+    table: *mut Row<F>,
+}
+
+/// A pack's arguments after where its items come from: prefix sums, items, light items,
+/// quantized total, scale, splits, sections, table.
+type PackTail<F, W> = (*const W, u64, u64, u64, u64, *const Split, u64, *mut Row<F>);
+
+impl<F: AliasWeight, W: PrefixWord> Packs<F, W> {
+    fn tail(&self) -> PackTail<F, W> {
+        let Shape {
+            n,
+            n_light,
+            total,
+            scale,
+        } = self.shape;
+        let (prefix, splits, sections, table) = (self.prefix, self.splits, self.sections, self.table);
+        (prefix, n, n_light, total, scale, splits, sections, table)
+    }
+
+    /// The arguments of the packs that read entries, weights beside indices.
+    fn stored(&self, entries: *const Entry) -> PackArgs<F, W> {
+        let (prefix, n, n_light, total, scale, splits, sections, table) = self.tail();
+        (entries, prefix, n, n_light, total, scale, splits, sections, table)
+    }
+
+    /// Launches the kernel of this pack method (`B`, `S`, `C`: baseline, shared-memory,
+    /// chunked) with `args`.
+    ///
+    /// # Safety
+    /// `args` are this pack's, with items partitioned as the kernels read them; every row of
+    /// the table is written by one section (or was by a greedy sweep).
+    unsafe fn launch<B, S, C>(&self, d: &Device, args: B::Args) -> Result<()>
+    where
+        B: Kernel,
+        S: Kernel<Args = B::Args>,
+        C: Kernel<Args = B::Args>,
+        B::Args: crate::device::args::Args,
+    {
+        let sections = self.sections;
+        // SAFETY: the caller's contract; the shared packs get their sections' size, their
+        // block size and shared memory.
+        unsafe {
+            match self.pack {
+                PackMethod::Baseline => {
+                    let grid = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
+                    d.launch::<B>(grid, args)
+                }
+                PackMethod::Chunked => {
+                    let threads = CHUNKED_PACK_THREADS;
+                    let grid =
+                        LaunchShape::linear(sections.div_ceil(threads as u64), threads, chunked_pack_bytes());
+                    d.launch::<C>(grid, args)
+                }
+                PackMethod::SharedMemory => {
+                    let bytes = shared_pack_bytes(size_of::<W>());
+                    let grid = LaunchShape::linear(sections, SHARED_PACK_THREADS, bytes);
+                    d.launch::<S>(grid, args)
+                }
             }
         }
+    }
+}
+
+impl<F: AliasWeight> Packs<F, u64> {
+    /// The arguments of PSA's packs that read indices only, with the weights and their
+    /// quantization.
+    fn indexed(&self, items: *const u32, weights: *const F, shift: i32, quantum: f64) -> IndexedPackArgs<F> {
+        let (prefix, n, n_light, total, scale, splits, sections, table) = self.tail();
+        (
+            items, weights, shift, quantum, prefix, n, n_light, total, scale, splits, sections, table,
+        )
     }
 }

@@ -50,16 +50,34 @@ pub type PackArgs<F, W> = (
     *mut Row<F>,
 );
 
+/// Parameters of the pack kernels of the indices-only layout: the partitioned items, the
+/// weights, their quantization shift and scale, then as [`PackArgs`] from the prefix sums on.
+pub type IndexedPackArgs<F> = (
+    *const u32,
+    *const F,
+    i32,
+    f64,
+    *const u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    *const Split,
+    u64,
+    *mut Row<F>,
+);
+
 /// Parameters of PSA's partition: weights, items, quantization shift and scale, quantized total,
-/// the tiles' scans, entries, prefix sums, light items.
-pub type PartitionArgs<F> = (
+/// the tiles' scans, entries (`E`: [`Entry`], or u32 for indices only), prefix sums, light
+/// items.
+pub type PartitionArgs<F, E> = (
     *const F,
     u64,
     i32,
     f64,
     u64,
     *const u64,
-    *mut Entry,
+    *mut E,
     *mut u64,
     *mut u32,
 );
@@ -106,7 +124,9 @@ pub trait AliasWeight: Weight + Scalar {
     #[doc(hidden)]
     type TileCounts: Kernel<Args = (*const Self, u64, i32, f64, u64, *mut u64)>;
     #[doc(hidden)]
-    type Partition: Kernel<Args = PartitionArgs<Self>>;
+    type Partition: Kernel<Args = PartitionArgs<Self, Entry>>;
+    #[doc(hidden)]
+    type PartitionIndices: Kernel<Args = PartitionArgs<Self, u32>>;
     #[doc(hidden)]
     type GreedyTiles: Kernel<Args = GreedyArgs<Self>>;
     #[doc(hidden)]
@@ -124,6 +144,12 @@ pub trait AliasWeight: Weight + Scalar {
     #[doc(hidden)]
     type PackChunkedPlus: Kernel<Args = PackArgs<Self, [u64; 2]>>;
     #[doc(hidden)]
+    type PackIndices: Kernel<Args = IndexedPackArgs<Self>>;
+    #[doc(hidden)]
+    type PackSharedIndices: Kernel<Args = IndexedPackArgs<Self>>;
+    #[doc(hidden)]
+    type PackChunkedIndices: Kernel<Args = IndexedPackArgs<Self>>;
+    #[doc(hidden)]
     type Sample: Kernel<Args = (*const Row<Self>, u64, *mut u32, u64, u64, u64, u64, u32)>;
     #[doc(hidden)]
     type SampleCached: Kernel<Args = SectionedArgs<Self>>;
@@ -138,6 +164,7 @@ impl AliasWeight for f32 {
     type TileTotal = partition::alias_tile_total_f32;
     type TileCounts = partition::alias_tile_counts_f32;
     type Partition = partition::alias_partition_f32;
+    type PartitionIndices = partition::alias_partition_indices_f32;
     type GreedyTiles = plus::alias_greedy_tiles_f32;
     type PartitionLeftovers = plus::alias_partition_leftovers_f32;
     type Pack = pack::alias_pack_baseline_f32;
@@ -146,6 +173,9 @@ impl AliasWeight for f32 {
     type PackPlus = pack::alias_pack_baseline_plus_f32;
     type PackSharedPlus = pack::alias_pack_shared_plus_f32;
     type PackChunkedPlus = pack::alias_pack_chunked_plus_f32;
+    type PackIndices = pack::alias_pack_baseline_indices_f32;
+    type PackSharedIndices = pack::alias_pack_shared_indices_f32;
+    type PackChunkedIndices = pack::alias_pack_chunked_indices_f32;
     type Sample = sample::alias_sample_baseline_f32;
     type SampleCached = sectioned::alias_sample_cached_f32;
     type SampleShared = sectioned::alias_sample_shared_f32;
@@ -157,6 +187,7 @@ impl AliasWeight for f64 {
     type TileTotal = partition::alias_tile_total_f64;
     type TileCounts = partition::alias_tile_counts_f64;
     type Partition = partition::alias_partition_f64;
+    type PartitionIndices = partition::alias_partition_indices_f64;
     type GreedyTiles = plus::alias_greedy_tiles_f64;
     type PartitionLeftovers = plus::alias_partition_leftovers_f64;
     type Pack = pack::alias_pack_baseline_f64;
@@ -165,6 +196,9 @@ impl AliasWeight for f64 {
     type PackPlus = pack::alias_pack_baseline_plus_f64;
     type PackSharedPlus = pack::alias_pack_shared_plus_f64;
     type PackChunkedPlus = pack::alias_pack_chunked_plus_f64;
+    type PackIndices = pack::alias_pack_baseline_indices_f64;
+    type PackSharedIndices = pack::alias_pack_shared_indices_f64;
+    type PackChunkedIndices = pack::alias_pack_chunked_indices_f64;
     type Sample = sample::alias_sample_baseline_f64;
     type SampleCached = sectioned::alias_sample_cached_f64;
     type SampleShared = sectioned::alias_sample_shared_f64;
@@ -177,9 +211,13 @@ pub enum Construction {
     /// Vose's method: one sequential sweep over the light and heavy items (CPU backend).
     Sequential,
     /// PSA: partition, prefix sums, splits, then sections packed in parallel. The CPU backend
-    /// runs the baselines (binary split, one rayon task a section); devices run every
-    /// combination.
-    Psa { split: SplitMethod, pack: PackMethod },
+    /// runs the baselines (binary split, one rayon task a section, weights beside indices);
+    /// devices run every combination.
+    Psa {
+        split: SplitMethod,
+        pack: PackMethod,
+        layout: Layout,
+    },
     /// PSA+: each tile of 1024 items with enough light and heavy items first packs what it can
     /// from its own items (a greedy sweep while they are in shared memory), then PSA, by `split`
     /// and `pack`, builds the rest from what the tiles left (fewer items to scan, split and
@@ -193,6 +231,7 @@ impl Construction {
     pub const PSA_BASELINE: Construction = Construction::Psa {
         split: SplitMethod::Binary,
         pack: PackMethod::Baseline,
+        layout: Layout::WeightsBeside,
     };
 
     /// PSA+ with the seed's baselines for the PSA step.
@@ -218,9 +257,11 @@ impl Construction {
     pub const FASTEST_ON_DEVICE: Construction = Construction::Psa {
         split: SplitMethod::Binary,
         pack: PackMethod::SharedMemory,
+        layout: Layout::WeightsBeside,
     };
 
-    /// Every method a device offers: PSA and PSA+, each with every split and pack.
+    /// Every method a device offers: PSA in both layouts and PSA+, each with every split and
+    /// pack.
     pub fn on_device() -> impl Iterator<Item = Construction> {
         let splits = [SplitMethod::Binary, SplitMethod::PartialPary];
         let packs = [
@@ -231,7 +272,16 @@ impl Construction {
         splits.into_iter().flat_map(move |split| {
             packs.into_iter().flat_map(move |pack| {
                 [
-                    Construction::Psa { split, pack },
+                    Construction::Psa {
+                        split,
+                        pack,
+                        layout: Layout::WeightsBeside,
+                    },
+                    Construction::Psa {
+                        split,
+                        pack,
+                        layout: Layout::IndicesOnly,
+                    },
                     Construction::PsaPlus { split, pack },
                 ]
             })
@@ -247,6 +297,18 @@ impl Construction {
             Backend::Cpu(_) => Construction::PSA_PLUS_BASELINE,
         }
     }
+}
+
+/// How PSA's partition stores the light and heavy items for the pack (see
+/// `warpkit_kernels::alias::layout`). Both build the same table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Each item's quantized weight beside its index (16 bytes an item): the pack reads
+    /// everything it needs from the partitioned array. The seed's faster layout.
+    WeightsBeside,
+    /// The index alone (4 bytes an item): less for the partition to write, but the pack reads
+    /// each weight through its index, a scattered load, and quantizes it again.
+    IndicesOnly,
 }
 
 /// How PSA finds the sweep's state at each section boundary.

@@ -16,6 +16,7 @@
 //! splits are packed independently ([`pack`]). PSA+ ([`plus`]) first runs that sweep inside
 //! each partition tile over the tile's own items and leaves only the rest to PSA.
 
+pub mod layout;
 pub mod pack;
 pub mod partition;
 pub mod plus;

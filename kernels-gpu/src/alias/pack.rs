@@ -1,7 +1,10 @@
-//! Pack: each section between two splits is swept on its own, one thread a section, writing
-//! its rows into the table (the seed's baseline pack: light and heavy items read straight from
-//! global memory, weights beside the indices).
+//! Pack: each section between two splits is swept on its own, writing its rows into the table:
+//! the seed's baseline (one thread a section, light and heavy items read straight from global
+//! memory), shared-memory and chunked packs, each reading the items in either layout of
+//! [`super::layout`].
 
+use super::layout::{EntrySource, Indexed, Stored};
+use super::partition::Quantizer;
 use super::split::{Prefix, PrefixWord, prefix_in, spill};
 use super::sweep::{Cursor, Entry, Row, RowOf, Shape, Split, Weight, rows};
 use crate::simt::global_x;
@@ -10,13 +13,13 @@ use crate::simt::shared::SharedSlice;
 /// Sweeps section `s` (rows `splits[s] .. splits[s + 1]`) into `table`.
 ///
 /// # Safety
-/// `entries` holds the `n` partitioned items, `prefix` `n + 1` sums, `splits` `s + 2` splits,
+/// `entries` reads the `n` partitioned items, `prefix` `n + 1` sums, `splits` `s + 2` splits,
 /// `table` `n` rows; no other thread writes the same rows (every item's row belongs to exactly
 /// one section).
 #[inline(always)]
-pub unsafe fn pack_section<F: Weight, W: PrefixWord>(
+pub unsafe fn pack_section<F: Weight, W: PrefixWord, E: EntrySource>(
     shape: &Shape,
-    entries: *const Entry,
+    entries: E,
     prefix: *const W,
     splits: *const Split,
     s: u64,
@@ -26,8 +29,8 @@ pub unsafe fn pack_section<F: Weight, W: PrefixWord>(
     unsafe {
         let (from, to) = (*splits.add(s as usize), *splits.add(s as usize + 1));
         let prefix = prefix_in(shape, prefix);
-        let light = |i: u64| *entries.add(i as usize);
-        let heavy = |j: u64| *entries.add((shape.n_light + j) as usize);
+        let light = |i: u64| entries.get(i);
+        let heavy = |j: u64| entries.get(shape.n_light + j);
         let start = spill(shape, &prefix, from);
         rows(shape, from, to, start, light, heavy, |item, row, _| {
             row.store(table.add(item as usize))
@@ -40,9 +43,9 @@ pub unsafe fn pack_section<F: Weight, W: PrefixWord>(
 /// # Safety
 /// As for [`pack_section`], with `sections + 1` splits.
 #[inline(always)]
-pub unsafe fn pack_thread_baseline<F: Weight, W: PrefixWord>(
+pub unsafe fn pack_thread_baseline<F: Weight, W: PrefixWord, E: EntrySource>(
     shape: &Shape,
-    entries: *const Entry,
+    entries: E,
     prefix: *const W,
     splits: *const Split,
     sections: u64,
@@ -135,9 +138,9 @@ impl<W: PrefixWord> Prefix for BlockPrefix<'_, W> {
 /// [`SHARED_PACK_THREADS`] threads a section and [`shared_pack_bytes`] of dynamic shared memory
 /// for `W`.
 #[inline(always)]
-pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord>(
+pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord, E: EntrySource>(
     shape: &Shape,
-    entries: *const Entry,
+    entries: E,
     prefix: *const W,
     splits: *const Split,
     sections: u64,
@@ -172,7 +175,7 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord>(
             } else {
                 shape.n_light + h0 + e - n_light
             };
-            local.copy_async(padded(e), entries.add(global as usize));
+            entries.stage(local, padded(e), global);
             e += threads;
         }
         // While the copies fly: where the sweep stands at the block's first row.
@@ -294,9 +297,9 @@ pub const fn chunked_pack_bytes() -> u32 {
 /// As for [`pack_section`], with sections of at most [`CHUNKED_PACK_ROWS`] rows, blocks of
 /// [`CHUNKED_PACK_THREADS`] threads and [`chunked_pack_bytes`] of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn pack_block_chunked<F: Weight, W: PrefixWord>(
+pub unsafe fn pack_block_chunked<F: Weight, W: PrefixWord, E: EntrySource>(
     shape: &Shape,
-    entries: *const Entry,
+    entries: E,
     prefix: *const W,
     splits: *const Split,
     sections: u64,
@@ -337,10 +340,10 @@ pub unsafe fn pack_block_chunked<F: Weight, W: PrefixWord>(
                 if light_start != u64::MAX {
                     let entry = if e < C {
                         let i = light_start + e;
-                        (i < shape.n_light).then(|| *entries.add(i as usize))
+                        (i < shape.n_light).then(|| entries.get(i))
                     } else {
                         let j = starts.get(2 * w as u32 + 1) + e - C;
-                        (j < shape.n_heavy()).then(|| *entries.add((shape.n_light + j) as usize))
+                        (j < shape.n_heavy()).then(|| entries.get(shape.n_light + j))
                     };
                     if let Some(entry) = entry {
                         windows.set(k as u32, entry);
@@ -371,8 +374,32 @@ pub unsafe fn pack_block_chunked<F: Weight, W: PrefixWord>(
     }
 }
 
+/// Declares the kernels of each pack method, f32 and f64 each: PSA's with weights beside the
+/// indices, the PSA step of PSA+'s, and PSA's with indices only.
 macro_rules! pack_kernels {
-    ($($name:ident: $f:ty, $word:ty => $pack:ident, $what:literal;)*) => {$(
+    ($($pack:ident, $what:literal => $psa:ident, $psa64:ident, $plus:ident, $plus64:ident, $indices:ident, $indices64:ident;)*) => {$(
+        pack_kernels!(@layout $psa, f32, u64, stored, $pack, $what);
+        pack_kernels!(@layout $psa64, f64, u64, stored, $pack, $what);
+        pack_kernels!(@layout $plus, f32, [u64; 2], stored, $pack, concat!("the PSA step of PSA+, ", $what));
+        pack_kernels!(@layout $plus64, f64, [u64; 2], stored, $pack, concat!("the PSA step of PSA+, ", $what));
+        pack_kernels!(@layout $indices, f32, u64, indexed, $pack, concat!("indices only, ", $what));
+        pack_kernels!(@layout $indices64, f64, u64, indexed, $pack, concat!("indices only, ", $what));
+    )*};
+    (@layout $name:ident, $f:ty, $word:ty, stored, $pack:ident, $what:expr) => {
+        pack_kernels!(@kernel $name, $f, $word, (entries: *const Entry) => Stored(entries), $pack, $what);
+    };
+    (@layout $name:ident, $f:ty, $word:ty, indexed, $pack:ident, $what:expr) => {
+        pack_kernels!(
+            @kernel $name, $f, $word,
+            (items: *const u32, weights: *const $f, shift: i32, quantum: f64)
+                => indexed(items, weights, shift, quantum),
+            $pack, $what
+        );
+    };
+    (
+        @kernel $name:ident, $f:ty, $word:ty, ($($src:ident: $src_ty:ty),*) => $entries:expr,
+        $pack:ident, $what:expr
+    ) => {
         $crate::kernel! {
             #[doc = concat!("Packs every section: ", $what, " (see [`", stringify!($pack), "`]).")]
             ///
@@ -380,7 +407,7 @@ macro_rules! pack_kernels {
             #[doc = concat!("As for [`", stringify!($pack), "`].")]
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn $name(
-                entries: *const Entry,
+                $($src: $src_ty,)*
                 prefix: *const $word,
                 n: u64,
                 n_light: u64,
@@ -392,22 +419,33 @@ macro_rules! pack_kernels {
             ) {
                 let shape = Shape { n, n_light, total, scale };
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { $pack(&shape, entries, prefix, splits, sections, table) }
+                unsafe { $pack(&shape, $entries, prefix, splits, sections, table) }
             }
         }
-    )*};
+    };
 }
 pack_kernels! {
-    alias_pack_baseline_f32: f32, u64 => pack_thread_baseline, "one thread a section, the seed's baseline";
-    alias_pack_baseline_f64: f64, u64 => pack_thread_baseline, "one thread a section, the seed's baseline";
-    alias_pack_shared_f32: f32, u64 => pack_block_shared, "items staged in shared memory";
-    alias_pack_shared_f64: f64, u64 => pack_block_shared, "items staged in shared memory";
-    alias_pack_chunked_f32: f32, u64 => pack_block_chunked, "long sections, items loaded in chunks";
-    alias_pack_chunked_f64: f64, u64 => pack_block_chunked, "long sections, items loaded in chunks";
-    alias_pack_baseline_plus_f32: f32, [u64; 2] => pack_thread_baseline, "the PSA step of PSA+, one thread a section";
-    alias_pack_baseline_plus_f64: f64, [u64; 2] => pack_thread_baseline, "the PSA step of PSA+, one thread a section";
-    alias_pack_shared_plus_f32: f32, [u64; 2] => pack_block_shared, "the PSA step of PSA+, items staged in shared memory";
-    alias_pack_shared_plus_f64: f64, [u64; 2] => pack_block_shared, "the PSA step of PSA+, items staged in shared memory";
-    alias_pack_chunked_plus_f32: f32, [u64; 2] => pack_block_chunked, "the PSA step of PSA+, items loaded in chunks";
-    alias_pack_chunked_plus_f64: f64, [u64; 2] => pack_block_chunked, "the PSA step of PSA+, items loaded in chunks";
+    pack_thread_baseline, "one thread a section, the seed's baseline" => alias_pack_baseline_f32,
+        alias_pack_baseline_f64, alias_pack_baseline_plus_f32, alias_pack_baseline_plus_f64,
+        alias_pack_baseline_indices_f32, alias_pack_baseline_indices_f64;
+    pack_block_shared, "items staged in shared memory" => alias_pack_shared_f32, alias_pack_shared_f64,
+        alias_pack_shared_plus_f32, alias_pack_shared_plus_f64, alias_pack_shared_indices_f32,
+        alias_pack_shared_indices_f64;
+    pack_block_chunked, "long sections, items loaded in chunks" => alias_pack_chunked_f32,
+        alias_pack_chunked_f64, alias_pack_chunked_plus_f32, alias_pack_chunked_plus_f64,
+        alias_pack_chunked_indices_f32, alias_pack_chunked_indices_f64;
+}
+
+/// The indices-only source of the pack kernels' parameters (the weights' quantizer is named
+/// `quantum` there: `scale` is the shape's).
+#[inline(always)]
+fn indexed<F>(items: *const u32, weights: *const F, shift: i32, quantum: f64) -> Indexed<F> {
+    Indexed {
+        items,
+        weights,
+        quantizer: Quantizer {
+            shift,
+            scale: quantum,
+        },
+    }
 }

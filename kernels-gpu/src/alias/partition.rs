@@ -10,9 +10,10 @@
 //! 2. [`tile_counts`]: each tile's light items, their weight and its heavy items' weight; one
 //!    scan over these three short arrays (one element a tile, see [`TileScans`]).
 //! 3. [`partition`]: each tile places its items in shared memory by block-wide scans of the
-//!    three quantities and then writes its light run and its heavy run, entries and prefix sums,
-//!    as contiguous, coalesced stores.
+//!    three quantities and then writes its light run and its heavy run, entries (or indices
+//!    only, see [`super::layout`]) and prefix sums, as contiguous, coalesced stores.
 
+use super::layout::EntrySink;
 use super::sweep::{Entry, Shape, Weight};
 use super::{ALIAS_BLOCK_THREADS, quantize};
 use crate::block::reduce::reduce;
@@ -239,8 +240,9 @@ pub unsafe fn stage_tile<F: Weight>(weights: *const F, n: u64, z: Quantizer, tot
     }
 }
 
-/// Writes tile `b`'s entries and their prefix sums in the partitioned order, given the
-/// [`TileScans`] of [`tile_counts`]' sums, and `n_light` and `prefix[n] = total` from block 0.
+/// Writes tile `b`'s entries (to either layout) and their prefix sums in the partitioned order,
+/// given the [`TileScans`] of [`tile_counts`]' sums, and `n_light` and `prefix[n] = total` from
+/// block 0.
 ///
 /// # Safety
 /// `weights` holds `n > 0` elements, `entries` `n`, `prefix` `n + 1`; the scans are those of
@@ -248,13 +250,13 @@ pub unsafe fn stage_tile<F: Weight>(weights: *const F, n: u64, z: Quantizer, tot
 /// dynamic shared memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn partition<F: Weight>(
+pub unsafe fn partition<F: Weight, E: EntrySink>(
     weights: *const F,
     n: u64,
     z: Quantizer,
     total: u64,
     scans: *const u64,
-    entries: *mut Entry,
+    entries: E,
     prefix: *mut u64,
     n_light_out: *mut u32,
 ) {
@@ -280,7 +282,7 @@ pub unsafe fn partition<F: Weight>(
             } else {
                 (heavy_start + slot - tile.light, heavy_base)
             };
-            *entries.add(at as usize) = tile.entries.get(slot as u32);
+            entries.put(at, tile.entries.get(slot as u32));
             *prefix.add(at as usize) = base + tile.prefix.get(slot as u32);
             slot += ALIAS_BLOCK_THREADS as u64;
         }
@@ -291,8 +293,8 @@ pub unsafe fn partition<F: Weight>(
     }
 }
 
-macro_rules! partition_kernels {
-    ($($f:ty => $total:ident, $counts:ident, $partition:ident;)*) => {$(
+macro_rules! tile_kernels {
+    ($($f:ty => $total:ident, $counts:ident;)*) => {$(
         $crate::kernel! {
             /// [`tile_total`] of these weights.
             ///
@@ -322,20 +324,29 @@ macro_rules! partition_kernels {
                 unsafe { tile_counts(weights, n, z, total, sums) }
             }
         }
+    )*};
+}
+tile_kernels! {
+    f32 => alias_tile_total_f32, alias_tile_counts_f32;
+    f64 => alias_tile_total_f64, alias_tile_counts_f64;
+}
+
+macro_rules! partition_kernels {
+    ($($name:ident: $f:ty, $sink:ty, $what:literal;)*) => {$(
         $crate::kernel! {
-            /// [`partition`] of these weights.
+            #[doc = concat!("[`partition`] of these weights, ", $what, ".")]
             ///
             /// # Safety
             /// As for [`partition`].
             #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $partition(
+            pub unsafe fn $name(
                 weights: *const $f,
                 n: u64,
                 shift: i32,
                 scale: f64,
                 total: u64,
                 scans: *const u64,
-                entries: *mut Entry,
+                entries: $sink,
                 prefix: *mut u64,
                 n_light: *mut u32,
             ) {
@@ -347,8 +358,10 @@ macro_rules! partition_kernels {
     )*};
 }
 partition_kernels! {
-    f32 => alias_tile_total_f32, alias_tile_counts_f32, alias_partition_f32;
-    f64 => alias_tile_total_f64, alias_tile_counts_f64, alias_partition_f64;
+    alias_partition_f32: f32, *mut Entry, "weights beside indices";
+    alias_partition_f64: f64, *mut Entry, "weights beside indices";
+    alias_partition_indices_f32: f32, *mut u32, "indices only";
+    alias_partition_indices_f64: f64, *mut u32, "indices only";
 }
 
 /// Blocks for a grid-stride pass over `n` items (at least one).

@@ -6,7 +6,7 @@
 //! How many of the `s` samples fall into each section is multinomial; as in Algorithm R it is
 //! split recursively, halving the sections each level with a binomial deviate keyed by the
 //! tree node, so each section's count and output offset follow from descending from the root,
-//! without communication: one thread per section does it ([`alias_section_shares`]) before
+//! without communication: one thread per section does it ([`alias_section_shares`](fn@alias_section_shares)) before
 //! the sampler runs. The deviate is exact (inversion) while
 //! `min(np, n(1 − p)) < 100` and the normal approximation (skewness below 0.1) above.
 //!
@@ -103,7 +103,7 @@ pub struct Launch {
     pub key: [u32; 2],
     pub counter: [u32; 4],
     pub section_rows: u64,
-    /// Each section's count and offset, by [`alias_section_shares`].
+    /// Each section's count and offset, by [`alias_section_shares`](fn@alias_section_shares).
     pub shares: *const [u64; 2],
     /// An `OUTPUT_*` code of [`super::sample`].
     pub output: u32,
@@ -284,7 +284,7 @@ pub const fn shared_section_rows(n: u64, shared_bytes: u32) -> u64 {
 ///
 /// # Safety
 /// `table` holds `n` rows, `out` `s` elements; one block per section (`sections =
-/// ceil(n / section_rows)`), and `shares` their shares by [`alias_section_shares`] of the same
+/// ceil(n / section_rows)`), and `shares` their shares by [`alias_section_shares`](fn@alias_section_shares) of the same
 /// `s`, `n`, key, counter and sections.
 #[inline(always)]
 pub unsafe fn sample_cached<F: Weight>(table: *const Row<F>, l: Launch) {

@@ -9,16 +9,16 @@
 //! 3. [`scatter`]: the tile's keys moved to their places.
 //!
 //! Every lane loads all its keys first (eight independent loads in flight). The scatter then
-//! ranks the tile ([`rank_tile`]): each warp takes its windows of 32 keys in input order and
+//! ranks the tile (`rank_tile`): each warp takes its windows of 32 keys in input order and
 //! ranks every key among the warp's keys of the same digit with the seed's ballot histogram:
 //! ceil(log2 radix) ballots give each lane its peers, `popc` of the peers below it its rank in
 //! the window, and a running count per warp and digit (in a register of lane `d` up to 32
 //! digits, in shared memory above) its place after the earlier windows. Stable, since tiles,
 //! warps, windows and lanes all follow input order. The histogram needs only the counts
-//! ([`count_tile`]): ballots up to 4 digits, one shared atomic add per key above.
+//! (`count_tile`): ballots up to 4 digits, one shared atomic add per key above.
 //!
 //! Kernels take a built-in bucket function by launch parameters and compile their body once
-//! per function ([`with_buckets!`]); a bucket at or past `m` raises a flag word for the host
+//! per function (`with_buckets!`); a bucket at or past `m` raises a flag word for the host
 //! and is clamped to the last digit, never written out of bounds.
 //!
 //! The scatter then writes each key (and value) either straight to its place (direct: scattered
@@ -56,7 +56,7 @@ pub const fn histogram_bytes(radix: u32) -> u32 {
     WARPS * radix * 4
 }
 
-/// `kind` of [`with_buckets!`]: splitters (`ptr`, `a` of them).
+/// `kind` of `with_buckets!`: splitters (`ptr`, `a` of them).
 pub const BUCKETS_SPLITTERS: u32 = 0;
 /// `kind`: the bit field of `a` bits from bit `b`.
 pub const BUCKETS_BIT_FIELD: u32 = 1;
@@ -635,11 +635,11 @@ macro_rules! direct_kernels {
     ($($k:ty => $histogram:ident, $bounds:ident, $($scatter:ident: $v:ty, $write:expr),*;)*) => {$(
         $crate::kernel! {
             /// [`histogram`] of these keys, by the pass the parameters name (the bucket function
-            /// of [`with_buckets!`], `digit` of [`Pass::new`]), checking buckets against `m`
+            /// of `with_buckets!`, `digit` of [`Pass::new`]), checking buckets against `m`
             /// (into `largest`).
             ///
             /// # Safety
-            /// As for [`histogram`]; splitters as [`with_buckets!`] says.
+            /// As for [`histogram`]; splitters as `with_buckets!` says.
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn $histogram(
                 keys: *const $k,
@@ -665,7 +665,7 @@ macro_rules! direct_kernels {
             /// [`bounds`] of these split keys under the bucket function the parameters name.
             ///
             /// # Safety
-            /// As for [`bounds`]; splitters as [`with_buckets!`] says.
+            /// As for [`bounds`]; splitters as `with_buckets!` says.
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn $bounds(
                 keys: *const $k,
@@ -687,7 +687,7 @@ macro_rules! direct_kernels {
             /// it is null.
             ///
             /// # Safety
-            /// As for [`scatter`]; splitters as [`with_buckets!`] says.
+            /// As for [`scatter`]; splitters as `with_buckets!` says.
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn $scatter(
                 keys: *const $k,

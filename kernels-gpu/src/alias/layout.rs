@@ -1,0 +1,102 @@
+//! The two layouts of the partitioned items (the seed's l and h arrays, here one array: light
+//! items, then heavy ones): each item's quantized weight stored beside its index (16-byte
+//! [`Entry`]s, the seed's faster layout), or indices only (4 bytes an item), the pack then
+//! reading each weight through its index and quantizing it again.
+//!
+//! Both give the pack the same entries, bit for bit (quantizing is a pure function of the
+//! weight), so both build the same table. Indices only moves a quarter of the bytes in the
+//! partition but turns every entry the pack reads into a dependent, scattered weight load.
+//! Only PSA has it: PSA+'s greedy sweep leaves items partly used, whose remaining weight is not
+//! the input's and has to be stored.
+
+use super::partition::Quantizer;
+use super::quantize;
+use super::sweep::{Entry, Weight};
+use crate::simt::shared::SharedSlice;
+
+/// Where the partition writes the items, in partitioned order.
+pub trait EntrySink: Copy {
+    /// Writes `entry` at position `at`.
+    ///
+    /// # Safety
+    /// `at` is within the array.
+    unsafe fn put(self, at: u64, entry: Entry);
+}
+
+/// Weights beside indices: the whole entry.
+impl EntrySink for *mut Entry {
+    #[inline(always)]
+    unsafe fn put(self, at: u64, entry: Entry) {
+        // SAFETY: the caller's contract.
+        unsafe { *self.add(at as usize) = entry }
+    }
+}
+
+/// Indices only: the item.
+impl EntrySink for *mut u32 {
+    #[inline(always)]
+    unsafe fn put(self, at: u64, entry: Entry) {
+        // SAFETY: the caller's contract.
+        unsafe { *self.add(at as usize) = entry.item }
+    }
+}
+
+/// Where the split's packs read the items, in partitioned order.
+pub trait EntrySource: Copy {
+    /// Entry `i`.
+    ///
+    /// # Safety
+    /// `i` is within the array.
+    unsafe fn get(self, i: u64) -> Entry;
+
+    /// Puts entry `i` into `dst[slot]`, perhaps asynchronously: it has landed after
+    /// [`crate::simt::shared::wait_copies`].
+    ///
+    /// # Safety
+    /// `i` is within the array, `slot` within `dst`, which was carved at a 16-byte aligned
+    /// offset.
+    #[inline(always)]
+    unsafe fn stage(self, dst: SharedSlice<Entry>, slot: u32, i: u64) {
+        // SAFETY: the caller's contract.
+        unsafe { dst.set(slot, self.get(i)) }
+    }
+}
+
+/// Weights beside indices.
+#[derive(Clone, Copy)]
+pub struct Stored(pub *const Entry);
+
+impl EntrySource for Stored {
+    #[inline(always)]
+    unsafe fn get(self, i: u64) -> Entry {
+        // SAFETY: the caller's contract.
+        unsafe { *self.0.add(i as usize) }
+    }
+
+    #[inline(always)]
+    unsafe fn stage(self, dst: SharedSlice<Entry>, slot: u32, i: u64) {
+        // SAFETY: the caller's contract; device buffers are 16-byte aligned, so every entry is.
+        unsafe { dst.copy_async(slot, self.0.add(i as usize)) }
+    }
+}
+
+/// Indices only: the weight read through the index and quantized as the partition did.
+#[derive(Clone, Copy)]
+pub struct Indexed<F> {
+    pub items: *const u32,
+    pub weights: *const F,
+    pub quantizer: Quantizer,
+}
+
+impl<F: Weight> EntrySource for Indexed<F> {
+    #[inline(always)]
+    unsafe fn get(self, i: u64) -> Entry {
+        let Quantizer { shift, scale } = self.quantizer;
+        // SAFETY: the caller's contract; every stored index is an item of the weights.
+        unsafe {
+            let item = *self.items.add(i as usize);
+            let w = *self.weights.add(item as usize);
+            Entry::new(item, quantize(w.to_f64(), shift, scale))
+        }
+    }
+}
