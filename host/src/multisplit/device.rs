@@ -269,10 +269,19 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         // of this pass's table, and m offsets for a single pass (null otherwise); the
         // scatter's shared memory for this method, radix, key and value.
         unsafe {
-            match method {
-                Method::Direct => d.launch::<W::Direct<K>>(shape, args)?,
-                Method::WarpLevel => d.launch::<W::Warp<K>>(shape, args)?,
-                Method::BlockLevel => d.launch::<W::Block<K>>(shape, args)?,
+            if values_len == 0 {
+                let args = keys_only(args);
+                match method {
+                    Method::Direct => d.launch::<K::DirectKeys>(shape, args)?,
+                    Method::WarpLevel => d.launch::<K::WarpKeys>(shape, args)?,
+                    Method::BlockLevel => d.launch::<K::BlockKeys>(shape, args)?,
+                }
+            } else {
+                match method {
+                    Method::Direct => d.launch::<W::Direct<K>>(shape, args)?,
+                    Method::WarpLevel => d.launch::<W::Warp<K>>(shape, args)?,
+                    Method::BlockLevel => d.launch::<W::Block<K>>(shape, args)?,
+                }
             }
         }
     }
@@ -291,6 +300,16 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         .map(|(begin, end)| end - begin)
         .collect();
     Ok((offsets, counts))
+}
+
+/// A keys-only split's scatter arguments for the keys-only kernels (whose value type is
+/// nominal: they read and write no value).
+fn keys_only<K, W>(args: ScatterArgs<K, W>) -> ScatterArgs<K, u32> {
+    let (keys, _, n, kind, splitters, ab, digit, tiles, starts, out, _, offsets) = args;
+    let (values, out_values) = (std::ptr::null(), std::ptr::null_mut());
+    (
+        keys, values, n, kind, splitters, ab, digit, tiles, starts, out, out_values, offsets,
+    )
 }
 
 /// The offsets and counts of `n` keys split into `m` buckets, found in the keys themselves

@@ -45,6 +45,12 @@ pub trait MultisplitKey: Key + DeviceRepr + ValidAsZeroBits {
     #[doc(hidden)]
     type Bounds: Kernel<Args = BoundsArgs<Self>>;
     #[doc(hidden)]
+    type DirectKeys: Kernel<Args = ScatterArgs<Self, u32>>;
+    #[doc(hidden)]
+    type WarpKeys: Kernel<Args = ScatterArgs<Self, u32>>;
+    #[doc(hidden)]
+    type BlockKeys: Kernel<Args = ScatterArgs<Self, u32>>;
+    #[doc(hidden)]
     type Direct32: Kernel<Args = ScatterArgs<Self, u32>>;
     #[doc(hidden)]
     type Direct64: Kernel<Args = ScatterArgs<Self, u64>>;
@@ -61,6 +67,9 @@ pub trait MultisplitKey: Key + DeviceRepr + ValidAsZeroBits {
 impl MultisplitKey for u32 {
     type Histogram = digit_pass::multisplit_histogram_u32;
     type Bounds = digit_pass::multisplit_bounds_u32;
+    type DirectKeys = digit_pass::multisplit_scatter_direct_u32_keys;
+    type WarpKeys = digit_pass::multisplit_scatter_warp_u32_keys;
+    type BlockKeys = digit_pass::multisplit_scatter_block_u32_keys;
     type Direct32 = digit_pass::multisplit_scatter_direct_u32_v32;
     type Direct64 = digit_pass::multisplit_scatter_direct_u32_v64;
     type Warp32 = digit_pass::multisplit_scatter_warp_u32_v32;
@@ -72,6 +81,9 @@ impl MultisplitKey for u32 {
 impl MultisplitKey for u64 {
     type Histogram = digit_pass::multisplit_histogram_u64;
     type Bounds = digit_pass::multisplit_bounds_u64;
+    type DirectKeys = digit_pass::multisplit_scatter_direct_u64_keys;
+    type WarpKeys = digit_pass::multisplit_scatter_warp_u64_keys;
+    type BlockKeys = digit_pass::multisplit_scatter_block_u64_keys;
     type Direct32 = digit_pass::multisplit_scatter_direct_u64_v32;
     type Direct64 = digit_pass::multisplit_scatter_direct_u64_v64;
     type Warp32 = digit_pass::multisplit_scatter_warp_u64_v32;

@@ -106,13 +106,22 @@ macro_rules! with_buckets {
                 let $f = MultiplicativeHash { bits: a };
                 $body
             }
-            kind => {
-                let $f = match kind {
-                    BUCKETS_KEEP_BELOW => Keep::Below(ab),
-                    BUCKETS_KEEP_AT_LEAST => Keep::AtLeast(ab),
-                    BUCKETS_KEEP_BIT_SET => Keep::BitSet(a),
-                    _ => Keep::BitClear(a),
-                };
+            // Each predicate its own arm, so that its body knows which one it tests (one arm
+            // for all four chose per key: compaction ran 10 % behind a bit-field split).
+            BUCKETS_KEEP_BELOW => {
+                let $f = Keep::Below(ab);
+                $body
+            }
+            BUCKETS_KEEP_AT_LEAST => {
+                let $f = Keep::AtLeast(ab);
+                $body
+            }
+            BUCKETS_KEEP_BIT_SET => {
+                let $f = Keep::BitSet(a);
+                $body
+            }
+            _ => {
+                let $f = Keep::BitClear(a);
                 $body
             }
         }
@@ -206,20 +215,20 @@ impl<K> Ranked<K> {
     }
 }
 
-/// This lane's keys of the tile, every load issued before the first is used (default keys
-/// past `n`).
+/// This lane's keys (or values) of the tile, every load issued before the first is used
+/// (defaults past `n`).
 ///
 /// # Safety
-/// `keys` holds `n` keys.
+/// `keys` holds `n` elements.
 #[inline(always)]
-unsafe fn load_tile<K: Key>(keys: *const K, n: u64) -> [K; WINDOWS] {
+unsafe fn load_tile<T: Copy + Default>(keys: *const T, n: u64) -> [T; WINDOWS] {
     let windows = lane_windows(n);
     core::array::from_fn(|k| {
         // SAFETY: key `k` of the lane is below `n`.
         if k < windows {
             unsafe { *keys.add(key_index(k) as usize) }
         } else {
-            K::default()
+            T::default()
         }
     })
 }
@@ -491,18 +500,20 @@ unsafe fn staging<K: Copy, V: Copy>(
     }
 }
 
-/// Moves tile `b`'s keys (and values, unless `values` is null) to their places in this pass's
-/// order, given `starts`, the exclusive scan of [`histogram`]'s table; `WRITE` picks the write
+/// Moves tile `b`'s keys (and values, with `VALUES`) to their places in this pass's order,
+/// given `starts`, the exclusive scan of [`histogram`]'s table; `WRITE` picks the write
 /// ([`DIRECT`], [`WARP_LEVEL`] or [`BLOCK_LEVEL`]). Unless `offsets` is null, block 0 also
-/// stores where each digit's keys begin in the output (`radix` words).
+/// stores where each digit's keys begin in the output (`radix` words). Keys-only splits have
+/// kernels of their own (`VALUES` false): pairs load their values early, in registers that a
+/// keys-only split would pay for in occupancy.
 ///
 /// # Safety
-/// `keys` and `out_keys` hold `n` keys, `values` and `out_values` `n` values (or `values` is
-/// null); `starts` is the scan of this pass's table over these keys; one block of [`THREADS`]
+/// `keys` and `out_keys` hold `n` keys, with `VALUES` `values` and `out_values` `n` values
+/// (else neither is touched); `starts` is the scan of this pass's table over these keys; one block of [`THREADS`]
 /// per tile with [`scatter_bytes`] for `WRITE`, this radix and these keys and values.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u32>(
+pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u32, const VALUES: bool>(
     keys: *const K,
     values: *const V,
     n: u64,
@@ -529,7 +540,13 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 d += THREADS;
             }
         }
-        let value = |k: usize| *values.add(key_index(k) as usize);
+        // The lane's values, loaded now so that their latency passes behind the barriers and
+        // the starts below (loaded just before each store, they held every store back).
+        let lane_values = if VALUES {
+            load_tile(values, n)
+        } else {
+            [V::default(); WINDOWS]
+        };
         let windows = lane_windows(n);
         let mut at = WARPS * radix * 4;
         let mut next = |bytes: u32| {
@@ -542,12 +559,12 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 sync_threads();
                 warp_starts(counts, radix, global);
                 sync_threads();
-                for k in 0..WINDOWS {
+                for (k, &value) in lane_values.iter().enumerate() {
                     if k < windows {
                         let to = (counts.get(row + ranked.digit(k)) + ranked.rank(k)) as usize;
                         *out.0.add(to) = ranked.key[k];
-                        if !values.is_null() {
-                            *out.1.add(to) = value(k);
+                        if VALUES {
+                            *out.1.add(to) = value;
                         }
                     }
                 }
@@ -555,7 +572,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
             WARP_LEVEL => {
                 // Where each digit's keys start in the warp's staging run: a scan of its counts.
                 let local = SharedSlice::<u32>::carve(next(WARPS * radix * 4), WARPS * radix);
-                let (staged_keys, staged_values) = staging::<K, V>(&mut next, !values.is_null());
+                let (staged_keys, staged_values) = staging::<K, V>(&mut next, VALUES);
                 sync_warp(FULL_MASK);
                 let mut carry = 0;
                 let mut first = 0;
@@ -573,12 +590,12 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 warp_starts(counts, radix, global);
                 sync_threads();
                 let base = w * WARP_KEYS;
-                for k in 0..WINDOWS {
+                for (k, &value) in lane_values.iter().enumerate() {
                     if k < windows {
                         let slot = base + local.get(row + ranked.digit(k)) + ranked.rank(k);
                         staged_keys.set(slot, ranked.key[k]);
-                        if !values.is_null() {
-                            staged_values.set(slot, value(k));
+                        if VALUES {
+                            staged_values.set(slot, value);
                         }
                     }
                 }
@@ -592,7 +609,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                     let digit = pass.digit(key);
                     let to = (counts.get(row + digit) + j - local.get(row + digit)) as usize;
                     *out.0.add(to) = key;
-                    if !values.is_null() {
+                    if VALUES {
                         *out.1.add(to) = staged_values.get(base + j);
                     }
                     j += 32;
@@ -602,7 +619,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 let local_start = SharedSlice::<u32>::carve(next(radix * 4), radix);
                 let global_start = SharedSlice::<u32>::carve(next(radix * 4), radix);
                 let scratch = SharedSlice::<u32>::carve(next(WARPS * 4), WARPS);
-                let (staged_keys, staged_values) = staging::<K, V>(&mut next, !values.is_null());
+                let (staged_keys, staged_values) = staging::<K, V>(&mut next, VALUES);
                 sync_threads();
                 let tile_count = warp_starts(counts, radix, |_| 0);
                 // Every digit's tile count is with thread `d`: the radix is at most THREADS.
@@ -612,13 +629,13 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                     global_start.set(thread_x(), global(thread_x()));
                 }
                 sync_threads();
-                for k in 0..WINDOWS {
+                for (k, &value) in lane_values.iter().enumerate() {
                     if k < windows {
                         let digit = ranked.digit(k);
                         let slot = local_start.get(digit) + counts.get(row + digit) + ranked.rank(k);
                         staged_keys.set(slot, ranked.key[k]);
-                        if !values.is_null() {
-                            staged_values.set(slot, value(k));
+                        if VALUES {
+                            staged_values.set(slot, value);
                         }
                     }
                 }
@@ -630,7 +647,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                     let digit = pass.digit(key);
                     let to = (global_start.get(digit) + (j - local_start.get(digit))) as usize;
                     *out.0.add(to) = key;
-                    if !values.is_null() {
+                    if VALUES {
                         *out.1.add(to) = staged_values.get(j);
                     }
                     j += THREADS;
@@ -676,7 +693,7 @@ pub unsafe fn bounds<K: Key, F: BucketFn<K>>(
 }
 
 macro_rules! direct_kernels {
-    ($($k:ty, $vector:literal => $histogram:ident, $bounds:ident, $($scatter:ident: $v:ty, $write:expr),*;)*) => {$(
+    ($($k:ty, $vector:literal => $histogram:ident, $bounds:ident, $($scatter:ident: $v:ty, $write:expr, $values:expr),*;)*) => {$(
         $crate::kernel! {
             /// [`histogram`] of these keys, by the pass the parameters name (the bucket function
             /// of `with_buckets!`, `digit` of [`Pass::new`]), checking buckets against `m`
@@ -727,9 +744,9 @@ macro_rules! direct_kernels {
             }
         }
         $($crate::kernel! {
-            /// [`scatter`] of these keys and values (none where `values` is null), by the pass
-            /// the parameters name, written as `$write` says; bucket offsets to `offsets` unless
-            /// it is null.
+            /// [`scatter`] of these keys, and values unless the kernel is a keys-only one
+            /// (`_keys`: `values` and `out_values` untouched), by the pass the parameters name,
+            /// written as `$write` says; bucket offsets to `offsets` unless it is null.
             ///
             /// # Safety
             /// As for [`scatter`]; splitters as `with_buckets!` says.
@@ -753,7 +770,7 @@ macro_rules! direct_kernels {
                     let out = (out_keys, out_values);
                     with_buckets!(kind, splitters, ab, |f| {
                         let pass = Pass::new(f, digit);
-                        scatter::<_, _, _, $write>(keys, values, n, pass, tiles, starts, out, offsets)
+                        scatter::<_, _, _, $write, $values>(keys, values, n, pass, tiles, starts, out, offsets)
                     })
                 }
             }
@@ -762,17 +779,23 @@ macro_rules! direct_kernels {
 }
 direct_kernels! {
     u32, 4 => multisplit_histogram_u32, multisplit_bounds_u32,
-        multisplit_scatter_direct_u32_v32: u32, DIRECT,
-        multisplit_scatter_direct_u32_v64: u64, DIRECT,
-        multisplit_scatter_warp_u32_v32: u32, WARP_LEVEL,
-        multisplit_scatter_warp_u32_v64: u64, WARP_LEVEL,
-        multisplit_scatter_block_u32_v32: u32, BLOCK_LEVEL,
-        multisplit_scatter_block_u32_v64: u64, BLOCK_LEVEL;
+        multisplit_scatter_direct_u32_keys: u32, DIRECT, false,
+        multisplit_scatter_direct_u32_v32: u32, DIRECT, true,
+        multisplit_scatter_direct_u32_v64: u64, DIRECT, true,
+        multisplit_scatter_warp_u32_keys: u32, WARP_LEVEL, false,
+        multisplit_scatter_warp_u32_v32: u32, WARP_LEVEL, true,
+        multisplit_scatter_warp_u32_v64: u64, WARP_LEVEL, true,
+        multisplit_scatter_block_u32_keys: u32, BLOCK_LEVEL, false,
+        multisplit_scatter_block_u32_v32: u32, BLOCK_LEVEL, true,
+        multisplit_scatter_block_u32_v64: u64, BLOCK_LEVEL, true;
     u64, 2 => multisplit_histogram_u64, multisplit_bounds_u64,
-        multisplit_scatter_direct_u64_v32: u32, DIRECT,
-        multisplit_scatter_direct_u64_v64: u64, DIRECT,
-        multisplit_scatter_warp_u64_v32: u32, WARP_LEVEL,
-        multisplit_scatter_warp_u64_v64: u64, WARP_LEVEL,
-        multisplit_scatter_block_u64_v32: u32, BLOCK_LEVEL,
-        multisplit_scatter_block_u64_v64: u64, BLOCK_LEVEL;
+        multisplit_scatter_direct_u64_keys: u32, DIRECT, false,
+        multisplit_scatter_direct_u64_v32: u32, DIRECT, true,
+        multisplit_scatter_direct_u64_v64: u64, DIRECT, true,
+        multisplit_scatter_warp_u64_keys: u32, WARP_LEVEL, false,
+        multisplit_scatter_warp_u64_v32: u32, WARP_LEVEL, true,
+        multisplit_scatter_warp_u64_v64: u64, WARP_LEVEL, true,
+        multisplit_scatter_block_u64_keys: u32, BLOCK_LEVEL, false,
+        multisplit_scatter_block_u64_v32: u32, BLOCK_LEVEL, true,
+        multisplit_scatter_block_u64_v64: u64, BLOCK_LEVEL, true;
 }
