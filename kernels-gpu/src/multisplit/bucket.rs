@@ -15,8 +15,9 @@ pub trait Key: Copy + Ord + Default + Send + Sync + 'static {
     /// The key widened to 64 bits.
     fn to_u64(self) -> u64;
     /// The key's bits from bit `shift` (below [`Key::BITS`]; taken modulo it otherwise) under
-    /// `mask`, shifted in the key's own width: two instructions a u32 key, where widening to 64
-    /// bits and checking the shift cost the bit-field split about 10 % of its scatter (H100).
+    /// `mask`, shifted in the key's own width: two instructions a u32 key. Widening to 64 bits
+    /// and checking the shift cost a bit-field split 4 % (direct keys, m = 2, on the H100:
+    /// 1.61 against 1.55 ms for 2^28 keys).
     fn field(self, shift: u32, mask: u32) -> u32;
 }
 

@@ -107,7 +107,8 @@ macro_rules! with_buckets {
                 $body
             }
             // Each predicate its own arm, so that its body knows which one it tests (one arm
-            // for all four chose per key: compaction ran 10 % behind a bit-field split).
+            // for all four chose per key; with these arms and the keys-only scatter, direct
+            // compaction of 2^28 keys went from 1.66 to 1.41 ms on the H100).
             BUCKETS_KEEP_BELOW => {
                 let $f = Keep::Below(ab);
                 $body
