@@ -82,12 +82,19 @@ impl<F: AliasWeight> DeviceTable<F> {
             Construction::PsaPlus { .. } => (LEFTOVER_SUMS, 2),
             _ => (TILE_COUNTS, 1),
         };
+        let entry_words = match method {
+            Construction::Psa {
+                layout: Layout::IndicesOnly,
+                ..
+            } => words::<u32>(n),
+            _ => words::<Entry>(n),
+        };
         let work = Workspace {
             items: n,
             tile_q: device.zeros(tiles)?,
             tile_sums: device.zeros(sums * (tiles + 1))?,
             tile_scans: device.zeros(sums * (tiles + 1))?,
-            entries: device.zeros(words::<Entry>(n))?,
+            entries: device.zeros(entry_words)?,
             prefix: device.zeros(prefix_words * (n + 1))?,
             splits: device.zeros(words::<Split>(sections + 1))?,
             scalars: device.zeros(2)?,

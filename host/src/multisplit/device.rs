@@ -265,23 +265,16 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         };
         let shared = scatter_bytes(write, radix, size_of::<K>() as u32, value_bytes);
         let shape = LaunchShape::linear(tiles, THREADS, shared);
-        // SAFETY: as above, with n keys (and values, or null) to read and to write, the scan
-        // of this pass's table, and m offsets for a single pass (null otherwise); the
-        // scatter's shared memory for this method, radix, key and value.
+        // SAFETY: as above, with n keys (and, for pairs, values) to read and to write, the
+        // scan of this pass's table, and m offsets for a single pass (null otherwise); the
+        // scatter's shared memory for this method, radix, key and value; keys-only kernels
+        // get null value pointers and touch no value.
         unsafe {
             if values_len == 0 {
                 let args = keys_only(args);
-                match method {
-                    Method::Direct => d.launch::<K::DirectKeys>(shape, args)?,
-                    Method::WarpLevel => d.launch::<K::WarpKeys>(shape, args)?,
-                    Method::BlockLevel => d.launch::<K::BlockKeys>(shape, args)?,
-                }
+                launch_scatter::<K::DirectKeys, K::WarpKeys, K::BlockKeys>(d, method, shape, args)?
             } else {
-                match method {
-                    Method::Direct => d.launch::<W::Direct<K>>(shape, args)?,
-                    Method::WarpLevel => d.launch::<W::Warp<K>>(shape, args)?,
-                    Method::BlockLevel => d.launch::<W::Block<K>>(shape, args)?,
-                }
+                launch_scatter::<W::Direct<K>, W::Warp<K>, W::Block<K>>(d, method, shape, args)?
             }
         }
     }
@@ -300,6 +293,33 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         .map(|(begin, end)| end - begin)
         .collect();
     Ok((offsets, counts))
+}
+
+/// Launches `method`'s scatter kernel of one family (`D`, `Wl`, `B`: direct, warp-level,
+/// block-level).
+///
+/// # Safety
+/// As for the kernels' launch contract, with `args` and `shape` made for this method.
+unsafe fn launch_scatter<D, Wl, B>(
+    d: &Device,
+    method: Method,
+    shape: LaunchShape,
+    args: D::Args,
+) -> Result<()>
+where
+    D: Kernel,
+    Wl: Kernel<Args = D::Args>,
+    B: Kernel<Args = D::Args>,
+    D::Args: crate::device::args::Args,
+{
+    // SAFETY: the caller's contract.
+    unsafe {
+        match method {
+            Method::Direct => d.launch::<D>(shape, args),
+            Method::WarpLevel => d.launch::<Wl>(shape, args),
+            Method::BlockLevel => d.launch::<B>(shape, args),
+        }
+    }
 }
 
 /// A keys-only split's scatter arguments for the keys-only kernels (whose value type is

@@ -4,8 +4,9 @@
 //! reading each weight through its index and quantizing it again.
 //!
 //! Both give the pack the same entries, bit for bit (quantizing is a pure function of the
-//! weight), so both build the same table. Indices only moves a quarter of the bytes in the
-//! partition but turns every entry the pack reads into a dependent, scattered weight load.
+//! weight), so both build the same table. Indices only writes 4 bytes an item instead of 16
+//! (12 with the prefix sums instead of 24), but turns every entry the pack reads into a
+//! dependent, scattered weight load.
 //! Only PSA has it: PSA+'s greedy sweep leaves items partly used, whose remaining weight is not
 //! the input's and has to be stored.
 

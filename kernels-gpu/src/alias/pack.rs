@@ -121,7 +121,8 @@ impl<W: PrefixWord> Prefix for BlockPrefix<'_, W> {
 /// The seed's shared-memory pack, with the block's section split again inside the block: block
 /// `b` packs rows `splits[b] .. splits[b + 1]` ([`SHARED_PACK_ROWS`] of them). It copies the
 /// light entries and the heavy entries those rows touch into shared memory (asynchronous
-/// copies, all in flight at once), scans their weights block-wide, and each thread finds the
+/// copies, all in flight at once, where weights lie beside the indices; indices only gathers
+/// each weight through its index), scans their weights block-wide, and each thread finds the
 /// split at its own first row by a binary search in those sums; then every thread sweeps its
 /// [`SHARED_PACK_THREAD_ROWS`] rows from shared memory, staging the rows there, and the block
 /// writes them out in item order. Many short sweeps keep 8 warps a block busy where one long
@@ -178,7 +179,8 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord, E: EntrySource>(
             entries.stage(local, padded(e), global);
             e += threads;
         }
-        // While the copies fly: where the sweep stands at the block's first row.
+        // While the copies fly (weights beside indices; indices only gathers the weights
+        // above, load by load): where the sweep stands at the block's first row.
         let origin = spill(shape, &prefix_in(shape, prefix), from);
         wait_copies();
         sync_threads();
@@ -386,25 +388,29 @@ macro_rules! pack_kernels {
         pack_kernels!(@layout $indices64, f64, u64, indexed, $pack, concat!("indices only, ", $what));
     )*};
     (@layout $name:ident, $f:ty, $word:ty, stored, $pack:ident, $what:expr) => {
-        pack_kernels!(@kernel $name, $f, $word, (entries: *const Entry) => Stored(entries), $pack, $what);
+        pack_kernels!(@kernel $name, $f, $word, (entries: *const Entry) => Stored(entries), $pack, $what, "");
     };
     (@layout $name:ident, $f:ty, $word:ty, indexed, $pack:ident, $what:expr) => {
         pack_kernels!(
             @kernel $name, $f, $word,
             (items: *const u32, weights: *const $f, shift: i32, quantum: f64)
                 => indexed(items, weights, shift, quantum),
-            $pack, $what
+            $pack, $what,
+            concat!(
+                " `items` holds the `n` indices the indices-only partition wrote for these ",
+                "`weights`, quantized by `shift` and `quantum` as there."
+            )
         );
     };
     (
         @kernel $name:ident, $f:ty, $word:ty, ($($src:ident: $src_ty:ty),*) => $entries:expr,
-        $pack:ident, $what:expr
+        $pack:ident, $what:expr, $safety:expr
     ) => {
         $crate::kernel! {
             #[doc = concat!("Packs every section: ", $what, " (see [`", stringify!($pack), "`]).")]
             ///
             /// # Safety
-            #[doc = concat!("As for [`", stringify!($pack), "`].")]
+            #[doc = concat!("As for [`", stringify!($pack), "`].", $safety)]
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn $name(
                 $($src: $src_ty,)*

@@ -8,7 +8,8 @@
 //! 2. an exclusive scan of the table (the device scan): where tile `b`'s keys of digit `d` start;
 //! 3. [`scatter`]: the tile's keys moved to their places.
 //!
-//! Every lane loads all its keys first (eight independent loads in flight). The scatter then
+//! Every lane loads all its keys first (eight independent loads in flight; the histogram's two
+//! or four vector loads on full tiles). The scatter then
 //! ranks the tile (`rank_tile`): each warp takes its windows of 32 keys in input order and
 //! ranks every key among the warp's keys of the same digit with the seed's ballot histogram:
 //! ceil(log2 radix) ballots give each lane its peers, `popc` of the peers below it its rank in
@@ -220,14 +221,14 @@ impl<K> Ranked<K> {
 /// (defaults past `n`).
 ///
 /// # Safety
-/// `keys` holds `n` elements.
+/// `src` holds `n` elements.
 #[inline(always)]
-unsafe fn load_tile<T: Copy + Default>(keys: *const T, n: u64) -> [T; WINDOWS] {
+unsafe fn load_tile<T: Copy + Default>(src: *const T, n: u64) -> [T; WINDOWS] {
     let windows = lane_windows(n);
     core::array::from_fn(|k| {
-        // SAFETY: key `k` of the lane is below `n`.
+        // SAFETY: element `k` of the lane is below `n`.
         if k < windows {
-            unsafe { *keys.add(key_index(k) as usize) }
+            unsafe { *src.add(key_index(k) as usize) }
         } else {
             T::default()
         }
@@ -243,6 +244,7 @@ unsafe fn load_tile<T: Copy + Default>(keys: *const T, n: u64) -> [T; WINDOWS] {
 /// The block's tile lies wholly below the length of `keys`, which is 16-byte aligned.
 #[inline(always)]
 unsafe fn load_full_tile<K: Key, const V: usize>(keys: *const K) -> [K; WINDOWS] {
+    const { assert!(WINDOWS.is_multiple_of(V) && V * size_of::<K>() == 16) };
     let lane = lane_id() as u64;
     let warp_first = key_index(0) - lane;
     let mut key = [K::default(); WINDOWS];
@@ -274,16 +276,17 @@ unsafe fn clear_warp_counts(counts: SharedSlice<u32>, row: u32, radix: u32) {
 /// Digits up to which the histogram counts in registers; above, by shared atomics.
 const REGISTER_COUNT_RADIX: u32 = 4;
 
-/// Bits of each digit's field in [`count_tile`]'s packed counts: a warp counts at most
-/// [`WARP_KEYS`] keys of a digit.
-const COUNT_FIELD_BITS: u32 = 16;
-const _: () = assert!(WARP_KEYS < 1 << COUNT_FIELD_BITS && REGISTER_COUNT_RADIX * COUNT_FIELD_BITS <= 64);
+/// Every other byte: the lane's 8-bit counts of digits 0 and 2 (or, shifted, 1 and 3) as
+/// 16-bit fields, wide enough for a warp's sum (at most [`WARP_KEYS`]).
+const EVEN_BYTES: u32 = 0x00ff_00ff;
+const _: () = assert!(WINDOWS < 1 << 8 && WARP_KEYS < 1 << 16 && REGISTER_COUNT_RADIX == 4);
 
 /// Counts this lane's keys of the tile into `counts[w·radix + d]` (warp `w`, digit `d`), as
 /// [`rank_tile`] does but without the ranks, which the histogram does not need. Up to
-/// [`REGISTER_COUNT_RADIX`] digits in registers: each lane adds its keys into 16-bit fields of
-/// one word, one field a digit (a shift and an add a key), and a warp sum adds the lanes'
-/// words. Above, one shared atomic add per key. Both replace the seed's ballots, which cost
+/// [`REGISTER_COUNT_RADIX`] digits in registers: each lane adds its keys into the bytes of one
+/// u32, a byte a digit (three 32-bit instructions a key: a 64-bit word of 16-bit fields cost
+/// twice that in shifts), then spreads them into two words of 16-bit fields for two warp sums.
+/// Above, one shared atomic add per key. Both replace the seed's ballots, which cost
 /// ceil(log2 radix) votes and their mask arithmetic per window and left the histogram
 /// issue-bound (Nsight Compute, H100: 82 % SM throughput and 55 % of DRAM bandwidth at m = 2,
 /// 89 % at m = 32 before the atomics); an atomic is one instruction, serialized only among
@@ -316,24 +319,26 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
         if !in_registers {
             clear_warp_counts(counts, row, radix);
         }
-        let (mut packed, mut largest) = (0u64, 0);
+        let (mut packed, mut largest) = (0u32, 0);
         for (k, &key) in key.iter().enumerate() {
             let valid = k < windows;
             let bucket = if valid { pass.buckets.bucket(key) } else { 0 };
             largest = largest.max(bucket);
             let digit = pass.digit_of(bucket);
             if in_registers {
-                packed += (valid as u64) << (digit * COUNT_FIELD_BITS);
+                packed += (valid as u32) << (digit * 8);
             } else if valid {
                 atomic::add_u32(counts.as_mut_ptr().add((row + digit) as usize), 1);
             }
         }
         if in_registers {
-            let packed = warp_reduce(packed);
+            // Fields of digits 0 and 2, and of 1 and 3.
+            let even = warp_reduce(packed & EVEN_BYTES);
+            let odd = warp_reduce((packed >> 8) & EVEN_BYTES);
             let lane = lane_id();
             if lane < radix {
-                let field = (packed >> (lane * COUNT_FIELD_BITS)) as u32 & ((1 << COUNT_FIELD_BITS) - 1);
-                counts.set(row + lane, field);
+                let fields = if lane.is_multiple_of(2) { even } else { odd };
+                counts.set(row + lane, (fields >> (lane / 2 * 16)) & 0xffff);
             }
         }
         largest
