@@ -388,13 +388,18 @@ impl Sampling {
     /// between and is not measured finely; 2^13 rows (a 128 KiB f64 table, cached whole) is
     /// taken. Sectioning also needs several samples per row to repay copying the table: at
     /// 10^6 rows the baseline still wins at 10^6 samples (80 against 35 G/s) and loses at 10^7
-    /// (93 against 172). At 10^8 rows the sectioned samplers win earlier (107 against 25 G/s
-    /// at 10^8 samples), which this rule does not take yet.
+    /// (93 against 172). Tables far beyond the L2 cache (from 2^26 rows; measured at 10^8) make
+    /// every baseline draw a DRAM access (25 G/s), so sectioning wins earlier there: the
+    /// shared-memory sampler from S = N (107 G/s at 10^8 samples), the cached sectioned one
+    /// with 4096-row sections from S = N/10 (40 against 27 G/s at 10^7). Between 2^13 and 2^26
+    /// rows only the S ≥ 4N rule is measured.
     pub fn auto(n: usize, s: usize) -> Sampling {
-        if n <= 1 << 13 || s < 4 * n {
-            Sampling::Baseline
-        } else {
-            Sampling::SharedMemorySectioned
+        const HUGE_TABLE: usize = 1 << 26;
+        match (n, s) {
+            (n, _) if n <= 1 << 13 => Sampling::Baseline,
+            (n, s) if s >= 4 * n || (n >= HUGE_TABLE && s >= n) => Sampling::SharedMemorySectioned,
+            (n, s) if n >= HUGE_TABLE && s >= n / 10 => Sampling::CachedSectioned { section_rows: 4096 },
+            _ => Sampling::Baseline,
         }
     }
 }
@@ -692,6 +697,28 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn auto_sampling_follows_the_measured_winners() {
+        // (rows, samples, the fastest on the H100; results/alias.md, Figure 4 and 10^9 runs)
+        let measured = [
+            (1_000, 1_000_000_000, Sampling::Baseline),
+            (1_000_000, 1_000_000, Sampling::Baseline),
+            (1_000_000, 10_000_000, Sampling::SharedMemorySectioned),
+            (1_000_000, 1_000_000_000, Sampling::SharedMemorySectioned),
+            (100_000_000, 1_000_000, Sampling::Baseline),
+            (
+                100_000_000,
+                10_000_000,
+                Sampling::CachedSectioned { section_rows: 4096 },
+            ),
+            (100_000_000, 100_000_000, Sampling::SharedMemorySectioned),
+            (100_000_000, 1_000_000_000, Sampling::SharedMemorySectioned),
+        ];
+        for (n, s, best) in measured {
+            assert_eq!(Sampling::auto(n, s), best, "{n} rows, {s} samples");
+        }
+    }
 
     #[test]
     fn weight_counts_leave_room_for_the_prefix_sums() {
