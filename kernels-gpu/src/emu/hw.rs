@@ -200,6 +200,20 @@ pub unsafe fn st_shared<T: Copy>(_a: u32, p: *mut T, v: T) {
     unsafe { p.write(v) }
 }
 
+/// # Safety
+/// `p` is valid and aligned; every concurrent access to it is atomic.
+pub unsafe fn red_shared_add_u32(_a: u32, p: *mut u32, v: u32) {
+    // SAFETY: the caller's contract.
+    unsafe { AtomicU32::from_ptr(p) }.fetch_add(v, Ordering::Relaxed);
+}
+
+/// # Safety
+/// As for [`red_shared_add_u32`].
+pub unsafe fn red_shared_or_u32(_a: u32, p: *mut u32, v: u32) {
+    // SAFETY: the caller's contract.
+    unsafe { AtomicU32::from_ptr(p) }.fetch_or(v, Ordering::Relaxed);
+}
+
 /// The copy happens at once (the emulator has no copy engine to overlap).
 ///
 /// # Safety

@@ -127,6 +127,27 @@ unsafe fn st_shared_128(a: u32, [x, y]: [u64; 2]) {
     };
 }
 
+macro_rules! shared_reduce {
+    ($($name:ident: $ptx:literal;)*) => {$(
+        #[doc = concat!("`", $ptx, "` at shared-window address `a`: an atomic update without the old value.")]
+        ///
+        /// # Safety
+        /// `a` is an aligned word of this block's shared memory (`_p` its generic address).
+        #[inline(always)]
+        pub unsafe fn $name(a: u32, _p: *mut u32, v: u32) {
+            // SAFETY: the caller's contract.
+            unsafe {
+                asm!(concat!($ptx, " [{a}], {v};"), a = in(reg32) a, v = in(reg32) v, options(nostack, preserves_flags))
+            };
+        }
+    )*};
+}
+
+shared_reduce! {
+    red_shared_add_u32: "red.shared.add.u32";
+    red_shared_or_u32: "red.shared.or.b32";
+}
+
 /// Reads a `T` at shared-window address `a` with `ld.shared`: one access for 4-, 8- and
 /// 16-byte types aligned to their size, two for 8- and 16-byte types aligned to half of it;
 /// any other `T` through its generic address `p`.

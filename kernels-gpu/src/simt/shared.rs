@@ -131,6 +131,30 @@ impl<T: Copy> SharedSlice<T> {
     }
 }
 
+/// Atomic updates of shared words by `red.shared`: one instruction on the shared-memory path (an
+/// atomic through the generic address takes the generic path), serialized only among lanes
+/// that hit the same word. The race detector does not see them, as it sees no atomics; plain
+/// reads and writes of the same words still need a barrier or `sync_warp` between them.
+impl SharedSlice<u32> {
+    /// Adds `v` to element `i`; traps if `i` is out of range.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn add(&self, i: u32, v: u32) {
+        self.check(i);
+        // SAFETY: `i < len`, an aligned word inside the carved region.
+        unsafe { hw::red_shared_add_u32(self.window_of(i), self.ptr.add(i as usize), v) }
+    }
+
+    /// Sets the bits of `v` in element `i`; traps if `i` is out of range.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn or(&self, i: u32, v: u32) {
+        self.check(i);
+        // SAFETY: as for `add`.
+        unsafe { hw::red_shared_or_u32(self.window_of(i), self.ptr.add(i as usize), v) }
+    }
+}
+
 /// Waits until this thread's [`SharedSlice::copy_async`] copies have landed.
 #[inline(always)]
 pub fn wait_copies() {
