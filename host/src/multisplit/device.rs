@@ -191,7 +191,7 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         &[(0, RADIX), (8, m.div_ceil(RADIX))]
     };
     let single = passes.len() == 1;
-    let method = method.unwrap_or(Method::auto(m));
+    let method = method.unwrap_or(Method::auto(m, values_len > 0));
     // The first of two passes writes to scratch, which the second reads.
     let mut scratch_keys = d.workspace::<K>(if single { 0 } else { n as usize })?;
     let mut scratch_values = d.workspace::<W>(if single { 0 } else { values_len })?;

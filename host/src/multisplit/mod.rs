@@ -110,17 +110,17 @@ impl Method {
     pub const ALL: [Method; 3] = [Method::Direct, Method::WarpLevel, Method::BlockLevel];
 
     /// The method a device runs unless told otherwise, from the H100 figures in
-    /// `results/multisplit.md` (2^28 uniform u32 keys, kernels of 2026-11-23): in two buckets
-    /// the direct method's two runs per window coalesce well enough and skip the staging (keys
-    /// 140.2 G/s against 110.7 warp-level; pairs 78.6 against 72.2); up to 32 buckets the
-    /// warp-level method leads (keys 91.4 against 86.8 block-level; pairs level at 61.2); above,
-    /// the block-level method's longer runs win (m = 256: 64.0 against 55.8). Values do not
-    /// change the order at any m measured, nor did n between 2^26 and 2^28, so m alone decides.
-    pub fn auto(m: u32) -> Method {
-        match m {
-            0..=2 => Method::Direct,
-            3..=32 => Method::WarpLevel,
-            _ => Method::BlockLevel,
+    /// `results/multisplit.md` (2^28 uniform u32 keys, kernels of 2026-11-24, fourth session):
+    /// keys alone in up to 2 buckets go straight to their places (the direct method's two runs
+    /// per window coalesce well enough and skip the staging: 214.6 G keys/s against 179.6
+    /// block-level, compaction 218.0 against 166.7); otherwise the block-level method's longer
+    /// runs win (keys m = 32: 176.4 against 156.3 warp-level and 78.4 direct; pairs m = 2:
+    /// 140.2 against 126.1 direct; m = 256: 99.6 against 63.8 warp-level), which values widen.
+    pub fn auto(m: u32, with_values: bool) -> Method {
+        if m <= 2 && !with_values {
+            Method::Direct
+        } else {
+            Method::BlockLevel
         }
     }
 }

@@ -56,11 +56,12 @@ pub const WARP_KEYS: u32 = 256;
 pub const TILE: u64 = (THREADS / 32 * WARP_KEYS) as u64;
 const WINDOWS: usize = (WARP_KEYS / 32) as usize;
 const WARPS: u32 = THREADS / 32;
+// A thread per digit in the histogram's table write and the scatter's starts.
+const _: () = assert!(RADIX <= THREADS);
 
-/// Dynamic shared memory of [`histogram`] for a pass of `radix` digits: one count per warp and
-/// digit.
+/// Dynamic shared memory of [`histogram`] for a pass of `radix` digits: one count per digit.
 pub const fn histogram_bytes(radix: u32) -> u32 {
-    WARPS * radix * 4
+    radix * 4
 }
 
 /// `kind` of `with_buckets!`: splitters (`ptr`, `a` of them).
@@ -184,12 +185,12 @@ fn key_index(k: usize) -> u64 {
 /// `k < lane_windows(n)`. One 32-bit compare a key instead of 64-bit index arithmetic, which
 /// cost the scatter registers.
 #[inline(always)]
-fn lane_windows(n: u64) -> usize {
+fn lane_windows(n: u64) -> u32 {
     let first = key_index(0);
     if first >= n {
         0
     } else {
-        (n - first).div_ceil(32).min(WINDOWS as u64) as usize
+        (n - first).div_ceil(32).min(WINDOWS as u64) as u32
     }
 }
 
@@ -224,7 +225,7 @@ unsafe fn load_tile<T: Copy + Default>(src: *const T, n: u64) -> [T; WINDOWS] {
     let windows = lane_windows(n);
     core::array::from_fn(|k| {
         // SAFETY: element `k` of the lane is below `n`.
-        if k < windows {
+        if (k as u32) < windows {
             unsafe { *src.add(key_index(k) as usize) }
         } else {
             T::default()
@@ -281,12 +282,13 @@ const REGISTER_COUNT_RADIX: u32 = 4;
 const EVEN_BYTES: u32 = 0x00ff_00ff;
 const _: () = assert!(WINDOWS < 1 << 8 && WARP_KEYS < 1 << 16 && REGISTER_COUNT_RADIX == 4);
 
-/// Counts this lane's keys of the tile into `counts[w·radix + d]` (warp `w`, digit `d`), as
-/// [`rank_tile`] does but without the ranks, which the histogram does not need. Up to
+/// Counts this lane's keys of the tile into the block's `counts[d]` (digit `d`), which it
+/// zeroes first, as [`rank_tile`] does but without the ranks and per warp, which the histogram
+/// does not need (one row for the block: no rows to clear and sum per warp). Up to
 /// [`REGISTER_COUNT_RADIX`] digits in registers: each lane adds its keys into the bytes of one
 /// u32, a byte a digit (three 32-bit instructions a key: a 64-bit word of 16-bit fields cost
-/// twice that in shifts), then spreads them into two words of 16-bit fields for two warp sums.
-/// Above, one shared atomic add per key. Both replace the seed's ballots, which cost
+/// twice that in shifts), then spreads them into two words of 16-bit fields for two warp sums,
+/// which its first lanes add to the block's counts. Above, one shared atomic add per key. Both replace the seed's ballots, which cost
 /// ceil(log2 radix) votes and their mask arithmetic per window and left the histogram
 /// issue-bound (Nsight Compute, H100: 82 % SM throughput and 55 % of DRAM bandwidth at m = 2,
 /// 89 % at m = 32 before the atomics); an atomic is one instruction, serialized only among
@@ -295,7 +297,7 @@ const _: () = assert!(WINDOWS < 1 << 8 && WARP_KEYS < 1 << 16 && REGISTER_COUNT_
 /// synchronizes the block before other warps read the counts.
 ///
 /// # Safety
-/// As for [`rank_tile`].
+/// `keys` holds `n` keys; `counts` has `radix` slots; every thread of the block calls.
 #[inline(always)]
 unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
     keys: *const K,
@@ -304,10 +306,10 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
     counts: SharedSlice<u32>,
 ) -> u32 {
     let radix = pass.radix;
-    let row = warp_id() * radix;
     let in_registers = radix <= REGISTER_COUNT_RADIX;
-    // SAFETY: as in `rank_tile`; the atomics stay below `row + radix`; the whole warp reaches
-    // the warp sum (`in_registers` is uniform).
+    // SAFETY: reads below `n` (the caller's contract); the atomics stay below `radix`, as every
+    // digit does; the whole warp reaches the warp sum (`in_registers` is uniform) and every
+    // thread the barrier.
     unsafe {
         let full = (block_x() as u64 + 1) * TILE <= n && is_aligned16(keys);
         let key = if full {
@@ -316,19 +318,20 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
             load_tile(keys, n)
         };
         let windows = lane_windows(n);
-        if !in_registers {
-            clear_warp_rows(&[counts], row, radix);
+        if thread_x() < radix {
+            counts.set(thread_x(), 0);
         }
+        sync_threads();
         let (mut packed, mut largest) = (0u32, 0);
         for (k, &key) in key.iter().enumerate() {
-            let valid = k < windows;
+            let valid = (k as u32) < windows;
             let bucket = if valid { pass.buckets.bucket(key) } else { 0 };
             largest = largest.max(bucket);
             let digit = pass.digit_of(bucket);
             if in_registers {
                 packed += (valid as u32) << (digit * 8);
             } else if valid {
-                counts.add(row + digit, 1);
+                counts.add_unchecked(digit, 1);
             }
         }
         if in_registers {
@@ -338,7 +341,7 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
             let lane = lane_id();
             if lane < radix {
                 let fields = if lane.is_multiple_of(2) { even } else { odd };
-                counts.set(row + lane, (fields >> (lane / 2 * 16)) & 0xffff);
+                counts.add_unchecked(lane, (fields >> (lane / 2 * 16)) & 0xffff);
             }
         }
         largest
@@ -383,7 +386,7 @@ unsafe fn rank_tile<K: Key, F: BucketFn<K>>(
         if radix <= 2 {
             let (mut zeros_before, mut ones_before) = (0, 0);
             for k in 0..WINDOWS {
-                let valid = k < windows;
+                let valid = (k as u32) < windows;
                 let digit = if valid { pass.digit(ranked.key[k]) } else { 0 };
                 let ones = ballot(FULL_MASK, valid && digit == 1);
                 let zeros = ballot(FULL_MASK, valid && digit == 0);
@@ -403,19 +406,19 @@ unsafe fn rank_tile<K: Key, F: BucketFn<K>>(
         }
         clear_warp_rows(&[counts, matches], row, radix);
         for k in 0..WINDOWS {
-            let valid = k < windows;
-            let digit = if valid { pass.digit(ranked.key[k]) } else { 0 };
+            // Lanes past the end take part with their default key and no bit: no branches.
+            let valid = (k as u32) < windows;
+            let digit = pass.digit(ranked.key[k]);
+            // Below `WARPS·radix`, the slices' length: the digit is below the radix.
             let slot = row + digit;
-            if valid {
-                matches.or(slot, 1 << lane);
-            }
+            matches.or_unchecked(slot, (valid as u32) << lane);
             sync_warp(FULL_MASK);
-            let (peers, before) = (matches.get(slot), counts.get(slot));
+            let (peers, before) = (matches.get_unchecked(slot), counts.get_unchecked(slot));
             sync_warp(FULL_MASK);
             let rank = (peers & below).count_ones();
             if valid && rank == 0 {
-                counts.set(slot, before + peers.count_ones());
-                matches.set(slot, 0);
+                counts.set_unchecked(slot, before + peers.count_ones());
+                matches.set_unchecked(slot, 0);
             }
             sync_warp(FULL_MASK);
             ranked.digit_rank[k] = digit << 16 | (before + rank);
@@ -442,45 +445,44 @@ pub unsafe fn histogram<K: Key, F: BucketFn<K>, const V: usize>(
 ) {
     // SAFETY: as the contract above; every thread reaches the barrier.
     unsafe {
-        let counts = SharedSlice::<u32>::carve(0, WARPS * pass.radix);
+        let counts = SharedSlice::<u32>::carve(0, pass.radix);
         let mine = count_tile::<K, F, V>(keys, n, pass, counts);
         if mine >= m && !largest.is_null() {
             atomic::max_u32(largest, mine);
         }
         sync_threads();
-        let mut d = thread_x();
-        while d < pass.radix {
-            let total = (0..WARPS).map(|w| counts.get(w * pass.radix + d)).sum::<u32>();
-            *table.add((d as u64 * tiles + block_x() as u64) as usize) = total;
-            d += THREADS;
+        // The radix is at most THREADS: thread `d` writes digit `d`.
+        let d = thread_x();
+        if d < pass.radix {
+            *table.add((d as u64 * tiles + block_x() as u64) as usize) = counts.get(d);
         }
     }
 }
 
-/// Each digit's count per warp (`counts[w·radix + d]`) becomes `base(d)` plus the count of the
-/// warps before; returns the tile's count of digit `thread_x()` (0 for threads past the radix).
+/// Digit `d = thread_x()`'s count per warp (`counts[w·radix + d]`) becomes `start` plus the
+/// count of the warps before; returns the tile's count of the digit (0 for threads past the
+/// radix, which leave the counts alone). One thread per digit: the radix is at most
+/// [`THREADS`].
 ///
 /// # Safety
 /// `counts` has `WARPS·radix` slots, final for this tile; the caller synchronizes the block
 /// around the call.
 #[inline(always)]
-unsafe fn warp_starts(counts: SharedSlice<u32>, radix: u32, base: impl Fn(u32) -> u32) -> u32 {
-    let mut tile_count = 0;
-    let mut d = thread_x();
-    while d < radix {
-        let start = base(d);
-        let mut run = start;
-        for w in 0..WARPS {
-            let c = counts.get(w * radix + d);
-            counts.set(w * radix + d, run);
+unsafe fn warp_starts(counts: SharedSlice<u32>, radix: u32, start: u32) -> u32 {
+    let d = thread_x();
+    if d >= radix {
+        return 0;
+    }
+    let mut run = start;
+    for w in 0..WARPS {
+        // SAFETY: `w·radix + d < WARPS·radix`, the length (the caller's contract).
+        unsafe {
+            let c = counts.get_unchecked(w * radix + d);
+            counts.set_unchecked(w * radix + d, run);
             run += c;
         }
-        if d == thread_x() {
-            tile_count = run - start;
-        }
-        d += THREADS;
     }
-    tile_count
+    run - start
 }
 
 /// How a scatter writes its tile: each key straight to its place (the direct method), after
@@ -557,22 +559,26 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
 ) {
     let (w, b, radix) = (warp_id(), block_x() as u64, pass.radix);
     let row = w * radix;
-    // SAFETY: `starts` holds `radix·tiles` words (the contract) and `digit < radix`.
-    let global = |digit: u32| unsafe { *starts.add((digit as u64 * tiles + b) as usize) };
+    // Where the tile's keys of digit `thread_x()` go, loaded first so that the latency passes
+    // behind the ranking (it held every warp at the barrier after it).
+    let start = if thread_x() < radix {
+        // SAFETY: `starts` holds `radix·tiles` words (the contract); the digit is below the radix.
+        unsafe { *starts.add((thread_x() as u64 * tiles + b) as usize) }
+    } else {
+        0
+    };
     // SAFETY: as the contract above; every lane reaches each warp collective and every thread
     // each barrier (the write method is uniform); shared slots indexed below their carved
-    // lengths; global writes at places the scan gives, below `n`.
+    // lengths (unchecked ones: by a digit, below the radix; by a staging slot, below the
+    // warp's or the tile's count of keys; by `j`, below the items); global writes at places
+    // the scan gives, below `n`.
     unsafe {
         let row_bytes = WARPS * radix * 4;
         let counts = SharedSlice::<u32>::carve(0, WARPS * radix);
         let matches = SharedSlice::<u32>::carve(row_bytes, WARPS * radix);
         let ranked = rank_tile(keys, n, pass, (counts, matches));
-        if b == 0 && !offsets.is_null() {
-            let mut d = thread_x();
-            while d < radix {
-                *offsets.add(d as usize) = global(d);
-                d += THREADS;
-            }
+        if b == 0 && !offsets.is_null() && thread_x() < radix {
+            *offsets.add(thread_x() as usize) = start;
         }
         // The lane's values, loaded now so that their latency passes behind the barriers and
         // the starts below (loaded just before each store, they held every store back).
@@ -598,11 +604,11 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
         match WRITE {
             DIRECT => {
                 sync_threads();
-                warp_starts(counts, radix, global);
+                warp_starts(counts, radix, start);
                 sync_threads();
                 for (k, &value) in lane_values.iter().enumerate() {
-                    if k < windows {
-                        let to = (counts.get(row + ranked.digit(k)) + ranked.rank(k)) as usize;
+                    if (k as u32) < windows {
+                        let to = (counts.get_unchecked(row + ranked.digit(k)) + ranked.rank(k)) as usize;
                         *out.0.add(to) = ranked.key[k];
                         if VALUES {
                             *out.1.add(to) = value;
@@ -629,16 +635,16 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 sync_warp(FULL_MASK);
                 let base = w * WARP_KEYS;
                 for (k, &value) in lane_values.iter().enumerate() {
-                    if k < windows {
-                        let slot = base + local.get(row + ranked.digit(k)) + ranked.rank(k);
-                        staged_keys.set(slot, ranked.key[k]);
+                    if (k as u32) < windows {
+                        let slot = base + local.get_unchecked(row + ranked.digit(k)) + ranked.rank(k);
+                        staged_keys.set_unchecked(slot, ranked.key[k]);
                         if VALUES {
-                            staged_values.set(slot, value);
+                            staged_values.set_unchecked(slot, value);
                         }
                     }
                 }
                 sync_threads();
-                warp_starts(counts, radix, global);
+                warp_starts(counts, radix, start);
                 sync_threads();
                 // Each digit's global start less its staging start: where the staged key `j`
                 // of that digit goes is this plus `j`.
@@ -654,11 +660,11 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                     let j = k * 32 + lane_id();
                     if j < items {
                         // The digit again from the key: cheaper than staging it.
-                        let key = staged_keys.get(base + j);
-                        let to = counts.get(row + pass.digit(key)).wrapping_add(j) as usize;
+                        let key = staged_keys.get_unchecked(base + j);
+                        let to = counts.get_unchecked(row + pass.digit(key)).wrapping_add(j) as usize;
                         *out.0.add(to) = key;
                         if VALUES {
-                            *out.1.add(to) = staged_values.get(base + j);
+                            *out.1.add(to) = staged_values.get_unchecked(base + j);
                         }
                     }
                 }
@@ -670,22 +676,24 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 let scratch = SharedSlice::<u32>::carve(next(WARPS * 4), WARPS);
                 let (staged_keys, staged_values) = staging::<K, V>(&mut next, VALUES);
                 sync_threads();
-                let tile_count = warp_starts(counts, radix, |_| 0);
+                let tile_count = warp_starts(counts, radix, 0);
                 // Every digit's tile count is with thread `d`: the radix is at most THREADS.
                 let (before, _) = exclusive_scan(tile_count, scratch);
                 let d = thread_x();
                 if d < radix {
                     local_start.set(d, before);
-                    moved.set(d, global(d).wrapping_sub(before));
+                    moved.set(d, start.wrapping_sub(before));
                 }
                 sync_threads();
                 for (k, &value) in lane_values.iter().enumerate() {
-                    if k < windows {
+                    if (k as u32) < windows {
                         let digit = ranked.digit(k);
-                        let slot = local_start.get(digit) + counts.get(row + digit) + ranked.rank(k);
-                        staged_keys.set(slot, ranked.key[k]);
+                        let slot = local_start.get_unchecked(digit)
+                            + counts.get_unchecked(row + digit)
+                            + ranked.rank(k);
+                        staged_keys.set_unchecked(slot, ranked.key[k]);
                         if VALUES {
-                            staged_values.set(slot, value);
+                            staged_values.set_unchecked(slot, value);
                         }
                     }
                 }
@@ -694,11 +702,11 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 for k in 0..TILE as u32 / THREADS {
                     let j = k * THREADS + thread_x();
                     if j < items {
-                        let key = staged_keys.get(j);
-                        let to = moved.get(pass.digit(key)).wrapping_add(j) as usize;
+                        let key = staged_keys.get_unchecked(j);
+                        let to = moved.get_unchecked(pass.digit(key)).wrapping_add(j) as usize;
                         *out.0.add(to) = key;
                         if VALUES {
-                            *out.1.add(to) = staged_values.get(j);
+                            *out.1.add(to) = staged_values.get_unchecked(j);
                         }
                     }
                 }

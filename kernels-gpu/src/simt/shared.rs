@@ -74,10 +74,8 @@ impl<T: Copy> SharedSlice<T> {
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn get(&self, i: u32) -> T {
         self.check(i);
-        #[cfg(not(target_arch = "nvptx64"))]
-        hw::shared_access(self.ptr.wrapping_add(i as usize).cast(), size_of::<T>(), false);
-        // SAFETY: `i < len`, inside the carved region, aligned for T (checked by `carve`).
-        unsafe { hw::ld_shared(self.window_of(i), self.ptr.add(i as usize)) }
+        // SAFETY: `i < len` (checked above).
+        unsafe { self.read(i) }
     }
 
     /// Writes element `i`; traps if `i` is out of range.
@@ -85,6 +83,54 @@ impl<T: Copy> SharedSlice<T> {
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn set(&self, i: u32, v: T) {
         self.check(i);
+        // SAFETY: `i < len` (checked above).
+        unsafe { self.write(i, v) }
+    }
+
+    /// Element `i` without the bounds check on the GPU, for hot loops whose index is in range
+    /// by construction (the check is a compare and a branch per access, a tenth of the
+    /// multisplit scatter's instructions). The emulator still checks.
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn get_unchecked(&self, i: u32) -> T {
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.check(i);
+        // SAFETY: the caller's contract.
+        unsafe { self.read(i) }
+    }
+
+    /// Writes element `i` without the bounds check on the GPU, as [`SharedSlice::get_unchecked`].
+    ///
+    /// # Safety
+    /// `i < self.len()`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn set_unchecked(&self, i: u32, v: T) {
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.check(i);
+        // SAFETY: the caller's contract.
+        unsafe { self.write(i, v) }
+    }
+
+    /// # Safety
+    /// `i < len`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    unsafe fn read(&self, i: u32) -> T {
+        #[cfg(not(target_arch = "nvptx64"))]
+        hw::shared_access(self.ptr.wrapping_add(i as usize).cast(), size_of::<T>(), false);
+        // SAFETY: `i < len`, inside the carved region, aligned for T (checked by `carve`).
+        unsafe { hw::ld_shared(self.window_of(i), self.ptr.add(i as usize)) }
+    }
+
+    /// # Safety
+    /// `i < len`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    unsafe fn write(&self, i: u32, v: T) {
         #[cfg(not(target_arch = "nvptx64"))]
         hw::shared_access(self.ptr.wrapping_add(i as usize).cast(), size_of::<T>(), true);
         // SAFETY: `i < len`, inside the carved region, aligned for T (checked by `carve`).
@@ -135,22 +181,31 @@ impl<T: Copy> SharedSlice<T> {
 /// atomic through the generic address takes the generic path), serialized only among lanes
 /// that hit the same word. The race detector does not see them, as it sees no atomics; plain
 /// reads and writes of the same words still need a barrier or `sync_warp` between them.
+/// Unchecked like [`SharedSlice::get_unchecked`]: they serve hot loops.
 impl SharedSlice<u32> {
-    /// Adds `v` to element `i`; traps if `i` is out of range.
+    /// Adds `v` to element `i`.
+    ///
+    /// # Safety
+    /// `i < self.len()` (checked in the emulator only).
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn add(&self, i: u32, v: u32) {
+    pub unsafe fn add_unchecked(&self, i: u32, v: u32) {
+        #[cfg(not(target_arch = "nvptx64"))]
         self.check(i);
-        // SAFETY: `i < len`, an aligned word inside the carved region.
+        // SAFETY: `i < len` (the caller's contract), an aligned word inside the carved region.
         unsafe { hw::red_shared_add_u32(self.window_of(i), self.ptr.add(i as usize), v) }
     }
 
-    /// Sets the bits of `v` in element `i`; traps if `i` is out of range.
+    /// Sets the bits of `v` in element `i`.
+    ///
+    /// # Safety
+    /// As for [`SharedSlice::add_unchecked`].
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn or(&self, i: u32, v: u32) {
+    pub unsafe fn or_unchecked(&self, i: u32, v: u32) {
+        #[cfg(not(target_arch = "nvptx64"))]
         self.check(i);
-        // SAFETY: as for `add`.
+        // SAFETY: as for `add_unchecked`.
         unsafe { hw::red_shared_or_u32(self.window_of(i), self.ptr.add(i as usize), v) }
     }
 }
