@@ -460,18 +460,17 @@ pub unsafe fn histogram<K: Key, F: BucketFn<K>, const V: usize>(
 }
 
 /// Digit `d = thread_x()`'s count per warp (`counts[w·radix + d]`) becomes `start` plus the
-/// count of the warps before; returns the tile's count of the digit (0 for threads past the
-/// radix, which leave the counts alone). One thread per digit: the radix is at most
-/// [`THREADS`].
+/// count of the warps before (threads past the radix leave the counts alone). One thread per
+/// digit: the radix is at most [`THREADS`].
 ///
 /// # Safety
 /// `counts` has `WARPS·radix` slots, final for this tile; the caller synchronizes the block
 /// around the call.
 #[inline(always)]
-unsafe fn warp_starts(counts: SharedSlice<u32>, radix: u32, start: u32) -> u32 {
+unsafe fn warp_starts(counts: SharedSlice<u32>, radix: u32, start: u32) {
     let d = thread_x();
     if d >= radix {
-        return 0;
+        return;
     }
     let mut run = start;
     for w in 0..WARPS {
@@ -482,7 +481,6 @@ unsafe fn warp_starts(counts: SharedSlice<u32>, radix: u32, start: u32) -> u32 {
             run += c;
         }
     }
-    run - start
 }
 
 /// How a scatter writes its tile: each key straight to its place (the direct method), after
@@ -497,8 +495,8 @@ pub const BLOCK_LEVEL: u32 = 2;
 /// Dynamic shared memory of [`scatter`] for a write method and a pass of `radix` digits: the
 /// per-warp counts and the ranking's match words (one per warp and digit each); for the
 /// warp-level write its staged keys and values (each warp's digit starts reuse the match
-/// words); for the block-level write, laid over the match words, the digits' tile starts and
-/// moves, the scan's warp slots and the staged keys and values (`key_bytes` and `value_bytes`
+/// words); for the block-level write, laid over the match words, the digits' moves, the
+/// scan's warp slots and the staged keys and values (`key_bytes` and `value_bytes`
 /// each; 0 value bytes when there are no values). Every part stays 8-byte aligned.
 pub const fn scatter_bytes(write: u32, radix: u32, key_bytes: u32, value_bytes: u32) -> u32 {
     let rows = WARPS * radix * 4;
@@ -507,10 +505,16 @@ pub const fn scatter_bytes(write: u32, radix: u32, key_bytes: u32, value_bytes: 
         DIRECT => 2 * rows,
         WARP_LEVEL => 2 * rows + staged,
         _ => {
-            let after_ranking = 2 * radix * 4 + WARPS * 4 + staged;
+            let after_ranking = moved_bytes(radix) + WARPS * 4 + staged;
             rows + if after_ranking > rows { after_ranking } else { rows }
         }
     }
+}
+
+/// Bytes of the block-level write's digit moves: a word a digit, rounded up to keep the parts
+/// after them 8-byte aligned.
+const fn moved_bytes(radix: u32) -> u32 {
+    radix.next_multiple_of(2) * 4
 }
 
 /// The tile's staging slots in shared memory, carved by `next` (which hands out byte offsets):
@@ -576,17 +580,17 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
         let row_bytes = WARPS * radix * 4;
         let counts = SharedSlice::<u32>::carve(0, WARPS * radix);
         let matches = SharedSlice::<u32>::carve(row_bytes, WARPS * radix);
-        let ranked = rank_tile(keys, n, pass, (counts, matches));
-        if b == 0 && !offsets.is_null() && thread_x() < radix {
-            *offsets.add(thread_x() as usize) = start;
-        }
-        // The lane's values, loaded now so that their latency passes behind the barriers and
-        // the starts below (loaded just before each store, they held every store back).
+        // The lane's values, loaded first so that their latency passes behind the ranking
+        // (loaded just before each store, they held every store back).
         let lane_values = if VALUES {
             load_tile(values, n)
         } else {
             [V::default(); WINDOWS]
         };
+        let ranked = rank_tile(keys, n, pass, (counts, matches));
+        if b == 0 && !offsets.is_null() && thread_x() < radix {
+            *offsets.add(thread_x() as usize) = start;
+        }
         let windows = lane_windows(n);
         // Past the counts: `matches`, which the ranking is done with; the warp-level write
         // keeps it (its rows, zero again, hold each warp's staging starts), the block-level
@@ -670,27 +674,31 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 }
             }
             _ => {
-                let local_start = SharedSlice::<u32>::carve(next(radix * 4), radix);
-                // Each digit's global start less its tile start.
-                let moved = SharedSlice::<u32>::carve(next(radix * 4), radix);
+                // Each digit's global start less its start in the staged tile.
+                let moved = SharedSlice::<u32>::carve(next(moved_bytes(radix)), radix);
                 let scratch = SharedSlice::<u32>::carve(next(WARPS * 4), WARPS);
                 let (staged_keys, staged_values) = staging::<K, V>(&mut next, VALUES);
                 sync_threads();
-                let tile_count = warp_starts(counts, radix, 0);
-                // Every digit's tile count is with thread `d`: the radix is at most THREADS.
-                let (before, _) = exclusive_scan(tile_count, scratch);
+                // The tile's count of digit `d = thread_x()` (the radix is at most THREADS),
+                // its start in the staged tile, and each warp's start there: one shared read a
+                // key fewer than adding the tile start while staging. Threads past the radix
+                // read the last digit's column and count nothing, without a branch: LLVM
+                // copied the scan's barriers into both arms of one here, and `bar.sync` (an
+                // aligned barrier) in a warp that diverges over it hung the H100.
                 let d = thread_x();
+                let column: u32 = (0..WARPS)
+                    .map(|w| counts.get_unchecked(w * radix + d.min(radix - 1)))
+                    .sum();
+                let tile_count = column * (d < radix) as u32;
+                let (before, _) = exclusive_scan(tile_count, scratch);
+                warp_starts(counts, radix, before);
                 if d < radix {
-                    local_start.set(d, before);
                     moved.set(d, start.wrapping_sub(before));
                 }
                 sync_threads();
                 for (k, &value) in lane_values.iter().enumerate() {
                     if (k as u32) < windows {
-                        let digit = ranked.digit(k);
-                        let slot = local_start.get_unchecked(digit)
-                            + counts.get_unchecked(row + digit)
-                            + ranked.rank(k);
+                        let slot = counts.get_unchecked(row + ranked.digit(k)) + ranked.rank(k);
                         staged_keys.set_unchecked(slot, ranked.key[k]);
                         if VALUES {
                             staged_values.set_unchecked(slot, value);
