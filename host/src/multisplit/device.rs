@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::digit_pass::{
-    BLOCK_LEVEL, DIRECT, RADIX, THREADS, TILE, WARP_LEVEL, histogram_bytes, scatter_bytes,
+    BLOCK_LEVEL, DIRECT, HISTOGRAM_TILES, RADIX, THREADS, TILE, WARP_LEVEL, histogram_bytes, scatter_bytes,
 };
 
 /// A built-in bucket function as kernel parameters: `kind`, splitters, `a | b << 32`.
@@ -223,7 +223,7 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         let mut table = d.workspace::<u32>((radix as u64 * tiles) as usize)?;
         let mut starts = d.workspace::<u32>(table.len())?;
         // SAFETY: n keys; radix·tiles table entries; one word for the largest bucket (first
-        // pass only); one block per tile with the histogram's shared memory; splitters as the
+        // pass only); one block per HISTOGRAM_TILES tiles with the histogram's shared memory; splitters as the
         // bucket parameters say (checked on the host).
         unsafe {
             let largest = if p == 0 { largest_ptr } else { std::ptr::null_mut() };
@@ -239,7 +239,8 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
                 m,
                 largest,
             );
-            let shape = LaunchShape::linear(tiles, THREADS, histogram_bytes(radix));
+            let blocks = tiles.div_ceil(HISTOGRAM_TILES);
+            let shape = LaunchShape::linear(blocks, THREADS, histogram_bytes(radix));
             d.launch::<K::Histogram>(shape, args)?;
         }
         d.exclusive_scan_into(&table, &mut starts)?;
