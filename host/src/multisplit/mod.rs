@@ -112,10 +112,11 @@ impl Method {
     /// The method a device runs unless told otherwise, from the H100 figures in
     /// `results/multisplit.md` (2^28 uniform u32 keys, kernels of 2026-11-24, fourth session):
     /// keys alone in up to 2 buckets go straight to their places (the direct method's two runs
-    /// per window coalesce well enough and skip the staging: 214.6 G keys/s against 179.6
-    /// block-level, compaction 218.0 against 166.7); otherwise the block-level method's longer
-    /// runs win (keys m = 32: 176.4 against 156.3 warp-level and 78.4 direct; pairs m = 2:
-    /// 140.2 against 126.1 direct; m = 256: 99.6 against 63.8 warp-level), which values widen.
+    /// per window coalesce well enough and skip the staging: 226.3 G keys/s against 180.5
+    /// block-level, compaction 229.0 against 178.0); otherwise the block-level method's longer
+    /// runs win (keys m = 32: 177.0 against 157.5 warp-level and 78.3 direct; pairs m = 2:
+    /// 143.0 against 129.3 warp-level and 123.1 direct; m = 256: 111.7 against 69.8
+    /// warp-level).
     pub fn auto(m: u32, with_values: bool) -> Method {
         if m <= 2 && !with_values {
             Method::Direct
@@ -360,5 +361,28 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
             Buckets::Keep(Keep::BitClear(bit)) => (BUCKETS_KEEP_BIT_CLEAR, &[][..], bit as u64),
         };
         device::BucketParams { kind, splitters, ab }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Method;
+
+    #[test]
+    fn auto_method_follows_the_measured_winners() {
+        // (m, values, the fastest on the H100; results/multisplit.md, fourth session)
+        let measured = [
+            (2, false, Method::Direct),
+            (2, true, Method::BlockLevel),
+            (32, false, Method::BlockLevel),
+            (32, true, Method::BlockLevel),
+            (256, false, Method::BlockLevel),
+            (256, true, Method::BlockLevel),
+            (4096, false, Method::BlockLevel),
+            (65536, true, Method::BlockLevel),
+        ];
+        for (m, values, best) in measured {
+            assert_eq!(Method::auto(m, values), best, "m = {m}, values: {values}");
+        }
     }
 }
