@@ -223,8 +223,8 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         let mut table = d.workspace::<u32>((radix as u64 * tiles) as usize)?;
         let mut starts = d.workspace::<u32>(table.len())?;
         // SAFETY: n keys; radix·tiles table entries; one word for the largest bucket (first
-        // pass only); one block per HISTOGRAM_TILES tiles with the histogram's shared memory; splitters as the
-        // bucket parameters say (checked on the host).
+        // pass only); one block per HISTOGRAM_TILES tiles with the histogram's shared memory;
+        // splitters as the bucket parameters say (checked on the host).
         unsafe {
             let largest = if p == 0 { largest_ptr } else { std::ptr::null_mut() };
             let args = (

@@ -367,6 +367,31 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
 #[cfg(test)]
 mod tests {
     use super::Method;
+    use crate::kernels::{PTX_SM_80, PTX_SM_90};
+
+    /// Each multisplit kernel compiles its body once per built-in bucket function (8), with 2
+    /// barriers in a histogram or a direct or warp-level scatter and 5 in a block-level one.
+    /// More means LLVM copied a `bar.sync` (an aligned barrier) into both arms of a branch that
+    /// can split a warp, which hung the H100 once (results/multisplit.md, fourth session).
+    #[test]
+    fn multisplit_barriers_are_not_copied_into_branches() {
+        for ptx in [PTX_SM_80, PTX_SM_90] {
+            let mut kernels = 0;
+            for entry in ptx.split(".visible .entry ").skip(1) {
+                let name = entry.split('(').next().unwrap_or_default();
+                let per_body = match name {
+                    n if n.starts_with("multisplit_histogram_") => 2,
+                    n if n.starts_with("multisplit_scatter_block_") => 5,
+                    n if n.starts_with("multisplit_scatter_") => 2,
+                    _ => continue,
+                };
+                let body = &entry[..entry.find("\n}\n").unwrap_or(entry.len())];
+                assert_eq!(body.matches("bar.sync").count(), 8 * per_body, "{name}");
+                kernels += 1;
+            }
+            assert_eq!(kernels, 20, "histogram and scatter kernels found");
+        }
+    }
 
     #[test]
     fn auto_method_follows_the_measured_winners() {

@@ -1,6 +1,7 @@
 //! The hardware functions of the SIMT layer on the host: the same names and meanings as
 //! `crate::simt::ptx`, served by the emulated thread running now.
 
+pub use super::AccessKind;
 use super::block::current;
 use super::warp::Op;
 use super::{Access, Misuse};
@@ -43,13 +44,13 @@ pub fn smem_base() -> *mut u8 {
 
 /// Checks an access through a `SharedSlice` with the block's race detector.
 #[track_caller]
-pub fn shared_access(p: *const u8, bytes: usize, write: bool) {
+pub fn shared_access(p: *const u8, bytes: usize, kind: AccessKind) {
     let lane = current();
     let shared = &lane.block().shared;
     let offset = (p as usize - shared.base() as usize) as u32;
     let now = Access {
         thread: lane.id,
-        write,
+        kind,
         site: Location::caller(),
     };
     let checked = lane.with_order(|epoch, syncs| shared.access(offset, bytes as u32, now, epoch, syncs));
@@ -200,16 +201,25 @@ pub unsafe fn st_shared<T: Copy>(_a: u32, p: *mut T, v: T) {
     unsafe { p.write(v) }
 }
 
+/// Checked by the race detector as an atomic access.
+///
 /// # Safety
-/// `p` is valid and aligned; every concurrent access to it is atomic.
+/// `p` is a valid, aligned word of the block's shared memory; every concurrent access to it is
+/// atomic.
+#[track_caller]
 pub unsafe fn red_shared_add_u32(_a: u32, p: *mut u32, v: u32) {
+    shared_access(p.cast(), 4, AccessKind::Atomic);
     // SAFETY: the caller's contract.
     unsafe { AtomicU32::from_ptr(p) }.fetch_add(v, Ordering::Relaxed);
 }
 
+/// Checked by the race detector as an atomic access.
+///
 /// # Safety
 /// As for [`red_shared_add_u32`].
+#[track_caller]
 pub unsafe fn red_shared_or_u32(_a: u32, p: *mut u32, v: u32) {
+    shared_access(p.cast(), 4, AccessKind::Atomic);
     // SAFETY: the caller's contract.
     unsafe { AtomicU32::from_ptr(p) }.fetch_or(v, Ordering::Relaxed);
 }

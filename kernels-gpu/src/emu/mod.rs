@@ -91,17 +91,31 @@ impl fmt::Display for ThreadId {
     }
 }
 
+/// What an access to shared memory does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Read,
+    Write,
+    /// An atomic update (`red.shared`): it races with plain reads and writes of other threads
+    /// that nothing orders, not with other atomics.
+    Atomic,
+}
+
 /// One side of a shared-memory race.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
     pub thread: ThreadId,
-    pub write: bool,
+    pub kind: AccessKind,
     pub site: Site,
 }
 
 impl fmt::Display for Access {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = if self.write { "write" } else { "read" };
+        let what = match self.kind {
+            AccessKind::Read => "read",
+            AccessKind::Write => "write",
+            AccessKind::Atomic => "atomic update",
+        };
         write!(f, "{what} by {} at {}", self.thread, self.site)
     }
 }

@@ -7,9 +7,10 @@
 //! names both completed between them. Accesses smaller than a word count for the whole word.
 //! Reads are kept as a set of lanes and the latest read's sync count: a write after several
 //! reads needs one `sync_warp` after the latest naming all of them (sound; it may report lanes
-//! that separate syncs did order).
+//! that separate syncs did order). Atomic updates are kept the same way, apart from the reads:
+//! they need that order from plain reads and writes (before and after), not from each other.
 
-use super::{Access, Misuse, SHARED_POISON, ThreadId};
+use super::{Access, AccessKind, Misuse, SHARED_POISON, ThreadId};
 use std::cell::RefCell;
 
 /// One access as the shadow keeps it.
@@ -21,7 +22,7 @@ struct Stamp {
     syncs: u32,
 }
 
-/// The reads of a word since its last write, in one epoch.
+/// The reads (or the atomic updates) of a word since its last write, in one epoch.
 #[derive(Clone, Copy)]
 struct Reads {
     first: Stamp,
@@ -39,6 +40,7 @@ struct Reads {
 struct Shadow {
     write: Option<Stamp>,
     reads: Option<Reads>,
+    atomics: Option<Reads>,
 }
 
 /// Dynamic shared memory of one block, poisoned, with a shadow word per 4 bytes.
@@ -105,6 +107,14 @@ impl SharedMemory {
         }
         let first = offset / 4;
         let last = (offset + bytes.max(1) - 1) / 4;
+        // The earliest of `set` that nothing orders before this access, if any.
+        let unordered = |set: &Option<Reads>| {
+            let r = set.filter(|r| r.epoch() == epoch)?;
+            let only_me = r.warp == Some(me.warp) && r.lanes == 1 << me.lane;
+            let all = r.lanes | 1 << me.lane;
+            let synced = r.warp == Some(me.warp) && syncs[r.syncs as usize..].iter().any(|&m| m & all == all);
+            (!only_me && !synced).then(|| r.other.filter(|_| r.first.access.thread == me).unwrap_or(r.first))
+        };
         for word in first..=last {
             let s = &mut shadow[word as usize];
             if let Some(w) = s.write
@@ -112,45 +122,24 @@ impl SharedMemory {
             {
                 return Err(race(w, word));
             }
-            if now.write {
-                if let Some(r) = s.reads
-                    && r.epoch() == epoch
-                {
-                    let only_me = r.warp == Some(me.warp) && r.lanes == 1 << me.lane;
-                    let all = r.lanes | 1 << me.lane;
-                    let synced =
-                        r.warp == Some(me.warp) && syncs[r.syncs as usize..].iter().any(|&m| m & all == all);
-                    if !only_me && !synced {
-                        let reader = r.other.filter(|_| r.first.access.thread == me).unwrap_or(r.first);
-                        return Err(race(reader, word));
+            // Plain accesses wait for the atomics; writes and atomics for the reads.
+            let earlier = match now.kind {
+                AccessKind::Read => unordered(&s.atomics),
+                AccessKind::Write => unordered(&s.reads).or_else(|| unordered(&s.atomics)),
+                AccessKind::Atomic => unordered(&s.reads),
+            };
+            if let Some(earlier) = earlier {
+                return Err(race(earlier, word));
+            }
+            match now.kind {
+                AccessKind::Write => {
+                    *s = Shadow {
+                        write: Some(stamp),
+                        ..Shadow::default()
                     }
                 }
-                *s = Shadow {
-                    write: Some(stamp),
-                    reads: None,
-                };
-            } else {
-                s.reads = Some(match s.reads {
-                    Some(mut r) if r.epoch() == epoch => {
-                        if r.warp != Some(me.warp) {
-                            r.warp = None;
-                        }
-                        r.lanes |= 1 << me.lane;
-                        // A sync must follow the latest read to order them all before a write.
-                        r.syncs = r.syncs.max(stamp.syncs);
-                        if r.other.is_none() && r.first.access.thread != me {
-                            r.other = Some(stamp);
-                        }
-                        r
-                    }
-                    _ => Reads {
-                        first: stamp,
-                        other: None,
-                        warp: Some(me.warp),
-                        lanes: 1 << me.lane,
-                        syncs: stamp.syncs,
-                    },
-                });
+                AccessKind::Read => s.reads = Some(Reads::record(s.reads, stamp, epoch)),
+                AccessKind::Atomic => s.atomics = Some(Reads::record(s.atomics, stamp, epoch)),
             }
         }
         Ok(())
@@ -161,6 +150,32 @@ impl Reads {
     fn epoch(&self) -> u32 {
         self.first.epoch
     }
+
+    /// `set` with the access `stamp` (in `epoch`) added; a set of an earlier epoch starts over.
+    fn record(set: Option<Reads>, stamp: Stamp, epoch: u32) -> Reads {
+        let me = stamp.access.thread;
+        match set {
+            Some(mut r) if r.epoch() == epoch => {
+                if r.warp != Some(me.warp) {
+                    r.warp = None;
+                }
+                r.lanes |= 1 << me.lane;
+                // A sync must follow the latest access to order them all before a write.
+                r.syncs = r.syncs.max(stamp.syncs);
+                if r.other.is_none() && r.first.access.thread != me {
+                    r.other = Some(stamp);
+                }
+                r
+            }
+            _ => Reads {
+                first: stamp,
+                other: None,
+                warp: Some(me.warp),
+                lanes: 1 << me.lane,
+                syncs: stamp.syncs,
+            },
+        }
+    }
 }
 
 #[cfg(test)]
@@ -168,11 +183,54 @@ mod tests {
     use super::*;
 
     fn access(rank: u32, write: bool) -> Access {
+        with_kind(
+            rank,
+            if write {
+                AccessKind::Write
+            } else {
+                AccessKind::Read
+            },
+        )
+    }
+
+    fn with_kind(rank: u32, kind: AccessKind) -> Access {
         Access {
             thread: ThreadId::new(rank),
-            write,
+            kind,
             site: core::panic::Location::caller(),
         }
+    }
+
+    #[test]
+    fn atomics_race_with_plain_accesses_only() {
+        let m = SharedMemory::new(16);
+        for lane in 0..4 {
+            m.access(0, 4, with_kind(lane, AccessKind::Atomic), 1, &[])
+                .unwrap();
+        }
+        let e = m.access(0, 4, access(5, false), 1, &[]).unwrap_err();
+        assert!(matches!(e, Misuse::SharedRace { .. }), "a read before a sync");
+        assert!(
+            m.access(0, 4, access(5, false), 1, &[u32::MAX]).is_ok(),
+            "after one"
+        );
+        let e = m
+            .access(0, 4, with_kind(6, AccessKind::Atomic), 1, &[u32::MAX])
+            .unwrap_err();
+        assert!(
+            matches!(e, Misuse::SharedRace { .. }),
+            "an atomic after lane 5's read"
+        );
+        let m = SharedMemory::new(16);
+        m.access(0, 4, access(1, true), 1, &[]).unwrap();
+        let e = m
+            .access(0, 4, with_kind(2, AccessKind::Atomic), 1, &[])
+            .unwrap_err();
+        assert!(matches!(e, Misuse::SharedRace { .. }), "an atomic after a write");
+        assert!(
+            m.access(0, 4, with_kind(2, AccessKind::Atomic), 2, &[]).is_ok(),
+            "after a barrier"
+        );
     }
 
     #[test]

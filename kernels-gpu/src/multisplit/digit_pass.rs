@@ -58,6 +58,8 @@ const WINDOWS: usize = (WARP_KEYS / 32) as usize;
 const WARPS: u32 = THREADS / 32;
 // A thread per digit in the histogram's table write and the scatter's starts.
 const _: () = assert!(RADIX <= THREADS);
+// The block-level write's staged keys cover the match words it is laid over.
+const _: () = assert!(TILE as u32 * 4 >= WARPS * RADIX * 4);
 
 /// `kind` of `with_buckets!`: splitters (`ptr`, `a` of them).
 pub const BUCKETS_SPLITTERS: u32 = 0;
@@ -191,8 +193,8 @@ fn lane_windows(tile: u64, n: u64) -> u32 {
 
 /// A lane's keys of the tile after [`rank_tile`]: per window, the key, its digit, and its place
 /// among the warp's keys of that digit (below [`WARP_KEYS`]), the two packed in one word to
-/// spare registers (the scatter's register count sets its occupancy). Lanes past the end hold
-/// digit 0 and count nowhere.
+/// spare registers (the scatter's register count sets its occupancy). Lanes past the end
+/// (`k` at or past the lane's windows) hold a digit but count nowhere; every use checks `k`.
 struct Ranked<K> {
     key: [K; WINDOWS],
     digit_rank: [u32; WINDOWS],
@@ -340,7 +342,7 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
     }
 }
 
-/// Loads and ranks this lane's keys of the tile (see the module docs), and leaves warp `w`'s
+/// Loads and ranks this lane's keys of tile `tile` (see the module docs), and leaves warp `w`'s
 /// count of digit `d` in `counts[w·radix + d]`. The caller synchronizes the block before other
 /// warps read the counts.
 ///
@@ -363,6 +365,7 @@ unsafe fn rank_tile<K: Key, F: BucketFn<K>>(
     n: u64,
     pass: Pass<F>,
     (counts, matches): (SharedSlice<u32>, SharedSlice<u32>),
+    tile: u64,
 ) -> Ranked<K> {
     let (radix, lane, below) = (pass.radix, lane_id(), lanemask_lt());
     let row = warp_id() * radix;
@@ -373,8 +376,8 @@ unsafe fn rank_tile<K: Key, F: BucketFn<K>>(
     // SAFETY: reads below `n` (the caller's contract); shared slots below `row + radix`; the
     // whole warp reaches every ballot and warp barrier (the branch on the radix is uniform).
     unsafe {
-        ranked.key = load_tile(keys, n, block_x() as u64);
-        let windows = lane_windows(block_x() as u64, n);
+        ranked.key = load_tile(keys, n, tile);
+        let windows = lane_windows(tile, n);
         if radix <= 2 {
             let (mut zeros_before, mut ones_before) = (0, 0);
             for k in 0..WINDOWS {
@@ -420,15 +423,17 @@ unsafe fn rank_tile<K: Key, F: BucketFn<K>>(
 }
 
 /// Tiles counted by one block of [`histogram`]: its table entries of a digit are
-/// consecutive, so that each digit's are written as one 32-byte sector. One tile a block wrote
-/// a word a sector: at 256 digits the H100's L2 was 92 % busy with them and the histogram of
-/// 2^28 keys took 750 us against 383 at 32 digits.
+/// consecutive, so that each digit's are written as one 32-byte sector (two when the number of
+/// tiles is not a multiple of 8, that is when n is not a multiple of 16384). One tile a block
+/// wrote a word a sector: at 256 digits the H100's L2 was 92 % busy with them and the
+/// histogram of 2^28 keys took 750 us against 383 at 32 digits.
 pub const HISTOGRAM_TILES: u64 = 8;
 
-/// Row stride of [`histogram`]'s counts: one word of padding, so that the table write's reads
-/// of a digit's tiles fall in different banks.
+/// Row stride of [`histogram`]'s counts: 4 words past a multiple of 32, so that the table
+/// write's reads, a warp's 4 digits of 8 tiles (word `g·stride + d`, bank `4g + d`), fall in 32
+/// different banks.
 const fn histogram_row(radix: u32) -> u32 {
-    radix + 1
+    radix.next_multiple_of(32) + 4
 }
 
 /// Dynamic shared memory of [`histogram`] for a pass of `radix` digits: a row of counts per
@@ -538,10 +543,9 @@ pub const fn scatter_bytes(write: u32, radix: u32, key_bytes: u32, value_bytes: 
     match write {
         DIRECT => 2 * rows,
         WARP_LEVEL => 2 * rows + staged,
-        _ => {
-            let after_ranking = moved_bytes(radix) + WARPS * 4 + staged;
-            rows + if after_ranking > rows { after_ranking } else { rows }
-        }
+        // Laid over the match words, which it outgrows: staging alone is 8 KB, the match words
+        // at most 8 KB.
+        _ => rows + moved_bytes(radix) + WARPS * 4 + staged,
     }
 }
 
@@ -581,8 +585,9 @@ unsafe fn staging<K: Copy, V: Copy>(
 ///
 /// # Safety
 /// `keys` and `out_keys` hold `n` keys, with `VALUES` `values` and `out_values` `n` values
-/// (else neither is touched); `starts` is the scan of this pass's table over these keys; one block of [`THREADS`]
-/// per tile with [`scatter_bytes`] for `WRITE`, this radix and these keys and values.
+/// (else neither is touched); `starts` is the scan of this pass's table over these keys; one
+/// block of [`THREADS`] per tile with [`scatter_bytes`] for `WRITE`, this radix and these keys
+/// and values.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u32, const VALUES: bool>(
@@ -621,14 +626,14 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
         } else {
             [V::default(); WINDOWS]
         };
-        let ranked = rank_tile(keys, n, pass, (counts, matches));
+        let ranked = rank_tile(keys, n, pass, (counts, matches), b);
         if b == 0 && !offsets.is_null() && thread_x() < radix {
             *offsets.add(thread_x() as usize) = start;
         }
         let windows = lane_windows(b, n);
         // Past the counts: `matches`, which the ranking is done with; the warp-level write
-        // keeps it (its rows, zero again, hold each warp's staging starts), the block-level
-        // write lays its own slots over it after a barrier.
+        // keeps it (its rows hold each warp's staging starts), the block-level write lays its
+        // own slots over it after a barrier.
         let mut at = if WRITE == WARP_LEVEL {
             2 * row_bytes
         } else {

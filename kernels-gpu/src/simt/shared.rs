@@ -1,15 +1,17 @@
-//! Dynamic shared memory as typed, bounds-checked slices.
+//! Dynamic shared memory as typed slices, bounds-checked (`get`, `set`) or, for hot loops whose
+//! indices are in range by construction, checked in the emulator only (the `_unchecked`
+//! accessors and the atomic `add_unchecked`, `or_unchecked`).
 //!
-//! On the GPU, `get` and `set` use `ld.shared`/`st.shared` on the slice's shared-window address
+//! On the GPU, accesses use `ld.shared`/`st.shared` on the slice's shared-window address
 //! (128-bit for 16-byte aligned types): generic `ld`/`st` through a `cvta` pointer, all that Rust
 //! can name, take the slower generic path and long-scoreboard waits (measured on the H100 in the
 //! alias pack, `results/alias.md`). `copy_async` fills a slot straight from global memory.
 //!
 //! The size is whatever the launch gave (`shared_mem_bytes`), read back from
 //! `%dynamic_smem_size`, so a carve that does not fit traps instead of reading another block's
-//! memory. In the emulator every `get` and `set` also goes through its race detector, which
-//! reports two threads touching the same word between barriers (at least one writing) without
-//! a barrier or `sync_warp` ordering them.
+//! memory. In the emulator every access also goes through its race detector, which reports two
+//! threads touching the same word between barriers (at least one writing, atomics racing only
+//! with plain accesses) without a barrier or `sync_warp` ordering them.
 
 use super::{hw, trap};
 use core::marker::PhantomData;
@@ -121,7 +123,11 @@ impl<T: Copy> SharedSlice<T> {
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     unsafe fn read(&self, i: u32) -> T {
         #[cfg(not(target_arch = "nvptx64"))]
-        hw::shared_access(self.ptr.wrapping_add(i as usize).cast(), size_of::<T>(), false);
+        hw::shared_access(
+            self.ptr.wrapping_add(i as usize).cast(),
+            size_of::<T>(),
+            hw::AccessKind::Read,
+        );
         // SAFETY: `i < len`, inside the carved region, aligned for T (checked by `carve`).
         unsafe { hw::ld_shared(self.window_of(i), self.ptr.add(i as usize)) }
     }
@@ -132,7 +138,11 @@ impl<T: Copy> SharedSlice<T> {
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     unsafe fn write(&self, i: u32, v: T) {
         #[cfg(not(target_arch = "nvptx64"))]
-        hw::shared_access(self.ptr.wrapping_add(i as usize).cast(), size_of::<T>(), true);
+        hw::shared_access(
+            self.ptr.wrapping_add(i as usize).cast(),
+            size_of::<T>(),
+            hw::AccessKind::Write,
+        );
         // SAFETY: `i < len`, inside the carved region, aligned for T (checked by `carve`).
         unsafe { hw::st_shared(self.window_of(i), self.ptr.add(i as usize), v) }
     }
@@ -151,7 +161,11 @@ impl<T: Copy> SharedSlice<T> {
         const { assert!(size_of::<T>() == 16) };
         self.check(i);
         #[cfg(not(target_arch = "nvptx64"))]
-        hw::shared_access(self.ptr.wrapping_add(i as usize).cast(), 16, true);
+        hw::shared_access(
+            self.ptr.wrapping_add(i as usize).cast(),
+            16,
+            hw::AccessKind::Write,
+        );
         // SAFETY: `i < len`; the rest is the caller's contract.
         unsafe { hw::copy_async16(self.window_of(i), self.ptr.add(i as usize).cast(), src.cast()) }
     }
@@ -179,9 +193,9 @@ impl<T: Copy> SharedSlice<T> {
 
 /// Atomic updates of shared words by `red.shared`: one instruction on the shared-memory path (an
 /// atomic through the generic address takes the generic path), serialized only among lanes
-/// that hit the same word. The race detector does not see them, as it sees no atomics; plain
-/// reads and writes of the same words still need a barrier or `sync_warp` between them.
-/// Unchecked like [`SharedSlice::get_unchecked`]: they serve hot loops.
+/// that hit the same word. The race detector sees them as atomic accesses: they need no order
+/// among themselves, but a barrier or `sync_warp` from plain reads and writes of the same
+/// words. Unchecked like [`SharedSlice::get_unchecked`]: they serve hot loops.
 impl SharedSlice<u32> {
     /// Adds `v` to element `i`.
     ///
