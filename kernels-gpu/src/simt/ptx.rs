@@ -137,7 +137,8 @@ macro_rules! shared_reduce {
         pub unsafe fn $name(a: u32, _p: *mut u32, v: u32) {
             // SAFETY: the caller's contract.
             unsafe {
-                asm!(concat!($ptx, " [{a}], {v};"), a = in(reg32) a, v = in(reg32) v, options(nostack, preserves_flags))
+                asm!(concat!($ptx, " [{a}], {v};"), a = in(reg32) a, v = in(reg32) v,
+                     options(nostack, preserves_flags))
             };
         }
     )*};
