@@ -36,20 +36,31 @@ fn foundation(c: &mut Criterion) {
         b.iter_custom(|iters| time_on_gpu(gpu, iters, || device.copy(&src, &mut dst).unwrap()))
     });
 
-    group.throughput(Throughput::BytesDecimal(8 * N as u64));
-    group.bench_function("scan_exclusive 2^28 u32", |b| {
-        b.iter_custom(|iters| time_on_gpu(gpu, iters, || device.exclusive_scan_into(&src, &mut dst).unwrap()))
-    });
-    for (policy, scan) in warpkit::scan::SCAN_TUNING_U32 {
-        let name = format!(
-            "scan tuning 2^28 u32 {}x{} {}",
-            policy.block_threads,
-            policy.vectors_per_thread,
-            if policy.ticket { "ticket" } else { "ordered" }
+    // The scan at 2^28, and at the sizes of multisplit's tables (2^20 entries: 2^26 keys in
+    // 32 buckets; 2^23: in 256), where few tiles make the look-back's latency count.
+    for log_n in [28, 20, 23] {
+        let n = 1usize << log_n;
+        let (src, mut dst) = (
+            device.upload(&words[..n]).unwrap(),
+            device.zeros::<u32>(n).unwrap(),
         );
-        group.bench_function(name, |b| {
-            b.iter_custom(|iters| time_on_gpu(gpu, iters, || scan(&device, &src, &mut dst).unwrap()))
+        group.throughput(Throughput::BytesDecimal(8 * n as u64));
+        group.bench_function(format!("scan_exclusive 2^{log_n} u32"), |b| {
+            b.iter_custom(|iters| {
+                time_on_gpu(gpu, iters, || device.exclusive_scan_into(&src, &mut dst).unwrap())
+            })
         });
+        for (policy, scan) in warpkit::scan::SCAN_TUNING_U32 {
+            let name = format!(
+                "scan tuning 2^{log_n} u32 {}x{} {}",
+                policy.block_threads,
+                policy.vectors_per_thread,
+                if policy.ticket { "ticket" } else { "ordered" }
+            );
+            group.bench_function(name, |b| {
+                b.iter_custom(|iters| time_on_gpu(gpu, iters, || scan(&device, &src, &mut dst).unwrap()))
+            });
+        }
     }
     drop(dst);
 

@@ -5,10 +5,10 @@
 //! chosen only explicitly: slower than the CPU backend by orders of magnitude, it exists for
 //! tests and debugging.
 
-use crate::device::{DeviceBuffer, DeviceLimits, LaunchShape};
+use crate::device::{DeviceLimits, LaunchShape, ScratchSlots};
 use crate::error::{Error, Result};
 use std::alloc::{Layout, alloc, alloc_zeroed, dealloc};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use warpkit_kernels::emu::{self, Launch, Options};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::simt::Dim3;
@@ -83,7 +83,7 @@ impl<T> Drop for HostMemory<T> {
 struct Inner {
     limits: DeviceLimits,
     options: Options,
-    scratch: Mutex<Option<DeviceBuffer<u8>>>,
+    scratch: ScratchSlots,
 }
 
 /// The SIMT emulator as a device: the same kernels as on a GPU, run on the CPU.
@@ -120,7 +120,7 @@ impl Emulator {
             inner: Arc::new(Inner {
                 limits: DeviceLimits::h100_like(name, options.workers as u32, usize::MAX),
                 options,
-                scratch: Mutex::new(None),
+                scratch: Default::default(),
             }),
         }
     }
@@ -130,7 +130,7 @@ impl Emulator {
         &self.inner.limits
     }
 
-    pub(crate) fn scratch_slot(&self) -> &Mutex<Option<DeviceBuffer<u8>>> {
+    pub(crate) fn scratch_slots(&self) -> &ScratchSlots {
         &self.inner.scratch
     }
 

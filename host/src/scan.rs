@@ -69,6 +69,35 @@ impl Device {
         check_len("scan input", n, MAX_LEN)?;
         check_same_len("scan output", n, output.len())?;
         let (src, dst) = (self.ptr(input)?, self.ptr_mut(output)?);
+        // SAFETY: both buffers hold `n` elements on this device and outlive the submission.
+        unsafe { self.scan_raw::<T, K>(policy, src, dst, n) }
+    }
+
+    /// The exclusive scan of `n` u32 at `src` into `dst`, for primitives that keep their
+    /// arrays in parts of a scratch buffer.
+    ///
+    /// # Safety
+    /// `src` and `dst` hold `n` elements in this device's memory, which stays allocated until
+    /// the work is done; `n` is at most [`MAX_LEN`].
+    pub(crate) unsafe fn exclusive_scan_u32_raw(
+        &self,
+        src: *const u32,
+        dst: *mut u32,
+        n: usize,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { self.scan_raw::<u32, kernels::scan_exclusive_u32>(SCAN_POLICY, src, dst, n) }
+    }
+
+    /// # Safety
+    /// As for [`Device::exclusive_scan_u32_raw`], with `K` a scan kernel of `policy`.
+    unsafe fn scan_raw<T: Scalar, K: Kernel<Args = (*const T, *mut T, u64, *mut u8, u64)>>(
+        &self,
+        policy: ScanPolicy,
+        src: *const T,
+        dst: *mut T,
+        n: usize,
+    ) -> Result<()> {
         if n == 0 {
             return Ok(());
         }

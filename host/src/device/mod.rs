@@ -17,6 +17,19 @@ use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use std::sync::{Mutex, MutexGuard};
 use warpkit_kernels::kernel::Kernel;
 
+/// A device's two scratch buffers, kept between calls so that a call allocates nothing (each
+/// allocation and free is a driver call while the GPU may be idle: a multisplit of 2^26 keys
+/// paid some 30 µs a call in them).
+pub(crate) type ScratchSlots = [Mutex<Option<DeviceBuffer<u8>>>; 2];
+
+/// Which scratch buffer: the one a primitive's launches use (the scan's tile status, a
+/// reduction's partials), or the one a call holds across the primitives it launches.
+#[derive(Clone, Copy)]
+pub(crate) enum Scratch {
+    Launch = 0,
+    Call = 1,
+}
+
 /// A device that runs warpkit's kernels. Cheap to clone.
 #[derive(Clone, Debug)]
 pub enum Device {
@@ -149,6 +162,24 @@ impl Device {
         }
     }
 
+    /// The first `words` u32 of a byte buffer (a part of a scratch buffer), waiting for the work
+    /// before it.
+    pub(crate) fn download_words(&self, buffer: &DeviceBuffer<u8>, words: usize) -> Result<Vec<u32>> {
+        self.check_owner(buffer)?;
+        let bytes = match (&buffer.memory, self) {
+            (Memory::Cuda { slice, .. }, Device::Gpu(g)) => {
+                g.stream().clone_dtoh(&slice.slice(..4 * words))?
+            }
+            // SAFETY: emulator launches are finished when they return; none is in flight.
+            (Memory::Host(h), _) => unsafe { &h.as_slice()[..4 * words] }.to_vec(),
+            (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("ownership checked"),
+        };
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
+            .collect())
+    }
+
     /// Waits until all submitted work has finished; reports any fault it raised.
     pub fn synchronize(&self) -> Result<()> {
         match self {
@@ -193,13 +224,24 @@ impl Device {
         Ok(())
     }
 
-    /// At least `bytes` of device scratch memory, kept between calls and grown on demand.
-    /// Holding the guard keeps other host threads from using it while work is submitted.
+    /// At least `bytes` of the device's launch scratch memory (see [`Scratch`]).
     pub(crate) fn scratch(&self, bytes: usize) -> Result<MutexGuard<'_, Option<DeviceBuffer<u8>>>> {
-        let slot: &Mutex<_> = match self {
-            Device::Gpu(g) => g.scratch_slot(),
-            Device::Emulator(e) => e.scratch_slot(),
+        self.scratch_of(Scratch::Launch, bytes)
+    }
+
+    /// At least `bytes` of device scratch memory `which`, kept between calls and grown on
+    /// demand. Holding the guard keeps other host threads from using it while work is
+    /// submitted.
+    pub(crate) fn scratch_of(
+        &self,
+        which: Scratch,
+        bytes: usize,
+    ) -> Result<MutexGuard<'_, Option<DeviceBuffer<u8>>>> {
+        let slots = match self {
+            Device::Gpu(g) => g.scratch_slots(),
+            Device::Emulator(e) => e.scratch_slots(),
         };
+        let slot = &slots[which as usize];
         let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
         if guard.as_ref().is_none_or(|s| s.len() < bytes) {
             *guard = None; // free the old buffer before allocating the larger one

@@ -2,10 +2,10 @@
 //! process and device) and the limits that launches are checked against.
 
 use super::driver::ensure_driver;
-use crate::device::{DeviceBuffer, DeviceLimits};
+use crate::device::{DeviceLimits, ScratchSlots};
 use crate::error::{Error, Result};
 use crate::kernels;
-use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
@@ -18,7 +18,7 @@ struct Inner {
     /// Every kernel of the module, fetched when the device is opened: with CUDA's lazy module
     /// loading, fetching a function while other host threads launch work can stall them.
     functions: HashMap<&'static str, CudaFunction>,
-    scratch: Mutex<Option<DeviceBuffer<u8>>>,
+    scratch: ScratchSlots,
     ordinal: usize,
 }
 
@@ -68,6 +68,9 @@ impl Gpu {
         // on every launch.
         // SAFETY: warpkit submits all work of this context to its single stream.
         unsafe { ctx.disable_event_tracking() };
+        if ctx.has_async_alloc() {
+            keep_freed_memory(&ctx)?;
+        }
         let limits = read_limits(&ctx)?;
         let (major, minor) = limits.compute_capability;
         let ptx = match major {
@@ -87,7 +90,7 @@ impl Gpu {
                 stream,
                 limits,
                 functions,
-                scratch: Mutex::new(None),
+                scratch: Default::default(),
                 ordinal,
             }),
         })
@@ -124,9 +127,25 @@ impl Gpu {
     }
 
     /// Scratch memory kept between calls (see `Device::scratch`).
-    pub(crate) fn scratch_slot(&self) -> &Mutex<Option<DeviceBuffer<u8>>> {
+    pub(crate) fn scratch_slots(&self) -> &ScratchSlots {
         &self.inner.scratch
     }
+}
+
+/// Lets the device's default memory pool, which stream-ordered allocations come from, keep the
+/// memory freed to it instead of returning it to the driver at each synchronization (its
+/// default), so that a call after a synchronization does not map its allocations afresh.
+fn keep_freed_memory(ctx: &Arc<CudaContext>) -> Result<()> {
+    let mut pool = std::ptr::null_mut();
+    let mut keep = u64::MAX;
+    let threshold = sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
+    // SAFETY: `pool` receives the device's default pool handle, which lives as long as the
+    // device; the attribute's value is a u64.
+    unsafe {
+        sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()).result()?;
+        sys::cuMemPoolSetAttribute(pool, threshold, (&raw mut keep).cast()).result()?;
+    }
+    Ok(())
 }
 
 fn read_limits(ctx: &Arc<CudaContext>) -> Result<DeviceLimits> {

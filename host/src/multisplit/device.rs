@@ -5,7 +5,7 @@
 //! finds them in the split keys. Keys and values cross as their bits (u32 or u64 words).
 
 use super::{Method, MultisplitKey, Plain, Split};
-use crate::device::{Device, DeviceBuffer, LaunchShape};
+use crate::device::{Device, DeviceBuffer, LaunchShape, Scratch};
 use crate::error::{Error, Result};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::kernel::Kernel;
@@ -155,6 +155,31 @@ pub(super) struct Io<'b, K, W> {
     pub out_keys: &'b mut DeviceBuffer<K>,
 }
 
+/// Where a call's small arrays lie in the device's call scratch ([`Scratch::Call`], kept
+/// between calls, so that a call allocates nothing): the report the host reads back, then the
+/// table of the largest pass and its scan, each 256-byte aligned (the scan reads and writes
+/// 16-byte vectors).
+struct CallScratch {
+    report_words: usize,
+    table_words: usize,
+}
+
+impl CallScratch {
+    const ALIGN: usize = 256;
+
+    fn table_offset(&self) -> usize {
+        (4 * self.report_words).next_multiple_of(Self::ALIGN)
+    }
+
+    fn starts_offset(&self) -> usize {
+        self.table_offset() + (4 * self.table_words).next_multiple_of(Self::ALIGN)
+    }
+
+    fn total_bytes(&self) -> usize {
+        self.starts_offset() + 4 * self.table_words
+    }
+}
+
 /// Splits in device memory; returns the buckets' offsets and counts. Two passes (above 256
 /// buckets) go through scratch buffers; the inputs are left as they were.
 pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
@@ -165,8 +190,6 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
     io: Io<K, W>,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     let n = io.keys.len() as u64;
-    let splitters = d.upload(buckets.splitters)?;
-    let (kind, ab, split_ptr) = (buckets.kind, buckets.ab, d.ptr(&splitters)?);
     let tiles = n.div_ceil(TILE);
     let src = (
         d.ptr(io.keys)?,
@@ -185,6 +208,13 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
     if n == 0 {
         return Ok((vec![0; m as usize], vec![0; m as usize]));
     }
+    // Only a search reads splitters; the other bucket functions get a null pointer.
+    let splitters = match buckets.splitters {
+        [] => None,
+        s => Some(d.upload(s)?),
+    };
+    let split_ptr = splitters.as_ref().map_or(Ok(std::ptr::null()), |s| d.ptr(s))?;
+    let (kind, ab) = (buckets.kind, buckets.ab);
     let passes: &[(u32, u32)] = if m <= RADIX {
         &[(0, m)]
     } else {
@@ -193,21 +223,37 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
     let single = passes.len() == 1;
     let method = method.unwrap_or(Method::auto(m, values_len > 0));
     // The first of two passes writes to scratch, which the second reads.
-    let mut scratch_keys = d.workspace::<K>(if single { 0 } else { n as usize })?;
-    let mut scratch_values = d.workspace::<W>(if single { 0 } else { values_len })?;
+    let (mut scratch_keys, mut scratch_values) = match single {
+        true => (None, None),
+        false => (
+            Some(d.workspace::<K>(n as usize)?),
+            Some(d.workspace::<W>(values_len)?),
+        ),
+    };
     let scratch = (
-        d.ptr_mut(&mut scratch_keys)?,
-        if values_len > 0 {
-            d.ptr_mut(&mut scratch_values)?
-        } else {
-            std::ptr::null_mut()
+        scratch_keys
+            .as_mut()
+            .map_or(Ok(std::ptr::null_mut()), |s| d.ptr_mut(s))?,
+        match (&mut scratch_values, values_len) {
+            (Some(s), 1..) => d.ptr_mut(s)?,
+            _ => std::ptr::null_mut(),
         },
     );
     // What the host reads back: a single pass's bucket offsets (its digits are the buckets,
     // so its scatter stores them), then the largest bucket the first histogram saw at or past
     // m (0 when none: a bucket function that keeps its contract).
-    let mut report = d.zeros::<u32>(if single { m as usize + 1 } else { 1 })?;
-    let report_ptr = d.ptr_mut(&mut report)?;
+    let layout = CallScratch {
+        report_words: if single { m as usize + 1 } else { 1 },
+        table_words: passes.iter().map(|&(_, radix)| radix as usize).max().unwrap_or(0) * tiles as usize,
+    };
+    let mut call = d.scratch_of(Scratch::Call, layout.total_bytes())?;
+    let call = call.as_mut().expect("scratch allocated");
+    d.zero_prefix(call, 4 * layout.report_words)?;
+    let base = d.ptr_mut(call)?;
+    let report_ptr = base.cast::<u32>();
+    // SAFETY (both): offsets within the scratch buffer of `layout.total_bytes()`.
+    let table = unsafe { base.add(layout.table_offset()) }.cast::<u32>();
+    let starts = unsafe { base.add(layout.starts_offset()) }.cast::<u32>();
     let (offsets_ptr, largest_ptr) = if single {
         (report_ptr, report_ptr.wrapping_add(m as usize))
     } else {
@@ -220,30 +266,19 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             _ => ((scratch.0.cast_const(), scratch.1.cast_const()), dst),
         };
         let digit = shift | radix << 16;
-        let mut table = d.workspace::<u32>((radix as u64 * tiles) as usize)?;
-        let mut starts = d.workspace::<u32>(table.len())?;
-        // SAFETY: n keys; radix·tiles table entries; one word for the largest bucket (first
-        // pass only); one block per HISTOGRAM_TILES tiles with the histogram's shared memory;
-        // splitters as the bucket parameters say (checked on the host).
+        let entries = radix as usize * tiles as usize;
+        // SAFETY: n keys; radix·tiles table entries, and as many starts (the layout's largest
+        // pass, inside the scratch buffer); one word for the largest bucket (first pass only);
+        // one block per HISTOGRAM_TILES tiles with the histogram's shared memory; splitters as
+        // the bucket parameters say (checked on the host).
         unsafe {
             let largest = if p == 0 { largest_ptr } else { std::ptr::null_mut() };
-            let args = (
-                from.0,
-                n,
-                kind,
-                split_ptr,
-                ab,
-                digit,
-                tiles,
-                d.ptr_mut(&mut table)?,
-                m,
-                largest,
-            );
+            let args = (from.0, n, kind, split_ptr, ab, digit, tiles, table, m, largest);
             let blocks = tiles.div_ceil(HISTOGRAM_TILES);
             let shape = LaunchShape::linear(blocks, THREADS, histogram_bytes(radix));
             d.launch::<K::Histogram>(shape, args)?;
+            d.exclusive_scan_u32_raw(table, starts, entries)?;
         }
-        d.exclusive_scan_into(&table, &mut starts)?;
         let args = (
             from.0,
             from.1,
@@ -253,7 +288,7 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             ab,
             digit,
             tiles,
-            d.ptr(&starts)?,
+            starts.cast_const(),
             to.0,
             to.1,
             offsets_ptr,
@@ -279,7 +314,7 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             }
         }
     }
-    let mut report = d.download(&report)?;
+    let mut report = d.download_words(call, layout.report_words)?;
     let largest = report.pop().unwrap_or_default();
     if largest >= m {
         return Err(Error::BucketOutOfRange { bucket: largest, m });

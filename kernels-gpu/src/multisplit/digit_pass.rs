@@ -602,11 +602,12 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
 ) {
     let (w, b, radix) = (warp_id(), block_x() as u64, pass.radix);
     let row = w * radix;
-    // Where the tile's keys of digit `thread_x()` go, loaded first so that the latency passes
-    // behind the ranking (it held every warp at the barrier after it).
-    let start = if thread_x() < radix {
+    // Where the tile's keys of digit `d = thread_x()` go, loaded first so that the latency
+    // passes behind the ranking (it held every warp at the barrier after it).
+    let d = thread_x();
+    let start = if d < radix {
         // SAFETY: `starts` holds `radix·tiles` words (the contract); the digit is below the radix.
-        unsafe { *starts.add((thread_x() as u64 * tiles + b) as usize) }
+        unsafe { *starts.add((d as u64 * tiles + b) as usize) }
     } else {
         0
     };
@@ -724,7 +725,6 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 // read the last digit's column and count nothing, without a branch: LLVM
                 // copied the scan's barriers into both arms of one here, and `bar.sync` (an
                 // aligned barrier) in a warp that diverges over it hung the H100.
-                let d = thread_x();
                 let column: u32 = (0..WARPS)
                     .map(|w| counts.get_unchecked(w * radix + d.min(radix - 1)))
                     .sum();
