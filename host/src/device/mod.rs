@@ -17,9 +17,9 @@ use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use std::sync::{Mutex, MutexGuard};
 use warpkit_kernels::kernel::Kernel;
 
-/// A device's two scratch buffers, kept between calls so that a call allocates nothing (each
-/// allocation and free is a driver call while the GPU may be idle: a multisplit of 2^26 keys
-/// paid some 30 µs a call in them).
+/// A device's two scratch buffers, kept between calls so that a call allocates nothing: each
+/// allocation and free is a driver call, made while the GPU may wait for the call's first
+/// launch. They grow to the largest call's need and are freed with the device.
 pub(crate) type ScratchSlots = [Mutex<Option<DeviceBuffer<u8>>>; 2];
 
 /// Which scratch buffer: the one a primitive's launches use (the scan's tile status, a

@@ -40,7 +40,10 @@ static OPENED: OnceLock<Mutex<HashMap<usize, Gpu>>> = OnceLock::new();
 
 impl Gpu {
     /// Opens device `ordinal`, or returns the handle opened before. `Err(NoDevice)` when there
-    /// is no driver or no such device: never a panic.
+    /// is no driver or no such device: never a panic. Opening sets the device's default memory
+    /// pool to keep the memory freed to it (for the whole process, as CUDA's caching
+    /// allocators do), so that per-call allocations do not map memory again after each
+    /// synchronization.
     pub fn open(ordinal: usize) -> Result<Gpu> {
         let mut opened = OPENED
             .get_or_init(Default::default)

@@ -223,21 +223,17 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
     let single = passes.len() == 1;
     let method = method.unwrap_or(Method::auto(m, values_len > 0));
     // The first of two passes writes to scratch, which the second reads.
-    let (mut scratch_keys, mut scratch_values) = match single {
-        true => (None, None),
-        false => (
-            Some(d.workspace::<K>(n as usize)?),
-            Some(d.workspace::<W>(values_len)?),
-        ),
-    };
+    let mut scratch_keys = (!single).then(|| d.workspace::<K>(n as usize)).transpose()?;
+    let mut scratch_values = (!single && values_len > 0)
+        .then(|| d.workspace::<W>(values_len))
+        .transpose()?;
     let scratch = (
         scratch_keys
             .as_mut()
             .map_or(Ok(std::ptr::null_mut()), |s| d.ptr_mut(s))?,
-        match (&mut scratch_values, values_len) {
-            (Some(s), 1..) => d.ptr_mut(s)?,
-            _ => std::ptr::null_mut(),
-        },
+        scratch_values
+            .as_mut()
+            .map_or(Ok(std::ptr::null_mut()), |s| d.ptr_mut(s))?,
     );
     // What the host reads back: a single pass's bucket offsets (its digits are the buckets,
     // so its scatter stores them), then the largest bucket the first histogram saw at or past
