@@ -745,17 +745,21 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                     }
                 }
                 sync_threads();
-                let items = TILE.min(n - b * TILE) as u32;
-                for k in 0..TILE as u32 / THREADS {
-                    let j = k * THREADS + thread_x();
-                    if j < items {
-                        let key = staged_keys.get_unchecked(j);
-                        let to = moved.get_unchecked(pass.digit(key)).wrapping_add(j) as usize;
-                        *out.0.add(to) = key;
-                        if VALUES {
-                            *out.1.add(to) = staged_values.get_unchecked(j);
-                        }
+                let write = |j: u32| {
+                    let key = staged_keys.get_unchecked(j);
+                    let to = moved.get_unchecked(pass.digit(key)).wrapping_add(j) as usize;
+                    *out.0.add(to) = key;
+                    if VALUES {
+                        *out.1.add(to) = staged_values.get_unchecked(j);
                     }
+                };
+                // A full tile (all but the last) writes without a bound check a key.
+                let items = TILE.min(n - b * TILE) as u32;
+                let slots = (0..TILE as u32 / THREADS).map(|k| k * THREADS + thread_x());
+                if items == TILE as u32 {
+                    slots.for_each(write);
+                } else {
+                    slots.filter(|&j| j < items).for_each(write);
                 }
             }
         }
