@@ -208,7 +208,8 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
     if n == 0 {
         return Ok((vec![0; m as usize], vec![0; m as usize]));
     }
-    // Only a search reads splitters; the other bucket functions get a null pointer.
+    // No splitters, no upload: the kernels get a null pointer (a search over none reads
+    // nothing, and the other bucket functions read no splitters).
     let splitters = match buckets.splitters {
         [] => None,
         s => Some(d.upload(s)?),
