@@ -10,7 +10,8 @@ use crate::error::{Error, Result};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::digit_pass::{
-    BLOCK_LEVEL, DIRECT, HISTOGRAM_TILES, RADIX, THREADS, TILE, WARP_LEVEL, histogram_bytes, scatter_bytes,
+    BLOCK_LEVEL, COUNTED, COUNTED_RADIX, DIRECT, HISTOGRAM_TILES, RADIX, THREADS, TILE, WARP_LEVEL,
+    histogram_bytes, scatter_bytes, table_parts,
 };
 
 /// A built-in bucket function as kernel parameters: `kind`, splitters, `a | b << 32`.
@@ -37,7 +38,7 @@ pub type HistogramArgs<K> = (
 /// Parameters of the bounds kernels: keys, n, kind, splitters, ab, m, begin, end.
 pub type BoundsArgs<K> = (*const K, u64, u32, *const K, u64, u32, *mut u32, *mut u32);
 /// Parameters of the scatter kernels: keys, values, n, kind, splitters, ab, digit, tiles,
-/// starts, output keys, output values, bucket offsets.
+/// table (scanned), output keys, output values, bucket offsets.
 pub type ScatterArgs<K, W> = (
     *const K,
     *const W,
@@ -61,18 +62,22 @@ pub trait Word: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 's
     type Warp<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
     #[doc(hidden)]
     type Block<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
+    #[doc(hidden)]
+    type Counted<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
 }
 
 impl Word for u32 {
     type Direct<K: MultisplitKey> = K::Direct32;
     type Warp<K: MultisplitKey> = K::Warp32;
     type Block<K: MultisplitKey> = K::Block32;
+    type Counted<K: MultisplitKey> = K::Counted32;
 }
 
 impl Word for u64 {
     type Direct<K: MultisplitKey> = K::Direct64;
     type Warp<K: MultisplitKey> = K::Warp64;
     type Block<K: MultisplitKey> = K::Block64;
+    type Counted<K: MultisplitKey> = K::Counted64;
 }
 
 /// `keys` (and `values`) split on `d`; `values` of 4 or 8 bytes.
@@ -157,7 +162,7 @@ pub(super) struct Io<'b, K, W> {
 
 /// Where a call's small arrays lie in the device's call scratch ([`Scratch::Call`], kept
 /// between calls, so that a call allocates nothing): the report the host reads back, then the
-/// table of the largest pass and its scan, each 256-byte aligned (the scan reads and writes
+/// table of the largest pass ([`table_parts`]), 256-byte aligned (the scan reads and writes
 /// 16-byte vectors).
 struct CallScratch {
     report_words: usize,
@@ -171,12 +176,8 @@ impl CallScratch {
         (4 * self.report_words).next_multiple_of(Self::ALIGN)
     }
 
-    fn starts_offset(&self) -> usize {
-        self.table_offset() + (4 * self.table_words).next_multiple_of(Self::ALIGN)
-    }
-
     fn total_bytes(&self) -> usize {
-        self.starts_offset() + 4 * self.table_words
+        self.table_offset() + 4 * self.table_words
     }
 }
 
@@ -241,16 +242,19 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
     // m (0 when none: a bucket function that keeps its contract).
     let layout = CallScratch {
         report_words: if single { m as usize + 1 } else { 1 },
-        table_words: passes.iter().map(|&(_, radix)| radix as usize).max().unwrap_or(0) * tiles as usize,
+        table_words: passes
+            .iter()
+            .map(|&(_, radix)| table_parts(radix, tiles).2 as usize)
+            .max()
+            .unwrap_or(0),
     };
     let mut call = d.scratch_of(Scratch::Call, layout.total_bytes())?;
     let call = call.as_mut().expect("scratch allocated");
     d.zero_prefix(call, 4 * layout.report_words)?;
     let base = d.ptr_mut(call)?;
     let report_ptr = base.cast::<u32>();
-    // SAFETY (both): offsets within the scratch buffer of `layout.total_bytes()`.
+    // SAFETY: an offset within the scratch buffer of `layout.total_bytes()`.
     let table = unsafe { base.add(layout.table_offset()) }.cast::<u32>();
-    let starts = unsafe { base.add(layout.starts_offset()) }.cast::<u32>();
     let (offsets_ptr, largest_ptr) = if single {
         (report_ptr, report_ptr.wrapping_add(m as usize))
     } else {
@@ -263,8 +267,9 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             _ => ((scratch.0.cast_const(), scratch.1.cast_const()), dst),
         };
         let digit = shift | radix << 16;
-        let entries = radix as usize * tiles as usize;
-        // SAFETY: n keys; radix·tiles table entries, and as many starts (the layout's largest
+        let (starts, sums, _) = table_parts(radix, tiles);
+        let groups = radix as usize * tiles.div_ceil(HISTOGRAM_TILES) as usize;
+        // SAFETY: n keys; the table's parts for this radix and these tiles (the layout's largest
         // pass, inside the scratch buffer); one word for the largest bucket (first pass only);
         // one block per HISTOGRAM_TILES tiles with the histogram's shared memory; splitters as
         // the bucket parameters say (checked on the host).
@@ -274,7 +279,8 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             let blocks = tiles.div_ceil(HISTOGRAM_TILES);
             let shape = LaunchShape::linear(blocks, THREADS, histogram_bytes(radix));
             d.launch::<K::Histogram>(shape, args)?;
-            d.exclusive_scan_u32_raw(table, starts, entries)?;
+            let at = |words: u64| table.wrapping_add(words as usize);
+            d.exclusive_scan_u32_raw(at(sums), at(starts), groups)?;
         }
         let args = (
             from.0,
@@ -285,7 +291,7 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             ab,
             digit,
             tiles,
-            starts.cast_const(),
+            table.cast_const(),
             to.0,
             to.1,
             offsets_ptr,
@@ -294,6 +300,8 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         let write = match method {
             Method::Direct => DIRECT,
             Method::WarpLevel => WARP_LEVEL,
+            // Up to 32 digits, the block-level kernels that rank by counters.
+            Method::BlockLevel if radix <= COUNTED_RADIX => COUNTED,
             Method::BlockLevel => BLOCK_LEVEL,
         };
         let shared = scatter_bytes(write, radix, size_of::<K>() as u32, value_bytes);
@@ -305,9 +313,11 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         unsafe {
             if values_len == 0 {
                 let args = keys_only(args);
-                launch_scatter::<K::DirectKeys, K::WarpKeys, K::BlockKeys>(d, method, shape, args)?
+                launch_scatter::<K::DirectKeys, K::WarpKeys, K::BlockKeys, K::CountedKeys>(
+                    d, write, shape, args,
+                )?
             } else {
-                launch_scatter::<W::Direct<K>, W::Warp<K>, W::Block<K>>(d, method, shape, args)?
+                launch_scatter::<W::Direct<K>, W::Warp<K>, W::Block<K>, W::Counted<K>>(d, write, shape, args)?
             }
         }
     }
@@ -333,24 +343,21 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
 ///
 /// # Safety
 /// As for the kernels' launch contract, with `args` and `shape` made for this method.
-unsafe fn launch_scatter<D, Wl, B>(
-    d: &Device,
-    method: Method,
-    shape: LaunchShape,
-    args: D::Args,
-) -> Result<()>
+unsafe fn launch_scatter<D, Wl, B, C>(d: &Device, write: u32, shape: LaunchShape, args: D::Args) -> Result<()>
 where
     D: Kernel,
     Wl: Kernel<Args = D::Args>,
     B: Kernel<Args = D::Args>,
+    C: Kernel<Args = D::Args>,
     D::Args: crate::device::args::Args,
 {
     // SAFETY: the caller's contract.
     unsafe {
-        match method {
-            Method::Direct => d.launch::<D>(shape, args),
-            Method::WarpLevel => d.launch::<Wl>(shape, args),
-            Method::BlockLevel => d.launch::<B>(shape, args),
+        match write {
+            DIRECT => d.launch::<D>(shape, args),
+            WARP_LEVEL => d.launch::<Wl>(shape, args),
+            BLOCK_LEVEL => d.launch::<B>(shape, args),
+            _ => d.launch::<C>(shape, args),
         }
     }
 }
@@ -358,10 +365,10 @@ where
 /// A keys-only split's scatter arguments for the keys-only kernels (whose value type is
 /// nominal: they read and write no value).
 fn keys_only<K, W>(args: ScatterArgs<K, W>) -> ScatterArgs<K, u32> {
-    let (keys, _, n, kind, splitters, ab, digit, tiles, starts, out, _, offsets) = args;
+    let (keys, _, n, kind, splitters, ab, digit, tiles, table, out, _, offsets) = args;
     let (values, out_values) = (std::ptr::null(), std::ptr::null_mut());
     (
-        keys, values, n, kind, splitters, ab, digit, tiles, starts, out, out_values, offsets,
+        keys, values, n, kind, splitters, ab, digit, tiles, table, out, out_values, offsets,
     )
 }
 

@@ -4,8 +4,10 @@
 //! One pass splits stably by a digit of the bucket id, at most [`RADIX`] values: two passes (low
 //! digit, then high digit) split by any bucket id below 2^16. A pass is three launches over
 //! tiles of [`TILE`] keys:
-//! 1. [`histogram`]: each tile's count of each digit, into a digit-major table `t[d·tiles + b]`;
-//! 2. an exclusive scan of the table (the device scan): where tile `b`'s keys of digit `d` start;
+//! 1. [`histogram`]: each tile's keys of each digit, summed over groups of
+//!    [`HISTOGRAM_TILES`] tiles and, within a group, before each tile ([`table_parts`]);
+//! 2. an exclusive scan of the group sums (the device scan): where group `g`'s keys of digit
+//!    `d` start, and with the prefix within the group, tile `b`'s;
 //! 3. [`scatter`]: the tile's keys moved to their places.
 //!
 //! Every lane loads all its keys first (eight independent loads in flight; the histogram's two
@@ -31,10 +33,12 @@
 //! (block-level: the longest runs, the best coalescing, the most shared memory).
 //!
 //! Then, for two passes, [`bounds`] finds where each bucket begins and ends in the split keys;
-//! a single pass reads its buckets' offsets from the scan (tile 0's starts). Bytes per key and
+//! a single pass reads its buckets' offsets from the scan (group 0's starts). Bytes per key and
 //! pass: read twice, written once, plus the values' read and write.
 
 use super::bucket::{BitField, BucketFn, Keep, Key, Modulo, MultiplicativeHash, Splitters};
+pub use super::counted::COUNTED_RADIX;
+use super::counted::{counted_bytes, scatter_counted};
 use crate::block::scan::exclusive_scan;
 use crate::simt::atomic;
 use crate::simt::memory::{is_aligned16, load128};
@@ -54,8 +58,8 @@ pub const THREADS: u32 = 256;
 pub const WARP_KEYS: u32 = 256;
 /// Keys per block.
 pub const TILE: u64 = (THREADS / 32 * WARP_KEYS) as u64;
-const WINDOWS: usize = (WARP_KEYS / 32) as usize;
-const WARPS: u32 = THREADS / 32;
+pub(super) const WINDOWS: usize = (WARP_KEYS / 32) as usize;
+pub(super) const WARPS: u32 = THREADS / 32;
 // A thread per digit in the histogram's table write and the scatter's starts.
 const _: () = assert!(RADIX <= THREADS);
 // The block-level write's staged keys cover the match words it is laid over.
@@ -163,7 +167,7 @@ impl<F> Pass<F> {
 
     /// The key's digit.
     #[inline(always)]
-    fn digit<K: Key>(&self, key: K) -> u32
+    pub(super) fn digit<K: Key>(&self, key: K) -> u32
     where
         F: BucketFn<K>,
     {
@@ -442,15 +446,30 @@ pub const fn histogram_bytes(radix: u32) -> u32 {
     HISTOGRAM_TILES as u32 * histogram_row(radix) * 4
 }
 
-/// Tile `b`'s count of each digit to `table[d·tiles + b]`, for the block's
-/// [`HISTOGRAM_TILES`] tiles. Unless `largest` is null, a key whose bucket is `m` or more
-/// raises `*largest` to that bucket (an atomic max): the host's report of a bucket function
-/// that broke its contract (its keys went to the last digit).
+/// Where the parts of a pass's table lie, in words from its start, for `tiles` tiles of keys
+/// in groups of [`HISTOGRAM_TILES`] (a histogram block's): each tile's keys of each digit in
+/// the tiles of its group before it (`radix·tiles` words from 0), then the groups' starts
+/// (the device scan of the group sums, `radix·groups` words from `.0`), then each group's
+/// count of each digit (`radix·groups` from `.1`); `.2` words in all. Each part is 256-byte
+/// aligned, as the scan's 16-byte vectors want. The scan runs over the group sums, a table
+/// [`HISTOGRAM_TILES`] times smaller than one entry a tile: it took 13 of the 412 µs that
+/// split 2^26 keys into 32 buckets on the H100 when it scanned a word a tile and digit.
+pub const fn table_parts(radix: u32, tiles: u64) -> (u64, u64, u64) {
+    let group_words = (radix as u64 * tiles.div_ceil(HISTOGRAM_TILES)).next_multiple_of(64);
+    let starts = (radix as u64 * tiles).next_multiple_of(64);
+    (starts, starts + group_words, starts + 2 * group_words)
+}
+
+/// For the block's [`HISTOGRAM_TILES`] tiles (group `g`): tile `b`'s keys of digit `d` in the
+/// group's tiles before it to `table[d·tiles + b]`, and the group's count of `d` to its sums
+/// (`table[sums + d·groups + g]`, [`table_parts`]). Unless `largest` is null, a key whose
+/// bucket is `m` or more raises `*largest` to that bucket (an atomic max): the host's report
+/// of a bucket function that broke its contract (its keys went to the last digit).
 ///
 /// # Safety
-/// `keys` holds `n` keys; `table` `radix·tiles`; `largest` one word or null; one block of
-/// [`THREADS`] per [`HISTOGRAM_TILES`] tiles with [`histogram_bytes`] of this radix;
-/// `radix <= RADIX`.
+/// `keys` holds `n` keys; `table` the [`table_parts`] words of this radix and these tiles;
+/// `largest` one word or null; one block of [`THREADS`] per [`HISTOGRAM_TILES`] tiles with
+/// [`histogram_bytes`] of this radix; `radix <= RADIX`.
 #[inline(always)]
 pub unsafe fn histogram<K: Key, F: BucketFn<K>, const V: usize>(
     keys: *const K,
@@ -485,13 +504,25 @@ pub unsafe fn histogram<K: Key, F: BucketFn<K>, const V: usize>(
         }
         sync_threads();
         // Entry (digit d, tile g) by thread d·G + g: consecutive threads write a digit's
-        // consecutive tiles.
+        // consecutive tiles, each reading the digit's counts in all the group's tiles (tiles
+        // past the end counted nothing), the first of them also writing the group's sum.
+        let (_, sums, _) = table_parts(radix, tiles);
+        let groups = tiles.div_ceil(HISTOGRAM_TILES);
         let mut i = thread_x();
         while i < G * radix {
             let (d, g) = (i / G, i % G);
+            let (mut before, mut total) = (0, 0);
+            for h in 0..G {
+                let c = counts.get(h * stride + d);
+                before += if h < g { c } else { 0 };
+                total += c;
+            }
             let tile = first + g as u64;
             if tile < tiles {
-                *table.add((d as u64 * tiles + tile) as usize) = counts.get(g * stride + d);
+                *table.add((d as u64 * tiles + tile) as usize) = before;
+            }
+            if g == 0 {
+                *table.add((sums + d as u64 * groups + block_x() as u64) as usize) = total;
             }
             i += THREADS;
         }
@@ -530,13 +561,18 @@ pub const DIRECT: u32 = 0;
 pub const WARP_LEVEL: u32 = 1;
 /// See [`DIRECT`].
 pub const BLOCK_LEVEL: u32 = 2;
+/// The block-level write of a pass of at most [`COUNTED_RADIX`] digits, ranked by counters
+/// instead of by matching (module `counted`): kernels of their own, whose registers the
+/// matching's do not raise (48 against 64 for u32 keys: 5 blocks an SM instead of 4).
+pub const COUNTED: u32 = 3;
 
 /// Dynamic shared memory of [`scatter`] for a write method and a pass of `radix` digits: the
 /// per-warp counts and the ranking's match words (one per warp and digit each); for the
 /// warp-level write its staged keys and values (each warp's digit starts reuse the match
 /// words); for the block-level write, laid over the match words, the digits' moves, the
 /// scan's warp slots and the staged keys and values (`key_bytes` and `value_bytes`
-/// each; 0 value bytes when there are no values). Every part stays 8-byte aligned.
+/// each; 0 value bytes when there are no values); for [`COUNTED`] the counters' layout.
+/// Every part stays 8-byte aligned.
 pub const fn scatter_bytes(write: u32, radix: u32, key_bytes: u32, value_bytes: u32) -> u32 {
     let rows = WARPS * radix * 4;
     let staged = TILE as u32 * (key_bytes + value_bytes);
@@ -545,6 +581,7 @@ pub const fn scatter_bytes(write: u32, radix: u32, key_bytes: u32, value_bytes: 
         WARP_LEVEL => 2 * rows + staged,
         // Laid over the match words, which it outgrows: staging alone is 8 KB, the match words
         // at most 8 KB.
+        COUNTED => counted_bytes(key_bytes, value_bytes),
         _ => rows + moved_bytes(radix) + WARPS * 4 + staged,
     }
 }
@@ -561,7 +598,7 @@ const fn moved_bytes(radix: u32) -> u32 {
 /// # Safety
 /// `next` hands out offsets within the launch's dynamic shared memory, 8-byte aligned.
 #[inline(always)]
-unsafe fn staging<K: Copy, V: Copy>(
+pub(super) unsafe fn staging<K: Copy, V: Copy>(
     next: &mut impl FnMut(u32) -> u32,
     with_values: bool,
 ) -> (SharedSlice<K>, SharedSlice<V>) {
@@ -577,17 +614,17 @@ unsafe fn staging<K: Copy, V: Copy>(
 }
 
 /// Moves tile `b`'s keys (and values, with `VALUES`) to their places in this pass's order,
-/// given `starts`, the exclusive scan of [`histogram`]'s table; `WRITE` picks the write
-/// ([`DIRECT`], [`WARP_LEVEL`] or [`BLOCK_LEVEL`]). Unless `offsets` is null, block 0 also
+/// given `table`, [`histogram`]'s table with its group sums scanned; `WRITE` picks the write
+/// ([`DIRECT`], [`WARP_LEVEL`], [`BLOCK_LEVEL`] or [`COUNTED`]). Unless `offsets` is null, block 0 also
 /// stores where each digit's keys begin in the output (`radix` words). Keys-only splits have
 /// kernels of their own (`VALUES` false): pairs load their values early, in registers that a
 /// keys-only split would pay for in occupancy.
 ///
 /// # Safety
 /// `keys` and `out_keys` hold `n` keys, with `VALUES` `values` and `out_values` `n` values
-/// (else neither is touched); `starts` is the scan of this pass's table over these keys; one
+/// (else neither is touched); `table` is this pass's over these keys, scanned; one
 /// block of [`THREADS`] per tile with [`scatter_bytes`] for `WRITE`, this radix and these keys
-/// and values.
+/// and values; a radix of at most [`COUNTED_RADIX`] for [`COUNTED`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u32, const VALUES: bool>(
@@ -596,7 +633,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
     n: u64,
     pass: Pass<F>,
     tiles: u64,
-    starts: *const u32,
+    table: *const u32,
     out: (*mut K, *mut V),
     offsets: *mut u32,
 ) {
@@ -606,13 +643,24 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
     // passes behind the ranking (it held every warp at the barrier after it).
     let d = thread_x();
     let start = if d < radix {
-        // SAFETY: `starts` holds `radix·tiles` words (the contract); the digit is below the radix.
-        unsafe { *starts.add((d as u64 * tiles + b) as usize) }
+        let (starts, _, _) = table_parts(radix, tiles);
+        let group = starts + d as u64 * tiles.div_ceil(HISTOGRAM_TILES) + b / HISTOGRAM_TILES;
+        // SAFETY: `table` holds this pass's parts (the contract); the digit is below the radix.
+        unsafe { (*table.add(group as usize)).wrapping_add(*table.add((d as u64 * tiles + b) as usize)) }
     } else {
         0
     };
+    if b == 0 && !offsets.is_null() && d < radix {
+        // SAFETY: `offsets` holds `radix` words unless null (the contract).
+        unsafe { *offsets.add(d as usize) = start };
+    }
+    if WRITE == COUNTED {
+        // SAFETY: the contract above, with this write method's shared memory and radix.
+        unsafe { scatter_counted::<K, V, F, VALUES>((keys, values), n, pass, (b, start), out) };
+        return;
+    }
     // SAFETY: as the contract above; every lane reaches each warp collective and every thread
-    // each barrier (the write method is uniform); shared slots indexed below their carved
+    // each barrier (the write method and the radix are uniform); shared slots indexed below their carved
     // lengths (unchecked ones: by a digit, below the radix; by a staging slot, below the
     // warp's or the tile's count of keys; by `j`, below the items); global writes at places
     // the scan gives, below `n`.
@@ -628,9 +676,6 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
             [V::default(); WINDOWS]
         };
         let ranked = rank_tile(keys, n, pass, (counts, matches), b);
-        if b == 0 && !offsets.is_null() && thread_x() < radix {
-            *offsets.add(thread_x() as usize) = start;
-        }
         let windows = lane_windows(b, n);
         // Past the counts: `matches`, which the ranking is done with; the warp-level write
         // keeps it (its rows hold each warp's staging starts), the block-level write lays its
@@ -745,24 +790,44 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                     }
                 }
                 sync_threads();
-                let write = |j: u32| {
-                    let key = staged_keys.get_unchecked(j);
-                    let to = moved.get_unchecked(pass.digit(key)).wrapping_add(j) as usize;
-                    *out.0.add(to) = key;
-                    if VALUES {
-                        *out.1.add(to) = staged_values.get_unchecked(j);
-                    }
-                };
-                // A full tile (all but the last) writes without a bound check a key.
                 let items = TILE.min(n - b * TILE) as u32;
-                let slots = (0..TILE as u32 / THREADS).map(|k| k * THREADS + thread_x());
-                if items == TILE as u32 {
-                    slots.for_each(write);
-                } else {
-                    slots.filter(|&j| j < items).for_each(write);
-                }
+                write_staged::<K, V, F, VALUES>((staged_keys, staged_values), moved, pass, items, out);
             }
         }
+    }
+}
+
+/// The block-level write-out: the tile's first `items` staged keys (and values), grouped by
+/// digit, each to `moved[digit] + j` for staging slot `j` (`moved` being each digit's global
+/// start less its start in the staged tile), a key a thread at a time in slot order so that
+/// each digit's run is written by consecutive threads.
+///
+/// # Safety
+/// The staged slots and moves are final (a barrier after they were written); the places they
+/// give are within `out`; `moved` has a word for every digit of the pass.
+#[inline(always)]
+pub(super) unsafe fn write_staged<K: Key, V: Copy, F: BucketFn<K>, const VALUES: bool>(
+    (staged_keys, staged_values): (SharedSlice<K>, SharedSlice<V>),
+    moved: SharedSlice<u32>,
+    pass: Pass<F>,
+    items: u32,
+    out: (*mut K, *mut V),
+) {
+    // SAFETY: the caller's contract; slots below `items`, within the staging.
+    let write = |j: u32| unsafe {
+        let key = staged_keys.get_unchecked(j);
+        let to = moved.get_unchecked(pass.digit(key)).wrapping_add(j) as usize;
+        *out.0.add(to) = key;
+        if VALUES {
+            *out.1.add(to) = staged_values.get_unchecked(j);
+        }
+    };
+    // A full tile (all but the last) writes without a bound check a key.
+    let slots = (0..TILE as u32 / THREADS).map(|k| k * THREADS + thread_x());
+    if items == TILE as u32 {
+        slots.for_each(write);
+    } else {
+        slots.filter(|&j| j < items).for_each(write);
     }
 }
 
@@ -869,7 +934,7 @@ macro_rules! direct_kernels {
                 ab: u64,
                 digit: u32,
                 tiles: u64,
-                starts: *const u32,
+                table: *const u32,
                 out_keys: *mut $k,
                 out_values: *mut $v,
                 offsets: *mut u32,
@@ -879,7 +944,7 @@ macro_rules! direct_kernels {
                     let out = (out_keys, out_values);
                     with_buckets!(kind, splitters, ab, |f| {
                         let pass = Pass::new(f, digit);
-                        scatter::<_, _, _, $write, $values>(keys, values, n, pass, tiles, starts, out, offsets)
+                        scatter::<_, _, _, $write, $values>(keys, values, n, pass, tiles, table, out, offsets)
                     })
                 }
             }
@@ -896,7 +961,10 @@ direct_kernels! {
         multisplit_scatter_warp_u32_v64: u64, WARP_LEVEL, true,
         multisplit_scatter_block_u32_keys: u32, BLOCK_LEVEL, false,
         multisplit_scatter_block_u32_v32: u32, BLOCK_LEVEL, true,
-        multisplit_scatter_block_u32_v64: u64, BLOCK_LEVEL, true;
+        multisplit_scatter_block_u32_v64: u64, BLOCK_LEVEL, true,
+        multisplit_scatter_counted_u32_keys: u32, COUNTED, false,
+        multisplit_scatter_counted_u32_v32: u32, COUNTED, true,
+        multisplit_scatter_counted_u32_v64: u64, COUNTED, true;
     u64, 2 => multisplit_histogram_u64, multisplit_bounds_u64,
         multisplit_scatter_direct_u64_keys: u32, DIRECT, false,
         multisplit_scatter_direct_u64_v32: u32, DIRECT, true,
@@ -906,5 +974,8 @@ direct_kernels! {
         multisplit_scatter_warp_u64_v64: u64, WARP_LEVEL, true,
         multisplit_scatter_block_u64_keys: u32, BLOCK_LEVEL, false,
         multisplit_scatter_block_u64_v32: u32, BLOCK_LEVEL, true,
-        multisplit_scatter_block_u64_v64: u64, BLOCK_LEVEL, true;
+        multisplit_scatter_block_u64_v64: u64, BLOCK_LEVEL, true,
+        multisplit_scatter_counted_u64_keys: u32, COUNTED, false,
+        multisplit_scatter_counted_u64_v32: u32, COUNTED, true,
+        multisplit_scatter_counted_u64_v64: u64, COUNTED, true;
 }

@@ -6,4 +6,5 @@
 //! warp-level and block-level methods.
 
 pub mod bucket;
+mod counted;
 pub mod digit_pass;

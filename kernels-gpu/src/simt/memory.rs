@@ -45,3 +45,25 @@ pub unsafe fn read_or<T: Copy>(p: *const T, i: u64, n: u64, fallback: T) -> T {
     let v = unsafe { p.add(if valid { i } else { 0 } as usize).read() };
     if valid { v } else { fallback }
 }
+
+/// Reads `N` consecutive elements of `T` at `p` as `N * size_of::<T>() / 16` 16-byte vectors
+/// (a whole number of them), for a thread that loads a run of keys or values at once.
+///
+/// # Safety
+/// `p` must be 16-byte aligned and valid for reading `N` elements.
+#[inline(always)]
+pub unsafe fn load_vectors<T: Copy, const N: usize>(p: *const T) -> [T; N] {
+    const { assert!((N * size_of::<T>()).is_multiple_of(16)) };
+    let mut run = core::mem::MaybeUninit::<[T; N]>::uninit();
+    for v in 0..N * size_of::<T>() / 16 {
+        // SAFETY: vector `v` lies within the `N` elements at `p` and is aligned (the caller's
+        // contract); the write covers bytes `16v..16v + 16` of `run`, whose `N` elements the
+        // loop fills completely.
+        unsafe {
+            let x: [u64; 2] = load128(p.byte_add(16 * v).cast::<u64>());
+            run.as_mut_ptr().cast::<[u64; 2]>().add(v).write_unaligned(x);
+        }
+    }
+    // SAFETY: every byte was written above.
+    unsafe { run.assume_init() }
+}

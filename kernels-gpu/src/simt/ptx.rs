@@ -101,6 +101,7 @@ macro_rules! shared_access {
 }
 
 shared_access! {
+    ld_shared_16, st_shared_16: u16, reg16, "b16";
     ld_shared_32, st_shared_32: u32, reg32, "b32";
     ld_shared_64, st_shared_64: u64, reg64, "b64";
 }
@@ -149,7 +150,7 @@ shared_reduce! {
     red_shared_or_u32: "red.shared.or.b32";
 }
 
-/// Reads a `T` at shared-window address `a` with `ld.shared`: one access for 4-, 8- and
+/// Reads a `T` at shared-window address `a` with `ld.shared`: one access for 2-, 4-, 8- and
 /// 16-byte types aligned to their size, two for 8- and 16-byte types aligned to half of it;
 /// any other `T` through its generic address `p`.
 ///
@@ -162,6 +163,7 @@ pub unsafe fn ld_shared<T: Copy>(a: u32, p: *const T) -> T {
     // alignment `T` guarantees, and the bits are T's own.
     unsafe {
         match (size_of::<T>(), align_of::<T>()) {
+            (2, 2..) => bits(&ld_shared_16(a)),
             (4, 4..) => bits(&ld_shared_32(a)),
             (8, 4) => bits(&[ld_shared_32(a), ld_shared_32(a + 4)]),
             (8, 8..) => bits(&ld_shared_64(a)),
@@ -182,6 +184,7 @@ pub unsafe fn st_shared<T: Copy>(a: u32, p: *mut T, v: T) {
     // SAFETY: as for `ld_shared`; each arm writes exactly T's bytes.
     unsafe {
         match (size_of::<T>(), align_of::<T>()) {
+            (2, 2..) => st_shared_16(a, bits(&v)),
             (4, 4..) => st_shared_32(a, bits(&v)),
             (8, 4) => {
                 let [x, y]: [u32; 2] = bits(&v);
