@@ -73,24 +73,30 @@ impl Device {
         unsafe { self.scan_raw::<T, K>(policy, src, dst, n) }
     }
 
-    /// The exclusive scan of `n` u32 at `src` into `dst`, for primitives that keep their
-    /// arrays in parts of a scratch buffer.
+    /// The exclusive scan of `n` u32 at `src` into `dst` with the tile status at `status`
+    /// (`ScanScratch` of [`SCAN_POLICY`] for `n` elements, its first `zeroed_bytes` zero by the
+    /// time the scan runs), for primitives that keep their arrays in parts of a scratch buffer
+    /// and clear the status in a launch of their own instead of a memset.
     ///
     /// # Safety
-    /// `src` and `dst` hold `n` elements in this device's memory, which stays allocated until
-    /// the work is done; `n` is at most [`MAX_LEN`].
-    pub(crate) unsafe fn exclusive_scan_u32_raw(
+    /// `src`, `dst` and `status` hold `n` elements and the status in this device's memory,
+    /// which stays allocated until the work is done; `n` is at most [`MAX_LEN`] and above 0.
+    pub(crate) unsafe fn exclusive_scan_u32_cleared(
         &self,
         src: *const u32,
         dst: *mut u32,
         n: usize,
+        status: *mut u8,
     ) -> Result<()> {
-        // SAFETY: the caller's contract.
-        unsafe { self.scan_raw::<u32, kernels::scan_exclusive_u32>(SCAN_POLICY, src, dst, n) }
+        let tiles = (n as u64).div_ceil(SCAN_POLICY.tile_items(4) as u64);
+        let shape = LaunchShape::linear(tiles, SCAN_POLICY.block_threads, SCAN_POLICY.shared_bytes());
+        // SAFETY: the caller's contract, which is the kernel's for this policy.
+        unsafe { self.launch::<kernels::scan_exclusive_u32>(shape, (src, dst, n as u64, status, tiles)) }
     }
 
     /// # Safety
-    /// As for [`Device::exclusive_scan_u32_raw`], with `K` a scan kernel of `policy`.
+    /// `src` and `dst` hold `n` elements in this device's memory, which stays allocated until
+    /// the work is done; `n` is at most [`MAX_LEN`]; `K` is a scan kernel of `policy`.
     unsafe fn scan_raw<T: Scalar, K: Kernel<Args = (*const T, *mut T, u64, *mut u8, u64)>>(
         &self,
         policy: ScanPolicy,

@@ -14,13 +14,20 @@ use crate::emulator::Emulator;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use warpkit_kernels::kernel::Kernel;
 
 /// A device's two scratch buffers, kept between calls so that a call allocates nothing: each
 /// allocation and free is a driver call, made while the GPU may wait for the call's first
-/// launch. They grow to the largest call's need and are freed with the device.
-pub(crate) type ScratchSlots = [Mutex<Option<DeviceBuffer<u8>>>; 2];
+/// launch. They grow to the largest call's need and are freed with the device. Beside them,
+/// the count of calls that tag what they leave in the call scratch (see
+/// [`Device::next_call_tag`]).
+#[derive(Default)]
+pub(crate) struct ScratchSlots {
+    slots: [Mutex<Option<DeviceBuffer<u8>>>; 2],
+    calls: AtomicU32,
+}
 
 /// Which scratch buffer: the one a primitive's launches use (the scan's tile status, a
 /// reduction's partials), or the one a call holds across the primitives it launches.
@@ -224,6 +231,18 @@ impl Device {
         Ok(())
     }
 
+    /// A tag for this call's words in the call scratch, different from the tags of the last
+    /// 2^32 - 1 calls on this device: a kernel that marks a word with it needs no memset to
+    /// tell its mark from an earlier call's. 0 comes once in 2^32 calls; its caller clears
+    /// the marked words (zero, the scratch's first contents, is then nobody's mark).
+    pub(crate) fn next_call_tag(&self) -> u32 {
+        let slots = match self {
+            Device::Gpu(g) => g.scratch_slots(),
+            Device::Emulator(e) => e.scratch_slots(),
+        };
+        slots.calls.fetch_add(1, Ordering::Relaxed).wrapping_add(1)
+    }
+
     /// At least `bytes` of the device's launch scratch memory (see [`Scratch`]).
     pub(crate) fn scratch(&self, bytes: usize) -> Result<MutexGuard<'_, Option<DeviceBuffer<u8>>>> {
         self.scratch_of(Scratch::Launch, bytes)
@@ -241,7 +260,7 @@ impl Device {
             Device::Gpu(g) => g.scratch_slots(),
             Device::Emulator(e) => e.scratch_slots(),
         };
-        let slot = &slots[which as usize];
+        let slot = &slots.slots[which as usize];
         let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
         if guard.as_ref().is_none_or(|s| s.len() < bytes) {
             *guard = None; // free the old buffer before allocating the larger one

@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::digit_pass::{
-    BLOCK_LEVEL, COUNTED, COUNTED_RADIX, DIRECT, HISTOGRAM_TILES, RADIX, THREADS, TILE, WARP_LEVEL,
-    histogram_bytes, scatter_bytes, table_parts,
+    BLOCK_LEVEL, COUNTED, COUNTED_RADIX, DIRECT, HISTOGRAM_TILES, RADIX, THREADS, TILE, TableParts,
+    WARP_LEVEL, histogram_bytes, scatter_bytes,
 };
 
 /// A built-in bucket function as kernel parameters: `kind`, splitters, `a | b << 32`.
@@ -22,7 +22,7 @@ pub(crate) struct BucketParams<'a, K> {
 }
 
 /// Parameters of the histogram kernels: keys, n, kind, splitters, ab, digit, tiles, table, m,
-/// largest bucket at or past m.
+/// largest bucket at or past m (tagged), the call's tag.
 pub type HistogramArgs<K> = (
     *const K,
     u64,
@@ -33,7 +33,8 @@ pub type HistogramArgs<K> = (
     u64,
     *mut u32,
     u32,
-    *mut u32,
+    *mut u64,
+    u32,
 );
 /// Parameters of the bounds kernels: keys, n, kind, splitters, ab, m, begin, end.
 pub type BoundsArgs<K> = (*const K, u64, u32, *const K, u64, u32, *mut u32, *mut u32);
@@ -237,28 +238,32 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             .as_mut()
             .map_or(Ok(std::ptr::null_mut()), |s| d.ptr_mut(s))?,
     );
-    // What the host reads back: a single pass's bucket offsets (its digits are the buckets,
-    // so its scatter stores them), then the largest bucket the first histogram saw at or past
-    // m (0 when none: a bucket function that keeps its contract).
+    // What the host reads back: the largest bucket the first histogram saw at or past m,
+    // tagged with the call (no word of this call's tag when none: a bucket function that
+    // keeps its contract), then a single pass's bucket offsets (its digits are the buckets, so
+    // its scatter stores them). No memset: the tag tells this call's mark from older ones.
     let layout = CallScratch {
-        report_words: if single { m as usize + 1 } else { 1 },
+        report_words: 2 + if single { m as usize } else { 0 },
         table_words: passes
             .iter()
-            .map(|&(_, radix)| table_parts(radix, tiles).2 as usize)
+            .map(|&(_, radix)| TableParts::new(radix, tiles).words as usize)
             .max()
             .unwrap_or(0),
     };
     let mut call = d.scratch_of(Scratch::Call, layout.total_bytes())?;
     let call = call.as_mut().expect("scratch allocated");
-    d.zero_prefix(call, 4 * layout.report_words)?;
+    let tag = d.next_call_tag();
+    if tag == 0 {
+        d.zero_prefix(call, 8)?;
+    }
     let base = d.ptr_mut(call)?;
-    let report_ptr = base.cast::<u32>();
+    let largest_ptr = base.cast::<u64>();
     // SAFETY: an offset within the scratch buffer of `layout.total_bytes()`.
     let table = unsafe { base.add(layout.table_offset()) }.cast::<u32>();
-    let (offsets_ptr, largest_ptr) = if single {
-        (report_ptr, report_ptr.wrapping_add(m as usize))
+    let offsets_ptr = if single {
+        base.wrapping_add(8).cast::<u32>()
     } else {
-        (std::ptr::null_mut(), report_ptr)
+        std::ptr::null_mut()
     };
     for (p, &(shift, radix)) in passes.iter().enumerate() {
         let (from, to) = match (single, p) {
@@ -267,20 +272,23 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             _ => ((scratch.0.cast_const(), scratch.1.cast_const()), dst),
         };
         let digit = shift | radix << 16;
-        let (starts, sums, _) = table_parts(radix, tiles);
+        let parts = TableParts::new(radix, tiles);
         let groups = radix as usize * tiles.div_ceil(HISTOGRAM_TILES) as usize;
         // SAFETY: n keys; the table's parts for this radix and these tiles (the layout's largest
-        // pass, inside the scratch buffer); one word for the largest bucket (first pass only);
+        // pass, inside the scratch buffer); the tagged largest bucket (first pass only);
         // one block per HISTOGRAM_TILES tiles with the histogram's shared memory; splitters as
         // the bucket parameters say (checked on the host).
         unsafe {
             let largest = if p == 0 { largest_ptr } else { std::ptr::null_mut() };
-            let args = (from.0, n, kind, split_ptr, ab, digit, tiles, table, m, largest);
+            let args = (
+                from.0, n, kind, split_ptr, ab, digit, tiles, table, m, largest, tag,
+            );
             let blocks = tiles.div_ceil(HISTOGRAM_TILES);
             let shape = LaunchShape::linear(blocks, THREADS, histogram_bytes(radix));
             d.launch::<K::Histogram>(shape, args)?;
             let at = |words: u64| table.wrapping_add(words as usize);
-            d.exclusive_scan_u32_raw(at(sums), at(starts), groups)?;
+            let status = at(parts.status).cast::<u8>();
+            d.exclusive_scan_u32_cleared(at(parts.sums), at(parts.starts), groups, status)?;
         }
         let args = (
             from.0,
@@ -321,15 +329,19 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
             }
         }
     }
-    let mut report = d.download_words(call, layout.report_words)?;
-    let largest = report.pop().unwrap_or_default();
-    if largest >= m {
-        return Err(Error::BucketOutOfRange { bucket: largest, m });
+    let report = d.download_words(call, layout.report_words)?;
+    let (largest, offsets) = report.split_at(2);
+    let largest = u64::from(largest[0]) | u64::from(largest[1]) << 32;
+    if largest >> 32 == u64::from(tag) && largest as u32 >= m {
+        return Err(Error::BucketOutOfRange {
+            bucket: largest as u32,
+            m,
+        });
     }
     if !single {
         return bounds_of_buckets(d, buckets, m, dst.0.cast_const(), n, split_ptr);
     }
-    let offsets = report;
+    let offsets = offsets.to_vec();
     let counts = offsets
         .iter()
         .zip(offsets.iter().skip(1).chain(&[n as u32]))

@@ -5,7 +5,7 @@
 //! digit, then high digit) split by any bucket id below 2^16. A pass is three launches over
 //! tiles of [`TILE`] keys:
 //! 1. [`histogram`]: each tile's keys of each digit, summed over groups of
-//!    [`HISTOGRAM_TILES`] tiles and, within a group, before each tile ([`table_parts`]);
+//!    [`HISTOGRAM_TILES`] tiles and, within a group, before each tile ([`TableParts`]);
 //! 2. an exclusive scan of the group sums (the device scan): where group `g`'s keys of digit
 //!    `d` start, and with the prefix within the group, tile `b`'s;
 //! 3. [`scatter`]: the tile's keys moved to their places.
@@ -40,6 +40,7 @@ use super::bucket::{BitField, BucketFn, Keep, Key, Modulo, MultiplicativeHash, S
 pub use super::counted::COUNTED_RADIX;
 use super::counted::{counted_bytes, scatter_counted};
 use crate::block::scan::exclusive_scan;
+use crate::policy::{SCAN_POLICY, ScanScratch};
 use crate::simt::atomic;
 use crate::simt::memory::{is_aligned16, load128};
 use crate::simt::shared::SharedSlice;
@@ -447,28 +448,54 @@ pub const fn histogram_bytes(radix: u32) -> u32 {
 }
 
 /// Where the parts of a pass's table lie, in words from its start, for `tiles` tiles of keys
-/// in groups of [`HISTOGRAM_TILES`] (a histogram block's): each tile's keys of each digit in
-/// the tiles of its group before it (`radix·tiles` words from 0), then the groups' starts
-/// (the device scan of the group sums, `radix·groups` words from `.0`), then each group's
-/// count of each digit (`radix·groups` from `.1`); `.2` words in all. Each part is 256-byte
-/// aligned, as the scan's 16-byte vectors want. The scan runs over the group sums, a table
-/// [`HISTOGRAM_TILES`] times smaller than one entry a tile: it took 13 of the 412 µs that
-/// split 2^26 keys into 32 buckets on the H100 when it scanned a word a tile and digit.
-pub const fn table_parts(radix: u32, tiles: u64) -> (u64, u64, u64) {
-    let group_words = (radix as u64 * tiles.div_ceil(HISTOGRAM_TILES)).next_multiple_of(64);
-    let starts = (radix as u64 * tiles).next_multiple_of(64);
-    (starts, starts + group_words, starts + 2 * group_words)
+/// in groups of [`HISTOGRAM_TILES`] (a histogram block's): first each tile's keys of each
+/// digit in the tiles of its group before it (`radix·tiles` words), then the parts below. Each
+/// part is 256-byte aligned, as the scan's 16-byte vectors want. The scan runs over the group
+/// sums, a table [`HISTOGRAM_TILES`] times smaller than one entry a tile: it took 13 of the
+/// 412 µs that split 2^26 keys into 32 buckets on the H100 when it scanned a word a tile and
+/// digit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableParts {
+    /// Each group's start of each digit: the device scan of the sums (`radix·groups` words).
+    pub starts: u64,
+    /// Each group's count of each digit (`radix·groups` words).
+    pub sums: u64,
+    /// The scan's tile status ([`ScanScratch`] of `status_tiles` tiles), whose part that must
+    /// start at zero [`histogram`] clears: a memset a call less.
+    pub status: u64,
+    pub status_tiles: u64,
+    /// Words in all.
+    pub words: u64,
+}
+
+impl TableParts {
+    pub const fn new(radix: u32, tiles: u64) -> Self {
+        let groups = radix as u64 * tiles.div_ceil(HISTOGRAM_TILES);
+        let group_words = groups.next_multiple_of(64);
+        let starts = (radix as u64 * tiles).next_multiple_of(64);
+        let status_tiles = groups.div_ceil(SCAN_POLICY.tile_items(4) as u64);
+        let status = starts + 2 * group_words;
+        TableParts {
+            starts,
+            sums: starts + group_words,
+            status,
+            status_tiles,
+            words: status + ScanScratch { tiles: status_tiles }.total_bytes().div_ceil(4),
+        }
+    }
 }
 
 /// For the block's [`HISTOGRAM_TILES`] tiles (group `g`): tile `b`'s keys of digit `d` in the
 /// group's tiles before it to `table[d·tiles + b]`, and the group's count of `d` to its sums
-/// (`table[sums + d·groups + g]`, [`table_parts`]). Unless `largest` is null, a key whose
-/// bucket is `m` or more raises `*largest` to that bucket (an atomic max): the host's report
-/// of a bucket function that broke its contract (its keys went to the last digit).
+/// (`table[sums + d·groups + g]`, [`TableParts`]), and clears the scan's tile status. Unless
+/// `largest` is null, a key whose
+/// bucket is `m` or more raises `*largest` to `tag << 32 | bucket` (an atomic max): the
+/// host's report of a bucket function that broke its contract (its keys went to the last
+/// digit), marked with the call's tag so that the word needs no clearing between calls.
 ///
 /// # Safety
-/// `keys` holds `n` keys; `table` the [`table_parts`] words of this radix and these tiles;
-/// `largest` one word or null; one block of [`THREADS`] per [`HISTOGRAM_TILES`] tiles with
+/// `keys` holds `n` keys; `table` the [`TableParts`] words of this radix and these tiles;
+/// `largest` one u64 or null; one block of [`THREADS`] per [`HISTOGRAM_TILES`] tiles with
 /// [`histogram_bytes`] of this radix; `radix <= RADIX`.
 #[inline(always)]
 pub unsafe fn histogram<K: Key, F: BucketFn<K>, const V: usize>(
@@ -477,7 +504,7 @@ pub unsafe fn histogram<K: Key, F: BucketFn<K>, const V: usize>(
     pass: Pass<F>,
     tiles: u64,
     table: *mut u32,
-    (m, largest): (u32, *mut u32),
+    (m, largest, tag): (u32, *mut u64, u32),
 ) {
     const G: u32 = HISTOGRAM_TILES as u32;
     let (radix, stride) = (pass.radix, histogram_row(pass.radix));
@@ -500,14 +527,27 @@ pub unsafe fn histogram<K: Key, F: BucketFn<K>, const V: usize>(
             }
         }
         if mine >= m && !largest.is_null() {
-            atomic::max_u32(largest, mine);
+            atomic::max_u64(largest, (tag as u64) << 32 | mine as u64);
         }
         sync_threads();
         // Entry (digit d, tile g) by thread d·G + g: consecutive threads write a digit's
         // consecutive tiles, each reading the digit's counts in all the group's tiles (tiles
         // past the end counted nothing), the first of them also writing the group's sum.
-        let (_, sums, _) = table_parts(radix, tiles);
-        let groups = tiles.div_ceil(HISTOGRAM_TILES);
+        let parts = TableParts::new(radix, tiles);
+        if block_x() == 0 {
+            let status = table.add(parts.status as usize);
+            let words = ScanScratch {
+                tiles: parts.status_tiles,
+            }
+            .zeroed_bytes()
+                / 4;
+            let mut i = thread_x() as u64;
+            while i < words {
+                *status.add(i as usize) = 0;
+                i += THREADS as u64;
+            }
+        }
+        let (sums, groups) = (parts.sums, tiles.div_ceil(HISTOGRAM_TILES));
         let mut i = thread_x();
         while i < G * radix {
             let (d, g) = (i / G, i % G);
@@ -643,7 +683,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
     // passes behind the ranking (it held every warp at the barrier after it).
     let d = thread_x();
     let start = if d < radix {
-        let (starts, _, _) = table_parts(radix, tiles);
+        let starts = TableParts::new(radix, tiles).starts;
         let group = starts + d as u64 * tiles.div_ceil(HISTOGRAM_TILES) + b / HISTOGRAM_TILES;
         // SAFETY: `table` holds this pass's parts (the contract); the digit is below the radix.
         unsafe { (*table.add(group as usize)).wrapping_add(*table.add((d as u64 * tiles + b) as usize)) }
@@ -871,7 +911,7 @@ macro_rules! direct_kernels {
         $crate::kernel! {
             /// [`histogram`] of these keys, by the pass the parameters name (the bucket function
             /// of `with_buckets!`, `digit` of [`Pass::new`]), checking buckets against `m`
-            /// (into `largest`).
+            /// (into `largest`, marked with `tag`).
             ///
             /// # Safety
             /// As for [`histogram`]; splitters as `with_buckets!` says.
@@ -886,13 +926,14 @@ macro_rules! direct_kernels {
                 tiles: u64,
                 table: *mut u32,
                 m: u32,
-                largest: *mut u32,
+                largest: *mut u64,
+                tag: u32,
             ) {
                 // SAFETY: forwarded to the launch contract above.
                 unsafe {
                     with_buckets!(kind, splitters, ab, |f| {
                         let pass = Pass::new(f, digit);
-                        histogram::<_, _, $vector>(keys, n, pass, tiles, table, (m, largest))
+                        histogram::<_, _, $vector>(keys, n, pass, tiles, table, (m, largest, tag))
                     })
                 }
             }
