@@ -32,7 +32,7 @@ use crate::simt::shared::SharedSlice;
 use crate::simt::{lane_id, sync_threads, thread_x, warp_id};
 use crate::warp::scan::exclusive_scan as warp_exclusive_scan;
 
-/// Digits a pass ranked by counters has at most: two to a word, in [`LANES`] words a thread.
+/// Digits a pass ranked by counters has at most: two to a word, in 16 words a thread.
 pub const COUNTED_RADIX: u32 = 32;
 const LANES: u32 = COUNTED_RADIX / 2;
 /// Words from one lane's counters to the next's: a word a thread and a pad word a warp,
