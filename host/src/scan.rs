@@ -88,10 +88,8 @@ impl Device {
         n: usize,
         status: *mut u8,
     ) -> Result<()> {
-        let tiles = (n as u64).div_ceil(SCAN_POLICY.tile_items(4) as u64);
-        let shape = LaunchShape::linear(tiles, SCAN_POLICY.block_threads, SCAN_POLICY.shared_bytes());
-        // SAFETY: the caller's contract, which is the kernel's for this policy.
-        unsafe { self.launch::<kernels::scan_exclusive_u32>(shape, (src, dst, n as u64, status, tiles)) }
+        // SAFETY: the caller's contract.
+        unsafe { self.scan_launch::<u32, kernels::scan_exclusive_u32>(SCAN_POLICY, src, dst, n, status) }
     }
 
     /// # Safety
@@ -108,15 +106,35 @@ impl Device {
             return Ok(());
         }
         let layout = ScanScratch {
-            tiles: (n as u64).div_ceil(policy.tile_items(size_of::<T>()) as u64),
+            tiles: scan_tiles(policy, size_of::<T>(), n),
         };
-        let shape = LaunchShape::linear(layout.tiles, policy.block_threads, policy.shared_bytes());
         let mut scratch = self.scratch(layout.total_bytes() as usize)?;
         let scratch = scratch.as_mut().expect("scratch allocated");
         self.zero_prefix(scratch, layout.zeroed_bytes() as usize)?;
         let status = self.ptr_mut(scratch)?;
-        // SAFETY: the scan kernels' contract for `policy`: buffers of `n` elements, zeroed tile
-        // status for `tiles`, `tiles` blocks of the policy's threads and its shared memory.
-        unsafe { self.launch::<K>(shape, (src, dst, n as u64, status, layout.tiles)) }
+        // SAFETY: the caller's contract, with the status just cleared.
+        unsafe { self.scan_launch::<T, K>(policy, src, dst, n, status) }
     }
+
+    /// # Safety
+    /// As for [`Device::exclusive_scan_u32_cleared`], with `K` a scan kernel of `policy`.
+    unsafe fn scan_launch<T: Scalar, K: Kernel<Args = (*const T, *mut T, u64, *mut u8, u64)>>(
+        &self,
+        policy: ScanPolicy,
+        src: *const T,
+        dst: *mut T,
+        n: usize,
+        status: *mut u8,
+    ) -> Result<()> {
+        let tiles = scan_tiles(policy, size_of::<T>(), n);
+        let shape = LaunchShape::linear(tiles, policy.block_threads, policy.shared_bytes());
+        // SAFETY: the scan kernels' contract for `policy`: buffers of `n` elements, cleared tile
+        // status for `tiles`, `tiles` blocks of the policy's threads and its shared memory.
+        unsafe { self.launch::<K>(shape, (src, dst, n as u64, status, tiles)) }
+    }
+}
+
+/// Tiles of a scan of `n` elements of `element_bytes` under `policy`.
+fn scan_tiles(policy: ScanPolicy, element_bytes: usize, n: usize) -> u64 {
+    (n as u64).div_ceil(policy.tile_items(element_bytes) as u64)
 }

@@ -163,7 +163,7 @@ pub(super) struct Io<'b, K, W> {
 
 /// Where a call's small arrays lie in the device's call scratch ([`Scratch::Call`], kept
 /// between calls, so that a call allocates nothing): the report the host reads back, then the
-/// table of the largest pass ([`table_parts`]), 256-byte aligned (the scan reads and writes
+/// table of the largest pass ([`TableParts`]), 256-byte aligned (the scan reads and writes
 /// 16-byte vectors).
 struct CallScratch {
     report_words: usize,
