@@ -174,9 +174,7 @@ impl Device {
     pub(crate) fn download_words(&self, buffer: &DeviceBuffer<u8>, words: usize) -> Result<Vec<u32>> {
         self.check_owner(buffer)?;
         let bytes = match (&buffer.memory, self) {
-            (Memory::Cuda { slice, .. }, Device::Gpu(g)) => {
-                g.stream().clone_dtoh(&slice.slice(..4 * words))?
-            }
+            (Memory::Cuda { slice, .. }, Device::Gpu(g)) => g.read_back(&slice.slice(..4 * words))?,
             // SAFETY: emulator launches are finished when they return; none is in flight.
             (Memory::Host(h), _) => unsafe { &h.as_slice()[..4 * words] }.to_vec(),
             (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("ownership checked"),

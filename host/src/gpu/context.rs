@@ -2,6 +2,7 @@
 //! process and device) and the limits that launches are checked against.
 
 use super::driver::ensure_driver;
+use super::readback::Readback;
 use crate::device::{DeviceLimits, ScratchSlots};
 use crate::error::{Error, Result};
 use crate::kernels;
@@ -19,6 +20,8 @@ struct Inner {
     /// loading, fetching a function while other host threads launch work can stall them.
     functions: HashMap<&'static str, CudaFunction>,
     scratch: ScratchSlots,
+    /// Page-locked memory for small downloads ([`Gpu::read_back`]).
+    readback: Mutex<Readback>,
     ordinal: usize,
 }
 
@@ -94,6 +97,7 @@ impl Gpu {
                 limits,
                 functions,
                 scratch: Default::default(),
+                readback: Default::default(),
                 ordinal,
             }),
         })
@@ -132,6 +136,11 @@ impl Gpu {
     /// Scratch memory kept between calls (see `Device::scratch`).
     pub(crate) fn scratch_slots(&self) -> &ScratchSlots {
         &self.inner.scratch
+    }
+
+    /// The pinned buffer of small downloads.
+    pub(super) fn readback(&self) -> &Mutex<Readback> {
+        &self.inner.readback
     }
 }
 

@@ -4,6 +4,7 @@
 mod context;
 mod driver;
 mod launch;
+mod readback;
 mod timing;
 
 pub use context::Gpu;

@@ -235,6 +235,9 @@ pub unsafe fn copy_async16(_a: u32, dst: *mut u8, src: *const u8) {
 
 pub fn wait_copies() {}
 
+/// The emulator has no cache to fill.
+pub fn prefetch_l2(_p: *const u8) {}
+
 /// # Safety
 /// `p` is valid and aligned for a read; concurrent accesses are atomic.
 pub unsafe fn load_acquire_u32(p: *const u32) -> u32 {

@@ -130,16 +130,21 @@ pub(super) unsafe fn scatter_counted<K: Key, V: Copy + Default, F: BucketFn<K>, 
         }
         sync_threads();
 
-        // Count: `place` keeps each key's counter (a half-word index) and its rank in the
-        // thread (below ITEMS, 3 bits).
+        // Count: `ranks` keeps each key's rank among the thread's keys of its digit, 3 bits
+        // a key (below ITEMS), so that the ranks take one register; the key's counter is
+        // found again from its digit.
         let own = 2 * counter(0, t);
-        let place: [u32; ITEMS] = core::array::from_fn(|i| {
-            let d = pass.digit(key[i]);
-            let h = own + d % LANES * 2 * LANE_WORDS + d / LANES;
+        let half = |k: K| {
+            let d = pass.digit(k);
+            own + d % LANES * 2 * LANE_WORDS + d / LANES
+        };
+        let mut ranks = 0u32;
+        for (i, &k) in key.iter().enumerate() {
+            let h = half(k);
             let rank = halves.get_unchecked(h);
             halves.set_unchecked(h, rank + (i < mine as usize) as u16);
-            h << 3 | rank as u32
-        });
+            ranks |= (rank as u32) << (3 * i);
+        }
         sync_threads();
 
         // Scan the counters in (lane, thread) order: lane j of warp w sums threads 8j..8j+8
@@ -181,7 +186,7 @@ pub(super) unsafe fn scatter_counted<K: Key, V: Copy + Default, F: BucketFn<K>, 
         }
         for i in 0..ITEMS {
             if i < mine as usize {
-                let slot = halves.get_unchecked(place[i] >> 3) as u32 + (place[i] & 7);
+                let slot = halves.get_unchecked(half(key[i])) as u32 + (ranks >> (3 * i) & 7);
                 staged_keys.set_unchecked(slot, key[i]);
                 if VALUES {
                     staged_values.set_unchecked(slot, value[i]);

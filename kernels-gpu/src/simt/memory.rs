@@ -1,5 +1,7 @@
 //! 128-bit global loads and stores: one `ld.global.v2.b64` / `st.global.v2.b64` a thread, the
-//! width that lets a warp move 512 contiguous bytes in one instruction.
+//! width that lets a warp move 512 contiguous bytes in one instruction; prefetches into L2.
+
+use super::hw;
 
 /// Whether `p` is 16-byte aligned, so the vector accesses below may use it.
 #[inline(always)]
@@ -66,4 +68,16 @@ pub unsafe fn load_vectors<T: Copy, const N: usize>(p: *const T) -> [T; N] {
     }
     // SAFETY: every byte was written above.
     unsafe { run.assume_init() }
+}
+
+/// Starts bringing the L2 cache lines of `bytes` bytes at `p` into L2, one line a thread of
+/// the block (threads past the lines do nothing), so that a block that reads them later finds
+/// them there. Any address is allowed: a prefetch faults on none.
+#[inline(always)]
+pub fn prefetch_l2_block(p: *const u8, bytes: usize) {
+    const LINE: usize = 128;
+    let line = super::thread_x() as usize;
+    if line < bytes.div_ceil(LINE) {
+        hw::prefetch_l2(p.wrapping_add(line * LINE));
+    }
 }

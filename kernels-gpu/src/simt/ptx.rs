@@ -224,6 +224,16 @@ pub fn wait_copies() {
     unsafe { asm!("cp.async.wait_all;", options(nostack)) };
 }
 
+/// `prefetch.global.L2`: brings the cache line holding `p` into L2, without waiting for it and
+/// without a register.
+#[inline(always)]
+pub fn prefetch_l2(p: *const u8) {
+    // SAFETY: a prefetch has no effect visible to the program, wherever `p` points.
+    unsafe {
+        asm!("prefetch.global.L2 [{p}];", p = in(reg64) p, options(nostack, readonly, preserves_flags))
+    };
+}
+
 unsafe extern "C" {
     #[link_name = "llvm.nvvm.bar.warp.sync"]
     fn bar_warp_sync(mask: u32);
