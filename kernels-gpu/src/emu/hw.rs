@@ -236,7 +236,10 @@ pub unsafe fn copy_async16(_a: u32, dst: *mut u8, src: *const u8) {
 pub fn wait_copies() {}
 
 /// The emulator has no cache to fill.
-pub fn prefetch_l2(_p: *const u8) {}
+///
+/// # Safety
+/// None needed here; the GPU's version wants an address the kernel may read.
+pub unsafe fn prefetch_l2(_p: *const u8) {}
 
 /// # Safety
 /// `p` is valid and aligned for a read; concurrent accesses are atomic.

@@ -661,15 +661,15 @@ const PREFETCH_AHEAD: u64 = 264;
 
 /// Starts bringing the keys of tile `tile` (if there is one) into L2, a cache line a thread,
 /// for a block that reads them later: a block that finds its keys there waits less on them.
-/// Addresses only: no key is read.
+///
+/// # Safety
+/// `keys` holds `n` keys.
 #[inline(always)]
-fn prefetch_tile<K>(keys: *const K, n: u64, tile: u64) {
+unsafe fn prefetch_tile<K>(keys: *const K, n: u64, tile: u64) {
     if tile * TILE < n {
         let items = TILE.min(n - tile * TILE) as usize;
-        prefetch_l2_block(
-            keys.wrapping_add((tile * TILE) as usize).cast(),
-            items * size_of::<K>(),
-        );
+        // SAFETY: the tile's keys below `n` (the caller's contract).
+        unsafe { prefetch_l2_block(keys.add((tile * TILE) as usize).cast(), items * size_of::<K>()) };
     }
 }
 
@@ -713,7 +713,8 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
     // The direct scatter does not wait on its loads as long (it holds no tile in shared
     // memory), and the prefetch's registers cost it occupancy.
     if WRITE != DIRECT {
-        prefetch_tile(keys, n, b + PREFETCH_AHEAD);
+        // SAFETY: `keys` holds `n` keys (the contract).
+        unsafe { prefetch_tile(keys, n, b + PREFETCH_AHEAD) };
     }
     if b == 0 && !offsets.is_null() && d < radix {
         // SAFETY: `offsets` holds `radix` words unless null (the contract).

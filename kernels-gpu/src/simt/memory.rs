@@ -72,12 +72,17 @@ pub unsafe fn load_vectors<T: Copy, const N: usize>(p: *const T) -> [T; N] {
 
 /// Starts bringing the L2 cache lines of `bytes` bytes at `p` into L2, one line a thread of
 /// the block (threads past the lines do nothing), so that a block that reads them later finds
-/// them there. Any address is allowed: a prefetch faults on none.
+/// them there.
+///
+/// # Safety
+/// `p .. p + bytes` lies in global memory the kernel may read (PTX does not promise that a
+/// prefetch of any other address is harmless).
 #[inline(always)]
-pub fn prefetch_l2_block(p: *const u8, bytes: usize) {
+pub unsafe fn prefetch_l2_block(p: *const u8, bytes: usize) {
     const LINE: usize = 128;
     let line = super::thread_x() as usize;
     if line < bytes.div_ceil(LINE) {
-        hw::prefetch_l2(p.wrapping_add(line * LINE));
+        // SAFETY: the line starts below `p + bytes` (the caller's range).
+        unsafe { hw::prefetch_l2(p.add(line * LINE)) };
     }
 }

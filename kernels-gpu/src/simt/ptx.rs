@@ -225,10 +225,13 @@ pub fn wait_copies() {
 }
 
 /// `prefetch.global.L2`: brings the cache line holding `p` into L2, without waiting for it and
-/// without a register.
+/// without a destination register.
+///
+/// # Safety
+/// `p` is an address in global memory the kernel may read.
 #[inline(always)]
-pub fn prefetch_l2(p: *const u8) {
-    // SAFETY: a prefetch has no effect visible to the program, wherever `p` points.
+pub unsafe fn prefetch_l2(p: *const u8) {
+    // SAFETY: the caller's contract; a prefetch writes no memory and no register.
     unsafe {
         asm!("prefetch.global.L2 [{p}];", p = in(reg64) p, options(nostack, readonly, preserves_flags))
     };
