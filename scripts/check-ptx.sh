@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# Assembles the embedded PTX for sm_90 with ptxas (PyPI's nvidia-cuda-nvcc-cu12) and fails on
-# any register spill. Prints registers and stack per kernel. Run after a build of `warpkit`.
+# Prints registers and stack per kernel from the `ptxas -v` reports that the host build writes
+# while assembling each area's module (OUT_DIR/ptxas/<area>_<sm>.txt), and fails on any
+# register spill or if the build embedded PTX only (no ptxas). Run after a build of `warpkit`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ptxas=$(command -v ptxas || python3 -c 'import os, nvidia.cuda_nvcc as m; print(os.path.join(list(m.__path__)[0], "bin", "ptxas"))')
+out=$(ls -td target/*/build/warpkit-*/out 2>/dev/null | while read -r d; do
+    [ -f "$d/kernels.rs" ] && { echo "$d"; break; }; done)
+[ -n "$out" ] || { echo "no build of warpkit found: run cargo build first"; exit 1; }
+if ! ls "$out"/ptxas/*.txt >/dev/null 2>&1; then
+    echo "the build in $out found no ptxas: run scripts/setup.sh, which installs it"; exit 1
+fi
 status=0
-for ptx in $(ls -t target/*/build/warpkit-*/out/kernels_sm_90.ptx | head -1) \
-           $(ls -t target/*/build/warpkit-*/out/kernels_sm_80.ptx | head -1); do
-    arch=$(basename "$ptx" .ptx | sed 's/kernels_//')
-    report=$("$ptxas" -arch="$arch" -v "$ptx" -o /dev/null 2>&1) || { echo "$report"; exit 1; }
-    echo "$report" | awk -v arch="$arch" '
+for report in "$out"/ptxas/*.txt; do
+    piece=$(basename "$report" .txt)   # <area>_sm_XX
+    awk -v piece="$piece" '
         /Compiling entry function/ { name = $7; gsub("\047", "", name) }
         /bytes stack frame/ { stack = $1; spills = $5 + $9 }
-        /Used [0-9]+ registers/ { printf "%-6s %-28s %4s registers %5s B stack %s\n", arch, name, $5, stack, (spills > 0 ? "SPILLS" : "") }' \
-        | tee /tmp/warpkit-ptxas.txt
-    if grep -q SPILLS /tmp/warpkit-ptxas.txt; then echo "register spills in $arch kernels"; status=1; fi
+        /Used [0-9]+ registers/ { printf "%-16s %-40s %4s registers %5s B stack %s\n", piece, name, $5, stack, (spills > 0 ? "SPILLS" : "") }' \
+        "$report" | tee /tmp/warpkit-ptxas.txt
+    if grep -q SPILLS /tmp/warpkit-ptxas.txt; then echo "register spills in $piece"; status=1; fi
 done
 exit $status

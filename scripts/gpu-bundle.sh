@@ -3,6 +3,12 @@
 # one folder (default .gpu-bundle/) with a run.sh, for a CUDA machine that has no Rust:
 #   scripts/gpu-bundle.sh && scp -r .gpu-bundle gpuhost: && ssh gpuhost .gpu-bundle/run.sh
 # run.sh runs every test, the tour, then the benches; logs go to $OUT (if set) or the bundle's logs/.
+# `run.sh startup` times cold and warm start-up instead (see startup in run.sh).
+# `run.sh sanitize` (or SANITIZE=1 run.sh) runs instead each integration test binary (tests/test-*)
+# and the tour under compute-sanitizer's memcheck, racecheck and synccheck, on the GPU only, at
+# capped sizes (WARPKIT_TEST_MAX_LEN and WARPKIT_TOUR_LEN, default 65537), each run under
+# SANITIZE_TIMEOUT seconds (default 120); it logs to sanitize-<tool>.log, prints a table of
+# findings and exits non-zero on any finding or failure. See the sanitize function in run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bundle="${1:-.gpu-bundle}"
@@ -17,8 +23,8 @@ for line in sys.stdin:
 }
 
 rm -rf "$bundle" && mkdir -p "$bundle/tests" "$bundle/benches" "$bundle/examples"
-cargo build --release -p warpkit --example tour
-cp target/release/examples/tour "$bundle/examples/"
+cargo build --release -p warpkit --example tour --example startup
+cp target/release/examples/tour target/release/examples/startup "$bundle/examples/"
 cargo test --release --workspace --no-run --message-format=json 2>/dev/null | executables |
 while read -r kind name exe; do
     cp "$exe" "$bundle/tests/$kind-$name"
@@ -33,8 +39,133 @@ strip "$bundle"/tests/* "$bundle"/benches/* "$bundle"/examples/*
 cat >"$bundle/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs warpkit's tests, then its benches (skip them with NO_BENCH=1), on this machine's GPU.
+# `run.sh sanitize` (or SANITIZE=1) runs the sanitizers instead: see sanitize below.
 cd "$(dirname "$0")"
 logs="${OUT:-$PWD/logs}"; mkdir -p "$logs"
+
+# Each integration test binary (tests/test-*) and the tour under compute-sanitizer (PATH, else
+# /usr/local/cuda/bin), tool by tool: SANITIZE_TOOLS (default memcheck racecheck synccheck).
+# The emulator is left out (WARPKIT_TEST_DEVICES=gpu) and sizes are capped: WARPKIT_TEST_MAX_LEN
+# and WARPKIT_TOUR_LEN (elements, default 65537). Every run has SANITIZE_TIMEOUT seconds
+# (default 120); test binaries get --test-threads=1, TEST_ARGS, and --skip for each name in
+# SANITIZE_SKIP (default: the test that exhausts device memory on purpose, whose failed
+# allocation the sanitizer would report); SANITIZE_ARGS go to compute-sanitizer. Output goes
+# to $logs/sanitize-<tool>.log, the table of findings to $logs/sanitize-summary.txt.
+sanitize() {
+    local cs
+    cs="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+    [ -x "$cs" ] || { echo "compute-sanitizer: not on PATH nor in /usr/local/cuda/bin"; return 1; }
+    export WARPKIT_TEST_DEVICES=gpu
+    export WARPKIT_TEST_MAX_LEN="${WARPKIT_TEST_MAX_LEN:-65537}"
+    export WARPKIT_TOUR_LEN="${WARPKIT_TOUR_LEN:-65537}"
+    local help; help="$("$cs" --help 2>&1)"
+    # --error-exitcode: a finding fails the run; --print-limit: the first reports of each run
+    # are enough (racecheck can find thousands of one race).
+    local common=(--error-exitcode 1 --print-limit "${SANITIZE_PRINT_LIMIT:-20}")
+    # A binary that never calls CUDA (the emulator's tests) ends with its own status.
+    grep -q -- --require-cuda-init <<<"$help" && common+=(--require-cuda-init no)
+    local skip=() name
+    for name in ${SANITIZE_SKIP-exhausting_device_memory_is_an_error_value}; do skip+=(--skip "$name"); done
+    local summary="$logs/sanitize-summary.txt" out status=0 tool exe
+    out="$(mktemp)"
+    "$cs" --version 2>&1 | tail -n 1
+    printf '%-10s %-22s %-34s %s\n' tool binary findings exit >"$summary"
+    for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+        local extra=()
+        # analysis: one report per racing pair of accesses rather than one per hazard.
+        [ "$tool" = racecheck ] && extra=(--racecheck-report analysis)
+        local log="$logs/sanitize-$tool.log"; : >"$log"
+        for exe in tests/test-* examples/tour; do
+            [ -x "$exe" ] || continue
+            local args=(gpu)
+            # shellcheck disable=SC2206 # TEST_ARGS is a list of words
+            [ "$exe" = examples/tour ] || args=(--test-threads=1 "${skip[@]}" ${TEST_ARGS:-})
+            echo "== $tool $exe"
+            echo "==== $cs --tool $tool ${common[*]} ${extra[*]} ${SANITIZE_ARGS:-} $exe ${args[*]}" >>"$log"
+            # shellcheck disable=SC2086
+            timeout -k 10 "${SANITIZE_TIMEOUT:-120}" "$cs" --tool "$tool" "${common[@]}" "${extra[@]}" \
+                ${SANITIZE_ARGS:-} "$exe" "${args[@]}" >"$out" 2>&1
+            local rc=$?
+            cat "$out" >>"$log"
+            echo "==== exit $rc" >>"$log"
+            grep -E "^test result|FAILED|panicked|checked|WRONG|^========= [A-Z]" "$out" |
+                grep -v COMPUTE-SANITIZER | head -n 20
+            # memcheck and synccheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY:
+            # N hazards displayed (E errors, W warnings)". None at all: the binary never called
+            # CUDA, or it was stopped.
+            local kind=ERROR unit=errors
+            if [ "$tool" = racecheck ] && grep -q "RACECHECK SUMMARY" "$out"; then kind=RACECHECK unit=hazards; fi
+            local found what
+            found="$(sed -nE "s/.*$kind SUMMARY: ([0-9]+) .*/\1/p" "$out" | awk '{n += $1} END {if (NR) print n}')"
+            what="${found:+$found $unit}"
+            what="${what:-no summary}"
+            case $rc in 124 | 137) what="$what (timed out)" ;; esac
+            printf '%-10s %-22s %-34s %s\n' "$tool" "$(basename "$exe")" "$what" "$rc" >>"$summary"
+            if [ "$rc" -ne 0 ] || [ "${found:-0}" -ne 0 ]; then status=1; fi
+        done
+    done
+    rm -f "$out"
+    echo; cat "$summary"
+    echo "sanitize: $([ $status -eq 0 ] && echo no findings || echo FINDINGS OR FAILURES, see sanitize-*.log)"
+    return $status
+}
+
+# Start-up as a fresh process meets it, by wall clock: examples/startup (GPU 0 opened and a
+# first scan of 2^20 u32), the tour and each integration test binary, each run with the
+# driver's JIT cache disabled (CUDA_CACHE_DISABLE=1: containers, CI runners, fresh home
+# directories) and with a warm one (a private CUDA_CACHE_PATH, filled by a first run),
+# alternately STARTUP_RUNS times (default 3); the table gives the medians. Test binaries run on
+# the GPU only, with one seed (WARPKIT_TEST_SEED, default 1) so that every run does the same
+# work, at sizes capped by WARPKIT_TEST_MAX_LEN (default 65537): the difference is start-up, not
+# work. The table goes to $logs/startup.txt, every run's output to $logs/startup.log.
+startup() {
+    export WARPKIT_TEST_DEVICES=gpu
+    export WARPKIT_TEST_SEED="${WARPKIT_TEST_SEED:-1}"
+    export WARPKIT_TEST_MAX_LEN="${WARPKIT_TEST_MAX_LEN:-65537}"
+    local cache; cache="$(mktemp -d)"
+    local table="$logs/startup.txt" log="$logs/startup.log" status=0 exe runs="${STARTUP_RUNS:-3}"
+    : >"$log"
+    timed() { # timed LABEL EXE ARGS...: runs once, appends its output to the log, prints seconds
+        local label=$1 t0 t1 rc; shift
+        t0=$(date +%s.%N)
+        "$@" >>"$log" 2>&1; rc=$?
+        t1=$(date +%s.%N)
+        echo "== $label $* exit $rc" >>"$log"
+        [ $rc -eq 0 ] || echo "FAILED: $label $*" >&2
+        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }'
+    }
+    median() { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+    printf '%-20s %-22s %-22s %9s\n' binary "cold_s (median; all)" "warm_s (median; all)" cold-warm >"$table"
+    for exe in examples/startup examples/tour tests/test-*; do
+        [ -x "$exe" ] || continue
+        local args=(); [ "${exe#tests/}" != "$exe" ] && args=(--test-threads=4)
+        local colds=() warms=() i
+        CUDA_CACHE_PATH="$cache" timed fill "$exe" "${args[@]}" >/dev/null
+        for ((i = 0; i < runs; i++)); do
+            colds+=("$(CUDA_CACHE_DISABLE=1 timed cold "$exe" "${args[@]}")")
+            warms+=("$(CUDA_CACHE_PATH="$cache" timed warm "$exe" "${args[@]}")")
+        done
+        local cold warm
+        cold=$(echo "${colds[*]}" | median); warm=$(echo "${warms[*]}" | median)
+        printf '%-20s %-22s %-22s %9s\n' "$(basename "$exe")" "$cold; ${colds[*]}" "$warm; ${warms[*]}" \
+            "$(awk -v c="$cold" -v w="$warm" 'BEGIN { printf "%+.2f", c - w }')" >>"$table"
+    done
+    grep -q "exit [1-9]" "$log" && status=1
+    grep -E "open .* ms" "$log" || true
+    cat "$table"
+    rm -rf "$cache"
+    return $status
+}
+
+case "${1:-}" in
+    sanitize) sanitize; exit $? ;;
+    startup) startup; exit $? ;;
+esac
+if [ "${SANITIZE:-0}" != 0 ]; then
+    sanitize
+    exit $?
+fi
+
 status=0
 for t in tests/*; do
     echo "== $t"

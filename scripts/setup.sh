@@ -8,7 +8,8 @@
 #      llvm-22, plus llvm-bitcode-linker built from the same sources.
 #   2. rustup: a nightly with rust-src, llvm-tools and llvm-bitcode-linker, where rustup can
 #      download them.
-# Also installs ptxas (PyPI nvidia-cuda-nvcc-cu12) for `scripts/check-ptx.sh`.
+# Also installs ptxas (PyPI nvidia-cuda-nvcc-cu12), which the build uses to embed machine code
+# and `scripts/check-ptx.sh` reads the reports of, and records its path in the same file.
 set -euo pipefail
 
 home="${WARPKIT_TOOLCHAIN_DIR:-$HOME/.local/share/warpkit}"
@@ -89,4 +90,13 @@ if ! ptxas_ok; then
     say "installing ptxas (PyPI nvidia-cuda-nvcc-cu12)"
     python3 -m pip install -q nvidia-cuda-nvcc-cu12 2>/dev/null ||
         python3 -m pip install -q --break-system-packages nvidia-cuda-nvcc-cu12
+fi
+
+# The host build assembles the kernels to machine code with this ptxas (without one it embeds
+# PTX only, and start-up waits for the driver's JIT compiler). Rewritten only when it changes,
+# since the build reruns when the file does.
+ptxas=$(command -v ptxas || ptxas_path || true)
+if [ -x "$ptxas" ] && ! grep -qx "WARPKIT_PTXAS=$ptxas" "$envfile"; then
+    { grep -v '^WARPKIT_PTXAS=' "$envfile"; echo "WARPKIT_PTXAS=$ptxas"; } >"$envfile.new"
+    mv "$envfile.new" "$envfile"
 fi

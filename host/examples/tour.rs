@@ -1,7 +1,8 @@
 //! warpkit's tour: every primitive on real-sized synthetic data, its result checked against a
 //! plain sequential computation and its time printed. Runs on the GPU when there is one, on the
 //! CPU otherwise; `tour cpu`, `tour gpu` or `tour emulator` forces a backend (the emulator runs
-//! the GPU kernels on the CPU: slow, for debugging).
+//! the GPU kernels on the CPU: slow, for debugging). `WARPKIT_TOUR_LEN=N` caps every size at N
+//! elements (at least 1), for slow runs such as under compute-sanitizer; the checks stay.
 
 use rand_core::RngCore;
 use rand_core::SeedableRng;
@@ -13,6 +14,19 @@ use warpkit::{Backend, Device, Error, Gpu, GpuTimer, Philox};
 /// Elements per primitive: large enough to fill an H100, small enough for a laptop's CPU.
 const N: usize = 1 << 26;
 
+/// `WARPKIT_TOUR_LEN`: the most elements of any of the tour's inputs, where it is set.
+fn len_cap() -> Result<Option<usize>, String> {
+    match std::env::var("WARPKIT_TOUR_LEN") {
+        Ok(v) if !v.trim().is_empty() => match v.trim().parse() {
+            Ok(n) if n > 0 => Ok(Some(n)),
+            _ => Err(format!(
+                "WARPKIT_TOUR_LEN={v:?}: give a number of elements, at least 1"
+            )),
+        },
+        _ => Ok(None),
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let backend = match std::env::args().nth(1).as_deref() {
         Some("cpu") => Backend::cpu(),
@@ -21,20 +35,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => Backend::auto(),
         Some(other) => return Err(format!("unknown backend {other:?}: use cpu, gpu or emulator").into()),
     };
+    let cap = len_cap()?.unwrap_or(usize::MAX);
+    let n = N.min(cap);
     println!(
-        "warpkit tour on {}, {N} elements per primitive\n",
+        "warpkit tour on {}, {n} elements per primitive\n",
         backend.describe()
     );
     let mut failures = 0;
 
-    // Philox: a stream of N words, equal to the host generator's.
+    // Philox: a stream of n words, equal to the host generator's.
     let (key, counter) = ([0x5eed_0001, 0x0000_2026], [0, 0, 0, 0]);
     let t = Instant::now();
-    let words = backend.philox_words(key, counter, N)?;
+    let words = backend.philox_words(key, counter, n)?;
     let took = t.elapsed();
     let mut host = Philox::new(key, counter);
     let ok = words.iter().all(|&w| w == host.next_u32());
-    failures += report("philox stream", ok, took.as_secs_f64(), 4 * N);
+    failures += report("philox stream", ok, took.as_secs_f64(), 4 * n);
 
     // Exclusive scan of bucket sizes (u32), e.g. offsets of variable-length records.
     let sizes: Vec<u32> = words.iter().map(|w| w % 1000).collect();
@@ -47,19 +63,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         running = running.wrapping_add(s);
         good
     });
-    failures += report("exclusive scan u32", ok, took.as_secs_f64(), 8 * N);
+    failures += report("exclusive scan u32", ok, took.as_secs_f64(), 8 * n);
 
-    // Sum of N f64 energies in [0, 1).
+    // Sum of n f64 energies in [0, 1).
     let energies: Vec<f64> = words.iter().map(|&w| w as f64 / 4_294_967_296.0).collect();
     let t = Instant::now();
     let total = backend.sum(&energies)?;
     let took = t.elapsed();
     let reference: f64 = energies.iter().sum();
     let ok = (total - reference).abs() <= 1e-12 * reference;
-    failures += report("sum f64", ok, took.as_secs_f64(), 8 * N);
+    failures += report("sum f64", ok, took.as_secs_f64(), 8 * n);
 
-    failures += alias_tour(&backend)?;
-    failures += multisplit_tour(&backend, &words[..MULTISPLIT_KEYS])?;
+    failures += alias_tour(&backend, ALIAS_ITEMS.min(cap), ALIAS_SAMPLES.min(cap))?;
+    failures += multisplit_tour(&backend, &words[..MULTISPLIT_KEYS.min(cap)])?;
 
     if let Backend::Device(device @ Device::Gpu(gpu)) = &backend {
         println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
@@ -76,11 +92,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 const ALIAS_ITEMS: usize = 10_000_000;
 const ALIAS_SAMPLES: usize = 100_000_000;
 
-/// An alias table over shuffled power-law weights (w_i = 1/i), checked row by row, then
-/// samples drawn from it, the most likely item's frequency checked against its weight.
-fn alias_tour(backend: &Backend) -> Result<usize, Box<dyn std::error::Error>> {
+/// An alias table of `items` shuffled power-law weights (w_i = 1/i), checked row by row, then
+/// `samples` drawn from it, the most likely item's frequency checked against its weight.
+fn alias_tour(backend: &Backend, items: usize, samples: usize) -> Result<usize, Box<dyn std::error::Error>> {
     let mut rng = Philox::seed_from_u64(2026);
-    let mut weights: Vec<f64> = (1..=ALIAS_ITEMS).map(|i| 1.0 / i as f64).collect();
+    let mut weights: Vec<f64> = (1..=items).map(|i| 1.0 / i as f64).collect();
     for i in (1..weights.len()).rev() {
         weights.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
     }
@@ -91,25 +107,25 @@ fn alias_tour(backend: &Backend) -> Result<usize, Box<dyn std::error::Error>> {
     let ok = matches!(worst, Ok(e) if e <= 1e-9);
     println!(
         "{:<22} {:>9.3} ms  {:>8.1} M items/s (host to table)  {}",
-        "alias table f64 1e7",
+        format!("alias table f64 {}", short(items)),
         built * 1e3,
-        ALIAS_ITEMS as f64 / built / 1e6,
+        items as f64 / built / 1e6,
         if ok { "checked" } else { "WRONG" }
     );
     let t = Instant::now();
-    let samples = table.sample(&mut rng, ALIAS_SAMPLES)?;
+    let drawn_samples = table.sample(&mut rng, samples)?;
     let drawn = t.elapsed().as_secs_f64();
     let top = weights.iter().position(|&w| w == 1.0).expect("the weight 1/1");
     let total: f64 = weights.iter().sum();
-    let hits = samples.iter().filter(|&&x| x as usize == top).count() as f64;
-    let expected = ALIAS_SAMPLES as f64 / total;
+    let hits = drawn_samples.iter().filter(|&&x| x as usize == top).count() as f64;
+    let expected = samples as f64 / total;
     // Five standard deviations of a binomial count.
     let sampled_ok = (hits - expected).abs() <= 5.0 * expected.sqrt();
     println!(
         "{:<22} {:>9.3} ms  {:>8.2} G samples/s (to the host)  {}",
-        "alias sample 1e8",
+        format!("alias sample {}", short(samples)),
         drawn * 1e3,
-        ALIAS_SAMPLES as f64 / drawn / 1e9,
+        samples as f64 / drawn / 1e9,
         if sampled_ok { "checked" } else { "WRONG" }
     );
     Ok(usize::from(!ok) + usize::from(!sampled_ok))
@@ -140,12 +156,22 @@ fn multisplit_tour(backend: &Backend, keys: &[u32]) -> Result<usize, Box<dyn std
     }
     println!(
         "{:<22} {:>9.3} ms  {:>8.2} G pairs/s (host to host)  {}",
-        "multisplit 2^24, m=256",
+        format!("multisplit {}, m=256", short(keys.len())),
         took * 1e3,
         keys.len() as f64 / took / 1e9,
         if ok { "checked" } else { "WRONG" }
     );
     Ok(usize::from(!ok))
+}
+
+/// `n` as the tour's labels write it: 1eK for powers of ten, 2^K for powers of two from 2^10.
+fn short(n: usize) -> String {
+    let tens = n.checked_ilog10().filter(|&k| k > 0 && 10usize.pow(k) == n);
+    match tens {
+        Some(k) => format!("1e{k}"),
+        None if n.is_power_of_two() && n >= 1 << 10 => format!("2^{}", n.ilog2()),
+        None => n.to_string(),
+    }
 }
 
 fn report(name: &str, ok: bool, seconds: f64, bytes: usize) -> usize {
@@ -179,19 +205,20 @@ fn device_timings(device: &Device, gpu: &Gpu, sizes: &[u32], energies: &[f64]) -
             per_second / seconds / 1e9
         );
     };
+    let n = sizes.len();
     let d_sizes = device.upload(sizes)?;
-    let mut d_offsets = device.zeros::<u32>(N)?;
+    let mut d_offsets = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.exclusive_scan_into(&d_sizes, &mut d_offsets))?;
-    show("exclusive scan u32", s, 8.0 * N as f64, "GB/s");
+    show("exclusive scan u32", s, 8.0 * n as f64, "GB/s");
     let d_energies = device.upload(energies)?;
     let mut d_total = device.zeros::<f64>(1)?;
     let s = median_seconds(gpu, || device.sum_into(&d_energies, &mut d_total))?;
-    show("sum f64", s, 8.0 * N as f64, "GB/s");
-    let mut d_words = device.zeros::<u32>(N)?;
+    show("sum f64", s, 8.0 * n as f64, "GB/s");
+    let mut d_words = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.philox_fill(&mut d_words, [1, 2], [0; 4]))?;
-    show("philox stream", s, N as f64, "G words/s");
-    let mut d_copy = device.zeros::<u32>(N)?;
+    show("philox stream", s, n as f64, "G words/s");
+    let mut d_copy = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.copy(&d_sizes, &mut d_copy))?;
-    show("copy (128-bit)", s, 8.0 * N as f64, "GB/s");
+    show("copy (128-bit)", s, 8.0 * n as f64, "GB/s");
     Ok(())
 }

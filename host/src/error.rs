@@ -9,9 +9,12 @@ pub enum Error {
     /// No CUDA driver or no CUDA device: a normal answer on machines without a GPU.
     #[error("no CUDA device: {0}")]
     NoDevice(String),
-    /// The GPU is older than the PTX warpkit embeds (sm_80).
+    /// The GPU is older than the code warpkit embeds (sm_80).
     #[error("unsupported GPU: compute capability {major}.{minor}; warpkit needs 8.0 or newer")]
     UnsupportedDevice { major: i32, minor: i32 },
+    /// No embedded image of an area's kernels loaded on the device (machine code or PTX).
+    #[error("loading warpkit's {area} kernels failed: {reason}")]
+    ModuleLoad { area: &'static str, reason: String },
     /// An allocation did not fit in device memory.
     #[error("out of device memory")]
     OutOfMemory,

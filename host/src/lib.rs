@@ -37,8 +37,10 @@ mod copy;
 mod reduce;
 pub mod scan;
 
-/// The PTX built from `kernels-gpu` and the names of its kernels.
-pub mod kernels {
+/// The kernels' module images built from `kernels-gpu`, by area (see `host/build/main.rs`).
+mod kernels {
+    use crate::gpu::{Area, AreaImages, Format, Image};
+    const AREA_COUNT: usize = Area::ALL.len();
     include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 }
 

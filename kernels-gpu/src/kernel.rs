@@ -12,6 +12,10 @@
 pub trait Kernel {
     /// The PTX entry name (the function's name).
     const NAME: &'static str;
+    /// The area whose GPU module holds the kernel (from its name; see [`crate::area`]). The
+    /// host build checks that every kernel of this crate has one; `None` is for kernels that
+    /// exist only in the emulator (those that tests declare).
+    const AREA: Option<crate::area::Area>;
     /// The parameters, in order: raw pointers to device memory and plain numbers.
     type Args: Copy;
     /// Runs the kernel body as the current emulated thread.
@@ -46,6 +50,7 @@ macro_rules! kernel {
         #[cfg(not(target_arch = "nvptx64"))]
         impl $crate::kernel::Kernel for $name {
             const NAME: &'static str = stringify!($name);
+            const AREA: Option<$crate::area::Area> = $crate::area::Area::of(stringify!($name));
             type Args = ($($ty,)*);
             unsafe fn run(args: Self::Args) {
                 let ($($arg,)*) = args;

@@ -18,6 +18,7 @@
 )]
 
 pub mod alias;
+pub mod area;
 pub mod block;
 pub mod device;
 #[cfg(not(target_arch = "nvptx64"))]

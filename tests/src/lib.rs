@@ -5,14 +5,25 @@
 //! A kernel test is written once, as a function of the device, and [`on_every_device`] runs it
 //! on the SIMT emulator always and on the GPU when one is present, with the same inputs on
 //! both, and checks that both give the same bits where the kernel is deterministic.
+//!
+//! Environment variables:
+//! - `WARPKIT_TEST_DEVICES=gpu` leaves the emulator out of [`devices`] (see there).
+//! - `WARPKIT_TEST_SEED=N` replays a failure: every [`fresh_rng`] starts from seed `N`.
+//! - `WARPKIT_TEST_MAX_LEN=N` caps the lengths tested at `N` elements, on the GPU, the emulator
+//!   and the CPU backend alike: [`max_len`], [`sizes_up_to`] and [`cap`] give at most `N`, and the
+//!   tests' fixed large sizes (keys, samples, items) go through [`cap`]; a statistical test that
+//!   needs a least number of samples to stay valid keeps that number, and says so. Meant for
+//!   runs where every launch is slow, such as under compute-sanitizer (`run.sh sanitize`, see
+//!   `scripts/gpu-bundle.sh`). Unset, every size is as before.
 
 use rand_core::{RngCore, SeedableRng};
 use std::io::Write;
+use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 use warpkit::{Device, Philox, Scalar};
 
 /// The lengths every kernel is tested at: edge sizes around a warp, odd primes, 2^20 + 7, and
-/// 2^28 on the GPU only.
+/// 2^28 on the GPU only (only those up to [`len_cap`] where `WARPKIT_TEST_MAX_LEN` is set).
 pub const SIZES: [usize; 11] = [
     0,
     1,
@@ -30,17 +41,43 @@ pub const SIZES: [usize; 11] = [
 /// The largest length tested on the emulator and the CPU backend (a few seconds of emulation).
 pub const CPU_MAX_LEN: usize = (1 << 20) + 7;
 
-/// [`SIZES`] up to `max`.
+/// The most elements any test takes: `WARPKIT_TEST_MAX_LEN` (read once, and announced once on
+/// stderr), or `usize::MAX` when it is unset or empty.
+pub fn len_cap() -> usize {
+    static CAP: OnceLock<usize> = OnceLock::new();
+    *CAP.get_or_init(|| match std::env::var("WARPKIT_TEST_MAX_LEN") {
+        Ok(v) if !v.trim().is_empty() => {
+            let cap = v
+                .trim()
+                .parse()
+                .expect("WARPKIT_TEST_MAX_LEN is a number of elements");
+            let _ = writeln!(
+                std::io::stderr(),
+                "\nWARPKIT_TEST_MAX_LEN: lengths capped at {cap} elements"
+            );
+            cap
+        }
+        _ => usize::MAX,
+    })
+}
+
+/// `n`, or [`len_cap`] where that is smaller: for the tests' fixed sizes.
+pub fn cap(n: usize) -> usize {
+    n.min(len_cap())
+}
+
+/// [`SIZES`] up to `max` (and up to [`len_cap`]).
 pub fn sizes_up_to(max: usize) -> impl Iterator<Item = usize> {
+    let max = cap(max);
     SIZES.into_iter().filter(move |&n| n <= max)
 }
 
-/// The largest length tested on `device`.
+/// The largest length tested on `device` (at most [`len_cap`]).
 pub fn max_len(device: &Device) -> usize {
-    match device {
+    cap(match device {
         Device::Gpu(_) => usize::MAX,
         Device::Emulator(_) => CPU_MAX_LEN,
-    }
+    })
 }
 
 /// The GPU, or `None` after printing that `test` was skipped on it and why. The line goes

@@ -40,11 +40,12 @@ const CPU_CONSTRUCTIONS: [Construction; 3] = [
 /// Items tested on the CPU and the emulator; the GPU adds 10^7 and 10^8.
 const COUNTS: [usize; 9] = [1, 2, 3, 10, 1000, 4099, 100_003, 1_000_000, 100_000_000];
 
+/// The most items tested on `backend` (at most `WARPKIT_TEST_MAX_LEN`).
 fn max_items(backend: &Backend) -> usize {
-    match backend {
+    cap(match backend {
         Backend::Device(Device::Gpu(_)) => usize::MAX,
         _ => 1_000_000,
-    }
+    })
 }
 
 /// Whether two tables are the same, bit for bit.
@@ -134,10 +135,20 @@ fn chi_square_critical(dof: f64) -> f64 {
     dof * (1.0 - a + 4.753 * a.sqrt()).powi(3)
 }
 
+/// Samples drawn by [`sampling_matches_weights`]: 10^8, or fewer under `WARPKIT_TEST_MAX_LEN`,
+/// but never fewer than 2^20. That least count keeps the chi-square test valid: the least
+/// likely item the tests draw (weight 1/10^4 of the power law, whose total is about 9.6) is
+/// still expected about 11 times, so the statistic follows its chi-square law and the test
+/// keeps its false-alarm rate of 1e-6. Its power drops with the count: at 2^20 samples it
+/// detects errors about 10 times as large as at 10^8 (about 3e-2 instead of 3e-3).
+fn chi_square_samples() -> usize {
+    cap(100_000_000).max(1 << 20)
+}
+
 /// Draws `s` samples and tests their counts against the weights: items of weight 0 are never
 /// drawn, and the chi-square statistic stays below its 1e-6 critical value. With 10^8 samples
 /// this detects (power > 0.99) a relative probability error of about 3e-3 in one item of
-/// N = 10, or spread over all items of N = 10^4.
+/// N = 10, or spread over all items of N = 10^4 (see [`chi_square_samples`] for fewer).
 fn sampling_matches_weights(backend: &Backend, method: Sampling, weights: &[f64], s: usize, seed: u64) {
     let label = format!("n={} {method:?} on {}", weights.len(), backend.describe());
     let table = AliasTable::new(backend, weights).unwrap();
@@ -163,10 +174,10 @@ fn sampling_matches_weights(backend: &Backend, method: Sampling, weights: &[f64]
     assert!(chi2 < critical, "{label}: chi-square {chi2} >= {critical}");
     // The same seed gives the same samples.
     let some = table
-        .sample_with(&mut Philox::seed_from_u64(seed), 1 << 20, method)
+        .sample_with(&mut Philox::seed_from_u64(seed), cap(1 << 20), method)
         .unwrap();
     let again = table
-        .sample_with(&mut Philox::seed_from_u64(seed), 1 << 20, method)
+        .sample_with(&mut Philox::seed_from_u64(seed), cap(1 << 20), method)
         .unwrap();
     assert!(again == some, "{label}: samples differ for the same seed");
 }
@@ -189,8 +200,8 @@ fn samples_follow_the_weights() {
             Backend::Device(_) => &METHODS,
         };
         for &method in methods {
-            sampling_matches_weights(backend, method, &ten, 100_000_000, 11);
-            sampling_matches_weights(backend, method, &power, 100_000_000, 12);
+            sampling_matches_weights(backend, method, &ten, chi_square_samples(), 11);
+            sampling_matches_weights(backend, method, &power, chi_square_samples(), 12);
         }
     }
     let cpu_table = AliasTable::new(&Backend::cpu(), &ten).unwrap();
@@ -234,7 +245,7 @@ fn devices_draw_the_same_samples_by(method: Sampling) {
         },
         |device, (weights, seed)| {
             let table = AliasTable::new(&Backend::Device(device.clone()), weights)?;
-            let mut out = device.filled(100_003, u32::poison())?;
+            let mut out = device.filled(cap(100_003), u32::poison())?;
             let method = scaled(method, weights.len());
             table.sample_into_with(&mut Philox::seed_from_u64(*seed), &mut out, method)?;
             device.download(&out)
@@ -263,7 +274,10 @@ fn close_share(x: &[u32], n: usize, pair: impl Fn(usize) -> usize) -> f64 {
 /// output's neighbours are at least 0.1 more often close (which gives the test its power).
 #[test]
 fn shuffled_samples_are_the_drawn_ones_in_random_order() {
-    const S: usize = 100_003;
+    // Under `WARPKIT_TEST_MAX_LEN`, no fewer than 2^14 samples: 6 standard errors are then
+    // about 0.028, still well inside the 0.1 by which grouped neighbours are more often close,
+    // so the test keeps its power.
+    let s = cap(100_003).max(1 << 14);
     on_every_device(
         "alias shuffled samples",
         Agreement::Bitwise,
@@ -278,7 +292,7 @@ fn shuffled_samples_are_the_drawn_ones_in_random_order() {
             let mut got = Vec::new();
             for method in METHODS.map(|m| scaled(m, weights.len())) {
                 for order in [Order::AsDrawn, Order::Shuffled] {
-                    let mut out = device.filled(S, u32::poison())?;
+                    let mut out = device.filled(s, u32::poison())?;
                     let mut rng = Philox::seed_from_u64(*seed);
                     table.sample_into_ordered(&mut rng, &mut out, method, order)?;
                     got.extend(device.download(&out)?);
@@ -289,9 +303,9 @@ fn shuffled_samples_are_the_drawn_ones_in_random_order() {
         |(weights, seed), got, label| {
             let n = weights.len();
             let mut rng = Philox::seed_from_u64(*seed);
-            let random_pair: Vec<usize> = (0..S).map(|_| (rng.next_u64() % S as u64) as usize).collect();
-            for (m, pair) in got.chunks(2 * S).enumerate() {
-                let (drawn, shuffled) = pair.split_at(S);
+            let random_pair: Vec<usize> = (0..s).map(|_| (rng.next_u64() % s as u64) as usize).collect();
+            for (m, pair) in got.chunks(2 * s).enumerate() {
+                let (drawn, shuffled) = pair.split_at(s);
                 let label = format!("{label} {:?}", METHODS[m]);
                 let (mut a, mut b) = (drawn.to_vec(), shuffled.to_vec());
                 a.sort_unstable();
@@ -302,9 +316,9 @@ fn shuffled_samples_are_the_drawn_ones_in_random_order() {
                     continue;
                 }
                 let random = close_share(shuffled, n, |t| random_pair[t]);
-                let tolerance = 6.0 * (2.0 * random * (1.0 - random) / S as f64).sqrt();
-                let neighbours = close_share(shuffled, n, |t| (t + 1) % S);
-                let grouped = close_share(drawn, n, |t| (t + 1) % S);
+                let tolerance = 6.0 * (2.0 * random * (1.0 - random) / s as f64).sqrt();
+                let neighbours = close_share(shuffled, n, |t| (t + 1) % s);
+                let grouped = close_share(drawn, n, |t| (t + 1) % s);
                 assert!(
                     (neighbours - random).abs() < tolerance,
                     "{label}: shuffled neighbours close {neighbours:.4}, at random {random:.4}"
@@ -323,7 +337,7 @@ fn shuffled_samples_are_the_drawn_ones_in_random_order() {
 /// hence its per-thread words, depends on the device: compared with the reference only.)
 #[test]
 fn folded_samples_xor_to_the_drawn_ones() {
-    const S: usize = 100_003;
+    let s = cap(100_003).max(1); // the checks below split the output in runs of s
     on_every_device(
         "alias folded samples",
         Agreement::ReferenceOnly,
@@ -335,9 +349,9 @@ fn folded_samples_xor_to_the_drawn_ones() {
             let table = AliasTable::new(&Backend::Device(device.clone()), weights)?;
             let mut got = Vec::new();
             for method in METHODS.map(|m| scaled(m, weights.len())) {
-                let mut stored = device.zeros(S)?;
+                let mut stored = device.zeros(s)?;
                 table.sample_into_with(&mut Philox::seed_from_u64(*seed), &mut stored, method)?;
-                let mut folded = device.zeros(S)?;
+                let mut folded = device.zeros(s)?;
                 table.sample_into_folded(&mut Philox::seed_from_u64(*seed), &mut folded, method)?;
                 got.extend(device.download(&stored)?);
                 got.extend(device.download(&folded)?);
@@ -345,17 +359,17 @@ fn folded_samples_xor_to_the_drawn_ones() {
             Ok(got)
         },
         |_, got, label| {
-            for (m, pair) in got.chunks(2 * S).enumerate() {
-                let (stored, folded) = pair.split_at(S);
+            for (m, pair) in got.chunks(2 * s).enumerate() {
+                let (stored, folded) = pair.split_at(s);
                 let xor = |x: &[u32]| x.iter().fold(0, |a, &b| a ^ b);
                 assert_eq!(xor(stored), xor(folded), "{label} {:?}", METHODS[m]);
                 // The baseline's threads draw two samples or more each and store one word: at
-                // most half of S. (A sectioned sampler's thread may draw a single sample of its
+                // most half of s. (A sectioned sampler's thread may draw a single sample of its
                 // section, whose rounds give each thread two samples only past 256 of them, so
                 // small sections fold nothing; for them only the xor says more.)
                 if matches!(METHODS[m], Sampling::Baseline) {
                     let words = folded.iter().filter(|&&x| x != 0).count();
-                    assert!(words <= S / 2 + 1, "{label}: {words} words stored");
+                    assert!(words <= s / 2 + 1, "{label}: {words} words stored");
                 }
             }
         },

@@ -8,7 +8,7 @@ use warpkit::multisplit::{
     BucketFn, Buckets, Keep, Key, Method, Multisplit, MultisplitKey, Plain, Split, compact,
 };
 use warpkit::{Backend, Error, Philox};
-use warpkit_tests::{Agreement, fresh_rng, on_every_device};
+use warpkit_tests::{Agreement, cap, fresh_rng, on_every_device};
 
 /// A bucket function under test: its name, the multisplit, and a key of bucket `b` made from
 /// random bits `r`.
@@ -117,7 +117,7 @@ fn cpu_multisplit_equals_a_stable_sort_by_bucket() {
             w
         };
         for (name, split, key_for) in &ways {
-            for n in NS {
+            for n in NS.map(cap) {
                 for shape in ["uniform", "skewed", "single bucket"] {
                     let targets = target_buckets(&mut rng, n, m, shape);
                     let keys: Vec<u32> = targets.iter().map(|&b| key_for(b, rng.next_u32())).collect();
@@ -150,18 +150,19 @@ fn cpu_multisplit_equals_a_stable_sort_by_bucket() {
 #[test]
 fn u64_keys_by_hash_at_2_pow_24() {
     let mut rng = fresh_rng("multisplit u64");
+    let n = cap(1 << 24);
     for m in [2u32, 256, 65536] {
         let bits = m.trailing_zeros();
         let hash = Multisplit::<u64>::new(Buckets::Hash { bits }).unwrap();
         let f = warpkit_kernels::multisplit::bucket::MultiplicativeHash { bits };
-        let keys: Vec<u64> = (0..1 << 24).map(|_| rng.next_u64()).collect();
+        let keys: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
         let values: Vec<i32> = keys.iter().map(|&k| k as i32).collect();
         check(
             &hash,
             |k| f.bucket(k),
             &keys,
             &values,
-            &format!("hash m={m} n=2^24"),
+            &format!("hash m={m} n={n}"),
         );
     }
 }
@@ -313,7 +314,9 @@ fn devices_split_like_the_cpu_by_modulo_in_two_passes() {
 #[test]
 fn buckets_past_m_are_reported_after_the_launch() {
     let mut rng = fresh_rng("multisplit buckets past m");
-    let keys: Vec<u32> = (0..100_003).map(|_| rng.next_u32()).collect();
+    // At least 4099 keys under `WARPKIT_TEST_MAX_LEN`: each lands past m with probability 1/2
+    // or more, so some surely do.
+    let keys: Vec<u32> = (0..cap(100_003).max(4099)).map(|_| rng.next_u32()).collect();
     for device in warpkit_tests::devices("multisplit buckets past m") {
         for (modulo, m) in [(14u32, 7u32), (600, 300), (65536, 4096)] {
             let largest = keys.iter().map(|k| k % modulo).max().unwrap();
@@ -368,7 +371,7 @@ fn device_resident_splits_match_and_keep_their_inputs() {
     let mut rng = fresh_rng("multisplit device-resident");
     let mut devices = vec![warpkit::Device::emulator()];
     devices.extend(warpkit_tests::gpu_or_skip("multisplit device-resident"));
-    let keys: Vec<u32> = (0..100_003).map(|_| rng.next_u32()).collect();
+    let keys: Vec<u32> = (0..cap(100_003)).map(|_| rng.next_u32()).collect();
     let values: Vec<u64> = (0..keys.len() as u64).collect();
     for device in &devices {
         for m in [7u32, 4096] {

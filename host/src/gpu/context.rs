@@ -1,14 +1,14 @@
-//! [`Gpu`]: one CUDA device with its context, stream, the warpkit module (loaded once per
-//! process and device) and the limits that launches are checked against.
+//! [`Gpu`]: one CUDA device with its context, stream, the kernels' modules (each area loaded
+//! the first time it is used on the device, then kept) and the limits that launches are
+//! checked against.
 
 use super::driver::ensure_driver;
+use super::module::{AREA_COUNT, Area, LoadedArea};
 use super::readback::Readback;
 use crate::device::{DeviceLimits, ScratchSlots};
 use crate::error::{Error, Result};
-use crate::kernels;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
-use cudarc::nvrtc::Ptx;
+use cudarc::driver::{CudaContext, CudaStream};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -16,9 +16,11 @@ struct Inner {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     limits: DeviceLimits,
-    /// Every kernel of the module, fetched when the device is opened: with CUDA's lazy module
+    /// Each area's module once loaded, with all its kernels fetched at once: with CUDA's lazy
     /// loading, fetching a function while other host threads launch work can stall them.
-    functions: HashMap<&'static str, CudaFunction>,
+    areas: [OnceLock<LoadedArea>; AREA_COUNT],
+    /// Held while an area loads, so that it loads once.
+    loading: Mutex<()>,
     scratch: ScratchSlots,
     /// Page-locked memory for small downloads ([`Gpu::read_back`]).
     readback: Mutex<Readback>,
@@ -26,7 +28,7 @@ struct Inner {
 }
 
 /// A CUDA device ready to run warpkit's kernels. Cheap to clone; all clones share one context,
-/// one stream and one loaded module, so work submitted through any of them runs in order.
+/// one stream and the same loaded modules, so work submitted through any of them runs in order.
 #[derive(Clone)]
 pub struct Gpu {
     inner: Arc<Inner>,
@@ -38,12 +40,14 @@ impl std::fmt::Debug for Gpu {
     }
 }
 
-/// Devices opened so far, by ordinal: the module is loaded once per process and device.
+/// Devices opened so far, by ordinal: each area's module loads once per process and device.
 static OPENED: OnceLock<Mutex<HashMap<usize, Gpu>>> = OnceLock::new();
 
 impl Gpu {
     /// Opens device `ordinal`, or returns the handle opened before. `Err(NoDevice)` when there
-    /// is no driver or no such device: never a panic. Opening sets the device's default memory
+    /// is no driver or no such device, `Err(UnsupportedDevice)` for a GPU older than compute
+    /// capability 8.0: never a panic. Opening loads no kernels (each area's module loads when
+    /// first used); it sets the device's default memory
     /// pool to keep the memory freed to it (for the whole process, as CUDA's caching
     /// allocators do), so that per-call allocations do not map memory again after each
     /// synchronization.
@@ -79,23 +83,17 @@ impl Gpu {
         }
         let limits = read_limits(&ctx)?;
         let (major, minor) = limits.compute_capability;
-        let ptx = match major {
-            9.. => kernels::PTX_SM_90,
-            8 => kernels::PTX_SM_80,
-            _ => return Err(Error::UnsupportedDevice { major, minor }),
-        };
-        let module = ctx.load_module(Ptx::from_src(ptx))?;
-        let functions = kernels::ALL
-            .iter()
-            .map(|&name| Ok((name, module.load_function(name)?)))
-            .collect::<Result<HashMap<_, _>>>()?;
+        if major < 8 {
+            return Err(Error::UnsupportedDevice { major, minor });
+        }
         let stream = ctx.default_stream();
         Ok(Gpu {
             inner: Arc::new(Inner {
                 ctx,
                 stream,
                 limits,
-                functions,
+                areas: Default::default(),
+                loading: Mutex::new(()),
                 scratch: Default::default(),
                 readback: Default::default(),
                 ordinal,
@@ -123,9 +121,18 @@ impl Gpu {
         Ok(self.inner.stream.synchronize()?)
     }
 
-    /// Every kernel of the embedded module, by PTX entry name.
-    pub(crate) fn functions(&self) -> &HashMap<&'static str, CudaFunction> {
-        &self.inner.functions
+    /// The module of `area` on this device, loaded now if this is its first use.
+    pub(crate) fn area(&self, area: Area) -> Result<&LoadedArea> {
+        let slot = &self.inner.areas[area.index()];
+        if let Some(loaded) = slot.get() {
+            return Ok(loaded);
+        }
+        let _loading = self.inner.loading.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.get().is_none() {
+            let loaded = LoadedArea::load(&self.inner.ctx, area, self.limits().compute_capability)?;
+            let _ = slot.set(loaded);
+        }
+        Ok(slot.get().expect("the area was loaded above"))
     }
 
     /// The device's ordinal, which its buffers carry.

@@ -1,5 +1,5 @@
 //! Launches on a GPU: the shape checked against the device, the kernel found by its PTX entry
-//! name, its argument tuple pushed parameter by parameter.
+//! name in its area's module, its argument tuple pushed parameter by parameter.
 
 use super::Gpu;
 use crate::device::args::Args;
@@ -10,12 +10,16 @@ use cudarc::driver::{CudaFunction, LaunchConfig};
 use warpkit_kernels::kernel::Kernel;
 
 impl Gpu {
-    /// A kernel of the embedded module.
-    fn function(&self, name: &'static str) -> Result<&CudaFunction> {
-        self.functions().get(name).ok_or_else(|| Error::LaunchShape {
-            kernel: name,
-            reason: "the embedded PTX has no such entry point".into(),
-        })
+    /// Kernel `K`, from its area's module (loaded now on the area's first use).
+    fn function<K: Kernel>(&self) -> Result<&CudaFunction> {
+        let missing = |reason: String| Error::LaunchShape {
+            kernel: K::NAME,
+            reason,
+        };
+        let area =
+            K::AREA.ok_or_else(|| missing("no GPU module holds it (an emulator-only kernel)".into()))?;
+        let function = self.area(area)?.function(K::NAME);
+        function.ok_or_else(|| missing(format!("the {} module has no such entry point", area.name())))
     }
 
     /// Launches `K` with `args` on the stream (asynchronously), after checking `shape` against
@@ -36,7 +40,7 @@ impl Gpu {
                 reason,
             });
         }
-        let f = self.function(K::NAME)?;
+        let f = self.function::<K>()?;
         if shape.shared_bytes > self.limits().shared_per_block {
             // Always the device's maximum, so launches of other sizes from other host threads
             // never lower it under each other.
@@ -62,7 +66,7 @@ impl Gpu {
     /// multiprocessor once: the grid of a persistent, grid-stride kernel.
     pub(crate) fn resident_blocks<K: Kernel>(&self, threads: u32, shared_bytes: u32) -> Result<u64> {
         let per_sm = self
-            .function(K::NAME)?
+            .function::<K>()?
             .occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes as usize, None)?;
         Ok(per_sm.max(1) as u64 * self.limits().multiprocessors as u64)
     }

@@ -1,0 +1,176 @@
+//! The kernels' GPU modules, one per area (`warpkit_kernels::area`). The build embeds each
+//! area's images: machine code for sm_80 and sm_90, and the sm_90 PTX for newer GPUs (PTX of
+//! both targets alone where the build had no `ptxas`). An area is loaded on a device the first
+//! time one of its kernels is launched there, from the best image the device runs: machine
+//! code of its major version first (it loads in milliseconds), else PTX, which the driver
+//! compiles.
+
+use crate::error::{Error, Result};
+use crate::kernels;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::nvrtc::Ptx;
+use std::collections::HashMap;
+use std::sync::Arc;
+pub(crate) use warpkit_kernels::area::Area;
+
+/// The number of areas.
+pub(crate) const AREA_COUNT: usize = Area::ALL.len();
+
+/// What an image holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Format {
+    /// Machine code (a cubin): runs on the GPUs of its major version from its minor one up.
+    Cubin,
+    /// PTX: the driver compiles it for any GPU at least as new as its target.
+    Ptx,
+}
+
+/// One embedded image of an area's module, compressed with zstd.
+pub(crate) struct Image {
+    pub format: Format,
+    /// The target, as in `sm_90`.
+    pub sm: u32,
+    pub zstd: &'static [u8],
+}
+
+/// An area's kernels and images, as the build embedded them.
+pub(crate) struct AreaImages {
+    pub area: Area,
+    pub entries: &'static [&'static str],
+    pub images: &'static [Image],
+}
+
+impl Image {
+    fn runs_on(&self, (major, minor): (i32, i32)) -> bool {
+        let (target_major, target_minor) = ((self.sm / 10) as i32, (self.sm % 10) as i32);
+        match self.format {
+            Format::Cubin => target_major == major && target_minor <= minor,
+            Format::Ptx => (target_major, target_minor) <= (major, minor),
+        }
+    }
+
+    fn load(&self, ctx: &Arc<CudaContext>) -> std::result::Result<Arc<CudaModule>, String> {
+        let bytes = zstd::decode_all(self.zstd).map_err(|e| format!("corrupt image: {e}"))?;
+        let image = match self.format {
+            Format::Cubin => Ptx::from_binary(bytes),
+            Format::Ptx => Ptx::from_src(String::from_utf8(bytes).map_err(|e| format!("corrupt PTX: {e}"))?),
+        };
+        ctx.load_module(image).map_err(|e| e.to_string())
+    }
+}
+
+/// The images that run on a GPU of compute capability `cc`, in the order to try them: machine
+/// code before PTX, newer targets first.
+fn candidates(images: &[Image], cc: (i32, i32)) -> Vec<&Image> {
+    let mut runnable: Vec<&Image> = images.iter().filter(|i| i.runs_on(cc)).collect();
+    runnable.sort_by_key(|i| (i.format == Format::Ptx, std::cmp::Reverse(i.sm)));
+    runnable
+}
+
+/// An area's module loaded on one device, with every one of its kernels fetched.
+pub(crate) struct LoadedArea {
+    /// Kept so the functions stay valid.
+    _module: Arc<CudaModule>,
+    functions: HashMap<&'static str, CudaFunction>,
+}
+
+impl LoadedArea {
+    /// Loads `area` on the device of `ctx`, whose compute capability is `cc`: the first image
+    /// that loads, machine code before PTX and newer targets before older ones. An error names
+    /// the area and why each image failed.
+    pub(crate) fn load(ctx: &Arc<CudaContext>, area: Area, cc: (i32, i32)) -> Result<LoadedArea> {
+        let embedded = &kernels::AREAS[area.index()];
+        debug_assert_eq!(embedded.area, area);
+        let mut failures = Vec::new();
+        for image in candidates(embedded.images, cc) {
+            match image.load(ctx) {
+                Ok(module) => {
+                    let functions = embedded
+                        .entries
+                        .iter()
+                        .map(|&name| Ok((name, module.load_function(name)?)))
+                        .collect::<Result<HashMap<_, _>>>()?;
+                    return Ok(LoadedArea {
+                        _module: module,
+                        functions,
+                    });
+                }
+                Err(reason) => failures.push(format!("{:?} sm_{}: {reason}", image.format, image.sm)),
+            }
+        }
+        let reason = if failures.is_empty() {
+            format!("no embedded image runs on compute capability {}.{}", cc.0, cc.1)
+        } else {
+            failures.join("; ")
+        };
+        Err(Error::ModuleLoad {
+            area: area.name(),
+            reason,
+        })
+    }
+
+    /// The kernel `name` of this area.
+    pub(crate) fn function(&self, name: &str) -> Option<&CudaFunction> {
+        self.functions.get(name)
+    }
+}
+
+/// Whether the embedded images hold machine code, so that loading an area takes milliseconds
+/// rather than a JIT compilation.
+pub fn machine_code_embedded() -> bool {
+    kernels::MACHINE_CODE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(format: Format, sm: u32) -> Image {
+        Image {
+            format,
+            sm,
+            zstd: &[],
+        }
+    }
+
+    fn order(images: &[Image], cc: (i32, i32)) -> Vec<(Format, u32)> {
+        candidates(images, cc).iter().map(|i| (i.format, i.sm)).collect()
+    }
+
+    #[test]
+    fn machine_code_of_the_major_version_first_then_ptx() {
+        use Format::{Cubin, Ptx};
+        let built = [image(Cubin, 80), image(Cubin, 90), image(Ptx, 90)];
+        assert_eq!(order(&built, (8, 0)), [(Cubin, 80)]);
+        assert_eq!(order(&built, (8, 9)), [(Cubin, 80)]);
+        assert_eq!(order(&built, (9, 0)), [(Cubin, 90), (Ptx, 90)]);
+        assert_eq!(order(&built, (10, 0)), [(Ptx, 90)]);
+        assert_eq!(order(&built, (12, 0)), [(Ptx, 90)]);
+        assert!(order(&built, (7, 5)).is_empty());
+        let ptx_only = [image(Ptx, 80), image(Ptx, 90)];
+        assert_eq!(order(&ptx_only, (8, 6)), [(Ptx, 80)]);
+        assert_eq!(order(&ptx_only, (9, 0)), [(Ptx, 90), (Ptx, 80)]);
+    }
+
+    #[test]
+    fn every_area_embeds_its_kernels_in_order() {
+        for (i, embedded) in kernels::AREAS.iter().enumerate() {
+            assert_eq!(embedded.area, Area::ALL[i]);
+            assert!(!embedded.entries.is_empty(), "{:?} has no kernels", embedded.area);
+            assert!(
+                embedded
+                    .entries
+                    .iter()
+                    .all(|n| Area::of(n) == Some(embedded.area))
+            );
+            assert!(embedded.images.iter().any(|i| i.format == Format::Ptx));
+            for image in embedded.images {
+                let bytes = zstd::decode_all(image.zstd).expect("a valid zstd frame");
+                match image.format {
+                    Format::Cubin => assert_eq!(&bytes[..4], b"\x7fELF"),
+                    Format::Ptx => assert!(String::from_utf8(bytes).is_ok_and(|t| t.contains(".entry"))),
+                }
+            }
+        }
+    }
+}
