@@ -160,11 +160,27 @@ fn main() {
         fs::create_dir_all(out.join(dir)).unwrap();
     }
 
-    // PTX of each (area, target), cut from the whole module of the target.
-    let mut pieces: Vec<(Area, &str, String)> = Vec::new();
+    let (entries, pieces) = cut_by_area(&tc, &kernels, &out);
+    let images = make_images(&pieces, ptxas.as_ref(), &cache, &out);
+    cache.prune();
+    let source = generated_source(&entries, &images, ptxas.is_some());
+    fs::write(out.join("kernels.rs"), source).unwrap();
+}
+
+/// One area's PTX for one target.
+struct Piece {
+    area: Area,
+    cpu: &'static str,
+    ptx: String,
+}
+
+/// Builds the PTX of each target and cuts it by area: the entry names (the same for every
+/// target) and the pieces, also written to `ptx/<area>_<sm>.ptx`.
+fn cut_by_area(tc: &Toolchain, kernels: &Path, out: &Path) -> (Vec<String>, Vec<Piece>) {
+    let mut pieces = Vec::new();
     let mut entries: Option<Vec<String>> = None;
     for (cpu, isa) in TARGETS {
-        let text = fs::read_to_string(build_ptx(&tc, &kernels, &out, cpu, isa))
+        let text = fs::read_to_string(build_ptx(tc, kernels, out, cpu, isa))
             .expect("PTX written by the device build");
         let ptx = Ptx::parse(&text);
         let names: Vec<String> = ptx.entries().into_iter().map(String::from).collect();
@@ -180,56 +196,54 @@ fn main() {
         for area in Area::ALL {
             let piece = ptx.piece(|name| Area::of(name) == Some(area));
             fs::write(out.join(format!("ptx/{}_{cpu}.ptx", area.name())), &piece).unwrap();
-            pieces.push((area, cpu, piece));
+            pieces.push(Piece {
+                area,
+                cpu,
+                ptx: piece,
+            });
         }
     }
-    let entries = entries.unwrap();
+    (entries.unwrap_or_default(), pieces)
+}
 
-    // Machine code (in parallel: ptxas is single-threaded), then the images of each area.
+/// The images each piece gives, compressed into `images/`: machine code (and `ptxas -v`'s
+/// report in `ptxas/`) where there is a `ptxas`, and the PTX of the newest target for newer
+/// GPUs, or of every target without `ptxas`. Pieces are assembled in parallel: `ptxas` uses
+/// one core.
+fn make_images(pieces: &[Piece], ptxas: Option<&Ptxas>, cache: &Cache, out: &Path) -> Vec<(Area, Image)> {
     let newest = TARGETS[TARGETS.len() - 1].0;
-    let images: Vec<(Area, Image)> = std::thread::scope(|s| {
+    let embed = |piece: &Piece, cubin: bool, bytes: &[u8]| {
+        let kind = if cubin { "cubin" } else { "ptx" };
+        let file = out.join(format!("images/{}_{}.{kind}.zst", piece.area.name(), piece.cpu));
+        fs::write(&file, compress(bytes, cache)).unwrap();
+        let sm = piece.cpu.trim_start_matches("sm_").parse().unwrap();
+        (piece.area, Image { cubin, sm, file })
+    };
+    std::thread::scope(|s| {
         let jobs: Vec<_> = pieces
             .iter()
-            .map(|(area, cpu, piece)| {
-                let (ptxas, cache, out) = (&ptxas, &cache, &out);
+            .map(|piece| {
                 s.spawn(move || {
-                    let sm: u32 = cpu.trim_start_matches("sm_").parse().unwrap();
-                    let stem = format!("{}_{cpu}", area.name());
                     let mut made = Vec::new();
                     if let Some(ptxas) = ptxas {
-                        let (cubin, report) = ptxas.assemble(piece, cpu, cache);
-                        fs::write(out.join(format!("ptxas/{stem}.txt")), report).unwrap();
-                        let file = out.join(format!("images/{stem}.cubin.zst"));
-                        fs::write(&file, compress(&cubin, cache)).unwrap();
-                        made.push((
-                            *area,
-                            Image {
-                                cubin: true,
-                                sm,
-                                file,
-                            },
-                        ));
+                        let (cubin, report) = ptxas.assemble(&piece.ptx, piece.cpu, cache);
+                        let name = format!("ptxas/{}_{}.txt", piece.area.name(), piece.cpu);
+                        fs::write(out.join(name), report).unwrap();
+                        made.push(embed(piece, true, &cubin));
                     }
-                    if ptxas.is_none() || *cpu == newest {
-                        let file = out.join(format!("images/{stem}.ptx.zst"));
-                        fs::write(&file, compress(piece.as_bytes(), cache)).unwrap();
-                        made.push((
-                            *area,
-                            Image {
-                                cubin: false,
-                                sm,
-                                file,
-                            },
-                        ));
+                    if ptxas.is_none() || piece.cpu == newest {
+                        made.push(embed(piece, false, piece.ptx.as_bytes()));
                     }
                     made
                 })
             })
             .collect();
         jobs.into_iter().flat_map(|j| j.join().unwrap()).collect()
-    });
-    cache.prune();
+    })
+}
 
+/// `kernels.rs`: per area, its entry points and its images (see `host/src/gpu/module.rs`).
+fn generated_source(entries: &[String], images: &[(Area, Image)], machine_code: bool) -> String {
     let mut generated = String::from(
         "// Generated by host/build/main.rs: each area's kernels and module images.\n\
          pub(crate) static AREAS: [AreaImages; AREA_COUNT] = [\n",
@@ -258,8 +272,7 @@ fn main() {
     let _ = writeln!(
         generated,
         "/// Whether the images hold machine code (`ptxas` was found at build time).\n\
-         pub(crate) const MACHINE_CODE: bool = {};",
-        ptxas.is_some()
+         pub(crate) const MACHINE_CODE: bool = {machine_code};"
     );
-    fs::write(out.join("kernels.rs"), generated).unwrap();
+    generated
 }
