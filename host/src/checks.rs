@@ -5,8 +5,8 @@
 //! makes on an array; these kernels apply one primitive to every warp (or block) of an array so
 //! that tests can compare each level with a CPU reference on every device.
 
-use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result, check_same_len};
+use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::policy::LEVEL_TEST_BLOCK_THREADS;

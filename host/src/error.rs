@@ -1,5 +1,6 @@
-//! The crate's one error type. Every check on the caller's input happens before anything is
-//! launched, so an `Err` leaves device memory as it was.
+//! The crate's one error type, below everything else (it imports nothing of the crate). Every
+//! check on the caller's input happens before anything is launched, so an `Err` leaves device
+//! memory as it was.
 
 use cudarc::driver::{DriverError, sys::cudaError_enum};
 
@@ -54,7 +55,7 @@ pub enum Error {
     UnsupportedMethod { method: String, backend: String },
     /// An alias table that fails its check (see [`crate::alias::check_table`]).
     #[error("invalid alias table: {0}")]
-    Table(#[from] crate::alias::TableDefect),
+    Table(#[from] TableDefect),
     /// A multisplit over no buckets (`Buckets::Modulo(0)`).
     #[error("a multisplit needs at least one bucket")]
     NoBuckets,
@@ -74,6 +75,26 @@ pub enum Error {
     /// The emulator stopped a kernel that misused the SIMT model or trapped.
     #[error("emulated launch failed: {0}")]
     Emulator(warpkit_kernels::emu::Fault),
+}
+
+// The alias area's (public as `warpkit::alias::TableDefect`), defined here so that the error
+// type imports no area.
+/// What is wrong with an alias table (see [`crate::alias::check_table`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum TableDefect {
+    #[error("the table has {rows} rows for {items} weights")]
+    Length { rows: usize, items: usize },
+    #[error("row {row} has alias {alias}, not an item")]
+    Alias { row: usize, alias: u32 },
+    #[error("row {row} has threshold {threshold}, outside [0, 1]")]
+    Threshold { row: usize, threshold: f64 },
+    #[error("item {item} receives {got} rows of mass, expected {expected} (tolerance {tolerance})")]
+    Mass {
+        item: usize,
+        got: f64,
+        expected: f64,
+        tolerance: f64,
+    },
 }
 
 /// `Result` with warpkit's [`Error`].

@@ -16,40 +16,52 @@
 //! # Ok::<(), warpkit::Error>(())
 //! ```
 //!
-//! Layers, from the bottom: [`gpu`] (driver discovery, context, launches, timing) and
-//! [`emulator`] (the same kernels on the CPU), joined by [`Device`]; [`cpu`] (the rayon backend,
-//! also the reference in tests); the primitives, each written once over [`Device`] and once for
-//! the CPU, behind [`Backend`].
+//! Layers, from the bottom: [`error`] (the one error type); the runtime (`src/runtime/`), which
+//! imports no primitive: [`gpu`] (driver discovery, context, per-area modules, launches,
+//! timing) and [`emulator`] (the same kernels on the CPU) over the launch shapes, buffers and
+//! scratch they share, joined by [`Device`]; [`cpu`] (the rayon engine, also the reference in
+//! tests); [`Backend`] (which of them runs a call on host data) and [`element`]. Above it, one
+//! folder per primitive area, each the same shape: `mod.rs` its API (on [`Backend`] or a type
+//! built from one), `device.rs` its launches on a [`Device`], `cpu.rs` the same with rayon:
+//! [`scan`], reduce, copy (device only), Philox ([`rng`]), [`alias`], [`multisplit`]. A new
+//! area is its folder and one `mod` line here. [`checks`] launches the test kernels.
+
+pub mod error;
+mod runtime;
 
 pub mod alias;
-pub mod backend;
-pub mod checks;
-pub mod cpu;
-pub mod device;
-pub mod element;
-pub mod emulator;
-pub mod error;
-pub mod gpu;
-pub mod multisplit;
-pub mod rng;
-
 mod copy;
+pub mod multisplit;
+mod philox;
 mod reduce;
 pub mod scan;
 
-/// The kernels' module images built from `kernels-gpu`, by area (see `host/build/main.rs`).
-mod kernels {
-    use crate::gpu::{Area, AreaImages, Format, Image};
-    const AREA_COUNT: usize = Area::ALL.len();
-    include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+pub mod checks;
+
+pub use runtime::{backend, cpu, device, element, emulator, gpu};
+
+// The Philox area (`philox/`) under the path its items have always had.
+/// warpkit's random stream on the host ([`Philox`], a `rand_core` generator) and on a device
+/// ([`Device::philox_fill`]): both evaluate `warpkit_kernels::rng::philox` on the same counters,
+/// so the same key and starting counter give the same words on every backend.
+pub mod rng {
+    pub use crate::philox::{Philox, counter_add, philox4x32_10};
 }
 
+// Documented in their modules: defined in the private `runtime`, they would otherwise get a
+// second page here.
+#[doc(no_inline)]
 pub use backend::Backend;
+#[doc(no_inline)]
 pub use device::{Device, DeviceBuffer, DeviceLimits, LaunchShape};
+#[doc(no_inline)]
 pub use element::Scalar;
+#[doc(no_inline)]
 pub use emulator::Emulator;
 pub use error::{Error, Result};
+#[doc(no_inline)]
 pub use gpu::{Gpu, GpuTimer};
+#[doc(no_inline)]
 pub use rng::Philox;
 pub use warpkit_kernels::emu::{Fault, Misuse, Options as EmulatorOptions};
 

@@ -3,25 +3,8 @@
 //! largest mass.
 
 use super::AliasWeight;
+use crate::error::TableDefect;
 use warpkit_kernels::alias::{Row, Weight};
-
-/// What is wrong with a table.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum TableDefect {
-    #[error("the table has {rows} rows for {items} weights")]
-    Length { rows: usize, items: usize },
-    #[error("row {row} has alias {alias}, not an item")]
-    Alias { row: usize, alias: u32 },
-    #[error("row {row} has threshold {threshold}, outside [0, 1]")]
-    Threshold { row: usize, threshold: f64 },
-    #[error("item {item} receives {got} rows of mass, expected {expected} (tolerance {tolerance})")]
-    Mass {
-        item: usize,
-        got: f64,
-        expected: f64,
-        tolerance: f64,
-    },
-}
 
 /// A sum of f64 terms with Neumaier's compensation: within about one rounding of the exact
 /// sum however many terms it has. A plain f64 sum is not enough for the check: an item aliased

@@ -3,8 +3,8 @@
 //! same (PSA+ uses the devices' tiles, so its tables equal theirs too).
 
 use super::{AliasWeight, Construction, Stream, quantize_scale};
-use crate::cpu::Cpu;
 use crate::error::Result;
+use crate::runtime::cpu::Cpu;
 use rayon::prelude::*;
 use warpkit_kernels::alias::partition::PARTITION_TILE;
 use warpkit_kernels::alias::plus::{BinarySearch, Greedy, TileItems};

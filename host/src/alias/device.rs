@@ -14,8 +14,8 @@ use super::{
     AliasWeight, Construction, IndexedPackArgs, Layout, PackArgs, PackMethod, Sampling, SplitMethod, Stream,
     check_count, quantize_scale,
 };
-use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
+use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
 use warpkit_kernels::alias::pack::{
     CHUNKED_PACK_ROWS, CHUNKED_PACK_THREADS, SHARED_PACK_ROWS, SHARED_PACK_THREADS, chunked_pack_bytes,
     shared_pack_bytes,
@@ -513,7 +513,7 @@ impl<F: AliasWeight, W: PrefixWord> Packs<F, W> {
         B: Kernel,
         S: Kernel<Args = B::Args>,
         C: Kernel<Args = B::Args>,
-        B::Args: crate::device::args::Args,
+        B::Args: crate::runtime::args::Args,
     {
         let sections = self.sections;
         // SAFETY: the caller's contract; the shared packs get their sections' size, their

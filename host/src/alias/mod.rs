@@ -25,13 +25,15 @@ mod check;
 mod cpu;
 mod device;
 
-pub use check::{TableDefect, check_table, item_masses};
+#[doc(inline)]
+pub use crate::error::TableDefect;
+pub use check::{check_table, item_masses};
 pub use warpkit_kernels::alias::{Entry, Row, Split};
 
-use crate::backend::Backend;
-use crate::device::{Device, DeviceBuffer};
-use crate::element::Scalar;
 use crate::error::{Error, Result};
+use crate::runtime::backend::Backend;
+use crate::runtime::device::{Device, DeviceBuffer};
+use crate::runtime::element::Scalar;
 use rand_core::RngCore;
 use warpkit_kernels::alias::{Weight, pack, partition, plus, sample, sectioned};
 use warpkit_kernels::kernel::Kernel;

@@ -5,8 +5,8 @@
 //! finds them in the split keys. Keys and values cross as their bits (u32 or u64 words).
 
 use super::{Method, MultisplitKey, Plain, Split};
-use crate::device::{Device, DeviceBuffer, LaunchShape, Scratch};
 use crate::error::{Error, Result};
+use crate::runtime::device::{Device, DeviceBuffer, LaunchShape, Scratch};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::digit_pass::{
@@ -361,7 +361,7 @@ where
     Wl: Kernel<Args = D::Args>,
     B: Kernel<Args = D::Args>,
     C: Kernel<Args = D::Args>,
-    D::Args: crate::device::args::Args,
+    D::Args: crate::runtime::args::Args,
 {
     // SAFETY: the caller's contract.
     unsafe {

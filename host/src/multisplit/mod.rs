@@ -24,9 +24,9 @@
 mod cpu;
 pub(crate) mod device;
 
-use crate::backend::Backend;
-use crate::device::{Device, DeviceBuffer};
 use crate::error::{Error, Result, check_len, check_same_len};
+use crate::runtime::backend::Backend;
+use crate::runtime::device::{Device, DeviceBuffer};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::bucket::{BitField, Modulo, MultiplicativeHash, Splitters};

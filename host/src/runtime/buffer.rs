@@ -1,8 +1,8 @@
 //! Typed device buffers: the only way data reaches a warpkit kernel. A buffer belongs to the
-//! [`Device`](super::Device) that made it: GPU memory from `cudarc`, or host memory the
+//! [`Device`](super::device::Device) that made it: GPU memory from `cudarc`, or host memory the
 //! emulator's kernels read and write like device memory.
 
-use crate::emulator::HostMemory;
+use super::host_memory::HostMemory;
 use cudarc::driver::CudaSlice;
 
 /// Which device a buffer belongs to.

@@ -1,7 +1,7 @@
 //! Device-to-device copy with 128-bit accesses (`copy_vec128`): warpkit's bandwidth yardstick.
 
-use crate::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Result, check_same_len};
+use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
 use warpkit_kernels::device::copy::copy_vec128;
 use warpkit_kernels::policy::{COPY_BLOCK_THREADS, COPY_UNROLL};
 

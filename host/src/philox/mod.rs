@@ -1,12 +1,18 @@
-//! warpkit's random stream on the host ([`Philox`], a `rand_core` generator) and on a device
-//! ([`Device::philox_fill`]): both evaluate `warpkit_kernels::rng::philox` on the same
-//! counters, so the same key and starting counter give the same words on every backend.
+//! warpkit's random stream on the host ([`Philox`], a `rand_core` generator), on a device
+//! ([`Device::philox_fill`], `device.rs`) and with rayon ([`Cpu::philox_fill`], `cpu.rs`), all
+//! three behind [`Backend::philox_words`]: each evaluates `warpkit_kernels::rng::philox` on the
+//! same counters, so the same key and starting counter give the same words on every backend.
+//! Public as `warpkit::rng`.
+//!
+//! [`Device::philox_fill`]: crate::Device::philox_fill
+//! [`Cpu::philox_fill`]: crate::cpu::Cpu::philox_fill
 
-use crate::device::{Device, DeviceBuffer, LaunchShape};
+mod cpu;
+mod device;
+
 use crate::error::Result;
+use crate::runtime::backend::Backend;
 use rand_core::{RngCore, SeedableRng};
-use warpkit_kernels::policy::PHILOX_BLOCK_THREADS;
-use warpkit_kernels::rng::fill::philox_fill_u32;
 pub use warpkit_kernels::rng::philox::{counter_add, philox4x32_10};
 
 /// Philox4x32-10 as a `rand_core` generator: words come in counter order, four per counter.
@@ -97,25 +103,22 @@ impl SeedableRng for Philox {
     }
 }
 
-impl Device {
-    /// Fills `out` with the stream of `key` from `counter`: `out[i]` is word `i % 4` of the
-    /// block at `counter + i / 4`, exactly what [`Philox::new(key, counter)`](Philox::new)
-    /// yields as its `i`-th `next_u32`.
-    pub fn philox_fill(&self, out: &mut DeviceBuffer<u32>, key: [u32; 2], counter: [u32; 4]) -> Result<()> {
-        let n = out.len() as u64;
-        let dst = self.ptr_mut(out)?;
-        if n == 0 {
-            return Ok(());
+impl Backend {
+    /// `n` words of the Philox stream of `key` from `counter`; equal on every backend and to
+    /// [`crate::Philox::new(key, counter)`](crate::Philox::new).
+    pub fn philox_words(&self, key: [u32; 2], counter: [u32; 4], n: usize) -> Result<Vec<u32>> {
+        match self {
+            Backend::Device(d) => {
+                let mut out = d.zeros(n)?;
+                d.philox_fill(&mut out, key, counter)?;
+                d.download(&out)
+            }
+            Backend::Cpu(c) => {
+                let mut out = vec![0; n];
+                c.philox_fill(&mut out, key, counter);
+                Ok(out)
+            }
         }
-        let resident = self.resident_blocks::<philox_fill_u32>(PHILOX_BLOCK_THREADS, 0)?;
-        let blocks = n
-            .div_ceil(4)
-            .div_ceil(PHILOX_BLOCK_THREADS as u64)
-            .min(resident * 4);
-        let shape = LaunchShape::linear(blocks, PHILOX_BLOCK_THREADS, 0);
-        let [c0, c1, c2, c3] = counter;
-        // SAFETY: `philox_fill_u32` writes `n` words, the buffer's length.
-        unsafe { self.launch::<philox_fill_u32>(shape, (dst, n, key[0], key[1], c0, c1, c2, c3)) }
     }
 }
 

@@ -2,9 +2,9 @@
 //! `warpkit_kernels::device::scan`). Moves 2 × `size_of::<T>()` bytes per element.
 
 use crate::MAX_LEN;
-use crate::device::{Device, DeviceBuffer, LaunchShape};
-use crate::element::Scalar;
 use crate::error::{Result, check_len, check_same_len};
+use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
+use crate::runtime::element::Scalar;
 use warpkit_kernels::device::scan as kernels;
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::policy::{SCAN_POLICY, ScanPolicy, ScanScratch};

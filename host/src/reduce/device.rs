@@ -3,9 +3,9 @@
 //! Reads the input once.
 
 use crate::MAX_LEN;
-use crate::device::{Device, DeviceBuffer, LaunchShape};
-use crate::element::Scalar;
 use crate::error::{Result, check_len, check_same_len};
+use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
+use crate::runtime::element::Scalar;
 use warpkit_kernels::policy::{REDUCE_BLOCK_THREADS, REDUCE_UNROLL, vector_len};
 
 impl Device {

@@ -2,9 +2,10 @@
 //! name in its area's module, its argument tuple pushed parameter by parameter.
 
 use super::Gpu;
-use crate::device::args::Args;
-use crate::device::{LaunchShape, Memory};
 use crate::error::{Error, Result};
+use crate::runtime::args::Args;
+use crate::runtime::buffer::Memory;
+use crate::runtime::shape::LaunchShape;
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
 use cudarc::driver::{CudaFunction, LaunchConfig};
 use warpkit_kernels::kernel::Kernel;

@@ -1,5 +1,6 @@
 //! The CUDA layer: every call into the driver (through `cudarc`) is in this module; the
-//! primitives above it go through [`crate::Device`].
+//! primitives above it go through [`crate::Device`]. It builds on the runtime's launch shapes,
+//! arguments, buffers and scratch, never on `Device`.
 
 mod context;
 mod driver;
@@ -10,6 +11,5 @@ mod timing;
 
 pub use context::Gpu;
 pub use module::machine_code_embedded;
-pub(crate) use module::{AreaImages, Format, Image};
 pub use timing::GpuTimer;
 pub use warpkit_kernels::area::Area;

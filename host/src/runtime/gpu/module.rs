@@ -6,7 +6,6 @@
 //! compiles.
 
 use crate::error::{Error, Result};
-use crate::kernels;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
@@ -38,6 +37,12 @@ pub(crate) struct AreaImages {
     pub area: Area,
     pub entries: &'static [&'static str],
     pub images: &'static [Image],
+}
+
+/// The kernels' module images built from `kernels-gpu`, by area (see `host/build/main.rs`).
+mod kernels {
+    use super::{AREA_COUNT, Area, AreaImages, Format, Image};
+    include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 }
 
 impl Image {

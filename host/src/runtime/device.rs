@@ -1,41 +1,21 @@
 //! [`Device`]: where warpkit's kernels run, a CUDA GPU or the SIMT emulator. Buffers, launches
 //! and every device-resident primitive go through it, so each primitive is written once and
-//! runs on both.
+//! runs on both. The buffers, launch shapes and scratch it hands out are defined below it and
+//! the two engines (`buffer`, `shape`, `scratch`), and re-exported here.
 
-pub(crate) mod args;
-mod buffer;
-mod shape;
+pub use super::buffer::DeviceBuffer;
+pub(crate) use super::scratch::Scratch;
+pub use super::shape::{DeviceLimits, LaunchShape};
 
-pub use buffer::DeviceBuffer;
-pub(crate) use buffer::{Memory, Owner};
-pub use shape::{DeviceLimits, LaunchShape};
-
-use crate::emulator::Emulator;
-use crate::error::{Error, Result};
-use crate::gpu::Gpu;
+use super::args::Args;
+use super::buffer::{Memory, Owner};
+use super::emulator::Emulator;
+use super::gpu::Gpu;
+use crate::error::{Error, Result, check_same_len};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
+use std::sync::atomic::Ordering;
 use warpkit_kernels::kernel::Kernel;
-
-/// A device's two scratch buffers, kept between calls so that a call allocates nothing: each
-/// allocation and free is a driver call, made while the GPU may wait for the call's first
-/// launch. They grow to the largest call's need and are freed with the device. Beside them,
-/// the count of calls that tag what they leave in the call scratch (see
-/// [`Device::next_call_tag`]).
-#[derive(Default)]
-pub(crate) struct ScratchSlots {
-    slots: [Mutex<Option<DeviceBuffer<u8>>>; 2],
-    calls: AtomicU32,
-}
-
-/// Which scratch buffer: the one a primitive's launches use (the scan's tile status, a
-/// reduction's partials), or the one a call holds across the primitives it launches.
-#[derive(Clone, Copy)]
-pub(crate) enum Scratch {
-    Launch = 0,
-    Call = 1,
-}
 
 /// A device that runs warpkit's kernels. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -147,7 +127,7 @@ impl Device {
     /// Copies `src` into the existing buffer `dst` of the same length (in order with the
     /// launches on a GPU), so per-step data needs no new allocation.
     pub fn copy_from_host<T: DeviceRepr + Copy>(&self, src: &[T], dst: &mut DeviceBuffer<T>) -> Result<()> {
-        crate::error::check_same_len("copy destination", src.len(), dst.len())?;
+        check_same_len("copy destination", src.len(), dst.len())?;
         self.check_owner(dst)?;
         match (&mut dst.memory, self) {
             (Memory::Cuda { slice, .. }, Device::Gpu(g)) => g.stream().memcpy_htod(src, slice)?,
@@ -276,7 +256,7 @@ impl Device {
     /// call.
     pub(crate) unsafe fn launch<K: Kernel>(&self, shape: LaunchShape, args: K::Args) -> Result<()>
     where
-        K::Args: args::Args,
+        K::Args: Args,
     {
         // SAFETY: forwarded to the caller's contract.
         unsafe {

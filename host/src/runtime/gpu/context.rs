@@ -5,8 +5,9 @@
 use super::driver::ensure_driver;
 use super::module::{AREA_COUNT, Area, LoadedArea};
 use super::readback::Readback;
-use crate::device::{DeviceLimits, ScratchSlots};
 use crate::error::{Error, Result};
+use crate::runtime::scratch::ScratchSlots;
+use crate::runtime::shape::DeviceLimits;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaStream};
 use std::collections::HashMap;

@@ -1,10 +1,10 @@
 //! [`Backend`]: where a primitive runs on host data. The GPU when one is present, otherwise the
 //! CPU, unless the caller picks one (the emulator only ever by choice); the choice is never
-//! changed silently after that.
+//! changed silently after that. Each area adds its methods on host data in its own folder
+//! (`scan/mod.rs`: [`Backend::exclusive_scan`], ...) or takes a `&Backend` in its own types.
 
-use crate::cpu::Cpu;
-use crate::device::Device;
-use crate::element::Scalar;
+use super::cpu::Cpu;
+use super::device::Device;
 use crate::error::Result;
 
 /// An engine that runs warpkit's primitives on host data.
@@ -44,39 +44,6 @@ impl Backend {
         match self {
             Backend::Device(d) => d.describe(),
             Backend::Cpu(_) => format!("CPU ({} rayon threads)", rayon::current_num_threads()),
-        }
-    }
-
-    /// Exclusive prefix sums: `out[i] = input[0] + ... + input[i-1]`.
-    pub fn exclusive_scan<T: Scalar>(&self, input: &[T]) -> Result<Vec<T>> {
-        match self {
-            Backend::Device(d) => d.download(&d.exclusive_scan(&d.upload(input)?)?),
-            Backend::Cpu(c) => c.exclusive_scan(input),
-        }
-    }
-
-    /// The sum of all elements.
-    pub fn sum<T: Scalar>(&self, input: &[T]) -> Result<T> {
-        match self {
-            Backend::Device(d) => d.sum(&d.upload(input)?),
-            Backend::Cpu(c) => c.sum(input),
-        }
-    }
-
-    /// `n` words of the Philox stream of `key` from `counter`; equal on every backend and to
-    /// [`crate::Philox::new(key, counter)`](crate::Philox::new).
-    pub fn philox_words(&self, key: [u32; 2], counter: [u32; 4], n: usize) -> Result<Vec<u32>> {
-        match self {
-            Backend::Device(d) => {
-                let mut out = d.zeros(n)?;
-                d.philox_fill(&mut out, key, counter)?;
-                d.download(&out)
-            }
-            Backend::Cpu(c) => {
-                let mut out = vec![0; n];
-                c.philox_fill(&mut out, key, counter);
-                Ok(out)
-            }
         }
     }
 }

@@ -1,0 +1,31 @@
+//! The CPU's sum: each fixed chunk summed in order (rayon), then the chunks' sums in order, so
+//! float sums repeat on every machine. Reads the input once.
+
+use crate::MAX_LEN;
+use crate::error::{Result, check_len};
+use crate::runtime::cpu::{CHUNK, Cpu, sum_seq};
+use crate::runtime::element::Scalar;
+use rayon::prelude::*;
+
+impl Cpu {
+    /// The sum of `input`.
+    pub fn sum<T: Scalar>(&self, input: &[T]) -> Result<T> {
+        check_len("reduce input", input.len(), MAX_LEN)?;
+        let partials: Vec<T> = input.par_chunks(CHUNK).map(|c| sum_seq(c)).collect();
+        Ok(sum_seq(&partials))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sum_agrees_with_a_sequential_loop_across_chunks() {
+        let mut input = vec![0u32; 3 * CHUNK + 17];
+        Cpu.philox_fill(&mut input, [1, 0], [0; 4]); // the words of `Philox::seed_from_u64(1)`
+        let running = input.iter().fold(0u32, |a, &x| a.wrapping_add(x));
+        assert_eq!(Cpu.sum(&input).unwrap(), running);
+        assert_eq!(Cpu.sum::<f32>(&[]).unwrap(), 0.0);
+    }
+}

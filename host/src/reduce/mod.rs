@@ -1,0 +1,23 @@
+//! The sum of u32, u64, f32 or f64 ([`Backend::sum`]): on a device a persistent grid's
+//! partials summed by one block ([`Device::sum_into`], `device.rs`), on the CPU fixed chunks
+//! with rayon ([`Cpu::sum`], `cpu.rs`). Float sums repeat exactly for a device and length.
+//!
+//! [`Device::sum_into`]: crate::Device::sum_into
+//! [`Cpu::sum`]: crate::cpu::Cpu::sum
+
+mod cpu;
+mod device;
+
+use crate::error::Result;
+use crate::runtime::backend::Backend;
+use crate::runtime::element::Scalar;
+
+impl Backend {
+    /// The sum of all elements.
+    pub fn sum<T: Scalar>(&self, input: &[T]) -> Result<T> {
+        match self {
+            Backend::Device(d) => d.sum(&d.upload(input)?),
+            Backend::Cpu(c) => c.sum(input),
+        }
+    }
+}

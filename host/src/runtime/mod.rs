@@ -1,0 +1,25 @@
+//! The runtime: everything the primitive areas are built on, and nothing of theirs (no module
+//! here imports an area). From the bottom:
+//!
+//! - `shape` (launch shapes and device limits), `args` (kernel arguments on a GPU), `buffer`
+//!   (typed device buffers over GPU memory or the emulator's `host_memory`) and `scratch` (the
+//!   scratch buffers a device keeps between calls): the vocabulary both engines share;
+//! - [`gpu`] (the CUDA driver, context, per-area modules, launches, timing) and [`emulator`]
+//!   (the SIMT emulator as a device), each over that vocabulary and neither over the other;
+//! - [`device`]: [`Device`](device::Device), one of the two, through which areas allocate and
+//!   launch;
+//! - [`cpu`]: the rayon engine, [`Cpu`](cpu::Cpu), and its chunking;
+//! - [`backend`]: [`Backend`](backend::Backend), a device or the CPU, which the areas' APIs take;
+//!   [`element`]: the scalar types of the scans and reductions.
+
+pub(crate) mod args;
+pub mod backend;
+mod buffer;
+pub mod cpu;
+pub mod device;
+pub mod element;
+pub mod emulator;
+pub mod gpu;
+mod host_memory;
+mod scratch;
+mod shape;
