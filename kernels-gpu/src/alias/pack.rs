@@ -4,7 +4,7 @@
 //! [`super::layout`].
 
 use super::layout::{EntrySource, Indexed, Stored};
-use super::partition::Quantizer;
+use super::quantizer::Quantizer;
 use super::split::{Prefix, PrefixWord, prefix_in, spill};
 use super::sweep::{Cursor, Entry, Row, RowOf, Shape, Split, Weight, rows};
 use crate::simt::global_x;
