@@ -10,8 +10,7 @@
 //! Only PSA has it: PSA+'s greedy sweep leaves items partly used, whose remaining weight is not
 //! the input's and has to be stored.
 
-use super::partition::Quantizer;
-use super::quantize;
+use super::quantizer::{Quantizer, quantize};
 use super::sweep::{Entry, Weight};
 use crate::simt::shared::SharedSlice;
 

@@ -4,9 +4,13 @@
 //! [`super::layout`].
 
 use super::layout::{EntrySource, Indexed, Stored};
-use super::partition::Quantizer;
+use super::quantizer::Quantizer;
 use super::split::{Prefix, PrefixWord, prefix_in, spill};
 use super::sweep::{Cursor, Entry, Row, RowOf, Shape, Split, Weight, rows};
+pub use crate::policy::alias::{
+    CHUNK_ITEMS, CHUNKED_PACK_ROWS, CHUNKED_PACK_THREADS, SHARED_PACK_ROWS, SHARED_PACK_THREAD_ROWS,
+    SHARED_PACK_THREADS,
+};
 use crate::simt::global_x;
 use crate::simt::shared::SharedSlice;
 
@@ -58,12 +62,6 @@ pub unsafe fn pack_thread_baseline<F: Weight, W: PrefixWord, E: EntrySource>(
     }
 }
 
-/// Threads of one shared-memory pack block.
-pub const SHARED_PACK_THREADS: u32 = 256;
-/// Rows each thread of the shared-memory pack sweeps.
-pub const SHARED_PACK_THREAD_ROWS: u64 = 8;
-/// Rows of one shared-memory pack block: the sections the split kernel splits at.
-pub const SHARED_PACK_ROWS: u64 = SHARED_PACK_THREADS as u64 * SHARED_PACK_THREAD_ROWS;
 /// Entries a block stages: its rows' light and heavy items and one heavy item past the last
 /// (the alias of its last heavy row).
 const SHARED_PACK_ENTRIES: u64 = SHARED_PACK_ROWS + 2;
@@ -273,14 +271,6 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord, E: EntrySource>(
         }
     }
 }
-
-/// Sections of one block of the chunked pack (one thread each).
-pub const CHUNKED_PACK_THREADS: u32 = 64;
-/// Rows of each section of the chunked pack: sections much larger than shared memory, so far
-/// fewer splits.
-pub const CHUNKED_PACK_ROWS: u64 = 1024;
-/// Light (and heavy) items each thread has at hand in shared memory at a time.
-pub const CHUNK_ITEMS: u64 = 16;
 
 /// Shared memory of a chunked pack block: each thread's window starts (light, heavy), its
 /// windows of light and heavy entries, and a slot per warp for the block-wide count.

@@ -13,9 +13,10 @@
 //!    three quantities and then writes its light run and its heavy run, entries (or indices
 //!    only, see [`super::layout`]) and prefix sums, as contiguous, coalesced stores.
 
+use super::ALIAS_BLOCK_THREADS;
 use super::layout::EntrySink;
+use super::quantizer::{Quantizer, quantize};
 use super::sweep::{Entry, Shape, Weight};
-use super::{ALIAS_BLOCK_THREADS, quantize};
 use crate::block::reduce::reduce;
 use crate::block::scan::exclusive_scan;
 use crate::simt::shared::SharedSlice;
@@ -37,13 +38,6 @@ pub const fn partition_bytes() -> u32 {
 pub const TILE_SUM_BYTES: u32 = SCRATCH_BYTES as u32;
 
 const SCRATCH_BYTES: u64 = ALIAS_BLOCK_THREADS as u64 / 32 * 8;
-
-/// How to quantize weights: `quantize(w, shift, scale)` (see [`super::quantize_params`]).
-#[derive(Clone, Copy)]
-pub struct Quantizer {
-    pub shift: i32,
-    pub scale: f64,
-}
 
 /// The quantized weights of this thread's items of this block's tile (0 past `n`), and how
 /// many of them are items.

@@ -22,7 +22,8 @@
 //! items (the seed's threshold for promising tiles).
 
 use super::ALIAS_BLOCK_THREADS;
-use super::partition::{PARTITION_TILE, Quantizer, StagedTile, TileScans, stage_tile};
+use super::partition::{PARTITION_TILE, StagedTile, TileScans, stage_tile};
+use super::quantizer::Quantizer;
 use super::split::{heavy_range, search, spill};
 use super::sweep::{Cursor, Entry, Row, RowOf, Shape, Weight, rows};
 use crate::block::reduce::reduce;

@@ -26,7 +26,8 @@
 //! threads start at banks `8k + w'` for run `k` of warp `w'`, 32 different banks.
 
 use super::bucket::{BucketFn, Key};
-use super::digit_pass::{Pass, THREADS, TILE, WARPS, WINDOWS as ITEMS, staging, write_staged};
+use super::digit_pass::{Pass, staging, write_staged};
+use crate::policy::multisplit::{THREADS, TILE, WARPS, WINDOWS as ITEMS};
 use crate::simt::memory::{is_aligned16, load_vectors};
 use crate::simt::shared::SharedSlice;
 use crate::simt::{lane_id, sync_threads, thread_x, warp_id};

@@ -40,6 +40,8 @@ use super::bucket::{BitField, BucketFn, Keep, Key, Modulo, MultiplicativeHash, S
 pub use super::counted::COUNTED_RADIX;
 use super::counted::{counted_bytes, scatter_counted};
 use crate::block::scan::exclusive_scan;
+pub use crate::policy::multisplit::{HISTOGRAM_TILES, THREADS, TILE, WARP_KEYS};
+use crate::policy::multisplit::{PREFETCH_AHEAD, WARPS, WINDOWS};
 use crate::policy::{SCAN_POLICY, ScanScratch};
 use crate::simt::atomic;
 use crate::simt::memory::{is_aligned16, load128, prefetch_l2_block};
@@ -53,14 +55,6 @@ use crate::warp::scan::exclusive_scan as warp_exclusive_scan;
 
 /// Digit values of one pass at most.
 pub const RADIX: u32 = 256;
-/// Threads per block.
-pub const THREADS: u32 = 256;
-/// Keys per warp: windows of 32, one key a lane each.
-pub const WARP_KEYS: u32 = 256;
-/// Keys per block.
-pub const TILE: u64 = (THREADS / 32 * WARP_KEYS) as u64;
-pub(super) const WINDOWS: usize = (WARP_KEYS / 32) as usize;
-pub(super) const WARPS: u32 = THREADS / 32;
 // A thread per digit in the histogram's table write and the scatter's starts.
 const _: () = assert!(RADIX <= THREADS);
 // The block-level write's staged keys cover the match words it is laid over.
@@ -427,13 +421,6 @@ unsafe fn rank_tile<K: Key, F: BucketFn<K>>(
     ranked
 }
 
-/// Tiles counted by one block of [`histogram`]: its table entries of a digit are
-/// consecutive, so that each digit's are written as one 32-byte sector (two when the number of
-/// tiles is not a multiple of 8, that is when n is not a multiple of 16384). One tile a block
-/// wrote a word a sector: at 256 digits the H100's L2 was 92 % busy with them and the
-/// histogram of 2^28 keys took 750 us against 383 at 32 digits.
-pub const HISTOGRAM_TILES: u64 = 8;
-
 /// Row stride of [`histogram`]'s counts: 4 words past a multiple of 32, so that the table
 /// write's reads, a warp's 4 digits of 8 tiles (word `g·stride + d`, bank `4g + d`), fall in 32
 /// different banks.
@@ -652,12 +639,6 @@ pub(super) unsafe fn staging<K: Copy, V: Copy>(
         )
     }
 }
-
-/// Tiles from a scatter block's own to the one whose keys it prefetches into L2: about half a
-/// wave of resident blocks on the H100 (4 an SM, 132 SMs), so that the keys are there, and
-/// still there, when that tile's block starts. Measured against 528 and 1056, and with the
-/// values prefetched too (slower), in results/multisplit.md, seventh session.
-const PREFETCH_AHEAD: u64 = 264;
 
 /// Starts bringing the keys of tile `tile` (if there is one) into L2, a cache line a thread,
 /// for a block that reads them later: a block that finds its keys there waits less on them.

@@ -1,6 +1,7 @@
-//! Tuning policies: block sizes and tile shapes, apart from the algorithms that use them, so
-//! that retuning for another GPU touches no kernel code. The host reads the same constants to
-//! size grids and scratch buffers.
+//! Tuning of the foundation area: the device-wide scan's tile shape and order, the reduction's
+//! and the copy's block sizes and loads in flight, and the Philox fill's block size. Also the
+//! scan's scratch layout and the reduction's fixed grid, which the host sizes buffers and grids
+//! by (those two fix results and layouts rather than speed).
 
 /// Tile shape and tile order of the device-wide scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,19 +83,6 @@ pub const COPY_UNROLL: u32 = 4;
 
 /// Threads per block of the Philox stream fill (each thread writes one 4-word block).
 pub const PHILOX_BLOCK_THREADS: u32 = 256;
-
-/// Rows each section of the alias tables' baseline pack sweeps (one thread a section).
-pub const ALIAS_ROWS_PER_SECTION: u64 = 256;
-
-/// Blocks of the shared-memory alias sampler resident per multiprocessor at most (the launch
-/// reserves shared memory to hold it there). Each block writes its own run of the output, and
-/// more runs at once wrote slower: 10^9 samples stored from 10^6 rows on the H100 took 266 G/s
-/// with 8 blocks per multiprocessor, 297 with 5, 319 with 4, 352 with 3 and 317 with 2 (10^7
-/// rows: 294 / 294 / 316 / 348 / 309), while folding them (no stores) lost 7 %.
-pub const SHARED_SAMPLER_BLOCKS_PER_SM: u32 = 3;
-
-/// Threads per block of the warp- and block-level test kernels.
-pub const LEVEL_TEST_BLOCK_THREADS: u32 = 256;
 
 #[cfg(test)]
 mod tests {

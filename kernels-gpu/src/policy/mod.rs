@@ -1,0 +1,17 @@
+//! Tuning policies: block sizes, tile shapes and items per thread, one module per area (as
+//! [`crate::area`] names them), apart from the algorithms that use them, so that retuning for
+//! another GPU touches no kernel code. The host reads the same constants to size grids and
+//! scratch buffers. Constants that fix results (the alias partition tile, the sampler's
+//! sections, the counted ranking's radix) stay with their algorithms.
+
+pub mod alias;
+pub mod checks;
+pub mod foundation;
+pub mod multisplit;
+
+pub use alias::{ALIAS_ROWS_PER_SECTION, SHARED_SAMPLER_BLOCKS_PER_SM};
+pub use checks::LEVEL_TEST_BLOCK_THREADS;
+pub use foundation::{
+    COPY_BLOCK_THREADS, COPY_UNROLL, PHILOX_BLOCK_THREADS, REDUCE_BLOCK_THREADS, REDUCE_FIXED_GRID,
+    REDUCE_UNROLL, SCAN_POLICY, ScanPolicy, ScanScratch, vector_len,
+};
