@@ -1,6 +1,8 @@
 //! Issue 2's figures on the GPU, timed with CUDA events: the 128-bit copy (bytes read and
-//! written), the device exclusive scan of 2^28 u32 (8 bytes a element over the time) and the
-//! device sum of 2^28 f64 (8 bytes a element). Throughput is printed in decimal GB/s.
+//! written), the device exclusive scan of 2^28 u32 (8 bytes a element over the time; also at
+//! 2^20 and 2^23, multisplit's table sizes, with every tuning policy) and of 2^28 f64, the
+//! device sum of 2^28 f64 (8 bytes a element) and the Philox fill of 2^28 words. Throughput is
+//! printed in decimal GB/s.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};

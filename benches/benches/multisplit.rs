@@ -1,8 +1,9 @@
 //! Issue 5's figures: multisplit of 2^26 and 2^28 random u32 keys into m = 2 .. 65536 uniform
 //! buckets (a bit field of the key) by every method, keys-only and with u32 values, compaction,
 //! and a four-pass radix sort of the same keys for the seed's comparison; in device memory on
-//! the GPU, timed with CUDA events (each call includes its small allocations and the download
-//! of the bucket offsets). Without a GPU, the CPU backend at 2^24 keys.
+//! the GPU, timed with CUDA events (each call includes its table scan and the download of its
+//! report and bucket offsets; a one-pass call allocates nothing, two-pass calls their scratch
+//! keys and bounds). Without a GPU, the CPU backend at 2^24 keys.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};

@@ -122,12 +122,12 @@ impl Method {
     pub const ALL: [Method; 3] = [Method::Direct, Method::WarpLevel, Method::BlockLevel];
 
     /// The method a device runs unless told otherwise, from the H100 figures in
-    /// `results/multisplit.md` (2^28 uniform u32 keys, kernels of 2026-11-24, fourth session):
+    /// `results/multisplit.md` (2^28 uniform u32 keys, kernels of 7eb75db, seventh session):
     /// keys alone in up to 2 buckets go straight to their places (the direct method's two runs
-    /// per window coalesce well enough and skip the staging: 226.3 G keys/s against 180.5
-    /// block-level, compaction 229.0 against 178.0); otherwise the block-level method's longer
-    /// runs win (keys m = 32: 177.0 against 157.5 warp-level and 78.3 direct; pairs m = 2:
-    /// 143.0 against 129.3 warp-level and 123.1 direct; m = 256: 111.7 against 69.8
+    /// per window coalesce well enough and skip the staging: 223.4 G keys/s against 210.8
+    /// block-level, compaction 222.1 against 212.5); otherwise the block-level method's longer
+    /// runs win (keys m = 32: 189.9 against 177.9 warp-level and 78.5 direct; pairs m = 2:
+    /// 136.9 against 132.7 warp-level and 125.5 direct; m = 256: 115.1 against 68.8
     /// warp-level).
     pub fn auto(m: u32, with_values: bool) -> Method {
         if m <= 2 && !with_values {
@@ -419,7 +419,7 @@ mod tests {
 
     #[test]
     fn auto_method_follows_the_measured_winners() {
-        // (m, values, the fastest on the H100; results/multisplit.md, fourth session)
+        // (m, values, the fastest on the H100; results/multisplit.md, seventh session, 7eb75db)
         let measured = [
             (2, false, Method::Direct),
             (2, true, Method::BlockLevel),
