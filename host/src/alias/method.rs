@@ -1,0 +1,231 @@
+//! How a table is built and how samples are drawn: the methods callers choose among, and the
+//! choice by table size and sample count that `auto` makes from the H100 figures.
+
+use crate::runtime::backend::Backend;
+use warpkit_kernels::alias::sample;
+
+/// How a table is built. Every method builds the same table from the same quantized weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Construction {
+    /// Vose's method: one sequential sweep over the light and heavy items (CPU backend).
+    Sequential,
+    /// PSA: partition, prefix sums, splits, then sections packed in parallel. The CPU backend
+    /// runs the baselines (binary split, one rayon task a section, weights beside indices);
+    /// devices run every combination.
+    Psa {
+        split: SplitMethod,
+        pack: PackMethod,
+        layout: Layout,
+    },
+    /// PSA+: each tile of 1024 items with enough light and heavy items first packs what it can
+    /// from its own items (a greedy sweep while they are in shared memory), then PSA, by `split`
+    /// and `pack`, builds the rest from what the tiles left (fewer items to scan, split and
+    /// pack). The CPU backend runs it with the same tiles (so its tables equal a device's) and
+    /// PSA's baselines.
+    PsaPlus { split: SplitMethod, pack: PackMethod },
+}
+
+impl Construction {
+    /// PSA with the seed's baselines for both steps.
+    pub const PSA_BASELINE: Construction = Construction::Psa {
+        split: SplitMethod::Binary,
+        pack: PackMethod::Baseline,
+        layout: Layout::WeightsBeside,
+    };
+
+    /// PSA+ with the seed's baselines for the PSA step.
+    pub const PSA_PLUS_BASELINE: Construction = Construction::PsaPlus {
+        split: SplitMethod::Binary,
+        pack: PackMethod::Baseline,
+    };
+
+    /// Whether the CPU backend offers this method (it runs PSA and PSA+ with the baselines).
+    pub(super) fn on_cpu(self) -> bool {
+        matches!(
+            self,
+            Construction::Sequential | Construction::PSA_BASELINE | Construction::PSA_PLUS_BASELINE
+        )
+    }
+
+    /// The device default: PSA with the binary split and the shared-memory pack (2048-row
+    /// sections), the fastest of every method on an H100 in all four f64 cases measured
+    /// (`results/alias.md`): 0.47 / 3.80 ms for shuffled power-law weights and 0.49 / 3.83 ms
+    /// for uniform ones at 10^7 / 10^8. PSA+ packs most uniform weights in its tiles but few
+    /// power-law ones, and its extra passes cost more than they save (0.85 / 7.28 ms); the
+    /// partial p-ary split, built for the seed's short sections, is slower on these long ones.
+    pub const FASTEST_ON_DEVICE: Construction = Construction::Psa {
+        split: SplitMethod::Binary,
+        pack: PackMethod::SharedMemory,
+        layout: Layout::WeightsBeside,
+    };
+
+    /// Every method a device offers: PSA in both layouts and PSA+, each with every split and
+    /// pack.
+    pub fn on_device() -> impl Iterator<Item = Construction> {
+        let splits = [SplitMethod::Binary, SplitMethod::PartialPary];
+        let packs = [
+            PackMethod::Baseline,
+            PackMethod::SharedMemory,
+            PackMethod::Chunked,
+        ];
+        splits.into_iter().flat_map(move |split| {
+            packs.into_iter().flat_map(move |pack| {
+                [
+                    Construction::Psa {
+                        split,
+                        pack,
+                        layout: Layout::WeightsBeside,
+                    },
+                    Construction::Psa {
+                        split,
+                        pack,
+                        layout: Layout::IndicesOnly,
+                    },
+                    Construction::PsaPlus { split, pack },
+                ]
+            })
+        })
+    }
+
+    /// What [`AliasTable::new`] uses on `backend`: [`Construction::FASTEST_ON_DEVICE`] on a
+    /// device, PSA+ on the CPU (on 16 cores: 2.6-2.8x PSA's speed on uniform weights, 1.03-1.05x
+    /// on shuffled power law, at 10^7 and 10^8 items).
+    pub fn auto(backend: &Backend) -> Construction {
+        match backend {
+            Backend::Device(_) => Construction::FASTEST_ON_DEVICE,
+            Backend::Cpu(_) => Construction::PSA_PLUS_BASELINE,
+        }
+    }
+}
+
+/// How PSA's partition stores the light and heavy items for the pack (see
+/// `warpkit_kernels::alias::layout`). Both build the same table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Each item's quantized weight beside its index (16 bytes an item): the pack reads
+    /// everything it needs from the partitioned array. The seed's faster layout.
+    WeightsBeside,
+    /// The index alone (4 bytes an item): less for the partition to write, but the pack reads
+    /// each weight through its index, a scattered load, and quantizes it again.
+    IndicesOnly,
+}
+
+/// How PSA finds the sweep's state at each section boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitMethod {
+    /// One binary search per boundary (the seed's baseline).
+    Binary,
+    /// The seed's partial p-ary search: a block narrows the range for its consecutive
+    /// boundaries together, then each thread finishes with a binary search.
+    PartialPary,
+}
+
+/// How PSA packs the sections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PackMethod {
+    /// One thread per section of 256 rows, reading light and heavy items from global memory.
+    Baseline,
+    /// The seed's shared-memory pack: a block copies the items of its 2048 rows to shared
+    /// memory (coalesced), then each of its 256 threads finds where its 8 rows start (a search
+    /// narrowed to the block's items) and sweeps them from there.
+    SharedMemory,
+    /// The seed's chunked pack: sections of 1024 rows, 64 a block, each thread's items loaded
+    /// into shared memory 16 light and 16 heavy at a time as its sweep runs out of them.
+    Chunked,
+}
+
+/// How samples are drawn on a device (the CPU backend always draws like [`Sampling::Baseline`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampling {
+    /// A random row, then its item or its alias: one table access per sample anywhere in the
+    /// table. Samples come out in random order.
+    Baseline,
+    /// One block per section of `section_rows` rows draws that section's share of the samples
+    /// (split by binomial deviates), reading the table through the cache. Samples come out
+    /// grouped by section.
+    CachedSectioned { section_rows: u32 },
+    /// As `CachedSectioned`, with so much shared memory reserved that one block runs per
+    /// multiprocessor, so blocks do not evict each other's sections from the cache.
+    CachedLimitedSectioned { section_rows: u32 },
+    /// Each block copies its section to shared memory first, 8 bytes a row whatever the
+    /// float type (up to 6144 rows in 48 KiB), then draws from there; the launch reserves
+    /// enough shared memory that at most 3 blocks share a multiprocessor. Samples come out
+    /// grouped by section.
+    SharedMemorySectioned,
+}
+
+/// The order samples come out in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Order {
+    /// As the method draws them: random for [`Sampling::Baseline`] (and the CPU backend),
+    /// grouped by section for the sectioned samplers. The fastest.
+    #[default]
+    AsDrawn,
+    /// In random order: the same samples as [`Order::AsDrawn`] gives for the same seed, moved
+    /// by a keyed random permutation of the positions. For the sectioned samplers this scatters
+    /// every 4-byte store (several times the memory traffic); for the baseline, whose order is
+    /// random already, it changes nothing.
+    Shuffled,
+}
+
+impl Order {
+    /// The kernels' output code for this order under `method` (the baseline's own order is
+    /// random already, so it is never permuted).
+    pub(super) fn code(self, method: Sampling) -> u32 {
+        match (self, method) {
+            (Order::Shuffled, Sampling::Baseline) | (Order::AsDrawn, _) => sample::OUTPUT_IN_ORDER,
+            (Order::Shuffled, _) => sample::OUTPUT_SHUFFLED,
+        }
+    }
+}
+
+impl Sampling {
+    /// The method [`AliasTable::sample`] uses for `s` samples from `n` rows. Measured on an
+    /// H100 at 10^9 f64 samples (`results/alias.md`): the baseline wins at 10^3 rows (349
+    /// against 298 G samples/s), the shared-memory sectioned sampler from 10^6 rows on (352 /
+    /// 348 / 325 G/s at 10^6 / 10^7 / 10^8, 2 to 14 times the others). The crossover lies
+    /// between and is not measured finely; 2^13 rows (a 128 KiB f64 table, cached whole) is
+    /// taken. Sectioning also needs several samples per row to repay copying the table: at
+    /// 10^6 rows the baseline still wins at 10^6 samples (80 against 35 G/s) and loses at 10^7
+    /// (93 against 172). Tables far beyond the L2 cache (from 2^26 rows; measured at 10^8) make
+    /// every baseline draw a DRAM access (25 G/s), so sectioning wins earlier there: the
+    /// shared-memory sampler from S = N (107 G/s at 10^8 samples), the cached sectioned one
+    /// with 4096-row sections from S = N/10 (40 against 27 G/s at 10^7). Between 2^13 and 2^26
+    /// rows only the S ≥ 4N rule is measured.
+    pub fn auto(n: usize, s: usize) -> Sampling {
+        const HUGE_TABLE: usize = 1 << 26;
+        match (n, s) {
+            (n, _) if n <= 1 << 13 => Sampling::Baseline,
+            (n, s) if s >= 4 * n || (n >= HUGE_TABLE && s >= n) => Sampling::SharedMemorySectioned,
+            (n, s) if n >= HUGE_TABLE && s >= n / 10 => Sampling::CachedSectioned { section_rows: 4096 },
+            _ => Sampling::Baseline,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_sampling_follows_the_measured_winners() {
+        // (rows, samples, the fastest on the H100; results/alias.md, Figure 4 and 10^9 runs)
+        let measured = [
+            (1_000, 1_000_000_000, Sampling::Baseline),
+            (1_000_000, 1_000_000, Sampling::Baseline),
+            (1_000_000, 10_000_000, Sampling::SharedMemorySectioned),
+            (1_000_000, 1_000_000_000, Sampling::SharedMemorySectioned),
+            (100_000_000, 1_000_000, Sampling::Baseline),
+            (
+                100_000_000,
+                10_000_000,
+                Sampling::CachedSectioned { section_rows: 4096 },
+            ),
+            (100_000_000, 100_000_000, Sampling::SharedMemorySectioned),
+            (100_000_000, 1_000_000_000, Sampling::SharedMemorySectioned),
+        ];
+        for (n, s, best) in measured {
+            assert_eq!(Sampling::auto(n, s), best, "{n} rows, {s} samples");
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! [`AliasTable`]: a table on the backend that built it. Building and rebuilding, sampling,
+//! reading it back, and the checks on weights that run before anything is launched.
+
+use super::kernels::AliasWeight;
+use super::method::{Construction, Order, Sampling};
+use super::{cpu, device, item_masses};
+use crate::error::{Error, Result};
+use crate::runtime::backend::Backend;
+use crate::runtime::device::{Device, DeviceBuffer};
+use rand_core::RngCore;
+use warpkit_kernels::alias::{Row, sample};
+
+/// An alias table over `N` items, on the backend that built it (device memory for a device).
+pub struct AliasTable<F: AliasWeight> {
+    storage: Storage<F>,
+    n: usize,
+}
+
+enum Storage<F: AliasWeight> {
+    /// The rows and the method that builds them again on a rebuild.
+    Host(Vec<Row<F>>, Construction),
+    Device(Box<device::DeviceTable<F>>),
+}
+
+/// `Err` unless the weights can make a table: at least one, at most 2^32 − 2 (the prefix sums
+/// scan one more element than there are weights).
+pub(super) fn check_count(n: usize) -> Result<()> {
+    if n == 0 {
+        return Err(Error::NoWeights);
+    }
+    crate::error::check_len("alias weights", n, crate::MAX_LEN - 1)
+}
+
+/// `Err` naming the first weight that is negative, NaN or infinite.
+fn check_weights<F: AliasWeight>(weights: &[F]) -> Result<()> {
+    check_count(weights.len())?;
+    match weights
+        .iter()
+        .position(|w| !(w.to_f64() >= 0.0 && w.to_f64().is_finite()))
+    {
+        Some(index) => Err(Error::InvalidWeight { index }),
+        None => Ok(()),
+    }
+}
+
+/// The quantization `(shift, scale)` for weights of total `total` (see
+/// `warpkit_kernels::alias::quantize_params`), or why the total cannot be used: it must be
+/// finite in the weights' own type (a device sums f32 weights in f32) and positive.
+pub(super) fn quantize_scale<F: AliasWeight>(n: usize, total: f64) -> Result<(i32, f64)> {
+    if !F::from_f64(total).to_f64().is_finite() {
+        return Err(Error::WeightOverflow);
+    }
+    warpkit_kernels::alias::quantize_params(n as u64, total).ok_or(Error::AllWeightsZero)
+}
+
+impl<F: AliasWeight> AliasTable<F> {
+    /// A table for `weights` on `backend`, by [`Construction::auto`].
+    pub fn new(backend: &Backend, weights: &[F]) -> Result<AliasTable<F>> {
+        AliasTable::build(backend, weights, Construction::auto(backend))
+    }
+
+    /// A table for `weights` on `backend` by `method` (`Err(UnsupportedMethod)` where the
+    /// backend does not offer it).
+    pub fn build(backend: &Backend, weights: &[F], method: Construction) -> Result<AliasTable<F>> {
+        check_weights(weights)?;
+        let storage = match backend {
+            Backend::Device(d) if method != Construction::Sequential => {
+                let mut table = device::DeviceTable::allocate(d, weights.len(), method)?;
+                table.rebuild_from_host(weights)?;
+                Storage::Device(Box::new(table))
+            }
+            Backend::Cpu(_) if method.on_cpu() => Storage::Host(cpu::build(weights, method)?, method),
+            _ => {
+                return Err(Error::UnsupportedMethod {
+                    method: format!("{method:?}"),
+                    backend: backend.describe(),
+                });
+            }
+        };
+        Ok(AliasTable {
+            storage,
+            n: weights.len(),
+        })
+    }
+
+    /// A table on `device` for weights already in its memory, by
+    /// [`Construction::FASTEST_ON_DEVICE`].
+    pub fn from_device(device: &Device, weights: &DeviceBuffer<F>) -> Result<AliasTable<F>> {
+        AliasTable::from_device_with(device, weights, Construction::FASTEST_ON_DEVICE)
+    }
+
+    /// A table on `device` for weights already in its memory, by `method`.
+    pub fn from_device_with(
+        device: &Device,
+        weights: &DeviceBuffer<F>,
+        method: Construction,
+    ) -> Result<AliasTable<F>> {
+        if method == Construction::Sequential {
+            return Err(Error::UnsupportedMethod {
+                method: format!("{method:?}"),
+                backend: device.describe(),
+            });
+        }
+        let mut table = device::DeviceTable::allocate(device, weights.len(), method)?;
+        table.rebuild(weights)?;
+        Ok(AliasTable {
+            storage: Storage::Device(Box::new(table)),
+            n: weights.len(),
+        })
+    }
+
+    /// Rebuilds the table from new weights of the same count, reusing its memory (on a device:
+    /// the table and every scratch buffer), for per-step use.
+    pub fn rebuild(&mut self, weights: &[F]) -> Result<()> {
+        crate::error::check_same_len("alias weights", self.n, weights.len())?;
+        check_weights(weights)?;
+        match &mut self.storage {
+            Storage::Host(rows, method) => cpu::build_into(weights, *method, rows),
+            Storage::Device(t) => t.rebuild_from_host(weights),
+        }
+    }
+
+    /// Rebuilds a device table from new weights in its device's memory.
+    pub fn rebuild_from_device(&mut self, weights: &DeviceBuffer<F>) -> Result<()> {
+        crate::error::check_same_len("alias weights", self.n, weights.len())?;
+        match &mut self.storage {
+            Storage::Device(t) => t.rebuild(weights),
+            Storage::Host(..) => Err(Error::WrongDevice {
+                buffer: "a device".into(),
+                device: "a host table".into(),
+            }),
+        }
+    }
+
+    /// Items (rows).
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the table has no rows (never: construction refuses empty weights).
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The device holding the table, if any.
+    pub fn device(&self) -> Option<&Device> {
+        match &self.storage {
+            Storage::Device(t) => Some(t.device()),
+            Storage::Host(..) => None,
+        }
+    }
+
+    /// The rows, copied to the host.
+    pub fn rows(&self) -> Result<Vec<Row<F>>> {
+        match &self.storage {
+            Storage::Host(rows, _) => Ok(rows.clone()),
+            Storage::Device(t) => t.rows(),
+        }
+    }
+
+    /// The probability of each item as the table encodes it.
+    pub fn probabilities(&self) -> Result<Vec<f64>> {
+        let rows = self.rows()?;
+        let n = rows.len() as f64;
+        Ok(item_masses(&rows)?.into_iter().map(|m| m / n).collect())
+    }
+
+    /// `s` samples with replacement, keyed by three words of `rng`, by the method
+    /// [`Sampling::auto`] picks on a device (the baseline on the CPU backend, its only one);
+    /// `s = 0` gives an empty vector.
+    pub fn sample(&self, rng: &mut impl RngCore, s: usize) -> Result<Vec<u32>> {
+        let method = match self.storage {
+            Storage::Host(..) => Sampling::Baseline,
+            Storage::Device(_) => Sampling::auto(self.n, s),
+        };
+        self.sample_with(rng, s, method)
+    }
+
+    /// As [`AliasTable::sample`], by `method`: the same seed and method give the same samples
+    /// on every device.
+    pub fn sample_with(&self, rng: &mut impl RngCore, s: usize, method: Sampling) -> Result<Vec<u32>> {
+        self.sample_ordered(rng, s, method, Order::AsDrawn)
+    }
+
+    /// As [`AliasTable::sample_with`], in `order`.
+    pub fn sample_ordered(
+        &self,
+        rng: &mut impl RngCore,
+        s: usize,
+        method: Sampling,
+        order: Order,
+    ) -> Result<Vec<u32>> {
+        let stream = Stream::from_rng(rng);
+        match &self.storage {
+            Storage::Host(rows, _) => {
+                check_host_method(method)?;
+                Ok(cpu::sample(rows, stream, s))
+            }
+            Storage::Device(t) => {
+                let mut out = t.device().zeros(s)?;
+                t.sample_into(stream, &mut out, method, order.code(method))?;
+                t.device().download(&out)
+            }
+        }
+    }
+
+    /// Fills `out` (in the table's device memory) with samples, keyed by `rng` as
+    /// [`AliasTable::sample`] is.
+    pub fn sample_into(&self, rng: &mut impl RngCore, out: &mut DeviceBuffer<u32>) -> Result<()> {
+        self.sample_into_with(rng, out, Sampling::auto(self.n, out.len()))
+    }
+
+    /// As [`AliasTable::sample_into`], by `method`.
+    pub fn sample_into_with(
+        &self,
+        rng: &mut impl RngCore,
+        out: &mut DeviceBuffer<u32>,
+        method: Sampling,
+    ) -> Result<()> {
+        self.sample_into_ordered(rng, out, method, Order::AsDrawn)
+    }
+
+    /// As [`AliasTable::sample_into_with`], in `order`.
+    pub fn sample_into_ordered(
+        &self,
+        rng: &mut impl RngCore,
+        out: &mut DeviceBuffer<u32>,
+        method: Sampling,
+        order: Order,
+    ) -> Result<()> {
+        self.sample_into_code(rng, out, method, order.code(method))
+    }
+
+    /// For benchmarks: draws as [`AliasTable::sample_into_with`] does, but stores only one
+    /// word per GPU thread, the xor of its samples, at the position of its first sample, and
+    /// leaves the rest of `out` as it was. This is the seed's own benchmark mode (samples
+    /// consumed in registers): the cost of drawing without the cost of storing.
+    #[doc(hidden)]
+    pub fn sample_into_folded(
+        &self,
+        rng: &mut impl RngCore,
+        out: &mut DeviceBuffer<u32>,
+        method: Sampling,
+    ) -> Result<()> {
+        self.sample_into_code(rng, out, method, sample::OUTPUT_FOLDED)
+    }
+
+    fn sample_into_code(
+        &self,
+        rng: &mut impl RngCore,
+        out: &mut DeviceBuffer<u32>,
+        method: Sampling,
+        output: u32,
+    ) -> Result<()> {
+        let stream = Stream::from_rng(rng);
+        match &self.storage {
+            Storage::Device(t) => t.sample_into(stream, out, method, output),
+            Storage::Host(..) => Err(Error::WrongDevice {
+                buffer: "a device".into(),
+                device: "a host table".into(),
+            }),
+        }
+    }
+}
+
+/// `Err` unless `method` runs on the CPU backend (the baseline only).
+fn check_host_method(method: Sampling) -> Result<()> {
+    if method == Sampling::Baseline {
+        Ok(())
+    } else {
+        Err(Error::UnsupportedMethod {
+            method: format!("{method:?}"),
+            backend: "the CPU backend".into(),
+        })
+    }
+}
+
+/// The Philox key and counter of one call's samples.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Stream {
+    pub(super) key: u64,
+    pub(super) counter: [u64; 2],
+}
+
+impl Stream {
+    pub(super) fn from_rng(rng: &mut impl RngCore) -> Stream {
+        Stream {
+            key: rng.next_u64(),
+            counter: [rng.next_u64(), rng.next_u64()],
+        }
+    }
+
+    pub(super) fn key(&self) -> [u32; 2] {
+        [self.key as u32, (self.key >> 32) as u32]
+    }
+
+    pub(super) fn counter(&self) -> [u32; 4] {
+        let [lo, hi] = self.counter;
+        [lo as u32, (lo >> 32) as u32, hi as u32, (hi >> 32) as u32]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weight_counts_leave_room_for_the_prefix_sums() {
+        assert!(matches!(check_count(0), Err(Error::NoWeights)));
+        assert!(check_count(crate::MAX_LEN as usize - 1).is_ok());
+        assert!(matches!(
+            check_count(crate::MAX_LEN as usize),
+            Err(Error::TooLong { .. })
+        ));
+    }
+}
