@@ -87,7 +87,7 @@ impl Construction {
         })
     }
 
-    /// What [`AliasTable::new`] uses on `backend`: [`Construction::FASTEST_ON_DEVICE`] on a
+    /// What [`AliasTable::new`](super::AliasTable::new) uses on `backend`: [`Construction::FASTEST_ON_DEVICE`] on a
     /// device, PSA+ on the CPU (on 16 cores: 2.6-2.8x PSA's speed on uniform weights, 1.03-1.05x
     /// on shuffled power law, at 10^7 and 10^8 items).
     pub fn auto(backend: &Backend) -> Construction {
@@ -180,7 +180,7 @@ impl Order {
 }
 
 impl Sampling {
-    /// The method [`AliasTable::sample`] uses for `s` samples from `n` rows. Measured on an
+    /// The method [`AliasTable::sample`](super::AliasTable::sample) uses for `s` samples from `n` rows. Measured on an
     /// H100 at 10^9 f64 samples (`results/alias.md`): the baseline wins at 10^3 rows (349
     /// against 298 G samples/s), the shared-memory sectioned sampler from 10^6 rows on (352 /
     /// 348 / 325 G/s at 10^6 / 10^7 / 10^8, 2 to 14 times the others). The crossover lies
