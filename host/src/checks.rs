@@ -1,5 +1,5 @@
-//! Launchers for the test kernels: the warp- and block-level primitives, the SIMT layer's
-//! collectives, atomics and math.
+//! Launchers for the test kernels: the warp- and block-level primitives (with sums and with the
+//! multi-word operators argmin and moments), the SIMT layer's collectives, atomics and math.
 //!
 //! Warp and block primitives are building blocks of the device algorithms, not calls a user
 //! makes on an array; these kernels apply one primitive to every warp (or block) of an array so
@@ -8,7 +8,9 @@
 use crate::error::{Error, Result, check_same_len};
 use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use warpkit_kernels::block::operator_check as ops;
 use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::op::Moments;
 use warpkit_kernels::policy::LEVEL_TEST_BLOCK_THREADS;
 use warpkit_kernels::simt::check::{self as simt, ATOMIC_SLOTS, COLLECTIVE_OUTPUTS};
 use warpkit_kernels::{block, device, warp};
@@ -131,6 +133,84 @@ pub fn run_level<T: LevelElement>(
         k.output_len(input.len()),
         shared,
     )
+}
+
+/// Which cooperation an operator test kernel combines over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// Each warp's 32 elements.
+    Warp,
+    /// Each block's [`BLOCK_THREADS`] elements.
+    Block,
+}
+
+impl Level {
+    /// Elements combined into one result.
+    pub fn segment(self) -> usize {
+        match self {
+            Level::Warp => 32,
+            Level::Block => BLOCK_THREADS as usize,
+        }
+    }
+}
+
+/// Words of one [`Moments<f64>`](warpkit_kernels::op::Moments) as the moments test kernels
+/// write it: count, mean (low, high), m2 (low, high).
+pub const MOMENTS_WORDS: usize = 5;
+
+/// Runs the operator test kernel of `level` among `kernels` (warp, block), writing `words` u32
+/// words per segment, after checking `out`; `slot_bytes` is the size of the combined value.
+fn run_operator<T>(
+    device: &Device,
+    (level, kernels): (Level, [PerElement<T, u32>; 2]),
+    input: &DeviceBuffer<T>,
+    out: &mut DeviceBuffer<u32>,
+    words: usize,
+    slot_bytes: usize,
+) -> Result<()> {
+    let kernel = kernels[(level == Level::Block) as usize];
+    let results = input.len().div_ceil(level.segment());
+    let shared = BLOCK_THREADS / 32 * slot_bytes as u32; // one slot per warp
+    run_per_element(device, kernel, input, out, results * words, shared)
+}
+
+/// The argmin of each warp or block by `op::ArgMin`: `out[2s..2s + 2]` = (bits of the smallest
+/// value, its index) for segment `s`, ties to the smaller index.
+pub fn argmin(
+    device: &Device,
+    level: Level,
+    input: &DeviceBuffer<f32>,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    let kernels = [
+        per_element::<f32, u32, ops::warp_argmin_f32>,
+        per_element::<f32, u32, ops::block_argmin_f32>,
+    ];
+    run_operator(device, (level, kernels), input, out, 2, size_of::<(f32, u32)>())
+}
+
+/// The moments (count, mean, m2) of each warp or block by Chan's combine, [`MOMENTS_WORDS`]
+/// words a segment.
+pub fn moments(
+    device: &Device,
+    level: Level,
+    input: &DeviceBuffer<f64>,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    let kernels = [
+        per_element::<f64, u32, ops::warp_moments_f64>,
+        per_element::<f64, u32, ops::block_moments_f64>,
+    ];
+    let slot = size_of::<Moments<f64>>();
+    run_operator(device, (level, kernels), input, out, MOMENTS_WORDS, slot)
+}
+
+/// The exclusive scan of moments within each block: for element `i`, the moments of the
+/// block's elements before it, [`MOMENTS_WORDS`] words at `out[5i..]`.
+pub fn moments_scan(device: &Device, input: &DeviceBuffer<f64>, out: &mut DeviceBuffer<u32>) -> Result<()> {
+    let kernel: PerElement<f64, u32> = per_element::<f64, u32, ops::block_scan_moments_f64>;
+    let shared = BLOCK_THREADS / 32 * size_of::<Moments<f64>>() as u32;
+    run_per_element(device, kernel, input, out, MOMENTS_WORDS * input.len(), shared)
 }
 
 /// The ballot/popc warp histogram over buckets `< 2^bits` (`bits <= 5`): for warp `w`,

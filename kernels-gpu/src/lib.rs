@@ -26,6 +26,7 @@ pub mod emu;
 pub mod kernel;
 pub mod multisplit;
 pub mod num;
+pub mod op;
 pub mod policy;
 pub mod rng;
 pub mod simt;

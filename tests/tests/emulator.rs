@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 use warpkit_kernels::emu::{self, Fault, Launch, Misuse, Options, SHARED_POISON};
 use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::op::Sum;
 use warpkit_kernels::simt::atomic::load_acquire_u32;
 use warpkit_kernels::simt::shared::{SharedSlice, dynamic_bytes};
 use warpkit_kernels::simt::warp::{FULL_MASK, all, shfl_down, shfl_xor};
@@ -19,7 +20,7 @@ kernel! {
         // SAFETY: one input per thread and one output per block (the test's launch).
         unsafe {
             let slots = SharedSlice::<u32>::carve(0, warps_per_block());
-            let total = warp::reduce(*input.add(global_x() as usize));
+            let total = warp::reduce(*input.add(global_x() as usize), Sum);
             if lane_id() == 0 {
                 slots.set(warp_id(), total);
             }
@@ -196,10 +197,20 @@ fn a_shuffle_mask_leaving_out_an_active_lane_is_reported() {
         0,
         (input.as_ptr(), out.as_mut_ptr(), mask),
     ));
-    let Misuse::LaneNotInMask { thread, mask: m, .. } = f.misuse else {
+    let Misuse::LaneNotInMask {
+        thread,
+        mask: m,
+        site,
+        ..
+    } = f.misuse
+    else {
         panic!("expected a lane outside its mask, got {f}")
     };
     assert_eq!((thread.lane, m), (31, mask), "{f}");
+    assert!(
+        site.file().ends_with("emulator.rs"),
+        "the site is the kernel's call: {f}"
+    );
     assert_eq!(f.kernel, "planted_partial_shuffle");
 }
 

@@ -1,8 +1,12 @@
-//! Warp- and block-level primitives (reduce, inclusive/exclusive scan, ballot histogram), each
-//! through its test kernel, on every device against CPU references at every test size. Their
-//! reduction order is fixed, so the emulator and the GPU must agree bit for bit, floats too.
+//! Warp- and block-level primitives (reduce, inclusive/exclusive scan, ballot histogram; argmin
+//! and moments for the multi-word operators), each through its test kernel, on every device
+//! against CPU references at every test size. Their reduction order is fixed, so the emulator
+//! and the GPU must agree bit for bit, floats too.
 
-use warpkit::checks::{BLOCK_THREADS, LevelElement, LevelKernel, run_level, warp_histogram_ballot};
+use warpkit::checks::{
+    BLOCK_THREADS, Level, LevelElement, LevelKernel, MOMENTS_WORDS, argmin, moments, moments_scan, run_level,
+    warp_histogram_ballot,
+};
 use warpkit_tests::*;
 
 fn check_level<T: TestValue + LevelElement>(k: LevelKernel) {
@@ -87,4 +91,125 @@ fn warp_histogram_ballot_counts_and_ranks() {
             },
         );
     }
+}
+
+/// Values with many ties (integers below 64, as f32), so the argmin's tie rule is exercised.
+fn tied_values(rng: &mut warpkit::Philox, n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|_| (rand_core::RngCore::next_u32(rng) % 64) as f32)
+        .collect()
+}
+
+#[test]
+fn argmin_takes_the_smallest_value_and_then_the_smallest_index() {
+    for level in [Level::Warp, Level::Block] {
+        on_every_device(
+            &format!("argmin {level:?}"),
+            Agreement::Bitwise,
+            tied_values,
+            |device, input| {
+                let d_in = device.upload(input)?;
+                let mut out = device.filled(2 * input.len().div_ceil(level.segment()), u32::MAX)?;
+                argmin(device, level, &d_in, &mut out)?;
+                device.download(&out)
+            },
+            |input, got, label| {
+                for (s, segment) in input.chunks(level.segment()).enumerate() {
+                    let (at, min) = segment
+                        .iter()
+                        .enumerate()
+                        .fold(
+                            (0, f32::INFINITY),
+                            |(j, m), (k, &x)| if x < m { (k, x) } else { (j, m) },
+                        );
+                    let want = [min.to_bits(), (s * level.segment() + at) as u32];
+                    assert_eq!(got[2 * s..2 * s + 2], want, "{label}: segment {s}");
+                }
+            },
+        );
+    }
+}
+
+/// Values around 1000 with spread 1: the sum of squares would lose most digits to cancellation,
+/// Chan's combine keeps them.
+fn offset_values(rng: &mut warpkit::Philox, n: usize) -> Vec<f64> {
+    random_vec::<f64>(rng, n)
+        .into_iter()
+        .map(|x| 1000.0 + x)
+        .collect()
+}
+
+/// Count, mean and m2 from the kernels' words (count, mean low/high, m2 low/high).
+fn decode_moments(w: &[u32]) -> (u32, f64, f64) {
+    let f = |lo: u32, hi: u32| f64::from_bits(lo as u64 | (hi as u64) << 32);
+    (w[0], f(w[1], w[2]), f(w[3], w[4]))
+}
+
+/// Checks moments against the two-pass values of `xs` (relative 1e-12 for the mean, 1e-10 of
+/// the spread's scale for m2).
+fn assert_moments(got: &[u32], xs: &[f64], what: &str) {
+    let (count, mean, m2) = decode_moments(got);
+    assert_eq!(count as usize, xs.len(), "{what}: count");
+    if xs.is_empty() {
+        assert_eq!((mean, m2), (0.0, 0.0), "{what}: the identity");
+        return;
+    }
+    let want_mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    let want_m2: f64 = xs.iter().map(|x| (x - want_mean).powi(2)).sum();
+    assert!(
+        (mean - want_mean).abs() <= 1e-12 * want_mean.abs(),
+        "{what}: mean {mean} vs {want_mean}"
+    );
+    assert!(
+        (m2 - want_m2).abs() <= 1e-10 * (want_m2 + xs.len() as f64),
+        "{what}: m2 {m2} vs {want_m2}"
+    );
+}
+
+#[test]
+fn moments_of_each_warp_and_block_match_two_pass() {
+    for level in [Level::Warp, Level::Block] {
+        on_every_device(
+            &format!("moments {level:?}"),
+            Agreement::Bitwise,
+            offset_values,
+            |device, input| {
+                let d_in = device.upload(input)?;
+                let words = MOMENTS_WORDS * input.len().div_ceil(level.segment());
+                let mut out = device.filled(words, u32::MAX)?;
+                moments(device, level, &d_in, &mut out)?;
+                device.download(&out)
+            },
+            |input, got, label| {
+                for (s, segment) in input.chunks(level.segment()).enumerate() {
+                    let w = &got[MOMENTS_WORDS * s..MOMENTS_WORDS * (s + 1)];
+                    assert_moments(w, segment, &format!("{label}: segment {s}"));
+                }
+            },
+        );
+    }
+}
+
+#[test]
+fn moments_scan_gives_the_moments_before_each_element() {
+    on_every_device(
+        "moments exclusive scan",
+        Agreement::Bitwise,
+        offset_values,
+        |device, input| {
+            let d_in = device.upload(input)?;
+            let mut out = device.filled(MOMENTS_WORDS * input.len(), u32::MAX)?;
+            moments_scan(device, &d_in, &mut out)?;
+            device.download(&out)
+        },
+        |input, got, label| {
+            let block = BLOCK_THREADS as usize;
+            // Two-pass at a few positions of each block (all of them would be quadratic).
+            for i in (0..input.len()).filter(|i| i % block < 3 || i % 97 == 0 || i % block == block - 1) {
+                let start = i - i % block;
+                let w = &got[MOMENTS_WORDS * i..MOMENTS_WORDS * (i + 1)];
+                assert_moments(w, &input[start..i], &format!("{label}: element {i}"));
+            }
+        },
+    );
 }

@@ -29,8 +29,9 @@ use warpkit_kernels::alias::split::{
     PrefixWord, alias_split_binary, alias_split_binary_plus, alias_split_pary, alias_split_pary_plus,
 };
 use warpkit_kernels::alias::{ALIAS_BLOCK_THREADS, Entry, Row, Shape, Split};
+use warpkit_kernels::device::reduce::REDUCE_FIXED_GRID;
 use warpkit_kernels::kernel::Kernel;
-use warpkit_kernels::policy::{ALIAS_ROWS_PER_SECTION, REDUCE_FIXED_GRID, SHARED_SAMPLER_BLOCKS_PER_SM};
+use warpkit_kernels::policy::{ALIAS_ROWS_PER_SECTION, SHARED_SAMPLER_BLOCKS_PER_SM};
 
 /// Words (u64) that hold `len` values of `T`.
 fn words<T>(len: usize) -> usize {

@@ -6,8 +6,9 @@ use crate::error::{Result, check_len, check_same_len};
 use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
 use crate::runtime::element::Scalar;
 use warpkit_kernels::device::scan as kernels;
+use warpkit_kernels::device::scan::ScanScratch;
 use warpkit_kernels::kernel::Kernel;
-use warpkit_kernels::policy::{SCAN_POLICY, ScanPolicy, ScanScratch};
+use warpkit_kernels::policy::{SCAN_POLICY, ScanPolicy};
 
 /// A u32 scan under one tuning policy.
 pub type ScanU32 = fn(&Device, &DeviceBuffer<u32>, &mut DeviceBuffer<u32>) -> Result<()>;

@@ -298,6 +298,7 @@ pub unsafe fn pack_block_chunked<F: Weight, W: PrefixWord, E: EntrySource>(
     table: *mut Row<F>,
 ) {
     use crate::block;
+    use crate::op::Sum;
     use crate::simt::shared::SharedSlice;
     use crate::simt::{block_dim_x, block_x, sync_threads, thread_x};
     const C: u64 = CHUNK_ITEMS;
@@ -359,7 +360,7 @@ pub unsafe fn pack_block_chunked<F: Weight, W: PrefixWord, E: EntrySource>(
                 );
             }
             // The count's barriers also end this round's reads of the windows and starts.
-            if block::reduce(!done as u64, counter) == 0 {
+            if block::reduce(!done as u64, Sum, counter) == 0 {
                 break;
             }
         }

@@ -19,6 +19,7 @@ use super::quantizer::{Quantizer, quantize};
 use super::sweep::{Entry, Shape, Weight};
 use crate::block::reduce::reduce;
 use crate::block::scan::exclusive_scan;
+use crate::op::Sum;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, sync_threads, thread_x};
 
@@ -87,7 +88,7 @@ pub unsafe fn tile_total<F: Weight>(weights: *const F, n: u64, z: Quantizer, til
     // SAFETY: as the contract above; every thread reaches the reduction.
     unsafe {
         let q: u64 = my_weights(weights, n, z).0.iter().sum();
-        let total = reduce(q, SharedSlice::carve(0, ALIAS_BLOCK_THREADS / 32));
+        let total = reduce(q, Sum, SharedSlice::carve(0, ALIAS_BLOCK_THREADS / 32));
         if thread_x() == 0 {
             *tile_q.add(block_x() as usize) = total;
         }
@@ -150,7 +151,11 @@ pub unsafe fn tile_counts<F: Weight>(weights: *const F, n: u64, z: Quantizer, to
         let (q, items) = my_weights(weights, n, z);
         let (count, lq, hq) = my_sums(&shape, &q, items);
         let scratch = SharedSlice::carve(0, ALIAS_BLOCK_THREADS / 32);
-        let (count, lq, hq) = (reduce(count, scratch), reduce(lq, scratch), reduce(hq, scratch));
+        let (count, lq, hq) = (
+            reduce(count, Sum, scratch),
+            reduce(lq, Sum, scratch),
+            reduce(hq, Sum, scratch),
+        );
         if thread_x() == 0 {
             let (tiles, b) = (n.div_ceil(PARTITION_TILE), block_x() as u64);
             for (k, v) in [count, lq, hq].into_iter().enumerate() {
@@ -203,9 +208,9 @@ pub unsafe fn stage_tile<F: Weight>(weights: *const F, n: u64, z: Quantizer, tot
         );
         let (mine, items) = my_weights(weights, n, z);
         let (count, lq, hq) = my_sums(&shape, &mine, items);
-        let (mut count, tile_light) = exclusive_scan(count, scratch);
-        let (mut lq, light_q) = exclusive_scan(lq, scratch);
-        let (mut hq, heavy_q) = exclusive_scan(hq, scratch);
+        let (mut count, tile_light) = exclusive_scan(count, Sum, scratch);
+        let (mut lq, light_q) = exclusive_scan(lq, Sum, scratch);
+        let (mut hq, heavy_q) = exclusive_scan(hq, Sum, scratch);
         hq += light_q;
         for (k, &q) in mine.iter().enumerate().take(items as usize) {
             let local = t * PARTITION_ITEMS_PER_THREAD + k as u64;
@@ -378,10 +383,11 @@ macro_rules! check_kernels {
                 // SAFETY: forwarded to the launch contract above; `first_bad` is only
                 // touched atomically.
                 unsafe {
-                    crate::device::reduce::reduce_partials::<$f, $v>(weights, n, partials, |i, w| {
+                    crate::device::reduce::reduce_partials::<$f, $f, _, $v>(weights, n, partials, Sum, |i, w| {
                         if !(w >= 0.0 && w.is_finite()) {
                             first = first.min(i);
                         }
+                        w
                     });
                     if first != u64::MAX {
                         crate::simt::atomic::min_u64(first_bad, first);

@@ -27,6 +27,7 @@ use super::quantizer::Quantizer;
 use super::split::{heavy_range, search, spill};
 use super::sweep::{Cursor, Entry, Row, RowOf, Shape, Weight, rows};
 use crate::block::reduce::reduce;
+use crate::op::Sum;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, thread_x};
 
@@ -116,7 +117,7 @@ impl Leading for BlockCount {
             k += ALIAS_BLOCK_THREADS as u64;
         }
         // SAFETY: the whole block searches together (the callers' contract) with this scratch.
-        unsafe { reduce(trues, self.0) }
+        unsafe { reduce(trues, Sum, self.0) }
     }
 }
 

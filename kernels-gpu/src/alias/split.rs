@@ -15,6 +15,7 @@
 
 use super::sweep::{Entry, Shape, Split};
 use crate::block;
+use crate::op::Sum;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{WARP_SIZE, block_dim_x, block_x, global_x, thread_x};
 
@@ -71,7 +72,7 @@ impl PrefixWord for u64 {
     #[inline(always)]
     unsafe fn block_exclusive_scan(self, scratch: SharedSlice<u64>) -> u64 {
         // SAFETY: the caller's contract.
-        unsafe { block::scan::exclusive_scan(self, scratch).0 }
+        unsafe { block::scan::exclusive_scan(self, Sum, scratch).0 }
     }
 }
 
@@ -92,7 +93,7 @@ impl PrefixWord for [u64; 2] {
     #[inline(always)]
     unsafe fn block_exclusive_scan(self, scratch: SharedSlice<u64>) -> [u64; 2] {
         // SAFETY: the caller's contract; the scratch is free again when each scan returns.
-        unsafe { self.map(|w| block::scan::exclusive_scan(w, scratch).0) }
+        unsafe { self.map(|w| block::scan::exclusive_scan(w, Sum, scratch).0) }
     }
 }
 
@@ -225,7 +226,7 @@ pub unsafe fn search_pary(
         );
         // Pivots rise with the thread, so the trues are a prefix: count them, both at once.
         // SAFETY: the whole block is here (the caller's contract).
-        let counts = unsafe { block::reduce(below as u64 | (above as u64) << 32, scratch) };
+        let counts = unsafe { block::reduce(below as u64 | (above as u64) << 32, Sum, scratch) };
         let (true_min, true_max) = (counts & 0xffff_ffff, counts >> 32);
         let new_lo = if true_min > 0 { pivot(true_min - 1) } else { lo };
         let new_hi = if true_max < p {

@@ -2,6 +2,7 @@
 //! little shared memory (one slot per warp). Blocks must be whole warps (size a multiple of 32),
 //! and every thread of the block must call each primitive, since they contain barriers.
 
+pub mod operator_check;
 pub mod reduce;
 pub mod scan;
 

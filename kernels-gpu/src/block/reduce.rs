@@ -1,29 +1,31 @@
-//! Block-wide sum: a warp reduce in each warp, one shared slot per warp, then every thread adds
-//! the warp totals in warp order (so floats give the same bits in every thread and every run).
+//! Block-wide reduction: a warp reduce in each warp, one shared slot per warp, then every
+//! thread combines the warp totals in warp order (so floats give the same bits in every thread
+//! and every run).
 
 use crate::num::Element;
+use crate::op::{Operator, Sum, Words};
 use crate::simt::memory::read_or;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, global_x, lane_id, sync_threads, thread_rank, warp_id, warps_per_block};
 use crate::warp;
 
-/// Sum of `v` over the block, in every thread. `scratch` needs one slot per warp; it may be
-/// reused as soon as this returns.
+/// `v` combined by `op` over the block (threads in order), in every thread. `scratch` needs one
+/// slot per warp; it may be reused as soon as this returns.
 ///
 /// # Safety
 /// Every thread of the block calls this together; the block size is a multiple of 32.
 #[inline(always)]
-pub unsafe fn reduce<T: Element>(v: T, scratch: SharedSlice<T>) -> T {
+pub unsafe fn reduce<T: Words, O: Operator<T>>(v: T, op: O, scratch: SharedSlice<T>) -> T {
     // SAFETY: the whole block, hence every whole warp, is here (caller's contract).
     unsafe {
-        let w = warp::reduce(v);
+        let w = warp::reduce(v, op);
         if lane_id() == 0 {
             scratch.set(warp_id(), w);
         }
         sync_threads();
-        let mut total = T::ZERO;
+        let mut total = op.identity();
         for i in 0..warps_per_block() {
-            total = total.add(scratch.get(i));
+            total = op.combine(total, scratch.get(i));
         }
         sync_threads();
         total
@@ -37,7 +39,7 @@ unsafe fn reduce_each_block<T: Element>(input: *const T, n: u64, out: *mut T) {
     unsafe {
         let scratch = SharedSlice::<T>::carve(0, warps_per_block());
         let v = read_or(input, i, n, T::ZERO);
-        let total = reduce(v, scratch);
+        let total = reduce(v, Sum, scratch);
         if thread_rank() == 0 {
             *out.add(block_x() as usize) = total;
         }

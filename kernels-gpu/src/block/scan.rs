@@ -1,35 +1,37 @@
-//! Block-wide exclusive prefix sum: a warp scan in each warp, warp totals through shared memory,
-//! and each thread adds the totals of the warps before its own.
+//! Block-wide exclusive prefix scan: a warp scan in each warp, warp totals through shared
+//! memory, and each thread combines the totals of the warps before its own.
 
 use crate::num::Element;
+use crate::op::{Operator, Sum, Words};
 use crate::simt::memory::read_or;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{WARP_SIZE, global_x, lane_id, sync_threads, warp_id, warps_per_block};
 use crate::warp;
 
-/// Exclusive prefix of `v` in thread order, and the block's total, in every thread.
-/// `scratch` needs one slot per warp; it may be reused as soon as this returns.
+/// Exclusive prefix of `v` by `op` in thread order (thread 0 gets the identity), and the
+/// block's total, in every thread. `scratch` needs one slot per warp; it may be reused as soon
+/// as this returns.
 ///
 /// # Safety
 /// Every thread of the block calls this together; the block size is a multiple of 32.
 #[inline(always)]
-pub unsafe fn exclusive_scan<T: Element>(v: T, scratch: SharedSlice<T>) -> (T, T) {
+pub unsafe fn exclusive_scan<T: Words, O: Operator<T>>(v: T, op: O, scratch: SharedSlice<T>) -> (T, T) {
     // SAFETY: the whole block, hence every whole warp, is here (caller's contract).
     unsafe {
-        let (prefix, warp_total) = warp::exclusive_scan(v);
+        let (prefix, warp_total) = warp::exclusive_scan(v, op);
         if lane_id() == WARP_SIZE - 1 {
             scratch.set(warp_id(), warp_total);
         }
         sync_threads();
-        let (mut before, mut total) = (T::ZERO, T::ZERO);
+        let (mut before, mut total) = (op.identity(), op.identity());
         for i in 0..warps_per_block() {
             if i == warp_id() {
                 before = total;
             }
-            total = total.add(scratch.get(i));
+            total = op.combine(total, scratch.get(i));
         }
         sync_threads();
-        (before.add(prefix), total)
+        (op.combine(before, prefix), total)
     }
 }
 
@@ -40,7 +42,7 @@ unsafe fn scan_each_block<T: Element>(input: *const T, n: u64, out: *mut T) {
     unsafe {
         let scratch = SharedSlice::<T>::carve(0, warps_per_block());
         let v = read_or(input, i, n, T::ZERO);
-        let (prefix, _) = exclusive_scan(v, scratch);
+        let (prefix, _) = exclusive_scan(v, Sum, scratch);
         if i < n {
             *out.add(i as usize) = prefix;
         }

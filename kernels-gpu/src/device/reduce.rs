@@ -1,34 +1,43 @@
-//! Device-wide sum in two launches of one kernel: a grid of persistent blocks each reduces a
-//! grid-stride share of the input into one partial, then a single block reduces the partials.
+//! Device-wide reduction in two launches of one kernel: a grid of persistent blocks each reduces
+//! a grid-stride share of the input into one partial, then a single block reduces the partials.
 //! Each thread keeps `REDUCE_UNROLL` independent 128-bit loads in flight. Bytes moved: the input
 //! once, plus 2 × `size_of::<T>()` per block. For a fixed grid the summation order is fixed, so
 //! float results repeat bit for bit.
 
 use crate::block;
 use crate::num::Element;
+use crate::op::{Operator, Sum, Words};
 use crate::policy::{REDUCE_BLOCK_THREADS, REDUCE_UNROLL};
 use crate::simt::memory::{is_aligned16, load128};
 use crate::simt::shared::SharedSlice;
 use crate::simt::{WARP_SIZE, block_x, global_x, grid_threads_x, thread_x};
 
+/// Blocks of a reduction whose float result must be the same bits on every device and in the
+/// emulator (the alias tables' total weight): a grid fixed in advance fixes the order.
+pub const REDUCE_FIXED_GRID: u64 = 1024;
+
 const UNROLL: usize = REDUCE_UNROLL as usize;
 
-/// Block `b`'s grid-stride share of the sum to `partials[b]`, calling `visit(i, input[i])` for
-/// each element this thread adds (so a pass that must also look at every element, such as a
-/// check, costs no second read).
+/// Block `b`'s grid-stride share of the reduction to `partials[b]`: each element `input[i]`
+/// enters as `item(i, input[i])` and the items are combined by `op`. `item` sees every element
+/// once, so a pass that must also look at each element (such as a check) costs no second read,
+/// and it lifts elements into the accumulator (a value and its index for an argmin, the moments
+/// of one value). Each thread combines its items in its own grid-stride order, so `op` must be
+/// commutative in effect; a fixed grid still gives the same bits every run.
 ///
 /// # Safety
 /// `input` holds `n` elements, `partials` one per block; blocks of `REDUCE_BLOCK_THREADS`;
-/// dynamic shared memory holds one `T` per warp.
+/// dynamic shared memory holds one `A` per warp.
 #[inline(always)]
-pub unsafe fn reduce_partials<T: Element, const V: usize>(
+pub unsafe fn reduce_partials<T: Element, A: Words, O: Operator<A>, const V: usize>(
     input: *const T,
     n: u64,
-    partials: *mut T,
-    mut visit: impl FnMut(u64, T),
+    partials: *mut A,
+    op: O,
+    mut item: impl FnMut(u64, T) -> A,
 ) {
     let (tid, stride) = (global_x(), grid_threads_x());
-    let mut acc = [T::ZERO; UNROLL];
+    let mut acc = [op.identity(); UNROLL];
     let mut scalar_from = 0;
     // SAFETY: every index is checked against `n` (or `n / V` vectors) before it is read; the
     // whole block reaches the block reduction.
@@ -43,33 +52,33 @@ pub unsafe fn reduce_partials<T: Element, const V: usize>(
                 }
                 for (u, (a, l)) in acc.iter_mut().zip(loaded.iter()).enumerate() {
                     let at = (i + u as u64 * stride) * V as u64;
-                    for (k, &x) in l.iter().enumerate() {
-                        visit(at + k as u64, x);
+                    let mut items = [op.identity(); V];
+                    for (k, (it, &x)) in items.iter_mut().zip(l.iter()).enumerate() {
+                        *it = item(at + k as u64, x);
                     }
-                    *a = l.iter().fold(*a, |s, &x| s.add(x));
+                    *a = items.iter().fold(*a, |s, &x| op.combine(s, x));
                 }
                 i += UNROLL as u64 * stride;
             }
             while i < vectors {
                 let l: [T; V] = load128(input.add((i * V as u64) as usize));
-                for (k, &x) in l.iter().enumerate() {
-                    visit(i * V as u64 + k as u64, x);
+                let mut items = [op.identity(); V];
+                for (k, (it, &x)) in items.iter_mut().zip(l.iter()).enumerate() {
+                    *it = item(i * V as u64 + k as u64, x);
                 }
-                acc[0] = l.iter().fold(acc[0], |s, &x| s.add(x));
+                acc[0] = items.iter().fold(acc[0], |s, &x| op.combine(s, x));
                 i += stride;
             }
             scalar_from = vectors * V as u64;
         }
         let mut i = scalar_from + tid;
         while i < n {
-            let x = *input.add(i as usize);
-            visit(i, x);
-            acc[0] = acc[0].add(x);
+            acc[0] = op.combine(acc[0], item(i, *input.add(i as usize)));
             i += stride;
         }
-        let mine = acc.iter().fold(T::ZERO, |s, &x| s.add(x));
-        let scratch = SharedSlice::<T>::carve(0, REDUCE_BLOCK_THREADS / WARP_SIZE);
-        let total = block::reduce(mine, scratch);
+        let mine = acc.iter().fold(op.identity(), |s, &x| op.combine(s, x));
+        let scratch = SharedSlice::<A>::carve(0, REDUCE_BLOCK_THREADS / WARP_SIZE);
+        let total = block::reduce(mine, op, scratch);
         if thread_x() == 0 {
             *partials.add(block_x() as usize) = total;
         }
@@ -85,7 +94,7 @@ macro_rules! reduce_kernels {
             /// See `reduce_partials`.
             pub unsafe fn $name(input: *const $t, n: u64, partials: *mut $t) {
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { reduce_partials::<$t, $v>(input, n, partials, |_, _| {}) }
+                unsafe { reduce_partials::<$t, $t, Sum, $v>(input, n, partials, Sum, |_, x| x) }
             }
         }
     )*};

@@ -1,4 +1,4 @@
-//! Device-wide exclusive prefix sum in one pass: decoupled look-back (Merrill and Garland,
+//! Device-wide exclusive prefix scan in one pass: decoupled look-back (Merrill and Garland,
 //! "Single-pass parallel prefix scan with decoupled look-back", 2016).
 //!
 //! Each block takes the next tile (a tile id from an atomic counter, so tiles start in order and
@@ -13,7 +13,8 @@
 //! policies for the tuning benchmark.
 
 use crate::num::Element;
-use crate::policy::{SCAN_POLICY, ScanPolicy, ScanScratch};
+use crate::op::{Operator, Sum};
+use crate::policy::{SCAN_POLICY, ScanPolicy};
 use crate::simt::atomic::{
     add_u32, load_acquire_u32, load_relaxed_u64, store_relaxed_u64, store_release_u32,
 };
@@ -22,6 +23,35 @@ use crate::simt::shared::SharedSlice;
 use crate::simt::warp::{FULL_MASK, all, ballot};
 use crate::simt::{WARP_SIZE, block_x, lane_id, nanosleep, sync_threads, thread_x};
 use crate::warp;
+
+/// Layout of the scan's scratch buffer (tile status for the decoupled look-back), in bytes.
+///
+/// `[tile counter: u32, pad] [flags: u32 × tiles] [pad to 8] [aggregates: u64 × tiles]
+/// [inclusive prefixes: u64 × tiles]`. Only the counter and the flags must be zero before a
+/// launch: [`ScanScratch::zeroed_bytes`] of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanScratch {
+    pub tiles: u64,
+}
+
+impl ScanScratch {
+    pub const fn flags_offset(&self) -> u64 {
+        8
+    }
+    pub const fn aggregates_offset(&self) -> u64 {
+        (self.flags_offset() + 4 * self.tiles).next_multiple_of(8)
+    }
+    pub const fn inclusive_offset(&self) -> u64 {
+        self.aggregates_offset() + 8 * self.tiles
+    }
+    /// Bytes from the start that must be zero when the kernel starts.
+    pub const fn zeroed_bytes(&self) -> u64 {
+        self.flags_offset() + 4 * self.tiles
+    }
+    pub const fn total_bytes(&self) -> u64 {
+        self.inclusive_offset() + 8 * self.tiles
+    }
+}
 
 const FLAG_EMPTY: u32 = 0;
 const FLAG_AGGREGATE: u32 = 1;
@@ -83,27 +113,27 @@ impl TileStatus {
 /// 1.95 TB/s effective, 4 gives 1.60 TB/s (more registers, so fewer resident blocks).
 const LOOKBACK_PER_LANE: usize = 1;
 
-/// Sum of all tiles before `tile`, computed by the 32 lanes of one warp.
+/// All tiles before `tile` combined by `op`, computed by the 32 lanes of one warp.
 ///
 /// # Safety
 /// All lanes of the warp call this; `tile > 0`; every tile below `tile` is held by a running
 /// or finished block.
 #[inline(always)]
-unsafe fn look_back<T: Element>(status: &TileStatus, tile: u64) -> T {
+unsafe fn look_back<T: Element, O: Operator<T>>(status: &TileStatus, tile: u64, op: O) -> T {
     const W: usize = LOOKBACK_PER_LANE;
     let lane = lane_id() as u64;
     // Distance back from `end` of the tile slot (lane, q): lane-major, so distance 1 is lane 0.
     let back = |q: usize| 1 + lane + (q as u64) * WARP_SIZE as u64;
-    let mut prefix = T::ZERO;
+    let mut prefix = op.identity();
     let mut end = tile;
     loop {
-        // Slots before tile 0 read as an inclusive zero, which ends the walk.
+        // Slots before tile 0 read as an inclusive identity, which ends the walk.
         let read = |q: usize| {
             if end >= back(q) {
                 // SAFETY: `end - back(q) < tile`.
                 unsafe { status.read(end - back(q)) }
             } else {
-                (FLAG_INCLUSIVE, T::ZERO.to_bits64())
+                (FLAG_INCLUSIVE, op.identity().to_bits64())
             }
         };
         let mut slots = [(FLAG_EMPTY, 0u64); W];
@@ -131,13 +161,13 @@ unsafe fn look_back<T: Element>(status: &TileStatus, tile: u64) -> T {
                     stop = (q as u64) * WARP_SIZE as u64 + inclusive.trailing_zeros() as u64;
                 }
             }
-            let mut own = T::ZERO;
+            let mut own = op.identity();
             for (q, slot) in slots.iter().enumerate() {
                 if back(q) - 1 <= stop {
-                    own = own.add(T::from_bits64(slot.1));
+                    own = op.combine(own, T::from_bits64(slot.1));
                 }
             }
-            prefix = warp::reduce(own).add(prefix);
+            prefix = op.combine(warp::reduce(own, op), prefix);
             if stop != u64::MAX {
                 return prefix;
             }
@@ -152,8 +182,10 @@ fn vector_start(warp: u32, lane: u32, k: usize, vpt: usize, vec: usize) -> u64 {
     ((warp as u64 * vpt as u64 + k as u64) * WARP_SIZE as u64 + lane as u64) * vec as u64
 }
 
-/// The exclusive scan of one tile per block under policy `P` (given as its parts, since const
-/// generics cannot take a struct): `V` elements of `T` make 16 bytes, `VPT` vectors a thread.
+/// The exclusive scan by `op` of one tile per block under policy `P` (given as its parts, since
+/// const generics cannot take a struct): `V` elements of `T` make 16 bytes, `VPT` vectors a
+/// thread. The look-back combines predecessors newest first, so `op` must be commutative
+/// (checked at compile time); a value travels through the tile status as 64 bits.
 ///
 /// # Safety
 /// `input` and `output` hold `n > 0` elements; `scratch` is laid out as [`ScanScratch`] for
@@ -162,6 +194,7 @@ fn vector_start(warp: u32, lane: u32, k: usize, vpt: usize, vec: usize) -> u64 {
 #[inline(always)]
 unsafe fn scan_exclusive<
     T: Element,
+    O: Operator<T>,
     const V: usize,
     const THREADS: u32,
     const VPT: usize,
@@ -172,7 +205,9 @@ unsafe fn scan_exclusive<
     n: u64,
     scratch: *mut u8,
     tiles: u64,
+    op: O,
 ) {
+    const { assert!(O::COMMUTATIVE, "the look-back combines tiles out of order") };
     let policy = ScanPolicy {
         block_threads: THREADS,
         vectors_per_thread: VPT as u32,
@@ -200,7 +235,7 @@ unsafe fn scan_exclusive<
         let start = tile * tile_items;
         let vectorized = start + tile_items <= n && is_aligned16(input) && is_aligned16(output as *const T);
 
-        let mut items = [[T::ZERO; V]; VPT];
+        let mut items = [[op.identity(); V]; VPT];
         for (k, vector) in items.iter_mut().enumerate() {
             let first = start + vector_start(warp, lane, k, VPT, V);
             if vectorized {
@@ -214,25 +249,25 @@ unsafe fn scan_exclusive<
             }
         }
 
-        // Per vector: its sum, its exclusive prefix among the warp's lanes, the warp's total.
-        let mut prefixes = [T::ZERO; VPT];
-        let mut warp_total = T::ZERO;
+        // Per vector: its total, its exclusive prefix among the warp's lanes, the warp's total.
+        let mut prefixes = [op.identity(); VPT];
+        let mut warp_total = op.identity();
         for (k, vector) in items.iter().enumerate() {
-            let sum = vector.iter().fold(T::ZERO, |a, &b| a.add(b));
-            let (prefix, total) = warp::exclusive_scan(sum);
-            prefixes[k] = warp_total.add(prefix);
-            warp_total = warp_total.add(total);
+            let sum = vector.iter().fold(op.identity(), |a, &b| op.combine(a, b));
+            let (prefix, total) = warp::exclusive_scan(sum, op);
+            prefixes[k] = op.combine(warp_total, prefix);
+            warp_total = op.combine(warp_total, total);
         }
         if lane == 0 {
             smem.set(warp, warp_total.to_bits64());
         }
         sync_threads();
-        let (mut warp_offset, mut aggregate) = (T::ZERO, T::ZERO);
+        let (mut warp_offset, mut aggregate) = (op.identity(), op.identity());
         for w in 0..warps {
             if w == warp {
                 warp_offset = aggregate;
             }
-            aggregate = aggregate.add(T::from_bits64(smem.get(w)));
+            aggregate = op.combine(aggregate, T::from_bits64(smem.get(w)));
         }
 
         if warp == 0 {
@@ -240,14 +275,14 @@ unsafe fn scan_exclusive<
                 if lane == 0 {
                     status.publish(0, FLAG_INCLUSIVE, aggregate.to_bits64());
                 }
-                T::ZERO
+                op.identity()
             } else {
                 if lane == 0 {
                     status.publish(tile, FLAG_AGGREGATE, aggregate.to_bits64());
                 }
-                let p = look_back::<T>(&status, tile);
+                let p = look_back(&status, tile, op);
                 if lane == 0 {
-                    status.publish(tile, FLAG_INCLUSIVE, p.add(aggregate).to_bits64());
+                    status.publish(tile, FLAG_INCLUSIVE, op.combine(p, aggregate).to_bits64());
                 }
                 p
             };
@@ -256,14 +291,14 @@ unsafe fn scan_exclusive<
             }
         }
         sync_threads();
-        let base = T::from_bits64(smem.get(prefix_slot)).add(warp_offset);
+        let base = op.combine(T::from_bits64(smem.get(prefix_slot)), warp_offset);
 
         for (k, vector) in items.iter().enumerate() {
-            let mut running = base.add(prefixes[k]);
-            let mut out = [T::ZERO; V];
+            let mut running = op.combine(base, prefixes[k]);
+            let mut out = [op.identity(); V];
             for (o, &x) in out.iter_mut().zip(vector.iter()) {
                 *o = running;
-                running = running.add(x);
+                running = op.combine(running, x);
             }
             let first = start + vector_start(warp, lane, k, VPT, V);
             if vectorized {
@@ -295,7 +330,7 @@ macro_rules! scan_kernels {
                 tiles: u64,
             ) {
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { scan_exclusive::<$t, $v, { $threads }, { $vpt as usize }, { $ticket }>(input, output, n, scratch, tiles) }
+                unsafe { scan_exclusive::<$t, Sum, $v, { $threads }, { $vpt as usize }, { $ticket }>(input, output, n, scratch, tiles, Sum) }
             }
         }
     )*};
@@ -315,3 +350,18 @@ scan_kernels!(
     scan_tuning_u32_b128_v8_ordered: u32, 4, 128, 8, false;
     scan_tuning_u32_b128_v16_ordered: u32, 4, 128, 16, false
 );
+
+#[cfg(test)]
+mod tests {
+    use super::ScanScratch;
+
+    #[test]
+    fn scratch_regions_do_not_overlap_and_are_aligned() {
+        for tiles in [1u64, 2, 3, 65536, 65537] {
+            let s = ScanScratch { tiles };
+            assert!(s.aggregates_offset() >= s.zeroed_bytes());
+            assert_eq!(s.aggregates_offset() % 8, 0);
+            assert_eq!(s.total_bytes(), s.aggregates_offset() + 16 * tiles);
+        }
+    }
+}

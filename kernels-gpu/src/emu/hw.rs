@@ -4,7 +4,7 @@
 pub use super::AccessKind;
 use super::block::current;
 use super::warp::Op;
-use super::{Access, Misuse};
+use super::{Access, Misuse, Site};
 use crate::simt::Dim3;
 use crate::simt::warp::{ShflMode, VoteMode};
 use core::panic::Location;
@@ -85,11 +85,19 @@ pub fn nanosleep(_ns: u32) {
     current().spin()
 }
 
+/// The line that called the caller (through `#[track_caller]`), for collectives reached
+/// through a closure, which cannot pass it on.
+#[track_caller]
+pub fn caller_site() -> Site {
+    Location::caller()
+}
+
+/// `shfl.sync`, reported at `site`.
+///
 /// # Safety
 /// As for [`sync_threads`].
-#[track_caller]
-pub unsafe fn shfl(mode: ShflMode, mask: u32, v: u32, b: u32) -> u32 {
-    current().collective(Op::Shfl(mode), mask, v as u64, b, Location::caller()) as u32
+pub unsafe fn shfl_at(site: Site, mode: ShflMode, mask: u32, v: u32, b: u32) -> u32 {
+    current().collective(Op::Shfl(mode), mask, v as u64, b, site) as u32
 }
 
 /// # Safety

@@ -27,6 +27,7 @@
 
 use super::bucket::{BucketFn, Key};
 use super::digit_pass::{Pass, staging, write_staged};
+use crate::op::Sum;
 use crate::policy::multisplit::{THREADS, TILE, WARPS, WINDOWS as ITEMS};
 use crate::simt::memory::{is_aligned16, load_vectors};
 use crate::simt::shared::SharedSlice;
@@ -157,8 +158,8 @@ pub(super) unsafe fn scatter_counted<K: Key, V: Copy + Default, F: BucketFn<K>, 
         let run =
             |l: u32| -> [u32; RUN as usize] { core::array::from_fn(|i| counters.get_unchecked(word(l, i))) };
         let (low, high) = (run(2 * w), run(2 * w + 1));
-        let (low_before, low_total) = warp_exclusive_scan(low.iter().sum::<u32>());
-        let (high_before, high_total) = warp_exclusive_scan(high.iter().sum::<u32>());
+        let (low_before, low_total) = warp_exclusive_scan(low.iter().sum::<u32>(), Sum);
+        let (high_before, high_total) = warp_exclusive_scan(high.iter().sum::<u32>(), Sum);
         if j == 0 {
             scratch.set(w, low_total + high_total);
         }

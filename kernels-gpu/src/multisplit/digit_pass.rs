@@ -40,9 +40,11 @@ use super::bucket::{BitField, BucketFn, Keep, Key, Modulo, MultiplicativeHash, S
 pub use super::counted::COUNTED_RADIX;
 use super::counted::{counted_bytes, scatter_counted};
 use crate::block::scan::exclusive_scan;
+use crate::device::scan::ScanScratch;
+use crate::op::Sum;
+use crate::policy::SCAN_POLICY;
 pub use crate::policy::multisplit::{HISTOGRAM_TILES, THREADS, TILE, WARP_KEYS};
 use crate::policy::multisplit::{PREFETCH_AHEAD, WARPS, WINDOWS};
-use crate::policy::{SCAN_POLICY, ScanScratch};
 use crate::simt::atomic;
 use crate::simt::memory::{is_aligned16, load128, prefetch_l2_block};
 use crate::simt::shared::SharedSlice;
@@ -329,8 +331,8 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
         }
         if in_registers {
             // Fields of digits 0 and 2, and of 1 and 3.
-            let even = warp_reduce(packed & EVEN_BYTES);
-            let odd = warp_reduce((packed >> 8) & EVEN_BYTES);
+            let even = warp_reduce(packed & EVEN_BYTES, Sum);
+            let odd = warp_reduce((packed >> 8) & EVEN_BYTES, Sum);
             let lane = lane_id();
             if lane < radix {
                 let fields = if lane.is_multiple_of(2) { even } else { odd };
@@ -761,7 +763,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                 while first < radix {
                     let d = first + lane_id();
                     let c = if d < radix { counts.get(row + d) } else { 0 };
-                    let (before, total) = warp_exclusive_scan(c);
+                    let (before, total) = warp_exclusive_scan(c, Sum);
                     if d < radix {
                         local.set(row + d, carry + before);
                     }
@@ -821,7 +823,7 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u3
                     .map(|w| counts.get_unchecked(w * radix + d.min(radix - 1)))
                     .sum();
                 let tile_count = column * (d < radix) as u32;
-                let (before, _) = exclusive_scan(tile_count, scratch);
+                let (before, _) = exclusive_scan(tile_count, Sum, scratch);
                 warp_starts(counts, radix, before);
                 if d < radix {
                     moved.set(d, start.wrapping_sub(before));

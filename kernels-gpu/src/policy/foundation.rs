@@ -1,7 +1,7 @@
 //! Tuning of the foundation area: the device-wide scan's tile shape and order, the reduction's
-//! and the copy's block sizes and loads in flight, and the Philox fill's block size. Also the
-//! scan's scratch layout and the reduction's fixed grid, which the host sizes buffers and grids
-//! by (those two fix results and layouts rather than speed).
+//! and the copy's block sizes and loads in flight, and the Philox fill's block size. (The scan's
+//! scratch layout and the reduction's fixed grid fix layouts and results, not speed: they live
+//! with their algorithms in [`crate::device`].)
 
 /// Tile shape and tile order of the device-wide scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,42 +39,10 @@ pub const fn vector_len(element_bytes: usize) -> u32 {
     (16 / element_bytes) as u32
 }
 
-/// Layout of the scan's scratch buffer (tile status for the decoupled look-back), in bytes.
-///
-/// `[tile counter: u32, pad] [flags: u32 × tiles] [pad to 8] [aggregates: u64 × tiles]
-/// [inclusive prefixes: u64 × tiles]`. Only the counter and the flags must be zero before a
-/// launch: [`ScanScratch::zeroed_bytes`] of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScanScratch {
-    pub tiles: u64,
-}
-
-impl ScanScratch {
-    pub const fn flags_offset(&self) -> u64 {
-        8
-    }
-    pub const fn aggregates_offset(&self) -> u64 {
-        (self.flags_offset() + 4 * self.tiles).next_multiple_of(8)
-    }
-    pub const fn inclusive_offset(&self) -> u64 {
-        self.aggregates_offset() + 8 * self.tiles
-    }
-    /// Bytes from the start that must be zero when the kernel starts.
-    pub const fn zeroed_bytes(&self) -> u64 {
-        self.flags_offset() + 4 * self.tiles
-    }
-    pub const fn total_bytes(&self) -> u64 {
-        self.inclusive_offset() + 8 * self.tiles
-    }
-}
-
 /// Threads per block of the device-wide reduction.
 pub const REDUCE_BLOCK_THREADS: u32 = 256;
 /// Independent 128-bit loads each reduction thread keeps in flight per step.
 pub const REDUCE_UNROLL: u32 = 4;
-/// Blocks of a reduction whose float result must be the same bits on every device and in the
-/// emulator (the alias tables' total weight): a grid fixed in advance fixes the order.
-pub const REDUCE_FIXED_GRID: u64 = 1024;
 
 /// Threads per block of the 128-bit copy.
 pub const COPY_BLOCK_THREADS: u32 = 256;
@@ -89,13 +57,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn scratch_regions_do_not_overlap_and_are_aligned() {
-        for tiles in [1u64, 2, 3, 65536, 65537] {
-            let s = ScanScratch { tiles };
-            assert!(s.aggregates_offset() >= s.zeroed_bytes());
-            assert_eq!(s.aggregates_offset() % 8, 0);
-            assert_eq!(s.total_bytes(), s.aggregates_offset() + 16 * tiles);
-        }
+    fn tiles_and_shared_memory_follow_the_shape() {
         let p = ScanPolicy {
             block_threads: 128,
             vectors_per_thread: 8,

@@ -301,12 +301,20 @@ pub fn nanosleep(ns: u32) {
     unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nomem, nostack)) };
 }
 
-/// `shfl.sync` over the whole warp: clamp to lane 31 (lane 0 for `up`).
+/// Where a collective was called from: nothing on the GPU (the emulator keeps the line).
+pub type Site = ();
+
+/// The calling site; see [`Site`].
+#[inline(always)]
+pub fn caller_site() -> Site {}
+
+/// `shfl.sync` over the whole warp: clamp to lane 31 (lane 0 for `up`). `site` is for the
+/// emulator's reports.
 ///
 /// # Safety
 /// Every lane in `mask` calls this with the same mode and mask; the caller is in `mask`.
 #[inline(always)]
-pub unsafe fn shfl(mode: ShflMode, mask: u32, v: u32, b: u32) -> u32 {
+pub unsafe fn shfl_at(_site: Site, mode: ShflMode, mask: u32, v: u32, b: u32) -> u32 {
     let (v, b) = (v as i32, b as i32);
     // SAFETY: forwarded to the caller's contract.
     let r = unsafe {

@@ -2,12 +2,13 @@
 //!
 //! Every collective takes a member mask. All lanes named in it must call the same collective
 //! with the same mask, and the calling lane must be in it; that is why these are `unsafe`.
-//! `FULL_MASK` names all 32 lanes. Values of 64 bits cross a shuffle as two 32-bit halves.
+//! `FULL_MASK` names all 32 lanes. A value of several 32-bit words ([`Words`]) crosses a shuffle
+//! one word at a time.
 //! A shuffle from a lane outside the mask gives an undefined value on the GPU; the emulator
 //! gives [`UNDEFINED_LANE_VALUE`] so that such reads show in the results.
 
 use super::hw;
-use crate::num::Element;
+use crate::op::Words;
 
 /// All 32 lanes.
 pub const FULL_MASK: u32 = u32::MAX;
@@ -42,18 +43,11 @@ pub enum VoteMode {
 
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-unsafe fn shuffle_words<T: Element>(mode: ShflMode, mask: u32, v: T, b: u32) -> T {
-    let bits = v.to_bits64();
+unsafe fn shuffle_words<T: Words>(mode: ShflMode, mask: u32, v: T, b: u32) -> T {
+    // The caller's line, for the emulator's reports (the closure would hide it).
+    let site = hw::caller_site();
     // SAFETY: forwarded to the caller's contract (the module docs).
-    unsafe {
-        let lo = hw::shfl(mode, mask, bits as u32, b) as u64;
-        if size_of::<T>() == 4 {
-            T::from_bits64(lo)
-        } else {
-            let hi = hw::shfl(mode, mask, (bits >> 32) as u32, b) as u64;
-            T::from_bits64(lo | hi << 32)
-        }
-    }
+    v.map_words(|w| unsafe { hw::shfl_at(site, mode, mask, w, b) })
 }
 
 /// `__shfl_sync`: the value `src_lane` passed.
@@ -62,7 +56,7 @@ unsafe fn shuffle_words<T: Element>(mode: ShflMode, mask: u32, v: T, b: u32) -> 
 /// See the module docs: every lane in `mask` calls this with the same mask.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub unsafe fn shfl_idx<T: Element>(mask: u32, v: T, src_lane: u32) -> T {
+pub unsafe fn shfl_idx<T: Words>(mask: u32, v: T, src_lane: u32) -> T {
     // SAFETY: forwarded to the caller's contract.
     unsafe { shuffle_words(ShflMode::Idx, mask, v, src_lane) }
 }
@@ -73,7 +67,7 @@ pub unsafe fn shfl_idx<T: Element>(mask: u32, v: T, src_lane: u32) -> T {
 /// See the module docs.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub unsafe fn shfl_up<T: Element>(mask: u32, v: T, delta: u32) -> T {
+pub unsafe fn shfl_up<T: Words>(mask: u32, v: T, delta: u32) -> T {
     // SAFETY: forwarded to the caller's contract.
     unsafe { shuffle_words(ShflMode::Up, mask, v, delta) }
 }
@@ -84,7 +78,7 @@ pub unsafe fn shfl_up<T: Element>(mask: u32, v: T, delta: u32) -> T {
 /// See the module docs.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub unsafe fn shfl_down<T: Element>(mask: u32, v: T, delta: u32) -> T {
+pub unsafe fn shfl_down<T: Words>(mask: u32, v: T, delta: u32) -> T {
     // SAFETY: forwarded to the caller's contract.
     unsafe { shuffle_words(ShflMode::Down, mask, v, delta) }
 }
@@ -95,7 +89,7 @@ pub unsafe fn shfl_down<T: Element>(mask: u32, v: T, delta: u32) -> T {
 /// See the module docs.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub unsafe fn shfl_xor<T: Element>(mask: u32, v: T, lane_mask: u32) -> T {
+pub unsafe fn shfl_xor<T: Words>(mask: u32, v: T, lane_mask: u32) -> T {
     // SAFETY: forwarded to the caller's contract.
     unsafe { shuffle_words(ShflMode::Xor, mask, v, lane_mask) }
 }

@@ -1,22 +1,32 @@
-//! Warp-wide sum by butterfly shuffles: 5 rounds, every lane ends with the same total (IEEE
-//! addition is commutative, so float lanes agree bit for bit too).
+//! Warp-wide reduction by butterfly shuffles: 5 rounds, after which every lane holds the
+//! combination of all 32 values.
 
 use crate::num::Element;
+use crate::op::{Operator, Sum, Words};
 use crate::simt::memory::read_or;
 use crate::simt::warp::{FULL_MASK, shfl_xor};
-use crate::simt::{WARP_SIZE, global_x};
+use crate::simt::{WARP_SIZE, global_x, lane_id};
 
-/// Sum of `v` over the 32 lanes, in every lane.
+/// `v` combined by `op` over the 32 lanes, in every lane.
+///
+/// Each round combines a lane's value with its butterfly partner's, the lower lane's on the
+/// left, so every lane ends with the same bits, lanes combined in order. A commutative operator
+/// ([`Operator::COMMUTATIVE`]) skips the ordering.
 ///
 /// # Safety
 /// All 32 lanes of the warp must call this together.
 #[inline(always)]
-pub unsafe fn reduce<T: Element>(v: T) -> T {
+pub unsafe fn reduce<T: Words, O: Operator<T>>(v: T, op: O) -> T {
     let mut v = v;
     let mut offset = WARP_SIZE / 2;
     while offset > 0 {
         // SAFETY: the whole warp is here (caller's contract).
-        v = v.add(unsafe { shfl_xor(FULL_MASK, v, offset) });
+        let other = unsafe { shfl_xor(FULL_MASK, v, offset) };
+        v = if O::COMMUTATIVE || lane_id() & offset == 0 {
+            op.combine(v, other)
+        } else {
+            op.combine(other, v)
+        };
         offset /= 2;
     }
     v
@@ -29,7 +39,7 @@ unsafe fn reduce_each_warp<T: Element>(input: *const T, n: u64, out: *mut T) {
     // SAFETY: `i < n` bounds the read; the whole warp calls `reduce` (launches use whole warps).
     unsafe {
         let v = read_or(input, i, n, T::ZERO);
-        let total = reduce(v);
+        let total = reduce(v, Sum);
         if i.is_multiple_of(WARP_SIZE as u64) && i < n {
             *out.add((i / WARP_SIZE as u64) as usize) = total;
         }

@@ -1,16 +1,18 @@
-//! Warp-wide prefix sums by `shfl.up` (Kogge-Stone): 5 rounds of shuffle-and-add.
+//! Warp-wide prefix scans by `shfl.up` (Kogge-Stone): 5 rounds of shuffle-and-combine.
 
 use crate::num::Element;
+use crate::op::{Operator, Sum, Words};
 use crate::simt::memory::read_or;
 use crate::simt::warp::{FULL_MASK, shfl_idx, shfl_up};
 use crate::simt::{WARP_SIZE, global_x, lane_id};
 
-/// Inclusive prefix sum over the lanes: lane `i` gets `v_0 + ... + v_i`.
+/// Inclusive prefix over the lanes: lane `i` gets `v_0 ∘ ... ∘ v_i` (`∘` being `op`, lower
+/// lanes on the left).
 ///
 /// # Safety
 /// All 32 lanes of the warp must call this together.
 #[inline(always)]
-pub unsafe fn inclusive_scan<T: Element>(v: T) -> T {
+pub unsafe fn inclusive_scan<T: Words, O: Operator<T>>(v: T, op: O) -> T {
     let lane = lane_id();
     let mut v = v;
     let mut delta = 1;
@@ -18,26 +20,26 @@ pub unsafe fn inclusive_scan<T: Element>(v: T) -> T {
         // SAFETY: the whole warp is here (caller's contract).
         let below = unsafe { shfl_up(FULL_MASK, v, delta) };
         if lane >= delta {
-            v = below.add(v);
+            v = op.combine(below, v);
         }
         delta *= 2;
     }
     v
 }
 
-/// Exclusive prefix sum over the lanes and the warp's total: lane `i` gets
-/// (`v_0 + ... + v_{i-1}`, `v_0 + ... + v_31`); lane 0's prefix is zero.
+/// Exclusive prefix over the lanes and the warp's total: lane `i` gets
+/// (`v_0 ∘ ... ∘ v_{i-1}`, `v_0 ∘ ... ∘ v_31`); lane 0's prefix is `op`'s identity.
 ///
 /// # Safety
 /// All 32 lanes of the warp must call this together.
 #[inline(always)]
-pub unsafe fn exclusive_scan<T: Element>(v: T) -> (T, T) {
+pub unsafe fn exclusive_scan<T: Words, O: Operator<T>>(v: T, op: O) -> (T, T) {
     // SAFETY: the whole warp is here (caller's contract).
     unsafe {
-        let inclusive = inclusive_scan(v);
+        let inclusive = inclusive_scan(v, op);
         let total = shfl_idx(FULL_MASK, inclusive, WARP_SIZE - 1);
         let shifted = shfl_up(FULL_MASK, inclusive, 1);
-        (if lane_id() == 0 { T::ZERO } else { shifted }, total)
+        (if lane_id() == 0 { op.identity() } else { shifted }, total)
     }
 }
 
@@ -49,9 +51,9 @@ unsafe fn scan_each_warp<T: Element>(input: *const T, n: u64, out: *mut T, inclu
     unsafe {
         let v = read_or(input, i, n, T::ZERO);
         let r = if inclusive {
-            inclusive_scan(v)
+            inclusive_scan(v, Sum)
         } else {
-            exclusive_scan(v).0
+            exclusive_scan(v, Sum).0
         };
         if i < n {
             *out.add(i as usize) = r;
