@@ -24,7 +24,8 @@
 //! folder per primitive area, each the same shape: `mod.rs` its API (on [`Backend`] or a type
 //! built from one), `device.rs` its launches on a [`Device`], `cpu.rs` the same with rayon:
 //! [`scan`], reduce, copy (device only), Philox ([`rng`]), [`alias`], [`multisplit`]. A new
-//! area is its folder and one `mod` line here. [`checks`] launches the test kernels.
+//! area is its folder and one `mod` line here. `checks` (feature `checks`, for the workspace's
+//! tests and benches) launches the test kernels.
 
 pub mod error;
 mod runtime;
@@ -36,6 +37,8 @@ mod philox;
 mod reduce;
 pub mod scan;
 
+#[cfg(feature = "checks")]
+#[doc(hidden)]
 pub mod checks;
 
 pub use runtime::{backend, cpu, device, element, emulator, gpu};

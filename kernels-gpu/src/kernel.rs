@@ -6,6 +6,12 @@
 //! host crate launches a kernel through that type: by [`Kernel::NAME`] on a GPU, by
 //! [`Kernel::run`] on the emulator, with one argument tuple type checked at compile time for
 //! both.
+//!
+//! Kernels generic over an element type are instantiated once per type under names ending in the
+//! type (`alias_pack_shared_f32`, `_f64`). [`kernel_table!`](crate::kernel_table!) writes each
+//! area's list of them once: a trait whose associated types name, for each element type, its
+//! instantiation of every kernel, so that host code generic over the type launches the right
+//! entry.
 
 /// A kernel entry point as the host sees it.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -59,4 +65,35 @@ macro_rules! kernel {
             }
         }
     )*};
+}
+
+/// Declares a kernel table; see the [module docs](mod@crate::kernel). The header names the
+/// element types' common trait (which the argument tuples may need) and the two types. Each line
+/// is one kernel:
+/// its name in the table, its argument tuple (in terms of `Self`, the element type) and its
+/// entry for each of the two element types, in the order the header lists them.
+#[macro_export]
+macro_rules! kernel_table {
+    (
+        $(#[$attr:meta])*
+        pub trait $table:ident: $bound:path; for $a:ty, $b:ty {
+            $($(#[$kattr:meta])* $kernel:ident($args:ty) = $for_a:path, $for_b:path;)*
+        }
+    ) => {
+        #[cfg(not(target_arch = "nvptx64"))]
+        $(#[$attr])*
+        pub trait $table: $bound {
+            $($(#[$kattr])* type $kernel: $crate::kernel::Kernel<Args = $args>;)*
+        }
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl $table for $a {
+            $(type $kernel = $for_a;)*
+        }
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl $table for $b {
+            $(type $kernel = $for_b;)*
+        }
+    };
 }

@@ -11,11 +11,11 @@
 //! comes back with the total); host weights were checked on the host.
 
 use super::{
-    AliasWeight, Construction, IndexedPackArgs, Layout, PackArgs, PackMethod, Sampling, SplitMethod, Stream,
-    check_count, quantize_scale,
+    AliasWeight, Construction, Layout, PackMethod, Sampling, SplitMethod, Stream, check_count, quantize_scale,
 };
 use crate::error::{Error, Result};
 use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
+use warpkit_kernels::alias::kernels::{IndexedPackArgs, PackArgs};
 use warpkit_kernels::alias::pack::{
     CHUNKED_PACK_ROWS, CHUNKED_PACK_THREADS, SHARED_PACK_ROWS, SHARED_PACK_THREADS, chunked_pack_bytes,
     shared_pack_bytes,

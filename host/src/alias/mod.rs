@@ -31,9 +31,7 @@ mod table;
 #[doc(inline)]
 pub use crate::error::TableDefect;
 pub use check::{check_table, item_masses};
-pub use kernels::{
-    AliasWeight, GreedyArgs, IndexedPackArgs, LeftoverArgs, PackArgs, PartitionArgs, SectionedArgs,
-};
+pub use kernels::AliasWeight;
 pub use method::{Construction, Layout, Order, PackMethod, Sampling, SplitMethod};
 pub use table::AliasTable;
 use table::{Stream, check_count, quantize_scale};

@@ -13,6 +13,7 @@ use warpkit_kernels::multisplit::digit_pass::{
     BLOCK_LEVEL, COUNTED, COUNTED_RADIX, DIRECT, HISTOGRAM_TILES, RADIX, THREADS, TILE, TableParts,
     WARP_LEVEL, histogram_bytes, scatter_bytes,
 };
+use warpkit_kernels::multisplit::kernels::ScatterArgs;
 
 /// A built-in bucket function as kernel parameters: `kind`, splitters, `a | b << 32`.
 pub(crate) struct BucketParams<'a, K> {
@@ -20,40 +21,6 @@ pub(crate) struct BucketParams<'a, K> {
     pub splitters: &'a [K],
     pub ab: u64,
 }
-
-/// Parameters of the histogram kernels: keys, n, kind, splitters, ab, digit, tiles, table, m,
-/// largest bucket at or past m (tagged), the call's tag.
-pub type HistogramArgs<K> = (
-    *const K,
-    u64,
-    u32,
-    *const K,
-    u64,
-    u32,
-    u64,
-    *mut u32,
-    u32,
-    *mut u64,
-    u32,
-);
-/// Parameters of the bounds kernels: keys, n, kind, splitters, ab, m, begin, end.
-pub type BoundsArgs<K> = (*const K, u64, u32, *const K, u64, u32, *mut u32, *mut u32);
-/// Parameters of the scatter kernels: keys, values, n, kind, splitters, ab, digit, tiles,
-/// table (scanned), output keys, output values, bucket offsets.
-pub type ScatterArgs<K, W> = (
-    *const K,
-    *const W,
-    u64,
-    u32,
-    *const K,
-    u64,
-    u32,
-    u64,
-    *const u32,
-    *mut K,
-    *mut W,
-    *mut u32,
-);
 
 /// A value's bits as a kernel moves them: u32 or u64.
 pub trait Word: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 'static {

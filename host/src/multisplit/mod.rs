@@ -28,81 +28,22 @@ use crate::error::{Error, Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
-use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::bucket::{BitField, Modulo, MultiplicativeHash, Splitters};
 use warpkit_kernels::multisplit::digit_pass::{
-    self, BUCKETS_BIT_FIELD, BUCKETS_HASH, BUCKETS_KEEP_AT_LEAST, BUCKETS_KEEP_BELOW, BUCKETS_KEEP_BIT_CLEAR,
+    BUCKETS_BIT_FIELD, BUCKETS_HASH, BUCKETS_KEEP_AT_LEAST, BUCKETS_KEEP_BELOW, BUCKETS_KEEP_BIT_CLEAR,
     BUCKETS_KEEP_BIT_SET, BUCKETS_MODULO, BUCKETS_SPLITTERS,
 };
+use warpkit_kernels::multisplit::kernels::MultisplitKernels;
 
-pub use device::{BoundsArgs, HistogramArgs, ScatterArgs, Word};
+pub use device::Word;
 pub use warpkit_kernels::multisplit::bucket::{BucketFn, Keep, Key};
 
-/// Keys a multisplit takes, tied to their kernels: u32 and u64.
-pub trait MultisplitKey: Key + DeviceRepr + ValidAsZeroBits {
-    #[doc(hidden)]
-    type Histogram: Kernel<Args = HistogramArgs<Self>>;
-    #[doc(hidden)]
-    type Bounds: Kernel<Args = BoundsArgs<Self>>;
-    #[doc(hidden)]
-    type DirectKeys: Kernel<Args = ScatterArgs<Self, u32>>;
-    #[doc(hidden)]
-    type WarpKeys: Kernel<Args = ScatterArgs<Self, u32>>;
-    #[doc(hidden)]
-    type BlockKeys: Kernel<Args = ScatterArgs<Self, u32>>;
-    #[doc(hidden)]
-    type CountedKeys: Kernel<Args = ScatterArgs<Self, u32>>;
-    #[doc(hidden)]
-    type Direct32: Kernel<Args = ScatterArgs<Self, u32>>;
-    #[doc(hidden)]
-    type Direct64: Kernel<Args = ScatterArgs<Self, u64>>;
-    #[doc(hidden)]
-    type Warp32: Kernel<Args = ScatterArgs<Self, u32>>;
-    #[doc(hidden)]
-    type Warp64: Kernel<Args = ScatterArgs<Self, u64>>;
-    #[doc(hidden)]
-    type Block32: Kernel<Args = ScatterArgs<Self, u32>>;
-    #[doc(hidden)]
-    type Block64: Kernel<Args = ScatterArgs<Self, u64>>;
-    #[doc(hidden)]
-    type Counted32: Kernel<Args = ScatterArgs<Self, u32>>;
-    #[doc(hidden)]
-    type Counted64: Kernel<Args = ScatterArgs<Self, u64>>;
-}
+/// Keys a multisplit takes, tied to their kernels (the table in
+/// `warpkit_kernels::multisplit::kernels`): u32 and u64.
+pub trait MultisplitKey: Key + DeviceRepr + ValidAsZeroBits + MultisplitKernels {}
 
-impl MultisplitKey for u32 {
-    type Histogram = digit_pass::multisplit_histogram_u32;
-    type Bounds = digit_pass::multisplit_bounds_u32;
-    type DirectKeys = digit_pass::multisplit_scatter_direct_u32_keys;
-    type WarpKeys = digit_pass::multisplit_scatter_warp_u32_keys;
-    type BlockKeys = digit_pass::multisplit_scatter_block_u32_keys;
-    type CountedKeys = digit_pass::multisplit_scatter_counted_u32_keys;
-    type Direct32 = digit_pass::multisplit_scatter_direct_u32_v32;
-    type Direct64 = digit_pass::multisplit_scatter_direct_u32_v64;
-    type Warp32 = digit_pass::multisplit_scatter_warp_u32_v32;
-    type Warp64 = digit_pass::multisplit_scatter_warp_u32_v64;
-    type Block32 = digit_pass::multisplit_scatter_block_u32_v32;
-    type Block64 = digit_pass::multisplit_scatter_block_u32_v64;
-    type Counted32 = digit_pass::multisplit_scatter_counted_u32_v32;
-    type Counted64 = digit_pass::multisplit_scatter_counted_u32_v64;
-}
-
-impl MultisplitKey for u64 {
-    type Histogram = digit_pass::multisplit_histogram_u64;
-    type Bounds = digit_pass::multisplit_bounds_u64;
-    type DirectKeys = digit_pass::multisplit_scatter_direct_u64_keys;
-    type WarpKeys = digit_pass::multisplit_scatter_warp_u64_keys;
-    type BlockKeys = digit_pass::multisplit_scatter_block_u64_keys;
-    type CountedKeys = digit_pass::multisplit_scatter_counted_u64_keys;
-    type Direct32 = digit_pass::multisplit_scatter_direct_u64_v32;
-    type Direct64 = digit_pass::multisplit_scatter_direct_u64_v64;
-    type Warp32 = digit_pass::multisplit_scatter_warp_u64_v32;
-    type Warp64 = digit_pass::multisplit_scatter_warp_u64_v64;
-    type Block32 = digit_pass::multisplit_scatter_block_u64_v32;
-    type Block64 = digit_pass::multisplit_scatter_block_u64_v64;
-    type Counted32 = digit_pass::multisplit_scatter_counted_u64_v32;
-    type Counted64 = digit_pass::multisplit_scatter_counted_u64_v64;
-}
+impl MultisplitKey for u32 {}
+impl MultisplitKey for u64 {}
 
 /// How a device writes a split (the seed's methods; the CPU backend has its own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

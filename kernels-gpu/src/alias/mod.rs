@@ -16,6 +16,8 @@
 //! splits are packed independently ([`pack`]). PSA+ ([`plus`]) first runs that sweep inside
 //! each partition tile over the tile's own items and leaves only the rest to PSA.
 
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod kernels;
 pub mod layout;
 pub mod pack;
 pub mod partition;

@@ -8,3 +8,5 @@
 pub mod bucket;
 mod counted;
 pub mod digit_pass;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod kernels;
