@@ -3,7 +3,7 @@
 //! value words).
 
 use super::bucket::Key;
-use super::digit_pass as pass;
+use super::digit_pass;
 
 /// Parameters of the histogram kernels: keys, n, kind, splitters, ab, digit, tiles, table, m,
 /// largest bucket at or past m (tagged), the call's tag.
@@ -42,31 +42,31 @@ pub type ScatterArgs<K, W> = (
 crate::kernel_table! {
     /// The multisplit kernels of one key type (u32 or u64).
     pub trait MultisplitKernels: Key; for u32, u64 {
-        Histogram(HistogramArgs<Self>) = pass::multisplit_histogram_u32, pass::multisplit_histogram_u64;
-        Bounds(BoundsArgs<Self>) = pass::multisplit_bounds_u32, pass::multisplit_bounds_u64;
+        Histogram(HistogramArgs<Self>) = digit_pass::multisplit_histogram_u32, digit_pass::multisplit_histogram_u64;
+        Bounds(BoundsArgs<Self>) = digit_pass::multisplit_bounds_u32, digit_pass::multisplit_bounds_u64;
         DirectKeys(ScatterArgs<Self, u32>) =
-            pass::multisplit_scatter_direct_u32_keys, pass::multisplit_scatter_direct_u64_keys;
+            digit_pass::multisplit_scatter_direct_u32_keys, digit_pass::multisplit_scatter_direct_u64_keys;
         WarpKeys(ScatterArgs<Self, u32>) =
-            pass::multisplit_scatter_warp_u32_keys, pass::multisplit_scatter_warp_u64_keys;
+            digit_pass::multisplit_scatter_warp_u32_keys, digit_pass::multisplit_scatter_warp_u64_keys;
         BlockKeys(ScatterArgs<Self, u32>) =
-            pass::multisplit_scatter_block_u32_keys, pass::multisplit_scatter_block_u64_keys;
+            digit_pass::multisplit_scatter_block_u32_keys, digit_pass::multisplit_scatter_block_u64_keys;
         CountedKeys(ScatterArgs<Self, u32>) =
-            pass::multisplit_scatter_counted_u32_keys, pass::multisplit_scatter_counted_u64_keys;
+            digit_pass::multisplit_scatter_counted_u32_keys, digit_pass::multisplit_scatter_counted_u64_keys;
         Direct32(ScatterArgs<Self, u32>) =
-            pass::multisplit_scatter_direct_u32_v32, pass::multisplit_scatter_direct_u64_v32;
+            digit_pass::multisplit_scatter_direct_u32_v32, digit_pass::multisplit_scatter_direct_u64_v32;
         Direct64(ScatterArgs<Self, u64>) =
-            pass::multisplit_scatter_direct_u32_v64, pass::multisplit_scatter_direct_u64_v64;
+            digit_pass::multisplit_scatter_direct_u32_v64, digit_pass::multisplit_scatter_direct_u64_v64;
         Warp32(ScatterArgs<Self, u32>) =
-            pass::multisplit_scatter_warp_u32_v32, pass::multisplit_scatter_warp_u64_v32;
+            digit_pass::multisplit_scatter_warp_u32_v32, digit_pass::multisplit_scatter_warp_u64_v32;
         Warp64(ScatterArgs<Self, u64>) =
-            pass::multisplit_scatter_warp_u32_v64, pass::multisplit_scatter_warp_u64_v64;
+            digit_pass::multisplit_scatter_warp_u32_v64, digit_pass::multisplit_scatter_warp_u64_v64;
         Block32(ScatterArgs<Self, u32>) =
-            pass::multisplit_scatter_block_u32_v32, pass::multisplit_scatter_block_u64_v32;
+            digit_pass::multisplit_scatter_block_u32_v32, digit_pass::multisplit_scatter_block_u64_v32;
         Block64(ScatterArgs<Self, u64>) =
-            pass::multisplit_scatter_block_u32_v64, pass::multisplit_scatter_block_u64_v64;
+            digit_pass::multisplit_scatter_block_u32_v64, digit_pass::multisplit_scatter_block_u64_v64;
         Counted32(ScatterArgs<Self, u32>) =
-            pass::multisplit_scatter_counted_u32_v32, pass::multisplit_scatter_counted_u64_v32;
+            digit_pass::multisplit_scatter_counted_u32_v32, digit_pass::multisplit_scatter_counted_u64_v32;
         Counted64(ScatterArgs<Self, u64>) =
-            pass::multisplit_scatter_counted_u32_v64, pass::multisplit_scatter_counted_u64_v64;
+            digit_pass::multisplit_scatter_counted_u32_v64, digit_pass::multisplit_scatter_counted_u64_v64;
     }
 }

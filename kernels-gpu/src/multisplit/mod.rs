@@ -2,11 +2,28 @@
 //! by bucket: bucket 0's keys first, then bucket 1's, each bucket in input order.
 //!
 //! [`bucket`] holds what maps a key to its bucket, shared by the device kernels and the host's
-//! CPU backend so that both compute the same buckets; [`digit_pass`] holds the seed's direct,
-//! warp-level and block-level methods.
+//! CPU backend so that both compute the same buckets; [`digit_pass`] declares the kernels of the
+//! seed's direct, warp-level and block-level methods, built from one module per part: the pass
+//! and its bucket functions ([`pass`]), the pass's table ([`table`]), the [`histogram`] launch,
+//! the [`scatter`] launch and its writes (`scatter_warp`, `scatter_block`, `scatter_counted`),
+//! and the [`bounds`] launch. The tile loads, counts, ranking and staged write-out they use
+//! live in [`crate::block`].
 
+pub mod bounds;
 pub mod bucket;
-mod counted;
 pub mod digit_pass;
+pub mod histogram;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod kernels;
+pub mod pass;
+pub mod scatter;
+mod scatter_block;
+mod scatter_counted;
+mod scatter_warp;
+pub mod table;
+
+use crate::block::load::WarpStriped;
+use crate::policy::multisplit::{THREADS, WINDOWS};
+
+/// The digit passes' tile: warp-striped, [`WINDOWS`] keys a lane.
+type Tile = WarpStriped<THREADS, WINDOWS>;

@@ -26,10 +26,11 @@
 //! threads start at banks `8k + w'` for run `k` of warp `w'`, 32 different banks.
 
 use super::bucket::{BucketFn, Key};
-use super::digit_pass::{Pass, staging, write_staged};
+use super::pass::Pass;
+use crate::block::exchange::Staged;
+use crate::block::load::Blocked;
 use crate::op::Sum;
 use crate::policy::multisplit::{THREADS, TILE, WARPS, WINDOWS as ITEMS};
-use crate::simt::memory::{is_aligned16, load_vectors};
 use crate::simt::shared::SharedSlice;
 use crate::simt::{lane_id, sync_threads, thread_x, warp_id};
 use crate::warp::scan::exclusive_scan as warp_exclusive_scan;
@@ -45,6 +46,8 @@ const WORDS: u32 = LANES * LANE_WORDS;
 /// Words of a lane that one thread sums in the scan: each warp scans two lanes.
 const RUN: u32 = THREADS / 32;
 const _: () = assert!(LANES == 2 * WARPS && RUN == 8 && ITEMS <= 8);
+/// Each thread's run of [`ITEMS`] consecutive keys (and values) of the tile.
+type Run = Blocked<THREADS, ITEMS>;
 
 /// Thread `t`'s counter word of lane `l` ([`LANES`]): the layout of the module docs.
 #[inline(always)]
@@ -59,38 +62,12 @@ pub const fn counted_bytes(key_bytes: u32, value_bytes: u32) -> u32 {
     WORDS * 4 + COUNTED_RADIX * 4 + WARPS * 4 + TILE as u32 * (key_bytes + value_bytes)
 }
 
-/// This thread's run of [`ITEMS`] consecutive elements of tile `tile` (defaults past `n`): by
-/// 16-byte vectors when the run is whole and `src` aligned.
-///
-/// # Safety
-/// `src` holds `n` elements.
-#[inline(always)]
-unsafe fn load_run<T: Copy + Default>(src: *const T, n: u64, tile: u64) -> [T; ITEMS] {
-    let first = tile * TILE + (thread_x() as usize * ITEMS) as u64;
-    // SAFETY: every read is below `n` (the caller's contract); a whole run starts at a multiple
-    // of `ITEMS` elements, 16 bytes for 4- and 8-byte elements, from an aligned `src`.
-    unsafe {
-        if first + ITEMS as u64 <= n && is_aligned16(src) {
-            load_vectors(src.add(first as usize))
-        } else {
-            core::array::from_fn(|i| {
-                let at = first + i as u64;
-                if at < n {
-                    *src.add(at as usize)
-                } else {
-                    T::default()
-                }
-            })
-        }
-    }
-}
-
 /// Block-level scatter of tile `b` for a pass of at most [`COUNTED_RADIX`] digits (see the
 /// module docs); `start` is where the tile's keys of digit `thread_x()` go (any value for
 /// threads past the radix).
 ///
 /// # Safety
-/// As for `digit_pass::scatter`, with [`counted_bytes`] of dynamic shared memory and
+/// As for `scatter::scatter`, with [`counted_bytes`] of dynamic shared memory and
 /// `pass.radix <= COUNTED_RADIX`; every thread of the block calls.
 #[inline(always)]
 pub(super) unsafe fn scatter_counted<K: Key, V: Copy + Default, F: BucketFn<K>, const VALUES: bool>(
@@ -108,9 +85,9 @@ pub(super) unsafe fn scatter_counted<K: Key, V: Copy + Default, F: BucketFn<K>, 
     // none); counters indexed below `WORDS` (halves below `2·WORDS`: a digit's lane below
     // `LANES`), moves below the radix, staging slots below the tile's keys.
     unsafe {
-        let key: [K; ITEMS] = load_run(keys, n, b);
+        let key: [K; ITEMS] = Run::load(keys, n, b);
         let value: [V; ITEMS] = if VALUES {
-            load_run(values, n, b)
+            Run::load(values, n, b)
         } else {
             [V::default(); ITEMS]
         };
@@ -119,7 +96,7 @@ pub(super) unsafe fn scatter_counted<K: Key, V: Copy + Default, F: BucketFn<K>, 
         let moved = SharedSlice::<u32>::carve(WORDS * 4, COUNTED_RADIX);
         let scratch = SharedSlice::<u32>::carve(WORDS * 4 + COUNTED_RADIX * 4, WARPS);
         let mut at = WORDS * 4 + COUNTED_RADIX * 4 + WARPS * 4;
-        let (staged_keys, staged_values) = staging::<K, V>(
+        let staged = Staged::<K, V, THREADS, ITEMS>::carve(
             &mut |bytes| {
                 at += bytes;
                 at - bytes
@@ -189,13 +166,13 @@ pub(super) unsafe fn scatter_counted<K: Key, V: Copy + Default, F: BucketFn<K>, 
         for i in 0..ITEMS {
             if i < mine as usize {
                 let slot = halves.get_unchecked(half(key[i])) as u32 + (ranks >> (3 * i) & 7);
-                staged_keys.set_unchecked(slot, key[i]);
+                staged.keys.set_unchecked(slot, key[i]);
                 if VALUES {
-                    staged_values.set_unchecked(slot, value[i]);
+                    staged.values.set_unchecked(slot, value[i]);
                 }
             }
         }
         sync_threads();
-        write_staged::<K, V, F, VALUES>((staged_keys, staged_values), moved, pass, items, out);
+        staged.write_out::<VALUES>(moved, pass, items, out);
     }
 }

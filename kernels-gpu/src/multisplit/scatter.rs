@@ -1,0 +1,238 @@
+//! The scatter launch of a digit pass: each block loads its tile, ranks it by digit
+//! ([`crate::block::rank`]) and writes it out in one of four ways ([`DIRECT`] here,
+//! [`WARP_LEVEL`] in [`super::scatter_warp`], [`BLOCK_LEVEL`] in [`super::scatter_block`],
+//! [`COUNTED`] in [`super::scatter_counted`]). Each key (and value) read once and written
+//! once; the group start and the tile's prefix read per digit; the keys of the tile
+//! [`PREFETCH_AHEAD`] on prefetched into L2.
+
+use super::Tile;
+use super::bucket::{BucketFn, Key};
+use super::pass::Pass;
+use super::scatter_block::{moved_bytes, write_block_level};
+pub use super::scatter_counted::COUNTED_RADIX;
+use super::scatter_counted::{counted_bytes, scatter_counted};
+use super::scatter_warp::write_warp_level;
+use super::table::TableParts;
+use crate::block::LaneLoad;
+use crate::block::rank::{Ranked, rank, warp_starts};
+use crate::policy::multisplit::{HISTOGRAM_TILES, PREFETCH_AHEAD, TILE, WARPS, WINDOWS};
+use crate::simt::memory::prefetch_l2_block;
+use crate::simt::shared::SharedSlice;
+use crate::simt::{block_x, sync_threads, thread_x, warp_id};
+
+/// How a scatter writes its tile: each key straight to its place (the direct method), after
+/// grouping each warp's keys by digit in shared memory (warp-level), or after grouping the
+/// whole tile (block-level).
+pub const DIRECT: u32 = 0;
+/// See [`DIRECT`].
+pub const WARP_LEVEL: u32 = 1;
+/// See [`DIRECT`].
+pub const BLOCK_LEVEL: u32 = 2;
+/// The block-level write of a pass of at most [`COUNTED_RADIX`] digits, ranked by counters
+/// instead of by matching ([`super::scatter_counted`]): kernels of their own, so that neither ranking
+/// pays for the other's registers (one kernel with both ran no faster on the H100).
+pub const COUNTED: u32 = 3;
+
+/// Dynamic shared memory of [`scatter`] for a write method and a pass of `radix` digits: the
+/// per-warp counts and the ranking's match words (one per warp and digit each); for the
+/// warp-level write its staged keys and values (each warp's digit starts reuse the match
+/// words); for the block-level write, laid over the match words, the digits' moves, the
+/// scan's warp slots and the staged keys and values (`key_bytes` and `value_bytes`
+/// each; 0 value bytes when there are no values); for [`COUNTED`] the counters' layout.
+/// Every part stays 8-byte aligned.
+pub const fn scatter_bytes(write: u32, radix: u32, key_bytes: u32, value_bytes: u32) -> u32 {
+    let rows = WARPS * radix * 4;
+    let staged = TILE as u32 * (key_bytes + value_bytes);
+    match write {
+        DIRECT => 2 * rows,
+        WARP_LEVEL => 2 * rows + staged,
+        // Laid over the match words, which it outgrows: staging alone is 8 KB, the match words
+        // at most 8 KB.
+        COUNTED => counted_bytes(key_bytes, value_bytes),
+        _ => rows + moved_bytes(radix) + WARPS * 4 + staged,
+    }
+}
+
+/// A lane's keys and values of the tile after the ranking: what each write takes.
+pub(super) struct LaneTile<K, V> {
+    /// The lane's values (defaults past the end, and without values).
+    pub value: [V; WINDOWS],
+    /// The lane's keys (defaults past the end), each with its digit and rank among the warp's
+    /// keys of that digit.
+    pub ranked: Ranked<K, WINDOWS>,
+    /// The lane's windows that hold a key: key `k` is one when `k < windows`.
+    pub windows: u32,
+}
+
+/// A lane's keys of tile `tile` of `n` at `keys`, for [`rank`] to load.
+#[derive(Clone, Copy)]
+struct TileKeys<K> {
+    keys: *const K,
+    n: u64,
+    tile: u64,
+}
+
+impl<K: Copy + Default> LaneLoad<K, WINDOWS> for TileKeys<K> {
+    /// # Safety
+    /// `keys` holds `n` keys.
+    #[inline(always)]
+    unsafe fn load(self) -> [K; WINDOWS] {
+        // SAFETY: the contract above.
+        unsafe { Tile::load(self.keys, self.n, self.tile) }
+    }
+
+    #[inline(always)]
+    fn valid(self) -> u32 {
+        Tile::windows(self.tile, self.n)
+    }
+}
+
+/// Starts bringing the keys of tile `tile` (if there is one) into L2, a cache line a thread,
+/// for a block that reads them later: a block that finds its keys there waits less on them.
+///
+/// # Safety
+/// `keys` holds `n` keys.
+#[inline(always)]
+unsafe fn prefetch_tile<K>(keys: *const K, n: u64, tile: u64) {
+    if tile * TILE < n {
+        let items = TILE.min(n - tile * TILE) as usize;
+        // SAFETY: the tile's keys below `n` (the caller's contract).
+        unsafe { prefetch_l2_block(keys.add((tile * TILE) as usize).cast(), items * size_of::<K>()) };
+    }
+}
+
+/// Moves tile `b`'s keys (and values, with `VALUES`) to their places in this pass's order,
+/// given `table`, [`super::histogram`]'s table with its group sums scanned; `WRITE` picks the write
+/// ([`DIRECT`], [`WARP_LEVEL`], [`BLOCK_LEVEL`] or [`COUNTED`]). Unless `offsets` is null, block 0 also
+/// stores where each digit's keys begin in the output (`radix` words). Keys-only splits have
+/// kernels of their own (`VALUES` false): pairs load their values early, in registers that a
+/// keys-only split would pay for in occupancy.
+///
+/// # Safety
+/// `keys` and `out_keys` hold `n` keys, with `VALUES` `values` and `out_values` `n` values
+/// (else neither is touched); `table` is this pass's over these keys, scanned; one
+/// block of [`THREADS`](crate::policy::multisplit::THREADS) per tile with [`scatter_bytes`] for `WRITE`, this radix and these keys
+/// and values; a radix of at most [`COUNTED_RADIX`] for [`COUNTED`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u32, const VALUES: bool>(
+    keys: *const K,
+    values: *const V,
+    n: u64,
+    pass: Pass<F>,
+    tiles: u64,
+    table: *const u32,
+    out: (*mut K, *mut V),
+    offsets: *mut u32,
+) {
+    let (w, b, radix) = (warp_id(), block_x() as u64, pass.radix);
+    let row = w * radix;
+    // Where the tile's keys of digit `d = thread_x()` go, loaded first so that the latency
+    // passes behind the ranking (it held every warp at the barrier after it).
+    let d = thread_x();
+    let start = if d < radix {
+        let starts = TableParts::new(radix, tiles).starts;
+        let group = starts + d as u64 * tiles.div_ceil(HISTOGRAM_TILES) + b / HISTOGRAM_TILES;
+        // SAFETY: `table` holds this pass's parts (the contract); the digit is below the radix.
+        unsafe { (*table.add(group as usize)).wrapping_add(*table.add((d as u64 * tiles + b) as usize)) }
+    } else {
+        0
+    };
+    // The direct scatter does not wait on its loads as long (it holds no tile in shared
+    // memory), and the prefetch's registers cost it occupancy.
+    if WRITE != DIRECT {
+        // SAFETY: `keys` holds `n` keys (the contract).
+        unsafe { prefetch_tile(keys, n, b + PREFETCH_AHEAD) };
+    }
+    if b == 0 && !offsets.is_null() && d < radix {
+        // SAFETY: `offsets` holds `radix` words unless null (the contract).
+        unsafe { *offsets.add(d as usize) = start };
+    }
+    if WRITE == COUNTED {
+        // SAFETY: the contract above, with this write method's shared memory and radix.
+        unsafe { scatter_counted::<K, V, F, VALUES>((keys, values), n, pass, (b, start), out) };
+        return;
+    }
+    // SAFETY: as the contract above; every lane reaches each warp collective and every thread
+    // each barrier (the write method and the radix are uniform); shared slots indexed below their carved
+    // lengths (unchecked ones: by a digit, below the radix; by a staging slot, below the
+    // warp's or the tile's count of keys; by `j`, below the items); global writes at places
+    // the scan gives, below `n`.
+    unsafe {
+        let row_bytes = WARPS * radix * 4;
+        let counts = SharedSlice::<u32>::carve(0, WARPS * radix);
+        let matches = SharedSlice::<u32>::carve(row_bytes, WARPS * radix);
+        // The lane's values, loaded first so that their latency passes behind the ranking
+        // (loaded just before each store, they held every store back).
+        let lane_values = if VALUES {
+            Tile::load(values, n, b)
+        } else {
+            [V::default(); WINDOWS]
+        };
+        let ranked = rank(TileKeys { keys, n, tile: b }, radix, (counts, matches), pass);
+        // Again after the ranking rather than kept across it: the code the kernels were
+        // measured with (keeping it changes their registers).
+        let tile = LaneTile {
+            value: lane_values,
+            ranked,
+            windows: Tile::windows(b, n),
+        };
+        // Past the counts: `matches`, which the ranking is done with; the warp-level write
+        // keeps it (its rows hold each warp's staging starts), the block-level write lays its
+        // own slots over it after a barrier.
+        let mut at = if WRITE == WARP_LEVEL {
+            2 * row_bytes
+        } else {
+            row_bytes
+        };
+        let next = |bytes: u32| {
+            let here = at;
+            at += bytes;
+            here
+        };
+        match WRITE {
+            DIRECT => write_direct::<K, V, VALUES>(&tile, (counts, row), radix, start, out),
+            WARP_LEVEL => write_warp_level::<K, V, F, VALUES>(
+                &tile,
+                (counts, matches, w),
+                pass,
+                (b, n, start),
+                next,
+                out,
+            ),
+            _ => write_block_level::<K, V, F, VALUES>(&tile, (counts, row), pass, (b, n, start), next, out),
+        }
+    }
+}
+
+/// The direct write: each key (and value) straight to its place, the tile's start of its digit
+/// plus the warps' before and its rank: a scattered store a key.
+///
+/// # Safety
+/// As for [`scatter`], with `counts` the warps' counts of the ranking, `row` this warp's
+/// (`warp_id()·radix`) and `start` where the tile's keys of digit `thread_x()` go; every thread of the block calls.
+#[inline(always)]
+unsafe fn write_direct<K: Copy, V: Copy, const VALUES: bool>(
+    tile: &LaneTile<K, V>,
+    (counts, row): (SharedSlice<u32>, u32),
+    radix: u32,
+    start: u32,
+    out: (*mut K, *mut V),
+) {
+    // SAFETY: the caller's contract; every thread reaches both barriers; counts indexed by a
+    // digit below the radix; global writes at places the scan gives, below `n`.
+    unsafe {
+        sync_threads();
+        warp_starts::<WARPS>(counts, radix, start);
+        sync_threads();
+        for (k, &value) in tile.value.iter().enumerate() {
+            if (k as u32) < tile.windows {
+                let to = (counts.get_unchecked(row + tile.ranked.digit(k)) + tile.ranked.rank(k)) as usize;
+                *out.0.add(to) = tile.ranked.key[k];
+                if VALUES {
+                    *out.1.add(to) = value;
+                }
+            }
+        }
+    }
+}
