@@ -9,6 +9,7 @@ use rand_core::SeedableRng;
 use std::time::Instant;
 use warpkit::alias::{AliasTable, check_table};
 use warpkit::multisplit::{Buckets, Multisplit};
+use warpkit::subset::Subsets;
 use warpkit::{Backend, Device, Error, Gpu, GpuTimer, Philox};
 
 /// Elements per primitive: large enough to fill an H100, small enough for a laptop's CPU.
@@ -76,6 +77,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     failures += alias_tour(&backend, ALIAS_ITEMS.min(cap), ALIAS_SAMPLES.min(cap))?;
     failures += multisplit_tour(&backend, &words[..MULTISPLIT_KEYS.min(cap)])?;
+    failures += subset_tour(&backend, BOARDS.min(cap))?;
 
     if let Backend::Device(device @ Device::Gpu(gpu)) = &backend {
         println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
@@ -159,6 +161,37 @@ fn multisplit_tour(backend: &Backend, keys: &[u32]) -> Result<usize, Box<dyn std
         format!("multisplit {}, m=256", short(keys.len())),
         took * 1e3,
         keys.len() as f64 / took / 1e9,
+        if ok { "checked" } else { "WRONG" }
+    );
+    Ok(usize::from(!ok))
+}
+
+/// Boards of the tour's K-subsets.
+const BOARDS: usize = 1 << 22;
+
+/// Random 15×15 boards with 141 stones (a Go, Gomoku or Hex position's occupied points), each
+/// checked to hold 141 stones on the board, and the centre point's frequency checked against
+/// 141/225 (five standard deviations).
+fn subset_tour(backend: &Backend, boards: usize) -> Result<usize, Box<dyn std::error::Error>> {
+    let board = Subsets::grid(15, 15, 141)?;
+    let t = Instant::now();
+    let bits = board.bits(backend, 2026, boards)?;
+    let took = t.elapsed().as_secs_f64();
+    let words = board.words();
+    let mut ok = bits.len() == boards * words;
+    let mut centre = 0usize;
+    for b in bits.chunks(words) {
+        ok &= b.iter().map(|w| w.count_ones()).sum::<u32>() == 141 && b[7] >> 1 == 0;
+        centre += (b[3] >> 16 & 1) as usize;
+    }
+    let p = 141.0 / 225.0;
+    let expected = boards as f64 * p;
+    ok &= (centre as f64 - expected).abs() <= 5.0 * (expected * (1.0 - p)).sqrt();
+    println!(
+        "{:<22} {:>9.3} ms  {:>8.2} G boards/s (to the host)  {}",
+        format!("15x15 boards {}", short(boards)),
+        took * 1e3,
+        boards as f64 / took / 1e9,
         if ok { "checked" } else { "WRONG" }
     );
     Ok(usize::from(!ok))

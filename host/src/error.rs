@@ -72,6 +72,18 @@ pub enum Error {
     /// written out of bounds).
     #[error("a key was put in bucket {bucket} of {m}")]
     BucketOutOfRange { bucket: u32, m: u32 },
+    /// A base set without elements (an empty or all-zero mask, or `0..0`).
+    #[error("the base set has no elements")]
+    EmptyBaseSet,
+    /// Subsets of more elements than the base set has.
+    #[error("subsets of {k} elements from a base set of {n}")]
+    SubsetTooLarge { k: u32, n: u32 },
+    /// A subset method forced on a base set wider than it takes.
+    #[error("{method} does not take base sets of {words} words")]
+    UnfitMethod { method: String, words: usize },
+    /// A host allocation failed.
+    #[error("out of host memory ({bytes} bytes requested)")]
+    HostOutOfMemory { bytes: u64 },
     /// The emulator stopped a kernel that misused the SIMT model or trapped.
     #[error("emulated launch failed: {0}")]
     Emulator(warpkit_kernels::emu::Fault),

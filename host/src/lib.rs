@@ -23,7 +23,8 @@
 //! tests); [`Backend`] (which of them runs a call on host data) and [`element`]. Above it, one
 //! folder per primitive area, each the same shape: `mod.rs` its API (on [`Backend`] or a type
 //! built from one), `device.rs` its launches on a [`Device`], `cpu.rs` the same with rayon:
-//! [`scan`], reduce, copy (device only), Philox ([`rng`]), [`alias`], [`multisplit`]. A new
+//! [`scan`], reduce, copy (device only), Philox ([`rng`]), [`alias`], [`multisplit`],
+//! [`subset`]. A new
 //! area is its folder and one `mod` line here. `checks` (feature `checks`, for the workspace's
 //! tests and benches) launches the test kernels.
 
@@ -36,6 +37,7 @@ pub mod multisplit;
 mod philox;
 mod reduce;
 pub mod scan;
+pub mod subset;
 
 #[cfg(feature = "checks")]
 #[doc(hidden)]

@@ -18,6 +18,8 @@ pub enum Area {
     Alias,
     /// Multisplit: histogram, bounds and the scatter variants.
     Multisplit,
+    /// Random K-subsets: the sampling kernels of every team shape.
+    Subset,
 }
 
 /// Entry-name prefixes and their areas; the first that matches wins.
@@ -33,11 +35,18 @@ pub const PREFIXES: &[(&str, Area)] = &[
     ("math_check_", Area::Checks),
     ("alias_", Area::Alias),
     ("multisplit_", Area::Multisplit),
+    ("subset_", Area::Subset),
 ];
 
 impl Area {
     /// Every area, in the order of [`Area::index`].
-    pub const ALL: [Area; 4] = [Area::Foundation, Area::Checks, Area::Alias, Area::Multisplit];
+    pub const ALL: [Area; 5] = [
+        Area::Foundation,
+        Area::Checks,
+        Area::Alias,
+        Area::Multisplit,
+        Area::Subset,
+    ];
 
     /// The area's position in [`Area::ALL`].
     pub const fn index(self) -> usize {
@@ -51,6 +60,7 @@ impl Area {
             Area::Checks => "checks",
             Area::Alias => "alias",
             Area::Multisplit => "multisplit",
+            Area::Subset => "subset",
         }
     }
 

@@ -30,6 +30,7 @@ pub mod op;
 pub mod policy;
 pub mod rng;
 pub mod simt;
+pub mod subset;
 pub mod warp;
 
 /// A panic on the device cannot unwind or print: stop the kernel with `trap`, which the host

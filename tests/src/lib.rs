@@ -297,3 +297,10 @@ fn check_value<T: TestValue>(got: T, exact: T, approx: f64, magnitude: f64, at: 
         );
     }
 }
+
+/// The chi-square critical value of `dof` degrees of freedom at significance 1e-6
+/// (Wilson-Hilferty; z = 4.753).
+pub fn chi_square_critical(dof: f64) -> f64 {
+    let a = 2.0 / (9.0 * dof);
+    dof * (1.0 - a + 4.753 * a.sqrt()).powi(3)
+}

@@ -128,13 +128,6 @@ fn tables_pass_the_check_f32() {
     tables_pass_the_check::<f32>();
 }
 
-/// The chi-square critical value of `dof` degrees of freedom at significance 1e-6
-/// (Wilson-Hilferty; z = 4.753).
-fn chi_square_critical(dof: f64) -> f64 {
-    let a = 2.0 / (9.0 * dof);
-    dof * (1.0 - a + 4.753 * a.sqrt()).powi(3)
-}
-
 /// Samples drawn by [`sampling_matches_weights`]: 10^8, or fewer under `WARPKIT_TEST_MAX_LEN`,
 /// but never fewer than 2^20. That least count keeps the chi-square test valid: the least
 /// likely item the tests draw (weight 1/10^4 of the power law, whose total is about 9.6) is

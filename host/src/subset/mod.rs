@@ -1,0 +1,255 @@
+//! Random K-subsets of an N-element base set (seed 004): uniform, independent, each a bit
+//! vector over the base set's mask (or its sorted positions), millions per call. Random
+//! positions for board games and lattice models, masks for dropout-like sampling, samples
+//! without replacement.
+//!
+//! ```
+//! use warpkit::Backend;
+//! use warpkit::subset::Subsets;
+//!
+//! let board = Subsets::grid(15, 15, 141)?;            // 141 stones on a 15×15 board
+//! let boards = board.bits(&Backend::cpu(), 7, 1000)?;  // seed 7, 1000 boards of 8 words
+//! assert_eq!(boards.len(), 1000 * board.words());
+//! assert!(boards.chunks(8).all(|b| b.iter().map(|w| w.count_ones()).sum::<u32>() == 141));
+//! # Ok::<(), warpkit::Error>(())
+//! ```
+//!
+//! Every backend runs the seed's bit-parallel algorithm (`warpkit_kernels::subset::draw`) on
+//! Philox words keyed by the seed and counted by the subset's index and word, so a seed gives
+//! the same subsets on a GPU, the emulator and the CPU (rayon), whatever the method: subset `s`
+//! is the same in every call that draws it. Devices run it threadwise, a team of lanes per
+//! subset, or warpwise ([`Method`]), chosen by [`Method::auto`] unless the caller forces one.
+
+mod cpu;
+mod device;
+
+use crate::error::{Error, Result, check_len, check_same_len};
+use crate::runtime::backend::Backend;
+use crate::runtime::device::{Device, DeviceBuffer};
+pub use warpkit_kernels::subset::MAX_WORDS;
+
+/// The most elements a base set holds: 4096.
+pub const MAX_ELEMENTS: u32 = 32 * MAX_WORDS;
+
+/// The most subsets one call draws: 2^32 - 1.
+pub const MAX_COUNT: u64 = u32::MAX as u64;
+
+/// How a device spreads a subset over its lanes. Every method gives the same subsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// One thread per subset, all its words in registers (the seed's threadwise variant):
+    /// no communication, but lanes of a warp that need different numbers of rounds wait for
+    /// the slowest. Base sets of up to 32 words.
+    Threadwise,
+    /// One lane per word, as many subsets per warp as fit (2 to 32 lanes each): the team sums
+    /// its counts by shuffles. Base sets of up to 32 words.
+    LanePerWord,
+    /// A whole warp per subset, 1, 2 or 4 words per lane (the seed's warpwise variant; folded
+    /// rows past 32 words). Any base set.
+    Warpwise,
+}
+
+/// Lanes per subset and words per lane of a sampling kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub lanes: u32,
+    pub words: u32,
+}
+
+impl Method {
+    /// Every method, for callers that compare them.
+    pub const ALL: [Method; 3] = [Method::Threadwise, Method::LanePerWord, Method::Warpwise];
+
+    /// The method a device runs for base sets of `words` words unless told otherwise.
+    pub fn auto(words: usize) -> Method {
+        match words {
+            0..=2 => Method::Threadwise,
+            3..=32 => Method::LanePerWord,
+            _ => Method::Warpwise,
+        }
+    }
+
+    /// The kernel shape for `words` words (at most [`MAX_WORDS`]), or `None` where the method
+    /// does not take that many.
+    pub(crate) fn shape(self, words: usize) -> Option<Shape> {
+        let fit = (words.max(1) as u32).next_power_of_two();
+        match self {
+            Method::Threadwise if fit <= 32 => Some(Shape { lanes: 1, words: fit }),
+            Method::LanePerWord if fit <= 32 => Some(Shape { lanes: fit, words: 1 }),
+            Method::Warpwise => Some(Shape {
+                lanes: 32,
+                words: fit.div_ceil(32),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Uniform random K-subsets of one base set, checked once and drawn any number of times.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subsets {
+    mask: Vec<u32>,
+    n: u32,
+    k: u32,
+    method: Option<Method>,
+}
+
+impl Subsets {
+    /// K-subsets of the elements of `mask` (element `i` is bit `i % 32` of word `i / 32`), or
+    /// why there are none: an empty mask, one wider than [`MAX_WORDS`] words, `k` above its
+    /// element count.
+    pub fn new(mask: &[u32], k: u32) -> Result<Subsets> {
+        check_len("subset base mask (words)", mask.len(), MAX_WORDS as u64)?;
+        let n = mask.iter().map(|w| w.count_ones()).sum::<u32>();
+        if n == 0 {
+            return Err(Error::EmptyBaseSet);
+        }
+        if k > n {
+            return Err(Error::SubsetTooLarge { k, n });
+        }
+        Ok(Subsets {
+            mask: mask.to_vec(),
+            n,
+            k,
+            method: None,
+        })
+    }
+
+    /// K-subsets of `0 .. n`: sampling without replacement.
+    pub fn range(n: u32, k: u32) -> Result<Subsets> {
+        check_len("subset base set", n as usize, MAX_ELEMENTS as u64)?;
+        let mask: Vec<u32> = (0..n.div_ceil(32))
+            .map(|w| match n - 32 * w {
+                32.. => u32::MAX,
+                bits => (1 << bits) - 1,
+            })
+            .collect();
+        Subsets::new(&mask, k)
+    }
+
+    /// K occupied cells of a `rows × cols` grid, row-major: cell `(r, c)` is element
+    /// `r * cols + c`, so a 32×32 grid has one word per row and a 15×15 board fills 225 bits of
+    /// 8 words.
+    pub fn grid(rows: u32, cols: u32, k: u32) -> Result<Subsets> {
+        Subsets::range(rows.saturating_mul(cols), k)
+    }
+
+    /// The same subsets, always drawn by `method` on a device (the CPU backend gives the same
+    /// subsets by its own loop), or `UnfitMethod` if the method does not take this base set.
+    pub fn with_method(self, method: Method) -> Result<Subsets> {
+        if method.shape(self.mask.len()).is_none() {
+            return Err(Error::UnfitMethod {
+                method: format!("{method:?}"),
+                words: self.mask.len(),
+            });
+        }
+        Ok(Subsets {
+            method: Some(method),
+            ..self
+        })
+    }
+
+    /// The base set's mask.
+    pub fn mask(&self) -> &[u32] {
+        &self.mask
+    }
+
+    /// Words per subset: the mask's length.
+    pub fn words(&self) -> usize {
+        self.mask.len()
+    }
+
+    /// The base set's elements, `n`.
+    pub fn elements(&self) -> u32 {
+        self.n
+    }
+
+    /// Elements per subset, `k`.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// The method a device runs: the forced one, or [`Method::auto`]'s.
+    pub fn method(&self) -> Method {
+        self.method.unwrap_or(Method::auto(self.mask.len()))
+    }
+
+    /// Subsets `0 .. count` of the stream `seed`, as bit vectors: subset `s` is
+    /// `out[s * words .. (s + 1) * words]`.
+    pub fn bits(&self, backend: &Backend, seed: u64, count: usize) -> Result<Vec<u32>> {
+        check_len("subset count", count, MAX_COUNT)?;
+        match backend {
+            Backend::Cpu(_) => cpu::bits(self, seed, count),
+            Backend::Device(d) => {
+                let mut out = d.zeros(count * self.words())?;
+                self.bits_into(d, seed, count, &mut out)?;
+                d.download(&out)
+            }
+        }
+    }
+
+    /// Subsets `0 .. count` of the stream `seed`, each as its `k` element positions in
+    /// increasing order (bit positions in the mask, below 4096): subset `s` is
+    /// `out[s * k .. (s + 1) * k]`.
+    pub fn positions(&self, backend: &Backend, seed: u64, count: usize) -> Result<Vec<u16>> {
+        check_len("subset count", count, MAX_COUNT)?;
+        match backend {
+            Backend::Cpu(_) => cpu::positions(self, seed, count),
+            Backend::Device(d) => {
+                let mut out = d.zeros(count * self.k as usize)?;
+                self.positions_into(d, seed, count, &mut out)?;
+                d.download(&out)
+            }
+        }
+    }
+
+    /// [`Subsets::bits`] into `device`'s memory: `out` holds `count * words` words.
+    pub fn bits_into(
+        &self,
+        device: &Device,
+        seed: u64,
+        count: usize,
+        out: &mut DeviceBuffer<u32>,
+    ) -> Result<()> {
+        check_len("subset count", count, MAX_COUNT)?;
+        check_same_len("subset bits output", count * self.words(), out.len())?;
+        device::draw(device, self, seed, count, device::Output::Bits(out))
+    }
+
+    /// [`Subsets::positions`] into `device`'s memory: `out` holds `count * k` positions.
+    pub fn positions_into(
+        &self,
+        device: &Device,
+        seed: u64,
+        count: usize,
+        out: &mut DeviceBuffer<u16>,
+    ) -> Result<()> {
+        check_len("subset count", count, MAX_COUNT)?;
+        check_same_len("subset positions output", count * self.k as usize, out.len())?;
+        device::draw(device, self, seed, count, device::Output::Positions(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_cover_every_width() {
+        for words in 1..=MAX_WORDS as usize {
+            let s = Method::auto(words).shape(words).expect("auto takes every width");
+            assert!((s.lanes * s.words) as usize >= words, "{words}");
+            assert!(Method::Warpwise.shape(words).is_some());
+            assert_eq!(Method::Threadwise.shape(words).is_some(), words <= 32);
+        }
+    }
+
+    #[test]
+    fn ranges_and_grids_set_their_low_bits() {
+        let s = Subsets::range(33, 2).unwrap();
+        assert_eq!(s.mask(), [u32::MAX, 1]);
+        assert_eq!(Subsets::grid(15, 15, 141).unwrap().words(), 8);
+        assert_eq!(Subsets::range(4096, 1).unwrap().words(), 128);
+        assert!(matches!(Subsets::range(4097, 1), Err(Error::TooLong { .. })));
+    }
+}

@@ -1,0 +1,12 @@
+//! Random K-subsets of an N-element base set (seed 004), as bit vectors: the seed's bit-parallel
+//! algorithm ([`draw`]: select a random half of the candidates, count it with popc, keep it if
+//! it fits, otherwise shrink the candidates to it), run by teams of 1 to 32 lanes per subset
+//! ([`sample`]). Random words come from Philox keyed by the seed and counted by the subset's
+//! index and word, so the host's CPU backend, calling [`draw::draw`] itself, gives the same
+//! subsets.
+
+pub mod draw;
+pub mod sample;
+
+/// The widest base set, in 32-bit words (4096 elements).
+pub const MAX_WORDS: u32 = 128;
