@@ -63,8 +63,8 @@ impl Method {
     /// The method a device runs for base sets of `words` words unless told otherwise.
     pub fn auto(words: usize) -> Method {
         match words {
-            0..=2 => Method::Threadwise,
-            3..=32 => Method::LanePerWord,
+            0..=8 => Method::Threadwise,
+            9..=32 => Method::LanePerWord,
             _ => Method::Warpwise,
         }
     }

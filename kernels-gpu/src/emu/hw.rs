@@ -121,6 +121,13 @@ pub unsafe fn match_any_u64(mask: u32, v: u64) -> u32 {
     current().collective(Op::MatchAny, mask, v, 0, Location::caller()) as u32
 }
 
+/// # Safety
+/// As for [`sync_threads`].
+#[track_caller]
+pub unsafe fn redux_add(mask: u32, v: u32) -> u32 {
+    current().collective(Op::ReduxAdd, mask, v as u64, 0, Location::caller()) as u32
+}
+
 #[track_caller]
 pub fn active_mask() -> u32 {
     current().active_mask(Location::caller())

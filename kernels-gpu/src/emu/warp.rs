@@ -13,6 +13,7 @@ pub enum Op {
     Shfl(ShflMode),
     Vote(VoteMode),
     MatchAny,
+    ReduxAdd,
     SyncWarp,
 }
 
@@ -27,6 +28,7 @@ impl fmt::Display for Op {
             Op::Vote(VoteMode::Any) => "vote.any",
             Op::Vote(VoteMode::All) => "vote.all",
             Op::MatchAny => "match.any",
+            Op::ReduxAdd => "redux.add",
             Op::SyncWarp => "bar.warp.sync",
         };
         f.write_str(name)
@@ -110,6 +112,9 @@ fn result(op: Op, members: u32, values: &[u64; 32], lane: u32, arg: u32) -> u64 
         Op::MatchAny => (0..32)
             .filter(|&l| in_group(l) && values[l as usize] == values[lane as usize])
             .fold(0u32, |m, l| m | 1 << l) as u64,
+        Op::ReduxAdd => (0..32)
+            .filter(|&l| in_group(l))
+            .fold(0u32, |sum, l| sum.wrapping_add(values[l as usize] as u32)) as u64,
         Op::SyncWarp => 0,
     }
 }
@@ -155,6 +160,7 @@ mod tests {
         assert_eq!(result(Op::Vote(VoteMode::All), 0b110, &values, 1, 0), 1);
         assert_eq!(result(Op::Vote(VoteMode::Any), 0b1001, &values, 0, 0), 0);
         assert_eq!(result(Op::MatchAny, u32::MAX, &values, 4, 0), 0x4924_9249 << 1);
+        assert_eq!(result(Op::ReduxAdd, 0b1_1110, &values, 2, 0), 4);
         assert_eq!(result(Op::Shfl(ShflMode::Up), u32::MAX, &values, 1, 2), values[1]);
         assert_eq!(
             result(Op::Shfl(ShflMode::Xor), u32::MAX, &values, 5, 3),

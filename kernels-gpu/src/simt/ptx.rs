@@ -364,6 +364,26 @@ pub unsafe fn match_any_u64(mask: u32, v: u64) -> u32 {
     unsafe { match_any_i64(mask, v as i64) }
 }
 
+/// `redux.sync.add.u32` (sm_80 and newer): the sum over the lanes of `mask`, wrapping.
+///
+/// # Safety
+/// As for [`shfl`].
+#[inline(always)]
+pub unsafe fn redux_add(mask: u32, v: u32) -> u32 {
+    let d: u32;
+    // SAFETY: forwarded to the caller's contract; reads no memory.
+    unsafe {
+        asm!(
+            "redux.sync.add.u32 {d}, {v}, {m};",
+            d = out(reg32) d,
+            v = in(reg32) v,
+            m = in(reg32) mask,
+            options(nomem, nostack)
+        )
+    };
+    d
+}
+
 /// `activemask.b32`.
 #[inline(always)]
 pub fn active_mask() -> u32 {

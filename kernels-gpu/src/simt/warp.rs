@@ -149,6 +149,18 @@ pub unsafe fn match_any_u64(mask: u32, v: u64) -> u32 {
     unsafe { hw::match_any_u64(mask, v) }
 }
 
+/// `__reduce_add_sync`: the sum of `v` over the lanes of `mask` (wrapping), on every one of them;
+/// one instruction where a shuffle tree takes five shuffles and five adds.
+///
+/// # Safety
+/// See the module docs.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn reduce_add(mask: u32, v: u32) -> u32 {
+    // SAFETY: forwarded to the caller's contract.
+    unsafe { hw::redux_add(mask, v) }
+}
+
 /// `__activemask()`: the lanes executing this instruction together with this one. The
 /// emulator answers with the lanes of the warp that reach the same call site while the rest of
 /// the warp waits elsewhere or has exited.

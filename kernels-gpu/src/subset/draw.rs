@@ -13,13 +13,16 @@
 //! every k-subset of the base set comes out equally often.
 //!
 //! A subset's words may be spread over a team of lanes (`F` words per lane); the team sums the
-//! selection's count with shuffles, so every lane takes the same branch. The random words are
+//! selection's count in one `redux.sync`, so every lane takes the same branch. A draw advances
+//! one Philox block (up to four rounds) at a time ([`Draw::step`]), so a kernel can start a
+//! lane's next subset as soon as its last one settles instead of waiting for the slowest lane
+//! of the warp. The random words are
 //! fixed by the subset's index and the word's position alone (see [`random_block`]), never by
 //! which lane or thread holds the word, so every variant, the emulator and the CPU backend give
 //! the same subsets for the same seed.
 
 use crate::rng::philox::philox4x32_10;
-use crate::simt::warp::shfl_xor;
+use crate::simt::warp::reduce_add;
 
 /// Rounds drawn from one Philox block per word: word `j` of subset `s` takes its random words
 /// for rounds `4g .. 4g + 3` from the block at counter `[s_lo, s_hi, j, g]`.
@@ -51,29 +54,113 @@ impl Team for Alone {
 /// `LANES` aligned consecutive lanes of a warp (a power of two, at most 32), named by `mask`.
 #[derive(Clone, Copy, Debug)]
 pub struct Lanes<const LANES: u32> {
-    /// The team's lanes: shuffles name only them, so teams of one warp finish independently.
+    /// The team's lanes: collectives name only them, so the teams of a warp run apart.
     pub mask: u32,
 }
 
 impl<const LANES: u32> Team for Lanes<LANES> {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    fn sum(&self, mut x: u32) -> u32 {
-        let mut d = LANES / 2;
-        while d > 0 {
-            // SAFETY: every lane of the team runs the same rounds (the decisions hang on team
-            // sums alone) and so reaches this shuffle with the team's mask; xor offsets below
-            // `LANES` stay inside the aligned team.
-            x += unsafe { shfl_xor(self.mask, x, d) };
-            d /= 2;
+    fn sum(&self, x: u32) -> u32 {
+        if LANES == 1 {
+            return x;
         }
-        x
+        // SAFETY: every lane of the team runs the same rounds (the decisions hang on team sums
+        // alone) and so reaches this reduction with the team's mask.
+        unsafe { reduce_add(self.mask, x) }
     }
 }
 
-/// One thread's `F` words of a K-subset of the base set `mask` (`F` of its words, from word
-/// `first_word`), `mask` holding `n` elements in all (over the whole team), `k <= n`. Subset
-/// `s` of the stream `key`.
+/// One thread's `F` words of a subset being drawn.
+#[derive(Clone, Copy, Debug)]
+pub struct Draw<const F: usize> {
+    subset: [u32; F],
+    cand: [u32; F],
+    /// Elements in the subset and candidates left, over the whole team.
+    taken: u32,
+    left: u32,
+    /// The Philox block the next step draws from.
+    block: u32,
+}
+
+impl<const F: usize> Draw<F> {
+    /// An empty subset of the base set `mask` (this thread's `F` words of it), which holds `n`
+    /// elements over the whole team.
+    #[inline(always)]
+    pub fn new(mask: [u32; F], n: u32) -> Draw<F> {
+        Draw {
+            subset: [0; F],
+            cand: mask,
+            taken: 0,
+            left: n,
+            block: 0,
+        }
+    }
+
+    /// Whether the draw of a `k`-subset needs no more rounds: the subset is full, or every
+    /// candidate left is needed. The same on every lane of the team.
+    #[inline(always)]
+    pub fn settled(&self, k: u32) -> bool {
+        self.taken >= k || self.taken + self.left <= k
+    }
+
+    /// Up to [`ROUNDS_PER_BLOCK`] rounds towards a `k`-subset from the next Philox block of each
+    /// word (`first_word ..` here) of subset `s`, stopping early once settled.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn step<T: Team>(&mut self, team: &T, key: [u32; 2], s: u64, first_word: u32, k: u32) {
+        // Words without candidates need no random bits: what they would select is empty.
+        let mut random = [[0u32; F]; ROUNDS_PER_BLOCK];
+        for (q, &c) in self.cand.iter().enumerate() {
+            if c != 0 {
+                let block = random_block(key, s, first_word + q as u32, self.block);
+                for (round, w) in random.iter_mut().zip(block) {
+                    round[q] = w;
+                }
+            }
+        }
+        for words in &random {
+            if self.settled(k) {
+                break;
+            }
+            let mut sel = [0u32; F];
+            let mut count = 0;
+            for ((x, w), c) in sel.iter_mut().zip(words).zip(&self.cand) {
+                *x = w & c;
+                count += x.count_ones();
+            }
+            let count = team.sum(count);
+            if self.taken + count <= k {
+                for ((x, c), s) in self.subset.iter_mut().zip(&mut self.cand).zip(&sel) {
+                    *x |= s;
+                    *c &= !s;
+                }
+                self.taken += count;
+                self.left -= count;
+            } else {
+                self.cand = sel;
+                self.left = count;
+            }
+        }
+        self.block += 1;
+    }
+
+    /// The settled subset: what it took, and any candidates left (all of them needed).
+    #[inline(always)]
+    pub fn finish(self, k: u32) -> [u32; F] {
+        let mut subset = self.subset;
+        if self.taken < k {
+            for (x, c) in subset.iter_mut().zip(&self.cand) {
+                *x |= c;
+            }
+        }
+        subset
+    }
+}
+
+/// One thread's `F` words of subset `s` of the stream `key`: a uniform `k`-subset of the base
+/// set `mask` (`F` of its words, from word `first_word`), which holds `n >= k` elements over the
+/// whole team.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn draw<const F: usize, T: Team>(
@@ -85,51 +172,9 @@ pub fn draw<const F: usize, T: Team>(
     n: u32,
     k: u32,
 ) -> [u32; F] {
-    let mut subset = [0u32; F];
-    let mut cand = mask;
-    let (mut taken, mut left) = (0u32, n);
-    let mut g = 0u32;
-    while taken < k && taken + left > k {
-        // Words without candidates need no random bits: what they would select is empty.
-        let mut random = [[0u32; F]; ROUNDS_PER_BLOCK];
-        for q in 0..F {
-            if cand[q] != 0 {
-                let block = random_block(key, s, first_word + q as u32, g);
-                for r in 0..ROUNDS_PER_BLOCK {
-                    random[r][q] = block[r];
-                }
-            }
-        }
-        for words in &random {
-            if taken == k || taken + left == k {
-                break;
-            }
-            let mut sel = [0u32; F];
-            let mut count = 0;
-            for q in 0..F {
-                sel[q] = words[q] & cand[q];
-                count += sel[q].count_ones();
-            }
-            let count = team.sum(count);
-            if taken + count <= k {
-                for q in 0..F {
-                    subset[q] |= sel[q];
-                    cand[q] &= !sel[q];
-                }
-                taken += count;
-                left -= count;
-            } else {
-                cand = sel;
-                left = count;
-            }
-        }
-        g += 1;
+    let mut d = Draw::new(mask, n);
+    while !d.settled(k) {
+        d.step(team, key, s, first_word, k);
     }
-    if taken < k {
-        // `taken + left == k`: every candidate left is needed.
-        for q in 0..F {
-            subset[q] |= cand[q];
-        }
-    }
-    subset
+    d.finish(k)
 }

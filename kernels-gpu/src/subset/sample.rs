@@ -5,7 +5,7 @@
 //! subsets in one warp. Teams walk the subsets grid-stride and write each as its bit vector or
 //! as its sorted element positions.
 
-use super::draw::{Lanes, draw};
+use super::draw::{Draw, Lanes};
 use crate::simt::warp::shfl_up;
 use crate::simt::{global_x, grid_threads_x, lane_id};
 
@@ -48,33 +48,64 @@ unsafe fn sample_all<const LANES: u32, const WORDS: usize>(
     }
     let teams = grid_threads_x() / LANES as u64;
     let mut s = global_x() / LANES as u64;
+    // One Philox block of rounds per pass; a team whose subset settles writes it and starts
+    // its next at once, so the lanes of a warp stay busy however many rounds each subset takes.
+    let mut d = Draw::new(base, n);
     while s < count {
-        let subset = draw(&team, key, s, first_word, base, n, k);
-        // SAFETY: subset `s < count` owns words `s * words ..` and positions `s * k ..`.
-        unsafe {
-            if !bits.is_null() {
-                let out = bits.add((s * words as u64) as usize);
-                for (q, &w) in subset.iter().enumerate() {
-                    let j = first_word + q as u32;
-                    if j < words {
-                        *out.add(j as usize) = w;
-                    }
+        if !d.settled(k) {
+            d.step(&team, key, s, first_word, k);
+        }
+        if d.settled(k) {
+            let subset = d.finish(k);
+            // SAFETY: subset `s < count` owns words `s * words ..` and positions `s * k ..`.
+            unsafe { write(&subset, s, first_word, bits, indices, words, k, &team, lane) };
+            s += teams;
+            d = Draw::new(base, n);
+        }
+    }
+}
+
+/// Writes this thread's words of subset `s`: into `bits` if non-null, else as positions into
+/// `indices`.
+///
+/// # Safety
+/// As for [`sample_all`], with `s < count`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn write<const LANES: u32, const WORDS: usize>(
+    subset: &[u32; WORDS],
+    s: u64,
+    first_word: u32,
+    bits: *mut u32,
+    indices: *mut u16,
+    words: u32,
+    k: u32,
+    team: &Lanes<LANES>,
+    lane: u32,
+) {
+    // SAFETY: subset `s < count` owns words `s * words ..` and positions `s * k ..`.
+    unsafe {
+        if !bits.is_null() {
+            let out = bits.add((s * words as u64) as usize);
+            for (q, &w) in subset.iter().enumerate() {
+                let j = first_word + q as u32;
+                if j < words {
+                    *out.add(j as usize) = w;
                 }
-            } else {
-                let own = subset.iter().map(|w| w.count_ones()).sum::<u32>();
-                let mut at =
-                    (s * k as u64 + team_exclusive_sum::<LANES>(team.mask, lane, own) as u64) as usize;
-                for (q, &w) in subset.iter().enumerate() {
-                    let mut w = w;
-                    while w != 0 {
-                        *indices.add(at) = (32 * (first_word + q as u32) + w.trailing_zeros()) as u16;
-                        at += 1;
-                        w &= w - 1;
-                    }
+            }
+        } else {
+            let own = subset.iter().map(|w| w.count_ones()).sum::<u32>();
+            let below = team_exclusive_sum::<LANES>(team.mask, lane, own);
+            let mut at = (s * k as u64 + below as u64) as usize;
+            for (q, &w) in subset.iter().enumerate() {
+                let mut w = w;
+                while w != 0 {
+                    *indices.add(at) = (32 * (first_word + q as u32) + w.trailing_zeros()) as u16;
+                    at += 1;
+                    w &= w - 1;
                 }
             }
         }
-        s += teams;
     }
 }
 
