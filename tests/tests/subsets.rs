@@ -1,8 +1,9 @@
 //! K-subsets: every subset has exactly k elements, all inside the base mask; every method on
 //! every device gives the CPU backend's subsets for the same seed (poisoned outputs, so unwritten
 //! words show); positions list the bits; uniformity by chi-square over every subset of small
-//! base sets and by per-position frequencies and pairwise co-occurrences for N = 1024 and the
-//! 15×15 board; edge cases; bad input refused before anything runs.
+//! base sets and over pairs of neighbouring subsets, and by per-position frequencies and
+//! pairwise co-occurrences for N = 1024 and the 15×15 board; edge cases; bad input refused
+//! before anything runs.
 
 use warpkit::subset::{MAX_COUNT, Method, Subsets};
 use warpkit::{Backend, Device, Error};
@@ -135,6 +136,28 @@ fn every_subset_has_k_elements_of_the_mask_and_every_backend_agrees() {
     }
 }
 
+/// `draws` take exactly `cells` distinct values, each equally often: the chi-square statistic
+/// stays below its 1e-6 critical value.
+fn assert_equally_often<T: std::hash::Hash + Eq>(
+    draws: impl IntoIterator<Item = T>,
+    cells: usize,
+    label: &str,
+) {
+    let mut seen = std::collections::HashMap::new();
+    for d in draws {
+        *seen.entry(d).or_insert(0u64) += 1;
+    }
+    assert_eq!(seen.len(), cells, "{label}: distinct values");
+    let counts: Vec<u64> = seen.into_values().collect();
+    let chi2 = chi_square_uniform(&counts);
+    let critical = chi_square_critical((cells - 1) as f64);
+    println!(
+        "{label}: chi-square {chi2:.1} over {} dof (critical {critical:.1})",
+        cells - 1
+    );
+    assert!(chi2 < critical, "{label}: chi-square {chi2} >= {critical}");
+}
+
 /// The chi-square statistic of `counts` against equal expectations.
 fn chi_square_uniform(counts: &[u64]) -> f64 {
     let expected = counts.iter().sum::<u64>() as f64 / counts.len() as f64;
@@ -168,21 +191,33 @@ fn small_sets_draw_every_subset_equally_often() {
                 };
                 let count = all * per;
                 let bits = run.bits(backend, 11, count).unwrap();
-                let mut seen = std::collections::HashMap::new();
-                for &b in &bits {
-                    *seen.entry(b).or_insert(0u64) += 1;
-                }
                 let label = format!("{name} {:?} on {}", run.method(), backend.describe());
-                assert_eq!(seen.len(), *all, "{label}: distinct subsets");
-                let counts: Vec<u64> = seen.into_values().collect();
-                let chi2 = chi_square_uniform(&counts);
-                let critical = chi_square_critical((all - 1) as f64);
-                println!(
-                    "{label}: chi-square {chi2:.1} over {} dof (critical {critical:.1})",
-                    all - 1
-                );
-                assert!(chi2 < critical, "{label}: chi-square {chi2} >= {critical}");
+                assert_equally_often(bits, *all, &label);
             }
+        }
+    }
+}
+
+/// Neighbouring subsets are independent (a draw that reused or shared random words between
+/// subsets would show here): over the pairs (2i, 2i + 1) of a 5-element base set spread over
+/// two words (so teams of lanes draw it too), k = 2, every one of the 10 × 10 ordered pairs
+/// comes out equally often (chi-square below its 1e-6 critical value). 2000 pairs per cell
+/// (300 on the emulator): a pair whose probability is off by 30 % alone (75 %), or a second
+/// subset that repeats the first 10 % (25 %) more often than chance, is caught with power above
+/// 0.99.
+#[test]
+fn consecutive_subsets_are_independent() {
+    let base = Subsets::new(&[0b111, 0b11 << 30], 2).unwrap();
+    let cells = 100;
+    for backend in &backends("consecutive subsets independent") {
+        for run in methods(backend, &base) {
+            let per = match backend {
+                Backend::Device(Device::Emulator(_)) => 300,
+                _ => 2000,
+            };
+            let bits = run.bits(backend, 13, 2 * cells * per).unwrap();
+            let label = format!("pairs {:?} on {}", run.method(), backend.describe());
+            assert_equally_often(bits.chunks(4), cells, &label);
         }
     }
 }
