@@ -76,35 +76,39 @@ impl<const LANES: u32> Team for Lanes<LANES> {
 pub struct Draw<const F: usize> {
     subset: [u32; F],
     cand: [u32; F],
-    /// Elements in the subset and candidates left, over the whole team.
-    taken: u32,
-    left: u32,
+    /// Elements the subset still needs, and candidates beyond those (candidates left minus
+    /// `need`), over the whole team: never negative, and the subset is settled once either is
+    /// zero. Counting these
+    /// rather than elements taken and left makes both settle tests one compare with zero and
+    /// spares an add in each round.
+    need: u32,
+    spare: u32,
     /// The Philox block the next step draws from.
     block: u32,
 }
 
 impl<const F: usize> Draw<F> {
-    /// An empty subset of the base set `mask` (this thread's `F` words of it), which holds `n`
-    /// elements over the whole team.
+    /// An empty `k`-subset of the base set `mask` (this thread's `F` words of it), which holds
+    /// `n >= k` elements over the whole team.
     #[inline(always)]
-    pub fn new(mask: [u32; F], n: u32) -> Draw<F> {
+    pub fn new(mask: [u32; F], n: u32, k: u32) -> Draw<F> {
         Draw {
             subset: [0; F],
             cand: mask,
-            taken: 0,
-            left: n,
+            need: k,
+            spare: n - k,
             block: 0,
         }
     }
 
-    /// Whether the draw of a `k`-subset needs no more rounds: the subset is full, or every
-    /// candidate left is needed. The same on every lane of the team.
+    /// Whether the draw needs no more rounds: the subset is full, or every candidate left is
+    /// needed. The same on every lane of the team.
     #[inline(always)]
-    pub fn settled(&self, k: u32) -> bool {
-        self.taken >= k || self.taken + self.left <= k
+    pub fn settled(&self) -> bool {
+        self.need == 0 || self.spare == 0
     }
 
-    /// Up to [`ROUNDS_PER_BLOCK`] rounds towards a `k`-subset from the next Philox block of each
+    /// Up to [`ROUNDS_PER_BLOCK`] rounds towards the subset from the next Philox block of each
     /// word (`first_word ..` here) of subset `s`, stopping early once settled.
     ///
     /// The loops index their arrays: written with zipped iterators LLVM left the arrays in local
@@ -112,7 +116,7 @@ impl<const F: usize> Draw<F> {
     #[inline(always)]
     #[allow(clippy::needless_range_loop)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn step<T: Team>(&mut self, team: &T, key: [u32; 2], s: u64, first_word: u32, k: u32) {
+    pub fn step<T: Team>(&mut self, team: &T, key: [u32; 2], s: u64, first_word: u32) {
         // Words without candidates need no random bits: what they would select is empty.
         let mut random = [[0u32; F]; ROUNDS_PER_BLOCK];
         for q in 0..F {
@@ -124,7 +128,7 @@ impl<const F: usize> Draw<F> {
             }
         }
         for words in &random {
-            if self.settled(k) {
+            if self.settled() {
                 break;
             }
             let mut sel = [0u32; F];
@@ -134,16 +138,16 @@ impl<const F: usize> Draw<F> {
                 count += sel[q].count_ones();
             }
             let count = team.sum(count);
-            if self.taken + count <= k {
+            if count <= self.need {
+                // The selection joins: `spare` stays, as many candidates leave as join.
                 for q in 0..F {
                     self.subset[q] |= sel[q];
-                    self.cand[q] &= !sel[q];
+                    self.cand[q] ^= sel[q];
                 }
-                self.taken += count;
-                self.left -= count;
+                self.need -= count;
             } else {
                 self.cand = sel;
-                self.left = count;
+                self.spare = count - self.need;
             }
         }
         self.block += 1;
@@ -152,9 +156,9 @@ impl<const F: usize> Draw<F> {
     /// The settled subset: what it took, and any candidates left (all of them needed).
     #[inline(always)]
     #[allow(clippy::needless_range_loop)]
-    pub fn finish(self, k: u32) -> [u32; F] {
+    pub fn finish(self) -> [u32; F] {
         let mut subset = self.subset;
-        if self.taken < k {
+        if self.need > 0 {
             for q in 0..F {
                 subset[q] |= self.cand[q];
             }
@@ -177,9 +181,9 @@ pub fn draw<const F: usize, T: Team>(
     n: u32,
     k: u32,
 ) -> [u32; F] {
-    let mut d = Draw::new(mask, n);
-    while !d.settled(k) {
-        d.step(team, key, s, first_word, k);
+    let mut d = Draw::new(mask, n, k);
+    while !d.settled() {
+        d.step(team, key, s, first_word);
     }
-    d.finish(k)
+    d.finish()
 }

@@ -50,17 +50,17 @@ unsafe fn sample_all<const LANES: u32, const WORDS: usize>(
     let mut s = global_x() / LANES as u64;
     // One Philox block of rounds per pass; a team whose subset settles writes it and starts
     // its next at once, so the lanes of a warp stay busy however many rounds each subset takes.
-    let mut d = Draw::new(base, n);
+    let mut d = Draw::new(base, n, k);
     while s < count {
-        if !d.settled(k) {
-            d.step(&team, key, s, first_word, k);
+        if !d.settled() {
+            d.step(&team, key, s, first_word);
         }
-        if d.settled(k) {
-            let subset = d.finish(k);
+        if d.settled() {
+            let subset = d.finish();
             // SAFETY: subset `s < count` owns words `s * words ..` and positions `s * k ..`.
             unsafe { write(&subset, s, first_word, bits, indices, words, k, &team, lane) };
             s += teams;
-            d = Draw::new(base, n);
+            d = Draw::new(base, n, k);
         }
     }
 }
