@@ -1,12 +1,13 @@
 //! The sampling procedure every variant runs, written once for one thread's share of a subset.
 //!
-//! State: the subset so far (`taken` elements), the candidates (`left` elements of the base set
-//! still free to join). A round draws a random word per candidate word; the candidates under
-//! its one-bits (about half) are the selection. If the selection still fits (`taken + selected
-//! <= k`) it joins the subset and leaves the candidates; otherwise the candidates shrink to it.
-//! Either way about half the candidates go, so a subset takes about log2 N rounds (the seed's
-//! algorithm). It stops once the subset is full, or once every candidate left is needed
-//! (`taken + left == k`: those join without another round).
+//! State: the subset so far, the candidates (elements of the base set still free to join), and
+//! two counts: elements the subset still needs and candidates beyond those. A round draws a
+//! random word per candidate word; the candidates under its one-bits (about half) are the
+//! selection. If the selection still fits (no more elements than needed) it joins the subset
+//! and leaves the candidates; otherwise the candidates shrink to it. Either way about half the
+//! candidates go, so a subset takes about log2 N rounds (the seed's algorithm). It stops once
+//! the subset is full, or once every candidate left is needed (no spare candidates: those join
+//! without another round).
 //!
 //! Why it is uniform: every rule looks only at counts, so nothing tells one candidate from
 //! another, and given its size a selection is a uniform subset of the candidates; by symmetry
@@ -78,9 +79,8 @@ pub struct Draw<const F: usize> {
     cand: [u32; F],
     /// Elements the subset still needs, and candidates beyond those (candidates left minus
     /// `need`), over the whole team: never negative, and the subset is settled once either is
-    /// zero. Counting these
-    /// rather than elements taken and left makes both settle tests one compare with zero and
-    /// spares an add in each round.
+    /// zero. Counting these rather than elements taken and left makes both settle tests one
+    /// compare with zero and spares an add in each round.
     need: u32,
     spare: u32,
     /// The Philox block the next step draws from.
