@@ -15,7 +15,7 @@
 //!
 //! A subset's words may be spread over a team of lanes (`F` words per lane); the team sums the
 //! selection's count in one `redux.sync`, so every lane takes the same branch. A draw advances
-//! one Philox block (up to four rounds) at a time ([`Draw::step`]), so a kernel can start a
+//! one Philox block (four rounds) at a time ([`Draw::step`]), so a kernel can start a
 //! lane's next subset as soon as its last one settles instead of waiting for the slowest lane
 //! of the warp. The random words are
 //! fixed by the subset's index and the word's position alone (see [`random_block`]), never by
@@ -108,8 +108,13 @@ impl<const F: usize> Draw<F> {
         self.need == 0 || self.spare == 0
     }
 
-    /// Up to [`ROUNDS_PER_BLOCK`] rounds towards the subset from the next Philox block of each
-    /// word (`first_word ..` here) of subset `s`, stopping early once settled.
+    /// [`ROUNDS_PER_BLOCK`] rounds towards the subset from the next Philox block of each word
+    /// (`first_word ..` here) of subset `s`.
+    ///
+    /// The rounds do not stop when the draw settles part way: a round after that leaves the
+    /// result as it is (see [`Draw::round`]), and the checks it would take cost more than the
+    /// rounds they skip (H100, 2026-11-25: threadwise lanes run the whole block anyway while
+    /// any lane of the warp has not settled).
     ///
     /// The loops index their arrays: written with zipped iterators LLVM left the arrays in local
     /// memory (stack frames of 80 to 1168 bytes, half the speed on the H100).
@@ -117,10 +122,11 @@ impl<const F: usize> Draw<F> {
     #[allow(clippy::needless_range_loop)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn step<T: Team>(&mut self, team: &T, key: [u32; 2], s: u64, first_word: u32) {
-        // Words without candidates need no random bits: what they would select is empty.
+        // Words without candidates need no random bits: what they would select is empty. A
+        // single word has candidates until the draw settles, so it skips the test.
         let mut random = [[0u32; F]; ROUNDS_PER_BLOCK];
         for q in 0..F {
-            if self.cand[q] != 0 {
+            if F == 1 || self.cand[q] != 0 {
                 let block = random_block(key, s, first_word + q as u32, self.block);
                 for r in 0..ROUNDS_PER_BLOCK {
                     random[r][q] = block[r];
@@ -128,29 +134,39 @@ impl<const F: usize> Draw<F> {
             }
         }
         for words in &random {
-            if self.settled() {
-                break;
-            }
-            let mut sel = [0u32; F];
-            let mut count = 0;
-            for q in 0..F {
-                sel[q] = words[q] & self.cand[q];
-                count += sel[q].count_ones();
-            }
-            let count = team.sum(count);
-            if count <= self.need {
-                // The selection joins: `spare` stays, as many candidates leave as join.
-                for q in 0..F {
-                    self.subset[q] |= sel[q];
-                    self.cand[q] ^= sel[q];
-                }
-                self.need -= count;
-            } else {
-                self.cand = sel;
-                self.spare = count - self.need;
-            }
+            self.round(team, words);
         }
         self.block += 1;
+    }
+
+    /// One round with the random words `words`.
+    ///
+    /// Once settled, a round changes nothing [`Draw::finish`] returns: with nothing needed, a
+    /// selection joins only if it is empty, and otherwise shrinks the candidates, which no
+    /// longer count; with no spare candidates every selection fits and joins, moving elements
+    /// from the candidates (all of which join at the end) to the subset.
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    fn round<T: Team>(&mut self, team: &T, words: &[u32; F]) {
+        let mut sel = [0u32; F];
+        let mut count = 0;
+        for q in 0..F {
+            sel[q] = words[q] & self.cand[q];
+            count += sel[q].count_ones();
+        }
+        let count = team.sum(count);
+        if count <= self.need {
+            // The selection joins: `spare` stays, as many candidates leave as join.
+            for q in 0..F {
+                self.subset[q] |= sel[q];
+                self.cand[q] ^= sel[q];
+            }
+            self.need -= count;
+        } else {
+            self.cand = sel;
+            self.spare = count - self.need;
+        }
     }
 
     /// The settled subset: what it took, and any candidates left (all of them needed).
