@@ -1,6 +1,6 @@
 //! K-subsets on a device (GPU or emulator): one launch of the kernel of the method's shape
-//! (`warpkit_kernels::subset::sample`), blocks of 256 threads walking the subsets grid-stride,
-//! after the mask is copied in.
+//! (`warpkit_kernels::subset::sample`), blocks of 256 threads whose warps walk the subsets
+//! grid-stride a tile at a time, after the mask is copied in.
 
 use super::{Shape, Subsets};
 use crate::error::{Error, Result};
