@@ -87,6 +87,28 @@ pub enum Error {
     /// The emulator stopped a kernel that misused the SIMT model or trapped.
     #[error("emulated launch failed: {0}")]
     Emulator(warpkit_kernels::emu::Fault),
+
+    #[error("{what} is empty")]
+    EmptyVector { what: &'static str },
+
+    #[error("{what} has a stride of 0")]
+    ZeroStride { what: &'static str },
+
+    #[error("{what} reaches element {end} of a buffer of {len}")]
+    SpanOutOfBounds {
+        what: &'static str,
+        end: u128,
+        len: usize,
+    },
+
+    #[error("the output shares elements with {what}")]
+    Overlap { what: &'static str },
+
+    #[error("{what}: offset {index} is not within the data or is below the one before it")]
+    InvalidOffsets { what: &'static str, index: usize },
+
+    #[error("{method} computes forward products of one pair only")]
+    ForwardOnlyMethod { method: String },
 }
 
 // The alias area's (public as `warpkit::alias::TableDefect`), defined here so that the error

@@ -32,6 +32,7 @@ pub mod error;
 mod runtime;
 
 pub mod alias;
+pub mod convolve;
 mod copy;
 pub mod multisplit;
 mod philox;

@@ -20,6 +20,8 @@ pub enum Area {
     Multisplit,
     /// Random K-subsets: the sampling kernels of every team shape.
     Subset,
+    /// Banded convolution: the seed's kernels, the band kernel and its slice sums.
+    Convolve,
 }
 
 /// Entry-name prefixes and their areas; the first that matches wins.
@@ -36,16 +38,18 @@ pub const PREFIXES: &[(&str, Area)] = &[
     ("alias_", Area::Alias),
     ("multisplit_", Area::Multisplit),
     ("subset_", Area::Subset),
+    ("convolve_", Area::Convolve),
 ];
 
 impl Area {
     /// Every area, in the order of [`Area::index`].
-    pub const ALL: [Area; 5] = [
+    pub const ALL: [Area; 6] = [
         Area::Foundation,
         Area::Checks,
         Area::Alias,
         Area::Multisplit,
         Area::Subset,
+        Area::Convolve,
     ];
 
     /// The area's position in [`Area::ALL`].
@@ -61,6 +65,7 @@ impl Area {
             Area::Alias => "alias",
             Area::Multisplit => "multisplit",
             Area::Subset => "subset",
+            Area::Convolve => "convolve",
         }
     }
 

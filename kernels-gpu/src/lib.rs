@@ -20,6 +20,7 @@
 pub mod alias;
 pub mod area;
 pub mod block;
+pub mod convolve;
 pub mod device;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;

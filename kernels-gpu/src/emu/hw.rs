@@ -313,6 +313,16 @@ pub fn sqrt_f64(x: f64) -> f64 {
 }
 
 #[inline(always)]
+pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
+    a.mul_add(b, c)
+}
+
+#[inline(always)]
+pub fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
+    a.mul_add(b, c)
+}
+
+#[inline(always)]
 pub fn mul_hi_lo_u32(a: u32, b: u32) -> (u32, u32) {
     let p = a as u64 * b as u64;
     ((p >> 32) as u32, p as u32)

@@ -23,6 +23,8 @@ pub trait FastMath: Copy {
     fn fast_cos(self) -> Self;
     /// Correctly rounded square root.
     fn sqrt(self) -> Self;
+    /// `self·b + c` rounded once (one FMA instruction on both engines, the same bits).
+    fn fma(self, b: Self, c: Self) -> Self;
 }
 
 impl FastMath for f32 {
@@ -46,6 +48,10 @@ impl FastMath for f32 {
     fn sqrt(self) -> f32 {
         hw::sqrt_f32(self)
     }
+    #[inline(always)]
+    fn fma(self, b: f32, c: f32) -> f32 {
+        hw::fma_f32(self, b, c)
+    }
 }
 
 impl FastMath for f64 {
@@ -68,6 +74,10 @@ impl FastMath for f64 {
     #[inline(always)]
     fn sqrt(self) -> f64 {
         hw::sqrt_f64(self)
+    }
+    #[inline(always)]
+    fn fma(self, b: f64, c: f64) -> f64 {
+        hw::fma_f64(self, b, c)
     }
 }
 

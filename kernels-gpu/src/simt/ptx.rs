@@ -258,6 +258,25 @@ unsafe extern "C" {
     fn match_any_i32(mask: u32, v: i32) -> u32;
     #[link_name = "llvm.nvvm.match.any.sync.i64"]
     fn match_any_i64(mask: u32, v: i64) -> u32;
+    #[link_name = "llvm.fma.f32"]
+    fn llvm_fma_f32(a: f32, b: f32, c: f32) -> f32;
+    #[link_name = "llvm.fma.f64"]
+    fn llvm_fma_f64(a: f64, b: f64, c: f64) -> f64;
+}
+
+/// `a·b + c` rounded once (`fma.rn.f32`). An LLVM intrinsic rather than inline PTX, so that
+/// LLVM still schedules and folds around it.
+#[inline(always)]
+pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
+    // SAFETY: a pure arithmetic intrinsic.
+    unsafe { llvm_fma_f32(a, b, c) }
+}
+
+/// `a·b + c` rounded once (`fma.rn.f64`).
+#[inline(always)]
+pub fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
+    // SAFETY: a pure arithmetic intrinsic.
+    unsafe { llvm_fma_f64(a, b, c) }
 }
 
 /// `bar.sync 0`.

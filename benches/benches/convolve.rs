@@ -1,0 +1,161 @@
+//! Issue 22's figures: the full convolution into device memory timed with CUDA events, by every
+//! method (the seed's v0 to v4 and the band kernel) at m = n from 256 to 65536 in f32 and at the
+//! seed's sizes in f64; the gradients; a batch of 4096 pairs of 256; and the same through the
+//! public API from host data by wall clock. Throughput counts multiply-adds (`m · n` a product).
+//! Without a GPU, the CPU backend at small sizes.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::time::Instant;
+use warpkit::convolve::{Convolution, Method, Real, output_offsets};
+use warpkit::{Backend, Device};
+use warpkit_benches::{brief, time_on_gpu};
+
+/// Deterministic probability-like values.
+fn values<F: Real>(n: usize, salt: u64) -> Vec<F> {
+    (0..n as u64)
+        .map(|i| {
+            F::from_f64(((i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ salt) >> 40) as f64 / (1u64 << 24) as f64)
+        })
+        .collect()
+}
+
+fn forward<F: Real>(c: &mut Criterion, device: &Device, group_name: &str, sizes: &[usize]) {
+    let gpu = device.as_gpu().expect("a GPU");
+    let mut group = c.benchmark_group(group_name);
+    brief(&mut group);
+    for &n in sizes {
+        let (p, q) = (
+            device.upload(&values::<F>(n, 1)).unwrap(),
+            device.upload(&values::<F>(n, 2)).unwrap(),
+        );
+        let mut r = device.zeros::<F>(2 * n - 1).unwrap();
+        group.throughput(Throughput::Elements((n * n) as u64));
+        for method in Method::ALL {
+            let conv = Convolution::new().with_method(method);
+            group.bench_function(BenchmarkId::new(format!("{method:?}"), n), |b| {
+                b.iter_custom(|iters| {
+                    time_on_gpu(gpu, iters, || conv.full_into(device, &p, &q, &mut r).unwrap())
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+fn gradients<F: Real>(c: &mut Criterion, device: &Device, group_name: &str, sizes: &[usize]) {
+    let gpu = device.as_gpu().expect("a GPU");
+    let mut group = c.benchmark_group(group_name);
+    brief(&mut group);
+    for &n in sizes {
+        let p = device.upload(&values::<F>(n, 1)).unwrap();
+        let q = device.upload(&values::<F>(n, 2)).unwrap();
+        let g = device.upload(&values::<F>(2 * n - 1, 3)).unwrap();
+        let (mut dp, mut dq) = (device.zeros::<F>(n).unwrap(), device.zeros::<F>(n).unwrap());
+        // Both gradients in one call: 2 · m · n multiply-adds.
+        group.throughput(Throughput::Elements((2 * n * n) as u64));
+        let conv = Convolution::new();
+        group.bench_function(BenchmarkId::new("both", n), |b| {
+            b.iter_custom(|iters| {
+                time_on_gpu(gpu, iters, || {
+                    conv.gradients_into(device, (&p, &q, &g), &mut dp, &mut dq)
+                        .unwrap()
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+/// A batch of `pairs` pairs of length `len`: data and offsets.
+fn batch_of(pairs: usize, len: usize) -> (Vec<f32>, Vec<usize>) {
+    (values(pairs * len, 4), (0..=pairs).map(|i| i * len).collect())
+}
+
+fn batch(c: &mut Criterion, device: &Device) {
+    let gpu = device.as_gpu().expect("a GPU");
+    let mut group = c.benchmark_group("convolve batch");
+    brief(&mut group);
+    let (pairs, len) = (4096, 256);
+    let (data, offsets) = batch_of(pairs, len);
+    let (p, q) = (device.upload(&data).unwrap(), device.upload(&data).unwrap());
+    let total = output_offsets(&offsets, &offsets).unwrap()[pairs];
+    let mut r = device.zeros::<f32>(total).unwrap();
+    group.throughput(Throughput::Elements((pairs * len * len) as u64));
+    for method in [Method::Band, Method::V3, Method::V4] {
+        let conv = Convolution::new().with_method(method);
+        group.bench_function(BenchmarkId::new(format!("{method:?}"), "4096x256 f32"), |b| {
+            b.iter_custom(|iters| {
+                time_on_gpu(gpu, iters, || {
+                    conv.batch_into(device, (&p, &offsets), (&q, &offsets), &mut r)
+                        .unwrap()
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Wall clock through the public API from host data: upload, launches, download.
+fn to_host(c: &mut Criterion, backend: &Backend, group_name: &str, sizes: &[usize]) {
+    let mut group = c.benchmark_group(group_name);
+    brief(&mut group);
+    let conv = Convolution::new();
+    for &n in sizes {
+        let (p, q) = (values::<f32>(n, 1), values::<f32>(n, 2));
+        group.throughput(Throughput::Elements((n * n) as u64));
+        group.bench_function(BenchmarkId::new("full f32", n), |b| {
+            b.iter_custom(|iters| {
+                let t = Instant::now();
+                for _ in 0..iters {
+                    std::hint::black_box(conv.full(backend, &p, &q).unwrap());
+                }
+                t.elapsed()
+            })
+        });
+        let g = values::<f32>(2 * n - 1, 3);
+        group.throughput(Throughput::Elements((2 * n * n) as u64));
+        group.bench_function(BenchmarkId::new("gradients f32", n), |b| {
+            b.iter_custom(|iters| {
+                let t = Instant::now();
+                for _ in 0..iters {
+                    std::hint::black_box(conv.gradients(backend, &p, &q, &g).unwrap());
+                }
+                t.elapsed()
+            })
+        });
+    }
+    let (pairs, len) = (4096, 256);
+    let (data, offsets) = batch_of(pairs, len);
+    group.throughput(Throughput::Elements((pairs * len * len) as u64));
+    group.bench_function(BenchmarkId::new("batch f32", "4096x256"), |b| {
+        b.iter_custom(|iters| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                std::hint::black_box(conv.batch(backend, (&data, &offsets), (&data, &offsets)).unwrap());
+            }
+            t.elapsed()
+        })
+    });
+    group.finish();
+}
+
+fn convolve(c: &mut Criterion) {
+    match Device::gpu(0) {
+        Ok(device) => {
+            println!("device: {}", device.describe());
+            forward::<f32>(c, &device, "convolve f32", &[256, 1024, 2048, 4096, 16384, 65536]);
+            forward::<f64>(c, &device, "convolve f64", &[2048, 65536]);
+            gradients::<f32>(c, &device, "convolve gradients f32", &[2048, 65536]);
+            gradients::<f64>(c, &device, "convolve gradients f64", &[65536]);
+            batch(c, &device);
+            to_host(c, &Backend::Device(device), "convolve to host", &[2048, 65536]);
+        }
+        Err(e) => {
+            println!("SKIPPED: GPU convolution benchmarks need a CUDA device ({e}); CPU backend only");
+            to_host(c, &Backend::cpu(), "convolve cpu", &[2048]);
+        }
+    }
+}
+
+criterion_group!(benches, convolve);
+criterion_main!(benches);

@@ -1,0 +1,203 @@
+//! Convolution on a device (GPU or emulator): the products of a call as jobs of one band
+//! launch (`warpkit_kernels::convolve::band`), split over slices of the inner sum and summed by
+//! a second launch when the outputs alone make too few blocks; or one launch of a seed kernel
+//! per product.
+
+use super::{Method, Operand, Product, Real, Target};
+use crate::error::{Error, Result};
+use crate::runtime::device::{Device, LaunchShape};
+use warpkit_kernels::convolve::band::{CHUNK, JOB_WORDS, Job, THREADS, TILE, shared_bytes};
+use warpkit_kernels::convolve::seed::{SEED_THREADS, SeedArgs, WARPS_V4};
+
+/// Threads per block of the slice sums.
+const SUM_THREADS: u32 = 256;
+
+/// Runs `work` by `method`: each product reading `inputs` and writing its target in `outputs`.
+///
+/// # Safety
+/// Every operand's span lies inside its input and every target's inside its output, all
+/// device addresses of `d` valid until the work is done; no target shares an element with an
+/// operand or another target.
+pub(super) unsafe fn run<F: Real>(
+    d: &Device,
+    method: Method,
+    inputs: &[*const F],
+    outputs: &[*mut F],
+    work: &[(Product, Target)],
+) -> Result<()> {
+    if method == Method::Band {
+        // SAFETY: forwarded.
+        return unsafe { band(d, inputs, outputs, work) };
+    }
+    for (product, target) in work {
+        let (a, b) = (product.a, product.b);
+        if product.lo != 0 || product.len != a.span.len + b.span.len - 1 || a.reversed || b.reversed {
+            return Err(Error::ForwardOnlyMethod {
+                method: format!("{method:?}"),
+            });
+        }
+        let (p, incp) = operand(inputs, &a);
+        let (q, incq) = operand(inputs, &b);
+        let r = outputs[target.output].wrapping_add(target.span.offset);
+        let args: SeedArgs<F> = (
+            a.span.len as u32,
+            b.span.len as u32,
+            p as *const F,
+            incp,
+            q as *const F,
+            incq,
+            r,
+            target.span.stride as i64,
+        );
+        let (m, size) = (a.span.len as u64, size_of::<F>() as u32);
+        let linear = |blocks: u64, shared: u32| LaunchShape::linear(blocks, SEED_THREADS, shared * size);
+        // SAFETY: `m >= n >= 1` (the larger operand is `a`), spans in range (the caller's
+        // contract), each launch the seed's shape for its version.
+        unsafe {
+            match method {
+                Method::V0 => d.launch::<F::V0>(
+                    linear((product.len as u64).div_ceil(SEED_THREADS as u64), 0),
+                    args,
+                ),
+                Method::V1 => d.launch::<F::V1>(linear(m.div_ceil(SEED_THREADS as u64), 0), args),
+                Method::V2 => d.launch::<F::V2>(linear(m.div_ceil(SEED_THREADS as u64), SEED_THREADS), args),
+                Method::V3 => {
+                    d.launch::<F::V3>(linear(m.div_ceil(SEED_THREADS as u64), 3 * SEED_THREADS), args)
+                }
+                Method::V4 => {
+                    let shape = LaunchShape {
+                        grid: [
+                            1,
+                            u32::try_from(m.div_ceil(WARPS_V4 as u64)).unwrap_or(u32::MAX),
+                            1,
+                        ],
+                        block: [32, WARPS_V4, 1],
+                        shared_bytes: 3 * 32 * WARPS_V4 * size,
+                    };
+                    d.launch::<F::V4>(shape, args)
+                }
+                Method::Band => unreachable!("handled above"),
+            }?
+        }
+    }
+    Ok(())
+}
+
+/// The address of an operand's element 0 and its stride in elements (negative if reversed).
+fn operand<F>(inputs: &[*const F], op: &Operand) -> (u64, i64) {
+    let span = op.span;
+    let base = inputs[op.input];
+    if op.reversed {
+        (
+            base.wrapping_add(span.index(span.len - 1)) as u64,
+            -(span.stride as i64),
+        )
+    } else {
+        (base.wrapping_add(span.offset) as u64, span.stride as i64)
+    }
+}
+
+/// All of `work` as jobs of one band launch (and its slice sums).
+///
+/// # Safety
+/// As for [`run`].
+unsafe fn band<F: Real>(
+    d: &Device,
+    inputs: &[*const F],
+    outputs: &[*mut F],
+    work: &[(Product, Target)],
+) -> Result<()> {
+    let (mut tiles, mut total, mut longest) = (0u64, 0u64, 0u64);
+    let mut words = Vec::with_capacity(work.len() * JOB_WORDS);
+    for (product, target) in work {
+        let (a, a_stride) = operand(inputs, &product.a);
+        let (b, b_stride) = operand(inputs, &product.b);
+        let job = Job {
+            a,
+            a_stride,
+            a_len: product.a.span.len as u64,
+            b,
+            b_stride,
+            b_len: product.b.span.len as u64,
+            out: outputs[target.output].wrapping_add(target.span.offset) as u64,
+            out_stride: target.span.stride as i64,
+            lo: product.lo as u64,
+            len: product.len as u64,
+            first_tile: tiles,
+            first_out: total,
+        };
+        tiles += job.len.div_ceil(TILE as u64);
+        total += job.len;
+        longest = longest.max(job.b_len);
+        words.extend_from_slice(&job_words(&job));
+    }
+    if total == 0 {
+        return Ok(());
+    }
+    let jobs = d.upload(&words)?;
+    let jobs_ptr = d.ptr(&jobs)?.cast::<Job>();
+    let shared = shared_bytes(size_of::<F>() as u32);
+    let resident = d.resident_blocks::<F::Band>(THREADS, shared)?;
+    // Enough blocks for two waves where the tiles alone make fewer, a slice of at least one
+    // chunk each.
+    let slices = if tiles >= resident {
+        1
+    } else {
+        (2 * resident)
+            .div_ceil(tiles)
+            .min(longest.div_ceil(CHUNK as u64))
+            .clamp(1, 65535)
+    };
+    let mut partial = d.workspace::<F>(if slices > 1 { (slices * total) as usize } else { 0 })?;
+    let partial_ptr = d.ptr_mut(&mut partial)?;
+    let count = work.len() as u32;
+    let shape = LaunchShape {
+        grid: [u32::try_from(tiles).unwrap_or(u32::MAX), slices as u32, 1],
+        block: [THREADS, 1, 1],
+        shared_bytes: shared,
+    };
+    // SAFETY: valid jobs in order (built above from the caller's spans), a block per tile and
+    // slice with the kernel's shared memory, `slices * total` partial sums when sliced.
+    unsafe { d.launch::<F::Band>(shape, (jobs_ptr, count, total, partial_ptr))? };
+    if slices > 1 {
+        let blocks = total
+            .div_ceil(SUM_THREADS as u64)
+            .min(4 * d.resident_blocks::<F::SumSlices>(SUM_THREADS, 0)?);
+        let args = (jobs_ptr, count, total, slices as u32, partial_ptr.cast_const());
+        // SAFETY: after the band launch over the same jobs with `slices` slices.
+        unsafe { d.launch::<F::SumSlices>(LaunchShape::linear(blocks, SUM_THREADS, 0), args)? };
+    }
+    Ok(())
+}
+
+/// A job as the u64 words the kernel reads.
+fn job_words(job: &Job) -> [u64; JOB_WORDS] {
+    let Job {
+        a,
+        a_stride,
+        a_len,
+        b,
+        b_stride,
+        b_len,
+        out,
+        out_stride,
+        lo,
+        len,
+        first_tile,
+        first_out,
+    } = *job;
+    [
+        a,
+        a_stride as u64,
+        a_len,
+        b,
+        b_stride as u64,
+        b_len,
+        out,
+        out_stride as u64,
+        lo,
+        len,
+        first_tile,
+        first_out,
+    ]
+}

@@ -1,0 +1,495 @@
+//! Sums of discrete random variables (seed 001): the distribution of `x + y` from those of `x`
+//! and `y`, `r[i] = Σ_j p[i − j] q[j]` (the full convolution, `m + n − 1` entries), its
+//! gradients for learning, many pairs at once, and the sum of K copies of one variable.
+//!
+//! ```
+//! use warpkit::Backend;
+//! use warpkit::convolve::Convolution;
+//!
+//! let die = [1.0 / 6.0; 6]; // faces 0..=5
+//! let two_dice = Convolution::new().full(&Backend::cpu(), &die, &die)?;
+//! assert_eq!(two_dice.len(), 11);
+//! assert!((two_dice[5] - 6.0 / 36.0).abs() < 1e-15); // 0+5, 1+4, …, 5+0
+//! let ten_dice = Convolution::new().power(&Backend::cpu(), &die, 10)?;
+//! assert!((ten_dice.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+//! # Ok::<(), warpkit::Error>(())
+//! ```
+//!
+//! Sums are direct, not by FFT: every term is a product of non-negative numbers for
+//! probabilities, so an entry of 1e-30 keeps its relative accuracy however large its
+//! neighbours are. The longer vector goes on the left whatever order the caller passes (the
+//! inner sum runs over the shorter). Devices run the band kernel
+//! (`warpkit_kernels::convolve::band`) unless a [`Method`] forces one of the seed's; the CPU
+//! backend sums in f64 with rayon and is the tests' reference. NaN and infinities propagate as
+//! IEEE arithmetic says: an output is NaN exactly where one of its own terms is (the seed's v3
+//! and v4 multiply padding by every value and may turn more outputs into NaN).
+
+mod cpu;
+mod device;
+mod span;
+
+use crate::error::{Error, Result, check_len, check_same_len};
+use crate::runtime::backend::Backend;
+use crate::runtime::device::{Device, DeviceBuffer};
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+pub use span::Span;
+use std::fmt::Debug;
+use warpkit_kernels::convolve::kernels::ConvolveKernels;
+
+/// The longest vector: 2^31 − 1 elements (the seed's kernels index with 32-bit lengths).
+pub const MAX_LEN: u64 = i32::MAX as u64;
+
+/// The element types convolved: f32 and f64.
+pub trait Real:
+    ConvolveKernels + DeviceRepr + ValidAsZeroBits + Default + Debug + Send + Sync + Into<f64>
+{
+    /// `x` rounded to this type.
+    fn from_f64(x: f64) -> Self;
+}
+
+impl Real for f32 {
+    fn from_f64(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+impl Real for f64 {
+    fn from_f64(x: f64) -> f64 {
+        x
+    }
+}
+
+/// The kernel a device runs. Every method gives the same sums up to rounding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// The seed's v0: a thread per output testing every term against the band.
+    V0,
+    /// The seed's v1: a thread per pair of outputs (`r[i]`, `r[i + m]`), equal work each.
+    V1,
+    /// The seed's v2: v1 with `q` staged in shared memory.
+    V2,
+    /// The seed's v3: v2 with `p` staged too.
+    V3,
+    /// The seed's v4: a warp per pair of outputs, summed by shuffles.
+    V4,
+    /// warpkit's band kernel: tiles of outputs in registers, the inner sum split over blocks
+    /// where the outputs alone would not fill the device; the only method for gradients,
+    /// windows and batches in one launch.
+    Band,
+}
+
+impl Method {
+    /// Every method, for callers that compare them.
+    pub const ALL: [Method; 6] = [
+        Method::V0,
+        Method::V1,
+        Method::V2,
+        Method::V3,
+        Method::V4,
+        Method::Band,
+    ];
+
+    /// Whether this is one of the seed's forward-only kernels.
+    fn is_seed(self) -> bool {
+        self != Method::Band
+    }
+}
+
+/// One product to compute: `out[j] = Σ_k a[lo + j − k] b[k]` for `j < len`, vectors given as
+/// spans (a negative stride reads one reversed) of the inputs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Product {
+    pub a: Operand,
+    pub b: Operand,
+    pub lo: usize,
+    pub len: usize,
+}
+
+/// One input of a [`Product`]: which of the call's inputs, and its span there, reversed or not.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Operand {
+    pub input: usize,
+    pub span: Span,
+    pub reversed: bool,
+}
+
+impl Operand {
+    fn new(input: usize, span: Span) -> Operand {
+        Operand {
+            input,
+            span,
+            reversed: false,
+        }
+    }
+
+    fn reversed(self) -> Operand {
+        Operand {
+            reversed: true,
+            ..self
+        }
+    }
+}
+
+/// The forward product of spans `p` and `q` of inputs 0 and 1, larger on the left.
+fn forward(p: Operand, q: Operand) -> Product {
+    let (a, b) = if q.span.len > p.span.len { (q, p) } else { (p, q) };
+    Product {
+        a,
+        b,
+        lo: 0,
+        len: a.span.len + b.span.len - 1,
+    }
+}
+
+/// Where a product's outputs go: a span of one of the call's outputs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Target {
+    pub output: usize,
+    pub span: Span,
+}
+
+/// Banded convolution with a chosen or automatic [`Method`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Convolution {
+    method: Option<Method>,
+}
+
+impl Convolution {
+    /// Convolution by the automatic method.
+    pub fn new() -> Convolution {
+        Convolution { method: None }
+    }
+
+    /// The same, always run by `method` on a device (the CPU backend has one way).
+    pub fn with_method(self, method: Method) -> Convolution {
+        Convolution { method: Some(method) }
+    }
+
+    /// The method a device runs: the forced one, or the band kernel, which was the fastest at
+    /// every size measured (`results/convolve.md`).
+    pub fn method(&self) -> Method {
+        self.method.unwrap_or(Method::Band)
+    }
+
+    /// The distribution of `x + y`: the full convolution of `p` (length `m`) and `q` (length
+    /// `n`), `m + n − 1` entries.
+    pub fn full<F: Real>(&self, backend: &Backend, p: &[F], q: &[F]) -> Result<Vec<F>> {
+        let (pm, qm) = (check_vector("p", p.len())?, check_vector("q", q.len())?);
+        let product = forward(Operand::new(0, pm), Operand::new(1, qm));
+        self.products_on_host(backend, &[p, q], &[product])
+    }
+
+    /// [`Convolution::full`] on a device: `r` holds `m + n − 1` elements.
+    pub fn full_into<F: Real>(
+        &self,
+        device: &Device,
+        p: &DeviceBuffer<F>,
+        q: &DeviceBuffer<F>,
+        r: &mut DeviceBuffer<F>,
+    ) -> Result<()> {
+        let (pm, qm) = (check_vector("p", p.len())?, check_vector("q", q.len())?);
+        check_same_len("convolution output", p.len() + q.len() - 1, r.len())?;
+        let product = forward(Operand::new(0, pm), Operand::new(1, qm));
+        let target = Target {
+            output: 0,
+            span: Span::new(0, r.len(), 1),
+        };
+        let inputs = [device.ptr(p)?, device.ptr(q)?];
+        // SAFETY: every span lies inside its buffer, which outlives the call.
+        unsafe {
+            device::run(
+                device,
+                self.method(),
+                &inputs,
+                &[device.ptr_mut(r)?],
+                &[(product, target)],
+            )
+        }
+    }
+
+    /// The seed's strided form inside one device buffer, as when convolving rows or columns of
+    /// a matrix in place: `r = p ⊛ q` with all three spans of `data`; `r` may not share an
+    /// element with `p` or `q`.
+    pub fn strided_into<F: Real>(
+        &self,
+        device: &Device,
+        data: &mut DeviceBuffer<F>,
+        p: Span,
+        q: Span,
+        r: Span,
+    ) -> Result<()> {
+        let product = strided_product(data.len(), p, q, r)?;
+        let base = device.ptr_mut(data)?;
+        let target = Target { output: 0, span: r };
+        let inputs = [base.cast_const(), base.cast_const()];
+        // SAFETY: the spans lie inside `data` and `r` shares no element with `p` or `q`
+        // (checked).
+        unsafe { device::run(device, self.method(), &inputs, &[base], &[(product, target)]) }
+    }
+
+    /// [`Convolution::strided_into`] on host data.
+    pub fn strided<F: Real>(
+        &self,
+        backend: &Backend,
+        data: &mut [F],
+        p: Span,
+        q: Span,
+        r: Span,
+    ) -> Result<()> {
+        let product = strided_product(data.len(), p, q, r)?;
+        let sums = self.products_on_host(backend, &[&*data, &*data], &[product])?;
+        for (i, v) in sums.into_iter().enumerate() {
+            data[r.index(i)] = v;
+        }
+        Ok(())
+    }
+
+    /// The gradients of a scalar `f(r)`, `r = p ⊛ q`, given `g = ∂f/∂r` (length `m + n − 1`):
+    /// `(∂f/∂p, ∂f/∂q)` with `∂f/∂p[i] = Σ_l q[l] g[i + l]` and `∂f/∂q[j] = Σ_t p[t] g[t + j]`
+    /// (the seed's `band(q, m)ᵀ g` and `band(p, n)ᵀ g`). Devices run both as band products over
+    /// `g` with `q` or `p` reversed, in one launch.
+    pub fn gradients<F: Real>(
+        &self,
+        backend: &Backend,
+        p: &[F],
+        q: &[F],
+        g: &[F],
+    ) -> Result<(Vec<F>, Vec<F>)> {
+        let products = self.gradient_products(p.len(), q.len(), g.len())?;
+        let sums = self.products_on_host(backend, &[p, q, g], &products)?;
+        let (dp, dq) = sums.split_at(p.len());
+        Ok((dp.to_vec(), dq.to_vec()))
+    }
+
+    /// [`Convolution::gradients`] on a device, into `dp` (length `m`) and `dq` (length `n`).
+    pub fn gradients_into<F: Real>(
+        &self,
+        device: &Device,
+        (p, q, g): (&DeviceBuffer<F>, &DeviceBuffer<F>, &DeviceBuffer<F>),
+        dp: &mut DeviceBuffer<F>,
+        dq: &mut DeviceBuffer<F>,
+    ) -> Result<()> {
+        let [to_p, to_q] = self.gradient_products(p.len(), q.len(), g.len())?;
+        check_same_len("gradient of p", p.len(), dp.len())?;
+        check_same_len("gradient of q", q.len(), dq.len())?;
+        let work = [
+            (
+                to_p,
+                Target {
+                    output: 0,
+                    span: Span::new(0, dp.len(), 1),
+                },
+            ),
+            (
+                to_q,
+                Target {
+                    output: 1,
+                    span: Span::new(0, dq.len(), 1),
+                },
+            ),
+        ];
+        let inputs = [device.ptr(p)?, device.ptr(q)?, device.ptr(g)?];
+        let outputs = [device.ptr_mut(dp)?, device.ptr_mut(dq)?];
+        // SAFETY: every span lies inside its buffer, which outlives the call.
+        unsafe { device::run(device, self.method(), &inputs, &outputs, &work) }
+    }
+
+    fn gradient_products(&self, m: usize, n: usize, g: usize) -> Result<[Product; 2]> {
+        let (pm, qm) = (check_vector("p", m)?, check_vector("q", n)?);
+        check_same_len("upstream gradient", m + n - 1, g)?;
+        if self.method().is_seed() {
+            return Err(Error::ForwardOnlyMethod {
+                method: format!("{:?}", self.method()),
+            });
+        }
+        let gm = Operand::new(2, Span::new(0, g, 1));
+        Ok([
+            Product {
+                a: gm,
+                b: Operand::new(1, qm).reversed(),
+                lo: n - 1,
+                len: m,
+            },
+            Product {
+                a: gm,
+                b: Operand::new(0, pm).reversed(),
+                lo: m - 1,
+                len: n,
+            },
+        ])
+    }
+
+    /// Many independent pairs in one launch: pair `i` is `p[p_offsets[i] .. p_offsets[i + 1]]`
+    /// and `q[q_offsets[i] .. q_offsets[i + 1]]` (offsets start at 0, end at the data's length,
+    /// every pair non-empty); the outputs follow one another, pair `i`'s from
+    /// `output_offsets(..)[i]`.
+    pub fn batch<F: Real>(
+        &self,
+        backend: &Backend,
+        (p, p_offsets): (&[F], &[usize]),
+        (q, q_offsets): (&[F], &[usize]),
+    ) -> Result<Vec<F>> {
+        let products = batch_products((p.len(), p_offsets), (q.len(), q_offsets))?;
+        self.products_on_host(backend, &[p, q], &products)
+    }
+
+    /// [`Convolution::batch`] on a device, into `r` of `output_offsets(..)`'s last entry.
+    pub fn batch_into<F: Real>(
+        &self,
+        device: &Device,
+        (p, p_offsets): (&DeviceBuffer<F>, &[usize]),
+        (q, q_offsets): (&DeviceBuffer<F>, &[usize]),
+        r: &mut DeviceBuffer<F>,
+    ) -> Result<()> {
+        let products = batch_products((p.len(), p_offsets), (q.len(), q_offsets))?;
+        let work = stacked(&products);
+        check_same_len(
+            "batch output",
+            work.last().map_or(0, |(_, t)| t.span.offset + t.span.len),
+            r.len(),
+        )?;
+        let inputs = [device.ptr(p)?, device.ptr(q)?];
+        // SAFETY: every span lies inside its buffer, which outlives the call.
+        unsafe { device::run(device, self.method(), &inputs, &[device.ptr_mut(r)?], &work) }
+    }
+
+    /// The distribution of the sum of `k` independent copies of a variable with probabilities
+    /// `p` (length `m`): `k·(m − 1) + 1` entries, `[1]` for `k = 0`. By repeated squaring: about
+    /// `log2 k` convolutions whose last dominates, `(k·m)² / 4` multiply-adds against `(k·m)² /
+    /// 2` for adding one copy at a time, and far fewer launches; it pays from `k = 3` on.
+    pub fn power<F: Real>(&self, backend: &Backend, p: &[F], k: u32) -> Result<Vec<F>> {
+        check_vector("p", p.len())?;
+        check_len(
+            "k-fold sum",
+            (p.len() - 1).saturating_mul(k as usize),
+            MAX_LEN - 1,
+        )?;
+        let mut result: Option<Vec<F>> = None;
+        let mut base = p.to_vec();
+        let mut k = k;
+        while k > 0 {
+            if k & 1 == 1 {
+                result = Some(match result {
+                    None => base.clone(),
+                    Some(r) => self.full(backend, &r, &base)?,
+                });
+            }
+            k >>= 1;
+            if k > 0 {
+                base = self.full(backend, &base, &base)?;
+            }
+        }
+        Ok(result.unwrap_or_else(|| vec![F::from_f64(1.0)]))
+    }
+
+    /// Runs `products` on host inputs and returns their outputs one after another.
+    fn products_on_host<F: Real>(
+        &self,
+        backend: &Backend,
+        inputs: &[&[F]],
+        products: &[Product],
+    ) -> Result<Vec<F>> {
+        match backend {
+            Backend::Cpu(_) => cpu::run(inputs, products),
+            Backend::Device(d) => {
+                let buffers = inputs.iter().map(|x| d.upload(x)).collect::<Result<Vec<_>>>()?;
+                let work = stacked(products);
+                let mut out = d.workspace::<F>(work.iter().map(|(p, _)| p.len).sum())?;
+                let pointers = buffers.iter().map(|b| d.ptr(b)).collect::<Result<Vec<_>>>()?;
+                // SAFETY: every span lies inside its buffer, which outlives the call.
+                unsafe { device::run(d, self.method(), &pointers, &[d.ptr_mut(&mut out)?], &work)? };
+                d.download(&out)
+            }
+        }
+    }
+}
+
+/// The offsets of a batch's outputs: `m_i + n_i − 1` entries for pair `i`, from 0.
+pub fn output_offsets(p_offsets: &[usize], q_offsets: &[usize]) -> Result<Vec<usize>> {
+    check_same_len("q offsets", p_offsets.len(), q_offsets.len())?;
+    let mut out = vec![0];
+    for (p, q) in p_offsets.windows(2).zip(q_offsets.windows(2)) {
+        let len = (p[1].saturating_sub(p[0]) + q[1].saturating_sub(q[0])).saturating_sub(1);
+        out.push(out[out.len() - 1] + len);
+    }
+    Ok(out)
+}
+
+/// The forward products of a batch, after checking its offsets.
+fn batch_products(
+    (p_len, p_offsets): (usize, &[usize]),
+    (q_len, q_offsets): (usize, &[usize]),
+) -> Result<Vec<Product>> {
+    check_same_len("q offsets", p_offsets.len(), q_offsets.len())?;
+    for (what, len, offsets) in [("p offsets", p_len, p_offsets), ("q offsets", q_len, q_offsets)] {
+        if offsets.len() < 2 {
+            return Err(Error::EmptyVector { what });
+        }
+        if offsets[0] != 0 {
+            return Err(Error::InvalidOffsets { what, index: 0 });
+        }
+        for (i, w) in offsets.windows(2).enumerate() {
+            if w[1] <= w[0] || w[1] > len || w[1] - w[0] > MAX_LEN as usize {
+                return Err(Error::InvalidOffsets { what, index: i + 1 });
+            }
+        }
+        if offsets[offsets.len() - 1] != len {
+            return Err(Error::InvalidOffsets {
+                what,
+                index: offsets.len() - 1,
+            });
+        }
+    }
+    p_offsets
+        .windows(2)
+        .zip(q_offsets.windows(2))
+        .map(|(p, q)| {
+            Ok(forward(
+                Operand::new(0, Span::new(p[0], p[1] - p[0], 1)),
+                Operand::new(1, Span::new(q[0], q[1] - q[0], 1)),
+            ))
+        })
+        .collect()
+}
+
+/// `products` writing one after another into output 0.
+fn stacked(products: &[Product]) -> Vec<(Product, Target)> {
+    let mut at = 0;
+    products
+        .iter()
+        .map(|p| {
+            let span = Span {
+                offset: at,
+                len: p.len,
+                stride: 1,
+            };
+            at += p.len;
+            (*p, Target { output: 0, span })
+        })
+        .collect()
+}
+
+/// The forward product of spans `p` and `q` inside one buffer of `len` elements writing span
+/// `r`, or why there is none.
+fn strided_product(len: usize, p: Span, q: Span, r: Span) -> Result<Product> {
+    for (what, s) in [("p", p), ("q", q), ("r", r)] {
+        check_vector(what, s.len)?;
+        s.check(what, len)?;
+    }
+    check_same_len("convolution output", p.len + q.len - 1, r.len)?;
+    for (what, s) in [("p", p), ("q", q)] {
+        if r.meets(&s) {
+            return Err(Error::Overlap { what });
+        }
+    }
+    Ok(forward(Operand::new(0, p), Operand::new(1, q)))
+}
+
+/// A whole vector of `len` elements as a span, or why it cannot be one.
+fn check_vector(what: &'static str, len: usize) -> Result<Span> {
+    if len == 0 {
+        return Err(Error::EmptyVector { what });
+    }
+    check_len(what, len, MAX_LEN)?;
+    Ok(Span::new(0, len, 1))
+}

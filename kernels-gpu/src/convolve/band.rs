@@ -1,0 +1,297 @@
+//! The band kernel: outputs `out[j] = Σ_k a[lo + j − k] · b[k]` for `j < len`, a window of the
+//! full convolution of `a` and `b` (all of it for a forward product, `n` or `m` outputs of it
+//! for a gradient), for a list of [`Job`]s in one launch.
+//!
+//! A block owns a tile of [`TILE`] consecutive outputs of one job and a slice of the `k` range
+//! that reaches them (`gridDim.y` slices, so a long inner sum spreads over more blocks than
+//! there are tiles). It stages `b[k0 .. k0 + CHUNK]` and the matching stretch of `a`, zeros
+//! outside both vectors, in shared memory; each thread then runs eight consecutive outputs over
+//! the chunk, eight steps at a time: the eight elements of `a` that enter its window and the
+//! eight `b[k]` come in as two 128-bit loads each (`b`'s a broadcast), for 64 FMAs. The zeros
+//! replace the seed's two triangles, so the inner loop has no branch. With one slice a block
+//! writes its outputs; with several it writes a partial sum per slice and
+//! [`sum_slices`](convolve_sum_slices_f32) adds them in slice order, so results do not depend on
+//! timing (no atomics).
+//!
+//! A staged zero times an infinite or NaN element would be NaN where the sum has no such term,
+//! so the zeros must only meet finite values: the steps past the chunk's end (its last `kc % 8`)
+//! and any chunk whose `b` holds a non-finite value while `a`'s stretch runs past an end of `a`
+//! go through a loop that tests every term instead. Both loops add the terms in the same order,
+//! so finite inputs give the same bits either way.
+
+use super::{Quad, Real};
+use crate::simt::shared::SharedSlice;
+use crate::simt::warp::{FULL_MASK, any};
+use crate::simt::{
+    block_idx, block_x, global_x, grid_dim, grid_threads_x, lane_id, sync_threads, thread_x, warp_id,
+};
+
+/// Threads per block.
+pub const THREADS: u32 = 128;
+/// Consecutive outputs per thread.
+const PER_THREAD: u32 = 8;
+/// Outputs per block.
+pub const TILE: u32 = THREADS * PER_THREAD;
+/// Inner-sum steps staged at a time.
+pub const CHUNK: u32 = 256;
+
+/// Warps per block.
+const WARPS: u32 = THREADS / 32;
+
+/// Dynamic shared memory of a block for elements of `bytes` bytes: `a`'s stretch (`TILE +
+/// CHUNK`), `b`'s chunk and a word per warp.
+pub const fn shared_bytes(bytes: u32) -> u32 {
+    (TILE + 2 * CHUNK) * bytes + 4 * WARPS
+}
+
+/// One banded product, as [`band`](self) says: vectors by the address of their element 0 and
+/// a stride in elements (negative to read one reversed), the output window `lo .. lo + len` of
+/// the full convolution, and where the job's tiles and outputs start among all jobs'.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Job {
+    pub a: u64,
+    pub a_stride: i64,
+    pub a_len: u64,
+    pub b: u64,
+    pub b_stride: i64,
+    pub b_len: u64,
+    pub out: u64,
+    pub out_stride: i64,
+    pub lo: u64,
+    pub len: u64,
+    /// Tiles of the jobs before this one.
+    pub first_tile: u64,
+    /// Outputs of the jobs before this one (the job's place in the partial sums).
+    pub first_out: u64,
+}
+
+/// Words of a [`Job`]; the host uploads jobs as u64.
+pub const JOB_WORDS: usize = size_of::<Job>() / 8;
+
+/// Element `i` of a vector at `base` with `stride`.
+///
+/// # Safety
+/// `i` is inside the vector.
+#[inline(always)]
+unsafe fn at<F: Copy>(base: u64, stride: i64, i: u64) -> F {
+    // SAFETY: the caller's contract.
+    unsafe { *(base as *const F).offset((i as i64 * stride) as isize) }
+}
+
+/// The last job whose `key` is at most `x` (jobs are sorted by it).
+///
+/// # Safety
+/// `jobs` holds `count >= 1` jobs.
+#[inline(always)]
+unsafe fn find(jobs: *const Job, count: u32, x: u64, key: impl Fn(&Job) -> u64) -> Job {
+    let (mut lo, mut hi) = (0usize, count as usize);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        // SAFETY: `mid < count`.
+        if key(unsafe { &*jobs.add(mid) }) <= x {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    // SAFETY: `lo < count`.
+    unsafe { *jobs.add(lo) }
+}
+
+/// Eight steps of eight outputs: `acc[t] += a[i0 + t − s] · b[s]` for `s < 8`, where `below`
+/// holds `a[i0 − 8 ..= i0 − 1]` and `window` `a[i0 ..= i0 + 7]`. All indices are constants
+/// after unrolling, so the window never leaves registers.
+#[inline(always)]
+fn eight_steps<F: Real>(acc: &mut [F; 8], below: &[F; 8], window: &[F; 8], b: &[F; 8]) {
+    for (s, &bs) in b.iter().enumerate() {
+        for (t, sum) in acc.iter_mut().enumerate() {
+            let i = 8 + t - s;
+            let a = if i < 8 { below[i] } else { window[i - 8] };
+            *sum = a.fma(bs, *sum);
+        }
+    }
+}
+
+/// The band kernel's body for this block's tile and slice.
+///
+/// # Safety
+/// `jobs` holds `count >= 1` jobs with valid vectors, tiles and outputs in increasing order; the
+/// grid has as many blocks in x as tiles in all, `THREADS` threads each and
+/// [`shared_bytes`] of shared memory; with more than one slice, `partial` holds `slices *
+/// outputs` elements (`outputs` all jobs' together).
+#[inline(always)]
+unsafe fn band<F: Real>(jobs: *const Job, count: u32, outputs: u64, partial: *mut F) {
+    let tile = block_x() as u64;
+    let (slices, slice) = (grid_dim().y, block_idx().y);
+    // SAFETY: the launch contract.
+    let job = unsafe { find(jobs, count, tile, |j| j.first_tile) };
+    let first = (tile - job.first_tile) * TILE as u64; // the tile's first output in the window
+    let o0 = job.lo + first; // ... in the full convolution
+    let outs = (job.len - first).min(TILE as u64);
+    // The k that meet a nonzero product for some output of the tile, cut into slices of whole
+    // eight-step blocks.
+    let k_lo = (o0 + 1).saturating_sub(job.a_len);
+    let k_hi = job.b_len.min(o0 + outs);
+    let per = k_hi
+        .saturating_sub(k_lo)
+        .div_ceil(slices as u64)
+        .next_multiple_of(8);
+    let start = (k_lo + slice as u64 * per).min(k_hi);
+    let end = (start + per).min(k_hi);
+
+    let size = size_of::<F>() as u32;
+    // SAFETY: the launch gives `shared_bytes`; the scalar and vector views of each region are
+    // used between different barriers (staging, then the steps).
+    let (a_s, b_s, a_v, b_v) = unsafe {
+        (
+            SharedSlice::<F>::carve(0, TILE + CHUNK),
+            SharedSlice::<F>::carve((TILE + CHUNK) * size, CHUNK),
+            SharedSlice::<Quad<F::Lanes>>::carve(0, (TILE + CHUNK) * size / 16),
+            SharedSlice::<Quad<F::Lanes>>::carve((TILE + CHUNK) * size, CHUNK * size / 16),
+        )
+    };
+    // SAFETY: the last `4 * WARPS` bytes of `shared_bytes`, 4-byte aligned.
+    let warp_flags = unsafe { SharedSlice::<u32>::carve((TILE + 2 * CHUNK) * size, WARPS) };
+    let t = thread_x();
+    let mut acc = [F::ZERO; 8];
+    let mut k0 = start;
+    while k0 < end {
+        let kc = (end - k0).min(CHUNK as u64) as u32;
+        // SAFETY: every thread of the block runs the same chunks.
+        unsafe { sync_threads() };
+        let mut i = t;
+        let mut non_finite = false;
+        while i < CHUNK {
+            let v = if i < kc {
+                // SAFETY: `k0 + i < end <= b_len`.
+                unsafe { at(job.b, job.b_stride, k0 + i as u64) }
+            } else {
+                F::ZERO
+            };
+            non_finite |= v.to_bits64() & F::EXPONENT == F::EXPONENT;
+            // SAFETY: `i < CHUNK`.
+            unsafe { b_s.set_unchecked(i, v) };
+            i += THREADS;
+        }
+        // SAFETY: every lane of the warp votes; the warp's own word.
+        let warp_non_finite = unsafe { any(FULL_MASK, non_finite) };
+        if lane_id() == 0 {
+            warp_flags.set(warp_id(), warp_non_finite as u32);
+        }
+        // Local element `i` is a[o0 − k0 − CHUNK + i].
+        let base = o0 as i64 - k0 as i64 - CHUNK as i64;
+        let padded = base < 0 || base + (TILE + CHUNK) as i64 > job.a_len as i64;
+        let mut i = t;
+        while i < TILE + CHUNK {
+            let idx = base + i as i64;
+            let v = if idx >= 0 && (idx as u64) < job.a_len {
+                // SAFETY: `idx < a_len`.
+                unsafe { at(job.a, job.a_stride, idx as u64) }
+            } else {
+                F::ZERO
+            };
+            // SAFETY: `i < TILE + CHUNK`.
+            unsafe { a_s.set_unchecked(i, v) };
+            i += THREADS;
+        }
+        // SAFETY: as above.
+        unsafe { sync_threads() };
+        // This thread's outputs j = 8t + u need a[o0 + 8t + u − k] = local CHUNK + 8t + u − kk.
+        let mine = CHUNK + PER_THREAD * t;
+        let exact = padded && (0..WARPS).any(|w| warp_flags.get(w) != 0);
+        let fast = if exact { 0 } else { kc / 8 * 8 };
+        // SAFETY: `mine + 8 <= TILE + CHUNK`; `mine − kk − 8 >= 0` as `kk < kc <= CHUNK`; every
+        // index is a multiple of 8.
+        let mut window = unsafe { F::eight(&a_v, mine) };
+        let mut kk = 0;
+        while kk < fast {
+            // SAFETY: as above; `kk + 8 <= CHUNK`.
+            let (below, b) = unsafe { (F::eight(&a_v, mine - kk - 8), F::eight(&b_v, kk)) };
+            eight_steps(&mut acc, &below, &window, &b);
+            window = below;
+            kk += 8;
+        }
+        while kk < kc {
+            let bk = b_s.get(kk);
+            for (u, sum) in acc.iter_mut().enumerate() {
+                let local = mine + u as u32 - kk;
+                let idx = base + local as i64;
+                if idx >= 0 && (idx as u64) < job.a_len {
+                    *sum = a_s.get(local).fma(bk, *sum);
+                }
+            }
+            kk += 1;
+        }
+        k0 += kc as u64;
+    }
+
+    for (u, &sum) in acc.iter().enumerate() {
+        let j = (PER_THREAD * t) as u64 + u as u64;
+        if j < outs {
+            let o = first + j;
+            // SAFETY: `o < job.len`: inside the job's output, or its partial slot.
+            unsafe {
+                if slices == 1 {
+                    *(job.out as *mut F).offset((o as i64 * job.out_stride) as isize) = sum;
+                } else {
+                    *partial.add((slice as u64 * outputs + job.first_out + o) as usize) = sum;
+                }
+            }
+        }
+    }
+}
+
+/// Adds the slices' partial sums of every output in slice order and writes them out.
+///
+/// # Safety
+/// As for [`band`], `partial` holding `slices * outputs` elements written by a band launch of
+/// `slices` slices over the same jobs; any grid.
+#[inline(always)]
+unsafe fn sum_slices<F: Real>(jobs: *const Job, count: u32, outputs: u64, slices: u32, partial: *const F) {
+    let mut f = global_x();
+    while f < outputs {
+        // SAFETY: the launch contract.
+        let job = unsafe { find(jobs, count, f, |j| j.first_out) };
+        let mut sum = F::ZERO;
+        for s in 0..slices as u64 {
+            // SAFETY: `s * outputs + f < slices * outputs`.
+            sum = sum.add(unsafe { *partial.add((s * outputs + f) as usize) });
+        }
+        let o = f - job.first_out;
+        // SAFETY: `o < job.len`.
+        unsafe { *(job.out as *mut F).offset((o as i64 * job.out_stride) as isize) = sum };
+        f += grid_threads_x();
+    }
+}
+
+macro_rules! band_kernels {
+    ($($t:ty: $band:ident, $sum:ident;)*) => {$(
+        $crate::kernel! {
+            /// The band products of `jobs` (see the [module](self)): blocks of `THREADS`
+            /// threads, one per tile in x, one per slice in y, `shared_bytes` of shared memory.
+            ///
+            /// # Safety
+            /// `jobs` holds `count >= 1` valid jobs in order; with several slices `partial`
+            /// holds `slices * outputs` elements.
+            pub unsafe fn $band(jobs: *const Job, count: u32, outputs: u64, partial: *mut $t) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { band::<$t>(jobs, count, outputs, partial) }
+            }
+
+            /// Adds a band launch's `slices` partial sums per output into the jobs' outputs.
+            ///
+            /// # Safety
+            /// As for the band kernel, after it ran with `slices` slices over the same jobs.
+            pub unsafe fn $sum(jobs: *const Job, count: u32, outputs: u64, slices: u32, partial: *const $t) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { sum_slices::<$t>(jobs, count, outputs, slices, partial) }
+            }
+        }
+    )*};
+}
+
+band_kernels! {
+    f32: convolve_band_f32, convolve_sum_slices_f32;
+    f64: convolve_band_f64, convolve_sum_slices_f64;
+}

@@ -1,0 +1,282 @@
+//! The seed's five forward kernels, written again on the SIMT layer so that the host can run
+//! and time each as the seed describes it. All take `m >= n` (the host swaps the vectors) and
+//! the seed's strides, and write `r[i · incr]` for `i < m + n − 1`.
+//!
+//! - v0: a thread per output, testing every `j` against the band;
+//! - v1: `m` threads, thread `i` computing `r[i]` and the wrapped `r[i + m]`, the same work each;
+//! - v2: as v1 with `q` staged in shared memory a block's width at a time;
+//! - v3: as v2 with `p` staged as well (a window of twice the block's width, indices taken
+//!   modulo `m`);
+//! - v4: v3's loop spread over a warp per output pair, summed by a shuffle butterfly.
+//!
+//! Where the seed reads outside `p` for threads or steps whose terms it then drops (threads
+//! past `m` in v2, staged indices below `−m` in v3), these read nothing or wrap in range
+//! instead, so every kernel is safe on any sizes.
+
+use super::Real;
+use crate::simt::shared::SharedSlice;
+use crate::simt::warp::{FULL_MASK, shfl_xor};
+use crate::simt::{block_dim_x, block_idx, global_x, lane_id, sync_threads, thread_idx, thread_x};
+
+/// The seed's parameters: `m`, `n`, `p`, `incp`, `q`, `incq`, `r`, `incr`.
+pub type SeedArgs<F> = (u32, u32, *const F, i64, *const F, i64, *mut F, i64);
+
+/// Threads per block of v0 to v3, and `32 × WARPS_V4` of v4.
+pub const SEED_THREADS: u32 = 256;
+/// Warps per block of v4 (block `32 × WARPS_V4`).
+pub const WARPS_V4: u32 = 8;
+
+#[inline(always)]
+unsafe fn get<F: Copy>(v: *const F, inc: i64, i: i64) -> F {
+    // SAFETY: the caller keeps `i` inside the vector.
+    unsafe { *v.offset((i * inc) as isize) }
+}
+
+#[inline(always)]
+unsafe fn put<F: Copy>(v: *mut F, inc: i64, i: i64, x: F) {
+    // SAFETY: the caller keeps `i` inside the vector.
+    unsafe { *v.offset((i * inc) as isize) = x }
+}
+
+/// Writes the pair of outputs thread or warp `i` owns: `r[i]`, and `r[i + m]` if it exists.
+#[inline(always)]
+unsafe fn put_pair<F: Copy>(m: i64, n: i64, r: *mut F, incr: i64, i: i64, first: F, second: F) {
+    if i < m {
+        // SAFETY: `i < m` and `i + m < m + n − 1`.
+        unsafe {
+            put(r, incr, i, first);
+            if i < n - 1 {
+                put(r, incr, i + m, second);
+            }
+        }
+    }
+}
+
+/// v0's body.
+#[inline(always)]
+unsafe fn v0<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
+    let (m, n) = (m as i64, n as i64);
+    let i = global_x() as i64;
+    if i < m + n - 1 {
+        let mut sum = F::ZERO;
+        for j in 0..n {
+            if 0 <= i - j && i - j < m {
+                // SAFETY: both indices in range.
+                sum = unsafe { get(p, incp, i - j).fma(get(q, incq, j), sum) };
+            }
+        }
+        // SAFETY: `i < m + n − 1`.
+        unsafe { put(r, incr, i, sum) };
+    }
+}
+
+/// v1's body.
+#[inline(always)]
+unsafe fn v1<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
+    let (m, n) = (m as i64, n as i64);
+    let i = global_x() as i64;
+    if i < m {
+        let (mut first, mut second) = (F::ZERO, F::ZERO);
+        for j in 0..n {
+            // SAFETY: `0 <= i − j < m` or `0 <= m + i − j < m` (as `j < n <= m`).
+            unsafe {
+                let qj = get(q, incq, j);
+                if i >= j {
+                    first = get(p, incp, i - j).fma(qj, first);
+                } else {
+                    second = get(p, incp, m + i - j).fma(qj, second);
+                }
+            }
+        }
+        // SAFETY: the outputs of `i`.
+        unsafe { put_pair(m, n, r, incr, i, first, second) };
+    }
+}
+
+/// v2's body.
+#[inline(always)]
+unsafe fn v2<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
+    let (m, n) = (m as i64, n as i64);
+    let width = block_dim_x() as i64;
+    // SAFETY: the launch gives `width` elements of shared memory.
+    let qs = unsafe { SharedSlice::<F>::carve(0, width as u32) };
+    let i = global_x() as i64;
+    let t = thread_x();
+    let (mut first, mut second) = (F::ZERO, F::ZERO);
+    let mut base = 0;
+    while base < n {
+        // SAFETY: every thread runs the same rounds.
+        unsafe { sync_threads() };
+        let j = base + t as i64;
+        // SAFETY: `j < n`.
+        qs.set(
+            t,
+            if j < n {
+                unsafe { get(q, incq, j) }
+            } else {
+                F::ZERO
+            },
+        );
+        // SAFETY: as above.
+        unsafe { sync_threads() };
+        if i < m {
+            for k in 0..width.min(n - base) {
+                let j = base + k;
+                let qj = qs.get(k as u32);
+                // SAFETY: as in v1.
+                unsafe {
+                    if i >= j {
+                        first = get(p, incp, i - j).fma(qj, first);
+                    } else {
+                        second = get(p, incp, m + i - j).fma(qj, second);
+                    }
+                }
+            }
+        }
+        base += width;
+    }
+    // SAFETY: the outputs of `i`.
+    unsafe { put_pair(m, n, r, incr, i, first, second) };
+}
+
+/// Stages `q[base_j ..]` (zeros past `n`) and `p[(base_i − width ..  base_i + width) mod m]`
+/// into `qs` (`width`) and `ps` (`2 · width`, element `width + d` holding offset `d`), as v3 and
+/// v4 do: thread `t` of `width` writes `q` element `t` and `p` offsets `t` and `t − width`.
+#[inline(always)]
+unsafe fn stage<F: Real>(
+    (m, n): (i64, i64),
+    (p, incp, q, incq): (*const F, i64, *const F, i64),
+    (qs, ps): (&SharedSlice<F>, &SharedSlice<F>),
+    (base_i, base_j): (i64, i64),
+    width: i64,
+    t: i64,
+) {
+    let j = base_j + t;
+    // SAFETY: `j < n`; the `p` indices are reduced into `0 .. m`.
+    unsafe {
+        qs.set(t as u32, if j < n { get(q, incq, j) } else { F::ZERO });
+        ps.set((width + t) as u32, get(p, incp, (base_i + t).rem_euclid(m)));
+        ps.set(t as u32, get(p, incp, (base_i + t - width).rem_euclid(m)));
+    }
+}
+
+/// v3's body.
+#[inline(always)]
+unsafe fn v3<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
+    let (m, n) = (m as i64, n as i64);
+    let width = block_dim_x() as i64;
+    // SAFETY: the launch gives `3 · width` elements of shared memory.
+    let (qs, ps) = unsafe {
+        (
+            SharedSlice::<F>::carve(0, width as u32),
+            SharedSlice::<F>::carve(width as u32 * size_of::<F>() as u32, 2 * width as u32),
+        )
+    };
+    let t = thread_x() as i64;
+    let (mut first, mut second) = (F::ZERO, F::ZERO);
+    let mut base_i = block_idx().x as i64 * width;
+    let mut base_j = 0;
+    while base_j < n {
+        // SAFETY: every thread runs the same rounds.
+        unsafe { sync_threads() };
+        // SAFETY: `width` threads stage their elements.
+        unsafe { stage((m, n), (p, incp, q, incq), (&qs, &ps), (base_i, base_j), width, t) };
+        // SAFETY: as above.
+        unsafe { sync_threads() };
+        for k in 0..width {
+            let term = ps.get((width + t - k) as u32) * qs.get(k as u32);
+            if base_i + t - k >= 0 {
+                first = first.add(term);
+            } else {
+                second = second.add(term);
+            }
+        }
+        base_i -= width;
+        base_j += width;
+    }
+    let i = block_idx().x as i64 * width + t;
+    // SAFETY: the outputs of `i`.
+    unsafe { put_pair(m, n, r, incr, i, first, second) };
+}
+
+/// v4's body: block `32 × WARPS_V4`, warp `y` owning output pair `blockIdx.y · WARPS_V4 + y`.
+#[inline(always)]
+unsafe fn v4<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
+    let (m, n) = (m as i64, n as i64);
+    let warps = WARPS_V4 as i64;
+    let width = 32 * warps;
+    // SAFETY: the launch gives `3 · width` elements of shared memory.
+    let (qs, ps) = unsafe {
+        (
+            SharedSlice::<F>::carve(0, width as u32),
+            SharedSlice::<F>::carve(width as u32 * size_of::<F>() as u32, 2 * width as u32),
+        )
+    };
+    let l = thread_idx().y as i64;
+    let t = l * 32 + lane_id() as i64;
+    let (mut first, mut second) = (F::ZERO, F::ZERO);
+    let mut base_i = block_idx().y as i64 * warps;
+    let mut base_j = 0;
+    while base_j < n {
+        // SAFETY: every thread runs the same rounds.
+        unsafe { sync_threads() };
+        // SAFETY: `width` threads stage their elements.
+        unsafe { stage((m, n), (p, incp, q, incq), (&qs, &ps), (base_i, base_j), width, t) };
+        // SAFETY: as above.
+        unsafe { sync_threads() };
+        let mut k = lane_id() as i64;
+        while k < width {
+            let term = ps.get((width + l - k) as u32) * qs.get(k as u32);
+            if base_i + l - k >= 0 {
+                first = first.add(term);
+            } else {
+                second = second.add(term);
+            }
+            k += 32;
+        }
+        base_i -= width;
+        base_j += width;
+    }
+    let mut d = 16;
+    while d >= 1 {
+        // SAFETY: every lane of the warp arrives.
+        unsafe {
+            first = first.add(F::from_bits64(shfl_xor(FULL_MASK, first.to_bits64(), d)));
+            second = second.add(F::from_bits64(shfl_xor(FULL_MASK, second.to_bits64(), d)));
+        }
+        d /= 2;
+    }
+    if lane_id() == 0 {
+        // SAFETY: the outputs of `i`.
+        unsafe { put_pair(m, n, r, incr, block_idx().y as i64 * warps + l, first, second) };
+    }
+}
+
+macro_rules! seed_kernels {
+    ($($body:ident: $f32:ident, $f64:ident;)*) => {$(
+        seed_kernels!(@one $body, $f32, f32);
+        seed_kernels!(@one $body, $f64, f64);
+    )*};
+    (@one $body:ident, $name:ident, $t:ty) => {
+        $crate::kernel! {
+            #[doc = concat!("The seed's ", stringify!($body), " (see the [module](self)).")]
+            ///
+            /// # Safety
+            /// `m >= n >= 1`; `p`, `q` and `r` hold `m`, `n` and `m + n − 1` elements at their
+            /// strides; the launch is the seed's for this version (the host's `Method`).
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe fn $name(m: u32, n: u32, p: *const $t, incp: i64, q: *const $t, incq: i64, r: *mut $t, incr: i64) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { $body::<$t>((m, n, p, incp, q, incq, r, incr)) }
+            }
+        }
+    };
+}
+
+seed_kernels! {
+    v0: convolve_v0_f32, convolve_v0_f64;
+    v1: convolve_v1_f32, convolve_v1_f64;
+    v2: convolve_v2_f32, convolve_v2_f64;
+    v3: convolve_v3_f32, convolve_v3_f64;
+    v4: convolve_v4_f32, convolve_v4_f64;
+}

@@ -1,0 +1,479 @@
+//! Banded convolution: every method on every device against the CPU backend's f64 sums (f64
+//! within 1e-12 relative ℓ2, f32 within 1e-5) into poisoned outputs, at the seed's sizes and
+//! edge sizes; tails of geometric distributions to 1e-30 (every output within 1e-10 relative);
+//! gradients against the reference and by central differences; strided spans in one buffer;
+//! batches of equal and varying lengths; K-fold sums; NaN and infinity exactly where their
+//! terms are; bad input refused before anything runs.
+
+use warpkit::convolve::{Convolution, MAX_LEN, Method, Real, Span, output_offsets};
+use warpkit::{Backend, Device, Error};
+use warpkit_tests::{TestValue, devices, fresh_rng, len_cap, random_vec};
+
+/// Pairs of lengths `(m, n)`: the issue's sizes, unequal and swapped.
+const SIZES: [(usize, usize); 12] = [
+    (1, 1),
+    (2, 1),
+    (2, 2),
+    (31, 33),
+    (32, 32),
+    (33, 2),
+    (1000, 1000),
+    (7, 1000),
+    (2048, 2048),
+    (2049, 1300),
+    (65536, 65536),
+    (65536, 7),
+];
+
+/// The largest `m · n` run on the emulator (its kernels run thread by thread on two CI cores).
+const EMULATOR_WORK: usize = 1_100_000;
+
+fn emulated(d: &Device) -> bool {
+    matches!(d, Device::Emulator(_))
+}
+
+/// Non-negative random values (probability-like, unnormalized).
+fn positive<F: Real + TestValue>(label: &str, n: usize) -> Vec<F> {
+    let mut rng = fresh_rng(label);
+    random_vec::<F>(&mut rng, n)
+        .into_iter()
+        .map(|x| F::from_f64(x.to_f64().abs()))
+        .collect()
+}
+
+fn to_f64<F: Real>(v: &[F]) -> Vec<f64> {
+    v.iter().map(|&x| x.into()).collect()
+}
+
+/// The CPU backend's full convolution of `p` and `q` in f64.
+fn reference<F: Real>(p: &[F], q: &[F]) -> Vec<f64> {
+    Convolution::new()
+        .full(&Backend::cpu(), &to_f64(p), &to_f64(q))
+        .unwrap()
+}
+
+/// `‖got − want‖₂ / ‖want‖₂`.
+fn relative_l2<F: Real>(got: &[F], want: &[f64]) -> f64 {
+    assert_eq!(got.len(), want.len());
+    let (mut err, mut norm) = (0.0, 0.0);
+    for (&g, &w) in got.iter().zip(want) {
+        let g: f64 = g.into();
+        err += (g - w) * (g - w);
+        norm += w * w;
+    }
+    if norm == 0.0 {
+        err.sqrt()
+    } else {
+        (err / norm).sqrt()
+    }
+}
+
+/// The tolerance of the issue: 1e-12 for f64, 1e-5 for f32.
+fn tolerance<F: Real>() -> f64 {
+    if size_of::<F>() == 8 { 1e-12 } else { 1e-5 }
+}
+
+/// `p ⊛ q` by `conv` on `d` into a poisoned buffer.
+fn full_on<F: Real + TestValue>(d: &Device, conv: &Convolution, p: &[F], q: &[F]) -> Vec<F> {
+    let (pd, qd) = (d.upload(p).unwrap(), d.upload(q).unwrap());
+    let mut r = d.filled(p.len() + q.len() - 1, F::poison()).unwrap();
+    conv.full_into(d, &pd, &qd, &mut r).unwrap();
+    d.download(&r).unwrap()
+}
+
+fn full_products_match<F: Real + TestValue>() {
+    let name = std::any::type_name::<F>();
+    let devices = devices("convolve full products");
+    let gpu = devices.iter().any(|d| !emulated(d));
+    for &(m, n) in &SIZES {
+        if (!gpu && m * n > EMULATOR_WORK) || m.max(n) > len_cap() {
+            continue; // without a GPU the CPU backend, the reference, is all that would run
+        }
+        let p = positive::<F>(&format!("p {name} {m}"), m);
+        let q = positive::<F>(&format!("q {name} {n}"), n);
+        let want = reference(&p, &q);
+        let cpu = Convolution::new().full(&Backend::cpu(), &p, &q).unwrap();
+        assert!(relative_l2(&cpu, &want) <= tolerance::<F>(), "cpu {name} {m}x{n}");
+        for d in &devices {
+            for method in Method::ALL {
+                let seed_method = method != Method::Band;
+                if emulated(d) && m * n > EMULATOR_WORK / if seed_method { 4 } else { 1 } {
+                    continue;
+                }
+                if seed_method && method == Method::V4 && m.max(n) > 8 * 65535 {
+                    continue;
+                }
+                let conv = Convolution::new().with_method(method);
+                let got = full_on(d, &conv, &p, &q);
+                let err = relative_l2(&got, &want);
+                assert!(
+                    err <= tolerance::<F>(),
+                    "{} {method:?} {name} {m}x{n}: relative error {err:e}",
+                    d.describe()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn full_products_match_the_f64_reference_on_every_method() {
+    full_products_match::<f64>();
+    full_products_match::<f32>();
+}
+
+#[test]
+fn geometric_tails_keep_their_relative_accuracy() {
+    for d in devices("convolve tails") {
+        let (m, n) = if emulated(&d) {
+            (200, 150)
+        } else {
+            (65536.min(len_cap()), 65536.min(len_cap()))
+        };
+        // p_i ∝ ρ^i and q_j ∝ σ^j falling to 1e-30 at their ends.
+        let geometric = |len: usize| -> Vec<f64> {
+            let rho = 1e-30f64.powf(1.0 / (len - 1).max(1) as f64);
+            (0..len).map(|i| (1.0 - rho) * rho.powi(i as i32)).collect()
+        };
+        let (p, q) = (geometric(m), geometric(n));
+        let want = reference(&p, &q);
+        let got = full_on(&d, &Convolution::new(), &p, &q);
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            let rel = ((g - w) / w).abs();
+            assert!(rel < 1e-10, "{} output {i}: {g:e} against {w:e}", d.describe());
+        }
+    }
+}
+
+/// `Σ_i g_i (p ⊛ q)_i` in f64.
+fn objective(p: &[f64], q: &[f64], g: &[f64]) -> f64 {
+    reference(p, q).iter().zip(g).map(|(r, g)| r * g).sum()
+}
+
+fn gradients_match<F: Real + TestValue>() {
+    let name = std::any::type_name::<F>();
+    let sizes = [
+        (1, 1),
+        (33, 2),
+        (2, 40),
+        (1000, 7),
+        (300, 300),
+        (2048, 2048),
+        (65536, 7),
+        (65536, 65536),
+    ];
+    let devices = devices("convolve gradients");
+    let gpu = devices.iter().any(|d| !emulated(d));
+    for (m, n) in sizes {
+        if (!gpu && m * n > EMULATOR_WORK) || m.max(n) > len_cap() {
+            continue;
+        }
+        let p = positive::<F>(&format!("grad p {name} {m}"), m);
+        let q = positive::<F>(&format!("grad q {name} {n}"), n);
+        let mut rng = fresh_rng(&format!("grad g {name}"));
+        let g: Vec<F> = random_vec(&mut rng, m + n - 1);
+        let (dp_want, dq_want) = Convolution::new()
+            .gradients(&Backend::cpu(), &to_f64(&p), &to_f64(&q), &to_f64(&g))
+            .unwrap();
+        if m * n <= 100_000 {
+            // The objective is bilinear, so central differences are exact up to rounding.
+            let (pf, qf, gf) = (to_f64(&p), to_f64(&q), to_f64(&g));
+            let h = 0.5;
+            for i in [0, m / 2, m - 1] {
+                let (mut up, mut down) = (pf.clone(), pf.clone());
+                up[i] += h;
+                down[i] -= h;
+                let fd = (objective(&up, &qf, &gf) - objective(&down, &qf, &gf)) / (2.0 * h);
+                assert!(
+                    (fd - dp_want[i]).abs() <= 1e-9 * (1.0 + fd.abs()),
+                    "dp[{i}] {m}x{n}"
+                );
+            }
+            for j in [0, n / 2, n - 1] {
+                let (mut up, mut down) = (qf.clone(), qf.clone());
+                up[j] += h;
+                down[j] -= h;
+                let fd = (objective(&pf, &up, &gf) - objective(&pf, &down, &gf)) / (2.0 * h);
+                assert!(
+                    (fd - dq_want[j]).abs() <= 1e-9 * (1.0 + fd.abs()),
+                    "dq[{j}] {m}x{n}"
+                );
+            }
+        }
+        for d in &devices {
+            if emulated(d) && m * n > EMULATOR_WORK {
+                continue;
+            }
+            let bufs = (
+                d.upload(&p).unwrap(),
+                d.upload(&q).unwrap(),
+                d.upload(&g).unwrap(),
+            );
+            let mut dp = d.filled(m, F::poison()).unwrap();
+            let mut dq = d.filled(n, F::poison()).unwrap();
+            Convolution::new()
+                .gradients_into(d, (&bufs.0, &bufs.1, &bufs.2), &mut dp, &mut dq)
+                .unwrap();
+            let (dp, dq) = (d.download(&dp).unwrap(), d.download(&dq).unwrap());
+            // g has both signs: compare against the magnitudes' scale, f32 with its own rounding.
+            let tol = tolerance::<F>() * 10.0;
+            let dp_err = relative_l2(&dp, &dp_want);
+            let dq_err = relative_l2(&dq, &dq_want);
+            assert!(
+                dp_err <= tol && dq_err <= tol,
+                "{} {name} {m}x{n}: {dp_err:e} {dq_err:e}",
+                d.describe()
+            );
+        }
+    }
+}
+
+#[test]
+fn gradients_match_the_reference_and_central_differences() {
+    gradients_match::<f64>();
+    gradients_match::<f32>();
+}
+
+#[test]
+fn strided_spans_convolve_columns_in_place() {
+    // Columns of a row-major matrix of 3 columns: p in column 0, q in column 1, r in column 2.
+    let (m, n) = (37, 20);
+    let rows = m + n - 1;
+    let mut rng = fresh_rng("strided");
+    let data: Vec<f64> = random_vec(&mut rng, 3 * rows);
+    let (p_span, q_span, r_span) = (Span::new(0, m, 3), Span::new(1, n, 3), Span::new(2, rows, 3));
+    let p: Vec<f64> = (0..m).map(|i| data[p_span.index(i)]).collect();
+    let q: Vec<f64> = (0..n).map(|i| data[q_span.index(i)]).collect();
+    let want = reference(&p, &q);
+    let check = |out: &[f64], who: &str| {
+        for i in 0..rows {
+            assert!(
+                (out[r_span.index(i)] - want[i]).abs() <= 1e-12 * (1.0 + want[i].abs()),
+                "{who} r[{i}]"
+            );
+        }
+        for i in 0..m {
+            assert_eq!(out[p_span.index(i)], p[i], "{who} p untouched");
+        }
+    };
+    let mut host = data.clone();
+    Convolution::new()
+        .strided(&Backend::cpu(), &mut host, p_span, q_span, r_span)
+        .unwrap();
+    check(&host, "cpu");
+    for d in devices("convolve strided") {
+        for method in Method::ALL {
+            let mut buf = d.upload(&data).unwrap();
+            Convolution::new()
+                .with_method(method)
+                .strided_into(&d, &mut buf, p_span, q_span, r_span)
+                .unwrap();
+            check(
+                &d.download(&buf).unwrap(),
+                &format!("{} {method:?}", d.describe()),
+            );
+        }
+        let mut host = data.clone();
+        Convolution::new()
+            .strided(&Backend::Device(d.clone()), &mut host, p_span, q_span, r_span)
+            .unwrap();
+        check(&host, "device on host data");
+    }
+}
+
+#[test]
+fn batches_of_equal_and_varying_lengths() {
+    for d in devices("convolve batches") {
+        let shapes: Vec<(usize, usize)> = if emulated(&d) {
+            (0..12).map(|i| (1 + 17 * i % 60, 1 + 5 * i % 23)).collect()
+        } else {
+            let mut s = vec![(256, 256); 4096];
+            s.extend((0..500).map(|i| (1 + 37 * i % 3000, 1 + 11 * i % 700)));
+            s
+        };
+        let mut rng = fresh_rng("batch");
+        let (mut p_off, mut q_off) = (vec![0], vec![0]);
+        for &(m, n) in &shapes {
+            p_off.push(p_off[p_off.len() - 1] + m);
+            q_off.push(q_off[q_off.len() - 1] + n);
+        }
+        let p: Vec<f32> = random_vec(&mut rng, p_off[shapes.len()]);
+        let q: Vec<f32> = random_vec(&mut rng, q_off[shapes.len()]);
+        let r_off = output_offsets(&p_off, &q_off).unwrap();
+        let (pd, qd) = (d.upload(&p).unwrap(), d.upload(&q).unwrap());
+        let mut r = d.filled(r_off[shapes.len()], f32::NAN).unwrap();
+        Convolution::new()
+            .batch_into(&d, (&pd, &p_off), (&qd, &q_off), &mut r)
+            .unwrap();
+        let got = d.download(&r).unwrap();
+        let cpu = Convolution::new()
+            .batch(&Backend::cpu(), (&p, &p_off), (&q, &q_off))
+            .unwrap();
+        for i in 0..shapes.len() {
+            let want = reference(&p[p_off[i]..p_off[i + 1]], &q[q_off[i]..q_off[i + 1]]);
+            let (got, cpu) = (&got[r_off[i]..r_off[i + 1]], &cpu[r_off[i]..r_off[i + 1]]);
+            // Random signs: f32 rounding relative to the terms' magnitudes.
+            let scale = 1e-5 * (1.0 + want.iter().map(|w| w.abs()).fold(0.0, f64::max)) * 10.0;
+            for (j, w) in want.iter().enumerate() {
+                assert!(
+                    (got[j] as f64 - w).abs() <= scale,
+                    "{} pair {i} output {j}",
+                    d.describe()
+                );
+                assert!((cpu[j] as f64 - w).abs() <= scale, "cpu pair {i} output {j}");
+            }
+        }
+    }
+}
+
+#[test]
+fn k_fold_sums_by_squaring_equal_repeated_convolution() {
+    let die = [0.1, 0.2, 0.3, 0.15, 0.15, 0.1];
+    let mut backends = vec![Backend::cpu()];
+    backends.extend(devices("convolve power").into_iter().map(Backend::Device));
+    for backend in &backends {
+        let conv = Convolution::new();
+        assert_eq!(conv.power(backend, &die, 0).unwrap(), [1.0]);
+        let mut want = vec![1.0];
+        for k in 1..=13u32 {
+            want = reference(&want, &die);
+            let got = conv.power(backend, &die, k).unwrap();
+            assert_eq!(got.len(), 5 * k as usize + 1);
+            assert!(relative_l2(&got, &want) < 1e-13, "{} k = {k}", backend.describe());
+        }
+    }
+}
+
+/// Each output's class: NaN, infinite, or neither.
+fn classes<F: Real>(got: &[F]) -> Vec<(bool, bool)> {
+    got.iter()
+        .map(|&x| {
+            let x: f64 = x.into();
+            (x.is_nan(), x.is_infinite())
+        })
+        .collect()
+}
+
+#[test]
+fn nan_and_infinity_appear_exactly_where_their_terms_are() {
+    for (m, n) in [(300, 40), (40, 300), (1500, 600)] {
+        let mut p: Vec<f32> = positive("special p", m);
+        let mut q: Vec<f32> = positive("special q", n);
+        p[3] = f32::INFINITY;
+        p[m - 2] = f32::NAN;
+        q[n / 2] = f32::INFINITY;
+        q[n - 1] = 0.5;
+        let want = classes(&Convolution::new().full(&Backend::cpu(), &p, &q).unwrap());
+        for d in devices("convolve specials") {
+            if emulated(&d) && m * n > EMULATOR_WORK {
+                continue;
+            }
+            for method in [Method::V0, Method::V1, Method::V2, Method::Band] {
+                let got = classes(&full_on(&d, &Convolution::new().with_method(method), &p, &q));
+                assert_eq!(got, want, "{} {method:?} {m}x{n}", d.describe());
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_refused_before_anything_runs() {
+    let conv = Convolution::new();
+    let cpu = Backend::cpu();
+    let one = [1.0f64];
+    assert!(matches!(
+        conv.full(&cpu, &[], &one),
+        Err(Error::EmptyVector { what: "p" })
+    ));
+    assert!(matches!(
+        conv.full(&cpu, &one, &[]),
+        Err(Error::EmptyVector { what: "q" })
+    ));
+    assert!(matches!(
+        conv.gradients(&cpu, &one, &one, &[1.0, 2.0]),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        conv.with_method(Method::V3).gradients(&cpu, &one, &one, &one),
+        Err(Error::ForwardOnlyMethod { .. })
+    ));
+    let mut data = vec![0.0f64; 20];
+    let strided = |data: &mut Vec<f64>, p: Span, q: Span, r: Span| conv.strided(&cpu, data, p, q, r);
+    assert!(matches!(
+        strided(
+            &mut data,
+            Span::new(0, 3, 0),
+            Span::new(3, 2, 1),
+            Span::new(10, 4, 1)
+        ),
+        Err(Error::ZeroStride { what: "p" })
+    ));
+    assert!(matches!(
+        strided(
+            &mut data,
+            Span::new(0, 3, 1),
+            Span::new(3, 2, 1),
+            Span::new(18, 4, 1)
+        ),
+        Err(Error::SpanOutOfBounds { what: "r", .. })
+    ));
+    assert!(matches!(
+        strided(
+            &mut data,
+            Span::new(0, 3, 2),
+            Span::new(10, 2, 1),
+            Span::new(4, 4, 1)
+        ),
+        Err(Error::Overlap { what: "p" })
+    ));
+    assert!(matches!(
+        strided(
+            &mut data,
+            Span::new(0, 3, 1),
+            Span::new(3, 2, 1),
+            Span::new(10, 5, 1)
+        ),
+        Err(Error::LengthMismatch { .. })
+    ));
+    // Interleaved but disjoint spans are fine.
+    strided(
+        &mut data,
+        Span::new(0, 3, 2),
+        Span::new(1, 2, 2),
+        Span::new(6, 4, 2),
+    )
+    .unwrap();
+    assert!(matches!(
+        conv.batch(&cpu, (&[1.0f64, 2.0], &[0, 2]), (&[1.0], &[0, 1, 1])),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        conv.batch(&cpu, (&[1.0f64, 2.0], &[0, 0, 2]), (&[1.0, 1.0], &[0, 1, 2])),
+        Err(Error::InvalidOffsets {
+            what: "p offsets",
+            index: 1
+        })
+    ));
+    assert!(matches!(
+        conv.power(&cpu, &[0.5f64, 0.5], u32::MAX),
+        Err(Error::TooLong { .. })
+    ));
+    assert!(MAX_LEN < usize::MAX as u64);
+    for d in devices("convolve bad input") {
+        let p = d.upload(&[1.0f32, 2.0]).unwrap();
+        let mut short = d.zeros::<f32>(2).unwrap();
+        assert!(matches!(
+            conv.full_into(&d, &p, &p, &mut short),
+            Err(Error::LengthMismatch { .. })
+        ));
+        let other = Device::emulator();
+        let foreign = other.upload(&[1.0f32]).unwrap();
+        if !emulated(&d) {
+            let mut r = d.zeros::<f32>(2).unwrap();
+            assert!(matches!(
+                conv.full_into(&d, &p, &foreign, &mut r),
+                Err(Error::WrongDevice { .. })
+            ));
+        }
+    }
+}
