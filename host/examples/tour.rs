@@ -8,6 +8,7 @@ use rand_core::RngCore;
 use rand_core::SeedableRng;
 use std::time::Instant;
 use warpkit::alias::{AliasTable, check_table};
+use warpkit::convolve::Convolution;
 use warpkit::multisplit::{Buckets, Multisplit};
 use warpkit::subset::Subsets;
 use warpkit::{Backend, Device, Error, Gpu, GpuTimer, Philox};
@@ -78,6 +79,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     failures += alias_tour(&backend, ALIAS_ITEMS.min(cap), ALIAS_SAMPLES.min(cap))?;
     failures += multisplit_tour(&backend, &words[..MULTISPLIT_KEYS.min(cap)])?;
     failures += subset_tour(&backend, BOARDS.min(cap))?;
+    failures += convolve_tour(&backend, COUNTS.min(cap))?;
 
     if let Backend::Device(device @ Device::Gpu(gpu)) = &backend {
         println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
@@ -197,6 +199,90 @@ fn subset_tour(backend: &Backend, boards: usize) -> Result<usize, Box<dyn std::e
     Ok(usize::from(!ok))
 }
 
+/// Length of the tour's two count distributions.
+const COUNTS: usize = 1 << 16;
+
+/// Sums of discrete random variables: 100 loaded dice by repeated squaring, checked against
+/// the CPU backend and the exact mean and variance; then two Poisson counts of `len` entries
+/// each (λ = len/3 and len/2), whose sum is Poisson with the total rate: every entry above
+/// 1e-280 checked to 1e-9 relative against that law, deep tails included.
+fn convolve_tour(backend: &Backend, len: usize) -> Result<usize, Box<dyn std::error::Error>> {
+    let conv = Convolution::new();
+    let die = [0.1, 0.1, 0.1, 0.1, 0.1, 0.5]; // faces 1..=6, a six loaded to one half
+    let t = Instant::now();
+    let hundred = conv.power(backend, &die, 100)?;
+    let took = t.elapsed().as_secs_f64();
+    let cpu = conv.power(&Backend::cpu(), &die, 100)?;
+    let moment = |k: i32| {
+        hundred
+            .iter()
+            .enumerate()
+            .map(|(i, p)| p * (i as f64).powi(k))
+            .sum::<f64>()
+    };
+    let (face_mean, face_var) = (3.5, 15.5 - 3.5f64.powi(2)); // faces 0..=5
+    let var = moment(2) - moment(1).powi(2);
+    let ok = hundred.len() == 501
+        && (moment(0) - 1.0).abs() < 1e-12
+        && (moment(1) - 100.0 * face_mean).abs() < 1e-9 * 350.0
+        && (var - 100.0 * face_var).abs() < 1e-7 * 100.0 * face_var
+        && hundred
+            .iter()
+            .zip(&cpu)
+            .all(|(a, b)| (a - b).abs() <= 1e-12 * b.max(1e-300));
+    println!(
+        "{:<22} {:>9.3} ms  {:>8} entries             {}",
+        "100 loaded dice",
+        took * 1e3,
+        hundred.len(),
+        if ok { "checked" } else { "WRONG" }
+    );
+    let mut failures = usize::from(!ok);
+
+    // ln k! by Stirling's series (a running sum of logs drifts by 1e-8 over 2^17 terms).
+    let ln_factorial = |k: usize| -> f64 {
+        if k < 20 {
+            return (2..=k).map(|i| (i as f64).ln()).sum();
+        }
+        let x = k as f64;
+        x * x.ln() - x + 0.5 * (std::f64::consts::TAU * x).ln() + 1.0 / (12.0 * x) - 1.0 / (360.0 * x.powi(3))
+            + 1.0 / (1260.0 * x.powi(5))
+    };
+    let ln_pmf = |lambda: f64, n: usize| -> Vec<f64> {
+        (0..n)
+            .map(|k| -lambda + k as f64 * lambda.ln() - ln_factorial(k))
+            .collect()
+    };
+    let (l1, l2) = (len as f64 / 3.0, len as f64 / 2.0);
+    let p: Vec<f64> = ln_pmf(l1, len).into_iter().map(f64::exp).collect();
+    let q: Vec<f64> = ln_pmf(l2, len).into_iter().map(f64::exp).collect();
+    let t = Instant::now();
+    let r = conv.full(backend, &p, &q)?;
+    let took = t.elapsed().as_secs_f64();
+    // Against the law, and a device against the CPU's direct sums.
+    let law = ln_pmf(l1 + l2, 2 * len - 1);
+    let mut ok = r.len() == 2 * len - 1
+        && r.iter()
+            .zip(&law)
+            .all(|(&got, &ln)| ln < -644.0 || ((got - ln.exp()) / ln.exp()).abs() < 1e-9);
+    if let Backend::Device(_) = backend {
+        let cpu = conv.full(&Backend::cpu(), &p, &q)?;
+        ok &= r
+            .iter()
+            .zip(&cpu)
+            .all(|(a, b)| (a - b).abs() <= 1e-12 * b.abs() + 1e-290);
+    }
+    println!(
+        "{:<22} {:>9.3} ms  {:>8.1} G mul-adds/s (host to host)  {}",
+        format!("counts f64 {}x{}", short(len), short(len)),
+        took * 1e3,
+        (len * len) as f64 / took / 1e9,
+        if ok { "checked" } else { "WRONG" }
+    );
+    failures += usize::from(!ok);
+    Ok(failures)
+}
+
 /// `n` as the tour's labels write it: 1eK for powers of ten, 2^K for powers of two from 2^10.
 fn short(n: usize) -> String {
     let tens = n.checked_ilog10().filter(|&k| k > 0 && 10usize.pow(k) == n);
@@ -253,5 +339,15 @@ fn device_timings(device: &Device, gpu: &Gpu, sizes: &[u32], energies: &[f64]) -
     let mut d_copy = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.copy(&d_sizes, &mut d_copy))?;
     show("copy (128-bit)", s, 8.0 * n as f64, "GB/s");
+    let len = COUNTS.min(n);
+    let p = device.upload(&energies[..len].iter().map(|&e| e as f32).collect::<Vec<_>>())?;
+    let mut r = device.zeros::<f32>(2 * len - 1)?;
+    let s = median_seconds(gpu, || Convolution::new().full_into(device, &p, &p, &mut r))?;
+    show(
+        &format!("convolve f32 {}^2", short(len)),
+        s,
+        (len * len) as f64,
+        "G mul-adds/s",
+    );
     Ok(())
 }

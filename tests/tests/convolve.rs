@@ -368,7 +368,7 @@ fn nan_and_infinity_appear_exactly_where_their_terms_are() {
             if emulated(&d) && m * n > EMULATOR_WORK {
                 continue;
             }
-            for method in [Method::V0, Method::V1, Method::V2, Method::Band] {
+            for method in Method::ALL {
                 let got = classes(&full_on(&d, &Convolution::new().with_method(method), &p, &q));
                 assert_eq!(got, want, "{} {method:?} {m}x{n}", d.describe());
             }

@@ -4,7 +4,10 @@
 //!   (default output `results/alias_samples_drawn.svg`);
 //! - `figure multisplit [DIR] [OUT.svg]`: the multisplit seed's comparison from the
 //!   `multisplit u32` group: throughput against buckets, a line per method plus the radix sort of
-//!   the same keys, a panel per input (default output `results/multisplit_by_buckets.svg`).
+//!   the same keys, a panel per input (default output `results/multisplit_by_buckets.svg`);
+//! - `figure convolve [DIR] [OUT.svg]`: the convolution seed's table as a plot, from the
+//!   `convolve f32` group: multiply-adds per second against m = n, a line per kernel version
+//!   (default output `results/convolve_by_size.svg`).
 //!
 //! DIR defaults to `target/criterion`.
 
@@ -52,6 +55,21 @@ const MULTISPLIT: Figure = Figure {
     y_desc: "G keys / s",
     points: multisplit_points,
 };
+
+const CONVOLVE: Figure = Figure {
+    group: "convolve f32",
+    default_out: "results/convolve_by_size.svg",
+    x_desc: "m = n",
+    y_desc: "G multiply-adds / s",
+    points: convolve_points,
+};
+
+/// `"<method>"` at `<n>`: `n²` multiply-adds.
+fn convolve_points(m: &Measurement) -> Points {
+    let n: f64 = m.value.parse()?;
+    let panel = "full convolution, f32, m = n (CUDA events)".to_string();
+    Ok(vec![(panel, m.function.clone(), n, n * n / m.seconds * 1e-9)])
+}
 
 /// `"<sampler> N=<rows>"` at `<samples>`.
 fn alias_points(m: &Measurement) -> Points {
@@ -186,7 +204,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     let figure = match args.next().as_deref() {
         Some("alias") => ALIAS,
         Some("multisplit") => MULTISPLIT,
-        _ => return Err("usage: figure alias|multisplit [CRITERION_DIR] [OUT.svg]".into()),
+        Some("convolve") => CONVOLVE,
+        _ => return Err("usage: figure alias|multisplit|convolve [CRITERION_DIR] [OUT.svg]".into()),
     };
     let dir = PathBuf::from(args.next().unwrap_or_else(|| "target/criterion".into()));
     let out = PathBuf::from(args.next().unwrap_or_else(|| figure.default_out.into()));

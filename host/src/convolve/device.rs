@@ -6,11 +6,16 @@
 use super::{Method, Operand, Product, Real, Target};
 use crate::error::{Error, Result};
 use crate::runtime::device::{Device, LaunchShape};
-use warpkit_kernels::convolve::band::{CHUNK, JOB_WORDS, Job, THREADS, TILE, shared_bytes};
+use warpkit_kernels::convolve::band::{
+    CHUNK, INLINE_JOBS, InlineJobs, JOB_WORDS, Job, THREADS, TILE, shared_bytes,
+};
 use warpkit_kernels::convolve::seed::{SEED_THREADS, SeedArgs, WARPS_V4};
 
 /// Threads per block of the slice sums.
 const SUM_THREADS: u32 = 256;
+
+/// Band blocks a multiprocessor holds at once, about: 10 for f32 (48 registers), 6 for f64.
+const RESIDENT_PER_SM: u64 = 8;
 
 /// Runs `work` by `method`: each product reading `inputs` and writing its target in `outputs`.
 ///
@@ -129,75 +134,70 @@ unsafe fn band<F: Real>(
         tiles += job.len.div_ceil(TILE as u64);
         total += job.len;
         longest = longest.max(job.b_len);
-        words.extend_from_slice(&job_words(&job));
+        words.extend_from_slice(&job.words());
     }
     if total == 0 {
         return Ok(());
     }
-    let jobs = d.upload(&words)?;
-    let jobs_ptr = d.ptr(&jobs)?.cast::<Job>();
-    let shared = shared_bytes(size_of::<F>() as u32);
-    let resident = d.resident_blocks::<F::Band>(THREADS, shared)?;
-    // Enough blocks for two waves where the tiles alone make fewer, a slice of at least one
-    // chunk each.
-    let slices = if tiles >= resident {
-        1
+    let mut inline: InlineJobs = [0; INLINE_JOBS * JOB_WORDS];
+    let list = if work.len() <= INLINE_JOBS {
+        inline[..words.len()].copy_from_slice(&words);
+        None
     } else {
-        (2 * resident)
-            .div_ceil(tiles)
-            .min(longest.div_ceil(CHUNK as u64))
-            .clamp(1, 65535)
+        Some(d.upload(&words)?)
     };
-    let mut partial = d.workspace::<F>(if slices > 1 { (slices * total) as usize } else { 0 })?;
-    let partial_ptr = d.ptr_mut(&mut partial)?;
+    let list_ptr = match &list {
+        Some(l) => d.ptr(l)?.cast::<Job>(),
+        None => std::ptr::null(),
+    };
+    let shared = shared_bytes(size_of::<F>() as u32);
+    // Enough blocks for two waves of about `RESIDENT_PER_SM` where the tiles alone make fewer,
+    // a slice of at least one chunk each. (An occupancy query here cost microseconds a call.)
+    let waves = 2 * RESIDENT_PER_SM * d.limits().multiprocessors as u64;
+    let slices = match tiles {
+        t if t >= waves => 1,
+        t => waves
+            .div_ceil(t)
+            .min(longest.div_ceil(CHUNK as u64))
+            .clamp(1, 65535),
+    };
+    // The partial sums live in the device's launch scratch, kept between calls.
+    let partial_bytes = if slices > 1 {
+        (slices * total) as usize * size_of::<F>()
+    } else {
+        0
+    };
+    let mut scratch = d.scratch(partial_bytes)?;
+    let partial_ptr = match slices {
+        1 => std::ptr::null_mut(),
+        _ => d
+            .ptr_mut(scratch.as_mut().expect("scratch allocated"))?
+            .cast::<F>(),
+    };
     let count = work.len() as u32;
     let shape = LaunchShape {
         grid: [u32::try_from(tiles).unwrap_or(u32::MAX), slices as u32, 1],
         block: [THREADS, 1, 1],
         shared_bytes: shared,
     };
-    // SAFETY: valid jobs in order (built above from the caller's spans), a block per tile and
-    // slice with the kernel's shared memory, `slices * total` partial sums when sliced.
-    unsafe { d.launch::<F::Band>(shape, (jobs_ptr, count, total, partial_ptr))? };
+    // SAFETY: valid jobs in order (built above from the caller's spans), inline if at most
+    // `INLINE_JOBS`; a block per tile and slice with the kernel's shared memory; `slices *
+    // total` partial sums when sliced (the scratch, held until both launches are queued).
+    unsafe { d.launch::<F::Band>(shape, (inline, list_ptr, count, total, partial_ptr))? };
     if slices > 1 {
         let blocks = total
             .div_ceil(SUM_THREADS as u64)
-            .min(4 * d.resident_blocks::<F::SumSlices>(SUM_THREADS, 0)?);
-        let args = (jobs_ptr, count, total, slices as u32, partial_ptr.cast_const());
+            .min(d.limits().multiprocessors as u64 * 8);
+        let args = (
+            inline,
+            list_ptr,
+            count,
+            total,
+            slices as u32,
+            partial_ptr.cast_const(),
+        );
         // SAFETY: after the band launch over the same jobs with `slices` slices.
         unsafe { d.launch::<F::SumSlices>(LaunchShape::linear(blocks, SUM_THREADS, 0), args)? };
     }
     Ok(())
-}
-
-/// A job as the u64 words the kernel reads.
-fn job_words(job: &Job) -> [u64; JOB_WORDS] {
-    let Job {
-        a,
-        a_stride,
-        a_len,
-        b,
-        b_stride,
-        b_len,
-        out,
-        out_stride,
-        lo,
-        len,
-        first_tile,
-        first_out,
-    } = *job;
-    [
-        a,
-        a_stride as u64,
-        a_len,
-        b,
-        b_stride as u64,
-        b_len,
-        out,
-        out_stride as u64,
-        lo,
-        len,
-        first_tile,
-        first_out,
-    ]
 }

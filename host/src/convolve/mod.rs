@@ -6,7 +6,7 @@
 //! use warpkit::Backend;
 //! use warpkit::convolve::Convolution;
 //!
-//! let die = [1.0 / 6.0; 6]; // faces 0..=5
+//! let die = [1.0f64 / 6.0; 6]; // faces 0..=5
 //! let two_dice = Convolution::new().full(&Backend::cpu(), &die, &die)?;
 //! assert_eq!(two_dice.len(), 11);
 //! assert!((two_dice[5] - 6.0 / 36.0).abs() < 1e-15); // 0+5, 1+4, …, 5+0
@@ -19,10 +19,11 @@
 //! probabilities, so an entry of 1e-30 keeps its relative accuracy however large its
 //! neighbours are. The longer vector goes on the left whatever order the caller passes (the
 //! inner sum runs over the shorter). Devices run the band kernel
-//! (`warpkit_kernels::convolve::band`) unless a [`Method`] forces one of the seed's; the CPU
+//! (`warpkit_kernels::convolve::band`), or the seed's v4 for a single short pair
+//! ([`Method::auto`]), unless a [`Method`] forces another; the CPU
 //! backend sums in f64 with rayon and is the tests' reference. NaN and infinities propagate as
-//! IEEE arithmetic says: an output is NaN exactly where one of its own terms is (the seed's v3
-//! and v4 multiply padding by every value and may turn more outputs into NaN).
+//! IEEE arithmetic says, by every method: an output is NaN exactly where one of its own terms
+//! is (or its infinite terms disagree in sign).
 
 mod cpu;
 mod device;
@@ -38,6 +39,9 @@ use warpkit_kernels::convolve::kernels::ConvolveKernels;
 
 /// The longest vector: 2^31 − 1 elements (the seed's kernels index with 32-bit lengths).
 pub const MAX_LEN: u64 = i32::MAX as u64;
+
+/// The longest single pair [`Method::auto`] gives to the seed's v4.
+pub const V4_UP_TO: usize = 1536;
 
 /// The element types convolved: f32 and f64.
 pub trait Real:
@@ -88,6 +92,19 @@ impl Method {
         Method::V4,
         Method::Band,
     ];
+
+    /// The method a device runs for `batch` forward products of lengths `m >= n` unless told
+    /// otherwise: the seed's v4 (a warp per output pair) for a single pair up to
+    /// [`V4_UP_TO`] long, where the band kernel's tiles are too few to fill the device; the
+    /// band kernel otherwise (H200, 2026-11-26, f32: v4 4.3 µs against 5.2 at m = n = 256, 6.8
+    /// against 11.4 at 1024, 12.3 against 11.6 at 2048; `results/convolve.md`).
+    pub fn auto(m: usize, n: usize, batch: usize) -> Method {
+        if batch == 1 && m.max(n) <= V4_UP_TO {
+            Method::V4
+        } else {
+            Method::Band
+        }
+    }
 
     /// Whether this is one of the seed's forward-only kernels.
     fn is_seed(self) -> bool {
@@ -165,10 +182,34 @@ impl Convolution {
         Convolution { method: Some(method) }
     }
 
-    /// The method a device runs: the forced one, or the band kernel, which was the fastest at
-    /// every size measured (`results/convolve.md`).
-    pub fn method(&self) -> Method {
-        self.method.unwrap_or(Method::Band)
+    /// The method forced by [`Convolution::with_method`], if any.
+    pub fn method(&self) -> Option<Method> {
+        self.method
+    }
+
+    /// Runs `work` on `device`, every product writing into `r`.
+    ///
+    /// # Safety
+    /// Every span of `work` lies inside its input or `r`; `inputs` are `device`'s and outlive
+    /// the call.
+    unsafe fn run_into<F: Real>(
+        &self,
+        device: &Device,
+        inputs: &[*const F],
+        r: &mut DeviceBuffer<F>,
+        work: &[(Product, Target)],
+    ) -> Result<()> {
+        let out = device.ptr_mut(r)?;
+        // SAFETY: forwarded to the caller's contract.
+        unsafe { device::run(device, self.device_method(work), inputs, &[out], work) }
+    }
+
+    /// The method a device runs for `work`: the forced one, else [`Method::auto`]'s.
+    fn device_method(&self, work: &[(Product, Target)]) -> Method {
+        self.method.unwrap_or_else(|| match work {
+            [(p, _)] if p.lo == 0 && !p.b.reversed => Method::auto(p.a.span.len, p.b.span.len, 1),
+            _ => Method::Band,
+        })
     }
 
     /// The distribution of `x + y`: the full convolution of `p` (length `m`) and `q` (length
@@ -195,16 +236,9 @@ impl Convolution {
             span: Span::new(0, r.len(), 1),
         };
         let inputs = [device.ptr(p)?, device.ptr(q)?];
+        let work = [(product, target)];
         // SAFETY: every span lies inside its buffer, which outlives the call.
-        unsafe {
-            device::run(
-                device,
-                self.method(),
-                &inputs,
-                &[device.ptr_mut(r)?],
-                &[(product, target)],
-            )
-        }
+        unsafe { self.run_into(device, &inputs, r, &work) }
     }
 
     /// The seed's strided form inside one device buffer, as when convolving rows or columns of
@@ -220,11 +254,11 @@ impl Convolution {
     ) -> Result<()> {
         let product = strided_product(data.len(), p, q, r)?;
         let base = device.ptr_mut(data)?;
-        let target = Target { output: 0, span: r };
+        let work = [(product, Target { output: 0, span: r })];
         let inputs = [base.cast_const(), base.cast_const()];
         // SAFETY: the spans lie inside `data` and `r` shares no element with `p` or `q`
         // (checked).
-        unsafe { device::run(device, self.method(), &inputs, &[base], &[(product, target)]) }
+        unsafe { device::run(device, self.device_method(&work), &inputs, &[base], &work) }
     }
 
     /// [`Convolution::strided_into`] on host data.
@@ -291,15 +325,15 @@ impl Convolution {
         let inputs = [device.ptr(p)?, device.ptr(q)?, device.ptr(g)?];
         let outputs = [device.ptr_mut(dp)?, device.ptr_mut(dq)?];
         // SAFETY: every span lies inside its buffer, which outlives the call.
-        unsafe { device::run(device, self.method(), &inputs, &outputs, &work) }
+        unsafe { device::run(device, self.device_method(&work), &inputs, &outputs, &work) }
     }
 
     fn gradient_products(&self, m: usize, n: usize, g: usize) -> Result<[Product; 2]> {
         let (pm, qm) = (check_vector("p", m)?, check_vector("q", n)?);
         check_same_len("upstream gradient", m + n - 1, g)?;
-        if self.method().is_seed() {
+        if let Some(method) = self.method.filter(|m| m.is_seed()) {
             return Err(Error::ForwardOnlyMethod {
-                method: format!("{:?}", self.method()),
+                method: format!("{method:?}"),
             });
         }
         let gm = Operand::new(2, Span::new(0, g, 1));
@@ -350,7 +384,7 @@ impl Convolution {
         )?;
         let inputs = [device.ptr(p)?, device.ptr(q)?];
         // SAFETY: every span lies inside its buffer, which outlives the call.
-        unsafe { device::run(device, self.method(), &inputs, &[device.ptr_mut(r)?], &work) }
+        unsafe { self.run_into(device, &inputs, r, &work) }
     }
 
     /// The distribution of the sum of `k` independent copies of a variable with probabilities
@@ -397,7 +431,15 @@ impl Convolution {
                 let mut out = d.workspace::<F>(work.iter().map(|(p, _)| p.len).sum())?;
                 let pointers = buffers.iter().map(|b| d.ptr(b)).collect::<Result<Vec<_>>>()?;
                 // SAFETY: every span lies inside its buffer, which outlives the call.
-                unsafe { device::run(d, self.method(), &pointers, &[d.ptr_mut(&mut out)?], &work)? };
+                unsafe {
+                    device::run(
+                        d,
+                        self.device_method(&work),
+                        &pointers,
+                        &[d.ptr_mut(&mut out)?],
+                        &work,
+                    )?
+                };
                 d.download(&out)
             }
         }

@@ -23,6 +23,13 @@ macro_rules! number_param {
 }
 number_param!(u32, u64, i32, i64, f32, f64);
 
+/// Small arrays by value (the convolution kernels' inline jobs).
+impl<const N: usize> Param for [u64; N] {
+    fn push<'a>(&'a self, launch: &mut LaunchArgs<'a>) {
+        launch.arg(self);
+    }
+}
+
 macro_rules! pointer_param {
     ($($p:ty),*) => {$(
         impl<T> Param for $p {

@@ -34,6 +34,7 @@ const PER_THREAD: u32 = 8;
 pub const TILE: u32 = THREADS * PER_THREAD;
 /// Inner-sum steps staged at a time.
 pub const CHUNK: u32 = 256;
+const _: () = assert!(CHUNK.is_multiple_of(THREADS) && TILE.is_multiple_of(THREADS));
 
 /// Warps per block.
 const WARPS: u32 = THREADS / 32;
@@ -69,6 +70,104 @@ pub struct Job {
 /// Words of a [`Job`]; the host uploads jobs as u64.
 pub const JOB_WORDS: usize = size_of::<Job>() / 8;
 
+/// Jobs a launch can take among its parameters (a product, or both gradients), sparing the
+/// upload of a job list: a copy from pageable memory cost about 5 µs a call.
+pub const INLINE_JOBS: usize = 2;
+
+/// The inline jobs' words, [`JOB_WORDS`] a job.
+pub type InlineJobs = [u64; INLINE_JOBS * JOB_WORDS];
+
+impl Job {
+    /// The job whose word `k` is `word(k)`, in field order.
+    #[inline(always)]
+    pub fn from_words(word: impl Fn(usize) -> u64) -> Job {
+        Job {
+            a: word(0),
+            a_stride: word(1) as i64,
+            a_len: word(2),
+            b: word(3),
+            b_stride: word(4) as i64,
+            b_len: word(5),
+            out: word(6),
+            out_stride: word(7) as i64,
+            lo: word(8),
+            len: word(9),
+            first_tile: word(10),
+            first_out: word(11),
+        }
+    }
+
+    /// The job's words, in field order.
+    pub fn words(&self) -> [u64; JOB_WORDS] {
+        [
+            self.a,
+            self.a_stride as u64,
+            self.a_len,
+            self.b,
+            self.b_stride as u64,
+            self.b_len,
+            self.out,
+            self.out_stride as u64,
+            self.lo,
+            self.len,
+            self.first_tile,
+            self.first_out,
+        ]
+    }
+}
+
+/// A launch's jobs: inline (`list` null, at most [`INLINE_JOBS`]) or a list in device memory.
+#[derive(Clone, Copy)]
+struct Jobs {
+    inline: InlineJobs,
+    list: *const Job,
+    count: u32,
+}
+
+impl Jobs {
+    /// Job `i`. Inline jobs are picked by constant offsets, so the parameters are never
+    /// indexed by a register (which would copy them to local memory).
+    ///
+    /// # Safety
+    /// `i < count`, and `list`, if not null, holds `count` jobs.
+    #[inline(always)]
+    unsafe fn get(&self, i: u32) -> Job {
+        if self.list.is_null() {
+            let second = i != 0;
+            Job::from_words(|k| {
+                if second {
+                    self.inline[JOB_WORDS + k]
+                } else {
+                    self.inline[k]
+                }
+            })
+        } else {
+            // SAFETY: the caller's contract.
+            unsafe { *self.list.add(i as usize) }
+        }
+    }
+
+    /// The last job whose `key` is at most `x` (jobs are sorted by it).
+    ///
+    /// # Safety
+    /// As for [`Jobs::get`], with `count >= 1`.
+    #[inline(always)]
+    unsafe fn find(&self, x: u64, key: impl Fn(&Job) -> u64) -> Job {
+        let (mut lo, mut hi) = (0, self.count);
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            // SAFETY: `mid < count`.
+            if key(&unsafe { self.get(mid) }) <= x {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        // SAFETY: `lo < count`.
+        unsafe { self.get(lo) }
+    }
+}
+
 /// Element `i` of a vector at `base` with `stride`.
 ///
 /// # Safety
@@ -77,26 +176,6 @@ pub const JOB_WORDS: usize = size_of::<Job>() / 8;
 unsafe fn at<F: Copy>(base: u64, stride: i64, i: u64) -> F {
     // SAFETY: the caller's contract.
     unsafe { *(base as *const F).offset((i as i64 * stride) as isize) }
-}
-
-/// The last job whose `key` is at most `x` (jobs are sorted by it).
-///
-/// # Safety
-/// `jobs` holds `count >= 1` jobs.
-#[inline(always)]
-unsafe fn find(jobs: *const Job, count: u32, x: u64, key: impl Fn(&Job) -> u64) -> Job {
-    let (mut lo, mut hi) = (0usize, count as usize);
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        // SAFETY: `mid < count`.
-        if key(unsafe { &*jobs.add(mid) }) <= x {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    // SAFETY: `lo < count`.
-    unsafe { *jobs.add(lo) }
 }
 
 /// Eight steps of eight outputs: `acc[t] += a[i0 + t − s] · b[s]` for `s < 8`, where `below`
@@ -116,16 +195,16 @@ fn eight_steps<F: Real>(acc: &mut [F; 8], below: &[F; 8], window: &[F; 8], b: &[
 /// The band kernel's body for this block's tile and slice.
 ///
 /// # Safety
-/// `jobs` holds `count >= 1` jobs with valid vectors, tiles and outputs in increasing order; the
+/// `jobs` are `count >= 1` jobs with valid vectors, tiles and outputs in increasing order; the
 /// grid has as many blocks in x as tiles in all, `THREADS` threads each and
 /// [`shared_bytes`] of shared memory; with more than one slice, `partial` holds `slices *
 /// outputs` elements (`outputs` all jobs' together).
 #[inline(always)]
-unsafe fn band<F: Real>(jobs: *const Job, count: u32, outputs: u64, partial: *mut F) {
+unsafe fn band<F: Real>(jobs: Jobs, outputs: u64, partial: *mut F) {
     let tile = block_x() as u64;
     let (slices, slice) = (grid_dim().y, block_idx().y);
     // SAFETY: the launch contract.
-    let job = unsafe { find(jobs, count, tile, |j| j.first_tile) };
+    let job = unsafe { jobs.find(tile, |j| j.first_tile) };
     let first = (tile - job.first_tile) * TILE as u64; // the tile's first output in the window
     let o0 = job.lo + first; // ... in the full convolution
     let outs = (job.len - first).min(TILE as u64);
@@ -160,41 +239,41 @@ unsafe fn band<F: Real>(jobs: *const Job, count: u32, outputs: u64, partial: *mu
         let kc = (end - k0).min(CHUNK as u64) as u32;
         // SAFETY: every thread of the block runs the same chunks.
         unsafe { sync_threads() };
-        let mut i = t;
-        let mut non_finite = false;
-        while i < CHUNK {
-            let v = if i < kc {
+        // Every load first, then every store: a loop that stores each value as it arrives
+        // waits out a memory latency per element (ncu, m = n = 2048: 11 000 cycles a block).
+        let base = o0 as i64 - k0 as i64 - CHUNK as i64; // local element `i` is a[base + i]
+        let mut b_own = [F::ZERO; (CHUNK / THREADS) as usize];
+        for (u, v) in b_own.iter_mut().enumerate() {
+            let i = t + u as u32 * THREADS;
+            if i < kc {
                 // SAFETY: `k0 + i < end <= b_len`.
-                unsafe { at(job.b, job.b_stride, k0 + i as u64) }
-            } else {
-                F::ZERO
-            };
+                *v = unsafe { at(job.b, job.b_stride, k0 + i as u64) };
+            }
+        }
+        let mut a_own = [F::ZERO; ((TILE + CHUNK) / THREADS) as usize];
+        for (u, v) in a_own.iter_mut().enumerate() {
+            let idx = base + (t + u as u32 * THREADS) as i64;
+            if idx >= 0 && (idx as u64) < job.a_len {
+                // SAFETY: `idx < a_len`.
+                *v = unsafe { at(job.a, job.a_stride, idx as u64) };
+            }
+        }
+        let mut non_finite = false;
+        for (u, &v) in b_own.iter().enumerate() {
             non_finite |= v.to_bits64() & F::EXPONENT == F::EXPONENT;
-            // SAFETY: `i < CHUNK`.
-            unsafe { b_s.set_unchecked(i, v) };
-            i += THREADS;
+            // SAFETY: `t + u * THREADS < CHUNK`.
+            unsafe { b_s.set_unchecked(t + u as u32 * THREADS, v) };
+        }
+        for (u, &v) in a_own.iter().enumerate() {
+            // SAFETY: `t + u * THREADS < TILE + CHUNK`.
+            unsafe { a_s.set_unchecked(t + u as u32 * THREADS, v) };
         }
         // SAFETY: every lane of the warp votes; the warp's own word.
         let warp_non_finite = unsafe { any(FULL_MASK, non_finite) };
         if lane_id() == 0 {
             warp_flags.set(warp_id(), warp_non_finite as u32);
         }
-        // Local element `i` is a[o0 − k0 − CHUNK + i].
-        let base = o0 as i64 - k0 as i64 - CHUNK as i64;
         let padded = base < 0 || base + (TILE + CHUNK) as i64 > job.a_len as i64;
-        let mut i = t;
-        while i < TILE + CHUNK {
-            let idx = base + i as i64;
-            let v = if idx >= 0 && (idx as u64) < job.a_len {
-                // SAFETY: `idx < a_len`.
-                unsafe { at(job.a, job.a_stride, idx as u64) }
-            } else {
-                F::ZERO
-            };
-            // SAFETY: `i < TILE + CHUNK`.
-            unsafe { a_s.set_unchecked(i, v) };
-            i += THREADS;
-        }
         // SAFETY: as above.
         unsafe { sync_threads() };
         // This thread's outputs j = 8t + u need a[o0 + 8t + u − k] = local CHUNK + 8t + u − kk.
@@ -248,11 +327,11 @@ unsafe fn band<F: Real>(jobs: *const Job, count: u32, outputs: u64, partial: *mu
 /// As for [`band`], `partial` holding `slices * outputs` elements written by a band launch of
 /// `slices` slices over the same jobs; any grid.
 #[inline(always)]
-unsafe fn sum_slices<F: Real>(jobs: *const Job, count: u32, outputs: u64, slices: u32, partial: *const F) {
+unsafe fn sum_slices<F: Real>(jobs: Jobs, outputs: u64, slices: u32, partial: *const F) {
     let mut f = global_x();
     while f < outputs {
         // SAFETY: the launch contract.
-        let job = unsafe { find(jobs, count, f, |j| j.first_out) };
+        let job = unsafe { jobs.find(f, |j| j.first_out) };
         let mut sum = F::ZERO;
         for s in 0..slices as u64 {
             // SAFETY: `s * outputs + f < slices * outputs`.
@@ -268,24 +347,32 @@ unsafe fn sum_slices<F: Real>(jobs: *const Job, count: u32, outputs: u64, slices
 macro_rules! band_kernels {
     ($($t:ty: $band:ident, $sum:ident;)*) => {$(
         $crate::kernel! {
-            /// The band products of `jobs` (see the [module](self)): blocks of `THREADS`
-            /// threads, one per tile in x, one per slice in y, `shared_bytes` of shared memory.
+            /// The band products of `count` jobs, `inline` or in `list` if that is not null
+            /// (see the [module](self)): blocks of `THREADS` threads, one per tile in x, one per
+            /// slice in y, `shared_bytes` of shared memory.
             ///
             /// # Safety
-            /// `jobs` holds `count >= 1` valid jobs in order; with several slices `partial`
-            /// holds `slices * outputs` elements.
-            pub unsafe fn $band(jobs: *const Job, count: u32, outputs: u64, partial: *mut $t) {
+            /// `count >= 1` valid jobs in order, at most `INLINE_JOBS` inline; with several
+            /// slices `partial` holds `slices * outputs` elements.
+            pub unsafe fn $band(inline: InlineJobs, list: *const Job, count: u32, outputs: u64, partial: *mut $t) {
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { band::<$t>(jobs, count, outputs, partial) }
+                unsafe { band::<$t>(Jobs { inline, list, count }, outputs, partial) }
             }
 
             /// Adds a band launch's `slices` partial sums per output into the jobs' outputs.
             ///
             /// # Safety
             /// As for the band kernel, after it ran with `slices` slices over the same jobs.
-            pub unsafe fn $sum(jobs: *const Job, count: u32, outputs: u64, slices: u32, partial: *const $t) {
+            pub unsafe fn $sum(
+                inline: InlineJobs,
+                list: *const Job,
+                count: u32,
+                outputs: u64,
+                slices: u32,
+                partial: *const $t,
+            ) {
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { sum_slices::<$t>(jobs, count, outputs, slices, partial) }
+                unsafe { sum_slices::<$t>(Jobs { inline, list, count }, outputs, slices, partial) }
             }
         }
     )*};

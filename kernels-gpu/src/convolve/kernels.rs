@@ -2,14 +2,14 @@
 //! instantiations.
 
 use super::Real;
-use super::band::{self, Job};
+use super::band::{self, InlineJobs, Job};
 use super::seed::{self, SeedArgs};
 
 crate::kernel_table! {
     /// The convolution kernels of one element type (f32 or f64).
     pub trait ConvolveKernels: Real; for f32, f64 {
-        Band((*const Job, u32, u64, *mut Self)) = band::convolve_band_f32, band::convolve_band_f64;
-        SumSlices((*const Job, u32, u64, u32, *const Self)) =
+        Band((InlineJobs, *const Job, u32, u64, *mut Self)) = band::convolve_band_f32, band::convolve_band_f64;
+        SumSlices((InlineJobs, *const Job, u32, u64, u32, *const Self)) =
             band::convolve_sum_slices_f32, band::convolve_sum_slices_f64;
         V0(SeedArgs<Self>) = seed::convolve_v0_f32, seed::convolve_v0_f64;
         V1(SeedArgs<Self>) = seed::convolve_v1_f32, seed::convolve_v1_f64;

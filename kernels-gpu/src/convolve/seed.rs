@@ -11,7 +11,9 @@
 //!
 //! Where the seed reads outside `p` for threads or steps whose terms it then drops (threads
 //! past `m` in v2, staged indices below `−m` in v3), these read nothing or wrap in range
-//! instead, so every kernel is safe on any sizes.
+//! instead, so every kernel is safe on any sizes; and v3 and v4 stop their last round at `n`
+//! instead of multiplying the staged zeros past it, which would turn an infinite `p[i]` into a
+//! NaN in outputs that have no term of it.
 
 use super::Real;
 use crate::simt::shared::SharedSlice;
@@ -122,7 +124,8 @@ unsafe fn v2<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
         if i < m {
             for k in 0..width.min(n - base) {
                 let j = base + k;
-                let qj = qs.get(k as u32);
+                // SAFETY: `k < width`.
+                let qj = unsafe { qs.get_unchecked(k as u32) };
                 // SAFETY: as in v1.
                 unsafe {
                     if i >= j {
@@ -183,12 +186,18 @@ unsafe fn v3<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
         unsafe { stage((m, n), (p, incp, q, incq), (&qs, &ps), (base_i, base_j), width, t) };
         // SAFETY: as above.
         unsafe { sync_threads() };
-        for k in 0..width {
-            let term = ps.get((width + t - k) as u32) * qs.get(k as u32);
+        for k in 0..width.min(n - base_j) {
+            // SAFETY: `0 < width + t − k < 2 · width` and `k < width`.
+            let (a, b) = unsafe {
+                (
+                    ps.get_unchecked((width + t - k) as u32),
+                    qs.get_unchecked(k as u32),
+                )
+            };
             if base_i + t - k >= 0 {
-                first = first.add(term);
+                first = a.fma(b, first);
             } else {
-                second = second.add(term);
+                second = a.fma(b, second);
             }
         }
         base_i -= width;
@@ -225,12 +234,18 @@ unsafe fn v4<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
         // SAFETY: as above.
         unsafe { sync_threads() };
         let mut k = lane_id() as i64;
-        while k < width {
-            let term = ps.get((width + l - k) as u32) * qs.get(k as u32);
+        while k < width.min(n - base_j) {
+            // SAFETY: `0 < width + l − k < 2 · width` and `k < width`.
+            let (a, b) = unsafe {
+                (
+                    ps.get_unchecked((width + l - k) as u32),
+                    qs.get_unchecked(k as u32),
+                )
+            };
             if base_i + l - k >= 0 {
-                first = first.add(term);
+                first = a.fma(b, first);
             } else {
-                second = second.add(term);
+                second = a.fma(b, second);
             }
             k += 32;
         }
