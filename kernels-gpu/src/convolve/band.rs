@@ -279,11 +279,21 @@ unsafe fn band<F: Real>(jobs: Jobs, outputs: u64, partial: *mut F) {
         // This thread's outputs j = 8t + u need a[o0 + 8t + u − k] = local CHUNK + 8t + u − kk.
         let mine = CHUNK + PER_THREAD * t;
         let exact = padded && (0..WARPS).any(|w| warp_flags.get(w) != 0);
-        let fast = if exact { 0 } else { kc / 8 * 8 };
-        // SAFETY: `mine + 8 <= TILE + CHUNK`; `mine − kk − 8 >= 0` as `kk < kc <= CHUNK`; every
-        // index is a multiple of 8.
-        let mut window = unsafe { F::eight(&a_v, mine) };
-        let mut kk = 0;
+        // The steps where some output of this warp meets `a` (`k > o − a_len` and `k <= o`),
+        // from a multiple of 8: the rest are zeros, skipped by whole warps, so `b` stays a
+        // broadcast (a tile's warps past a short job's end skip the chunk).
+        let warp_first = o0 as i64 + (32 * PER_THREAD * warp_id()) as i64 - k0 as i64;
+        let from = (warp_first + 1 - job.a_len as i64).clamp(0, kc as i64) as u32 / 8 * 8;
+        let to = (warp_first + (32 * PER_THREAD) as i64).clamp(0, kc as i64) as u32;
+        let fast = if exact {
+            from
+        } else {
+            (kc / 8 * 8).min(to.next_multiple_of(8))
+        };
+        // SAFETY: `mine − from <= mine`, `mine + 8 <= TILE + CHUNK`; `mine − kk − 8 >= 0` as
+        // `kk < kc <= CHUNK`; every index is a multiple of 8.
+        let mut window = unsafe { F::eight(&a_v, mine - from) };
+        let mut kk = from;
         while kk < fast {
             // SAFETY: as above; `kk + 8 <= CHUNK`.
             let (below, b) = unsafe { (F::eight(&a_v, mine - kk - 8), F::eight(&b_v, kk)) };
@@ -291,7 +301,7 @@ unsafe fn band<F: Real>(jobs: Jobs, outputs: u64, partial: *mut F) {
             window = below;
             kk += 8;
         }
-        while kk < kc {
+        while kk < kc.min(to) {
             let bk = b_s.get(kk);
             for (u, sum) in acc.iter_mut().enumerate() {
                 let local = mine + u as u32 - kk;
