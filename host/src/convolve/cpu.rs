@@ -23,7 +23,7 @@ pub(super) fn run<F: Real>(inputs: &[&[F]], products: &[Product]) -> Result<Vec<
             let k_lo = (o + 1).saturating_sub(a_rev.len());
             let k_hi = b.len().min(o + 1);
             let sum = if k_lo < k_hi {
-                let from = last - o + k_lo; // a[o − k_lo] in the reversed order
+                let from = last + k_lo - o; // a[o − k_lo] reversed; k_lo >= o − last
                 a_rev[from..from + (k_hi - k_lo)]
                     .iter()
                     .zip(&b[k_lo..k_hi])
