@@ -284,13 +284,16 @@ fn strided_spans_convolve_columns_in_place() {
 #[test]
 fn batches_of_equal_and_varying_lengths() {
     for d in devices("convolve batches") {
-        let shapes: Vec<(usize, usize)> = if emulated(&d) {
-            (0..12).map(|i| (1 + 17 * i % 60, 1 + 5 * i % 23)).collect()
+        // Runs of equal pairs (which go to the device as one job each), with the larger
+        // vector on either side and the step between pairs changing inside a run of one shape.
+        let mut shapes = [vec![(9, 4); 5], vec![(4, 9); 3], vec![(9, 4), (4, 9), (9, 4)]].concat();
+        if emulated(&d) {
+            shapes.extend((0..12).map(|i| (1 + 17 * i % 60, 1 + 5 * i % 23)));
         } else {
-            let mut s = vec![(256, 256); 4096];
-            s.extend((0..500).map(|i| (1 + 37 * i % 3000, 1 + 11 * i % 700)));
-            s
-        };
+            shapes.extend([(256, 256); 4096]);
+            shapes.extend((0..500).map(|i| (1 + 37 * i % 3000, 1 + 11 * i % 700)));
+            shapes.extend([(3000, 1); 70]);
+        }
         let mut rng = fresh_rng("batch");
         let (mut p_off, mut q_off) = (vec![0], vec![0]);
         for &(m, n) in &shapes {

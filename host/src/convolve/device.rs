@@ -7,7 +7,7 @@ use super::{Method, Operand, Product, Real, Target};
 use crate::error::{Error, Result};
 use crate::runtime::device::{Device, LaunchShape};
 use warpkit_kernels::convolve::band::{
-    CHUNK, INLINE_JOBS, InlineJobs, JOB_WORDS, Job, THREADS, TILE, shared_bytes,
+    CHUNK, INLINE_JOBS, InlineJobs, JOB_WORDS, Job, THREADS, shared_bytes,
 };
 use warpkit_kernels::convolve::seed::{SEED_THREADS, SeedArgs, WARPS_V4};
 
@@ -113,7 +113,7 @@ unsafe fn band<F: Real>(
     work: &[(Product, Target)],
 ) -> Result<()> {
     let (mut tiles, mut total, mut longest) = (0u64, 0u64, 0u64);
-    let mut words = Vec::with_capacity(work.len() * JOB_WORDS);
+    let mut jobs: Vec<Job> = Vec::new();
     for (product, target) in work {
         let (a, a_stride) = operand(inputs, &product.a);
         let (b, b_stride) = operand(inputs, &product.b);
@@ -130,17 +130,24 @@ unsafe fn band<F: Real>(
             len: product.len as u64,
             first_tile: tiles,
             first_out: total,
+            repeat: 1,
+            a_step: 0,
+            b_step: 0,
+            out_step: 0,
         };
-        tiles += job.len.div_ceil(TILE as u64);
+        tiles += job.tiles();
         total += job.len;
         longest = longest.max(job.b_len);
-        words.extend_from_slice(&job.words());
+        if !jobs.last_mut().is_some_and(|run| extend(run, &job)) {
+            jobs.push(job);
+        }
     }
+    let words: Vec<u64> = jobs.iter().flat_map(Job::words).collect();
     if total == 0 {
         return Ok(());
     }
     let mut inline: InlineJobs = [0; INLINE_JOBS * JOB_WORDS];
-    let list = if work.len() <= INLINE_JOBS {
+    let list = if jobs.len() <= INLINE_JOBS {
         inline[..words.len()].copy_from_slice(&words);
         None
     } else {
@@ -174,7 +181,7 @@ unsafe fn band<F: Real>(
             .ptr_mut(scratch.as_mut().expect("scratch allocated"))?
             .cast::<F>(),
     };
-    let count = work.len() as u32;
+    let count = jobs.len() as u32;
     let shape = LaunchShape {
         grid: [u32::try_from(tiles).unwrap_or(u32::MAX), slices as u32, 1],
         block: [THREADS, 1, 1],
@@ -200,4 +207,33 @@ unsafe fn band<F: Real>(
         unsafe { d.launch::<F::SumSlices>(LaunchShape::linear(blocks, SUM_THREADS, 0), args)? };
     }
     Ok(())
+}
+
+/// Takes `next` into `run` as its next product if it has the run's shape and lies a step past
+/// its last (the step set by the run's second product).
+fn extend(run: &mut Job, next: &Job) -> bool {
+    let shape = |j: &Job| {
+        (
+            j.a_stride,
+            j.a_len,
+            j.b_stride,
+            j.b_len,
+            j.out_stride,
+            j.lo,
+            j.len,
+        )
+    };
+    let step = |from: u64, to: u64| to.wrapping_sub(from) as i64;
+    let last = run.nth(run.repeat - 1);
+    let steps = (
+        step(last.a, next.a),
+        step(last.b, next.b),
+        step(last.out, next.out),
+    );
+    if shape(run) != shape(next) || (run.repeat > 1 && steps != (run.a_step, run.b_step, run.out_step)) {
+        return false;
+    }
+    (run.a_step, run.b_step, run.out_step) = steps;
+    run.repeat += 1;
+    true
 }

@@ -47,7 +47,9 @@ pub const fn shared_bytes(bytes: u32) -> u32 {
 
 /// One banded product, as [`band`](self) says: vectors by the address of their element 0 and
 /// a stride in elements (negative to read one reversed), the output window `lo .. lo + len` of
-/// the full convolution, and where the job's tiles and outputs start among all jobs'.
+/// the full convolution, and where the job's tiles and outputs start among all jobs'; or
+/// `repeat` products of that shape, the `r`-th with its three vectors `r` steps further on (a
+/// batch of equal pairs is one job, so no job list goes up for it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct Job {
@@ -65,6 +67,12 @@ pub struct Job {
     pub first_tile: u64,
     /// Outputs of the jobs before this one (the job's place in the partial sums).
     pub first_out: u64,
+    /// Products in the job, at least 1.
+    pub repeat: u64,
+    /// Bytes from one product's `a`, `b` and `out` to the next one's.
+    pub a_step: i64,
+    pub b_step: i64,
+    pub out_step: i64,
 }
 
 /// Words of a [`Job`]; the host uploads jobs as u64.
@@ -94,6 +102,10 @@ impl Job {
             len: word(9),
             first_tile: word(10),
             first_out: word(11),
+            repeat: word(12),
+            a_step: word(13) as i64,
+            b_step: word(14) as i64,
+            out_step: word(15) as i64,
         }
     }
 
@@ -112,7 +124,32 @@ impl Job {
             self.len,
             self.first_tile,
             self.first_out,
+            self.repeat,
+            self.a_step as u64,
+            self.b_step as u64,
+            self.out_step as u64,
         ]
+    }
+
+    /// Tiles of one product.
+    #[inline(always)]
+    pub fn tiles(&self) -> u64 {
+        self.len.div_ceil(TILE as u64)
+    }
+
+    /// Product `r < repeat` as a job of its own.
+    #[inline(always)]
+    pub fn nth(&self, r: u64) -> Job {
+        let step = |base: u64, step: i64| base.wrapping_add((r as i64).wrapping_mul(step) as u64);
+        Job {
+            a: step(self.a, self.a_step),
+            b: step(self.b, self.b_step),
+            out: step(self.out, self.out_step),
+            first_tile: self.first_tile + r * self.tiles(),
+            first_out: self.first_out + r * self.len,
+            repeat: 1,
+            ..*self
+        }
     }
 }
 
@@ -205,6 +242,7 @@ unsafe fn band<F: Real>(jobs: Jobs, outputs: u64, partial: *mut F) {
     let (slices, slice) = (grid_dim().y, block_idx().y);
     // SAFETY: the launch contract.
     let job = unsafe { jobs.find(tile, |j| j.first_tile) };
+    let job = job.nth((tile - job.first_tile) / job.tiles());
     let first = (tile - job.first_tile) * TILE as u64; // the tile's first output in the window
     let o0 = job.lo + first; // ... in the full convolution
     let outs = (job.len - first).min(TILE as u64);
@@ -342,6 +380,7 @@ unsafe fn sum_slices<F: Real>(jobs: Jobs, outputs: u64, slices: u32, partial: *c
     while f < outputs {
         // SAFETY: the launch contract.
         let job = unsafe { jobs.find(f, |j| j.first_out) };
+        let job = job.nth((f - job.first_out) / job.len);
         let mut sum = F::ZERO;
         for s in 0..slices as u64 {
             // SAFETY: `s * outputs + f < slices * outputs`.
