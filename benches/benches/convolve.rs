@@ -1,8 +1,9 @@
 //! Issue 22's figures: the full convolution into device memory timed with CUDA events, by every
 //! method (the seed's v0 to v4 and the band kernel) at m = n from 256 to 65536 in f32 and at the
-//! seed's sizes in f64; the gradients; a batch of 4096 pairs of 256; and the same through the
-//! public API from host data by wall clock. Throughput counts multiply-adds (`m · n` a product).
-//! Without a GPU, the CPU backend at small sizes.
+//! seed's sizes in f64, and f32 summed in f64; the gradients; a batch of 4096 pairs of 256 and
+//! one of varying lengths; and the same through the public API from host data by wall clock.
+//! Throughput counts multiply-adds (`m · n` a product). Without a GPU, the CPU backend at small
+//! sizes.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::Instant;
@@ -30,9 +31,15 @@ fn forward<F: Real>(c: &mut Criterion, device: &Device, group_name: &str, sizes:
         );
         let mut r = device.zeros::<F>(2 * n - 1).unwrap();
         group.throughput(Throughput::Elements((n * n) as u64));
-        for method in Method::ALL {
-            let conv = Convolution::new().with_method(method);
-            group.bench_function(BenchmarkId::new(format!("{method:?}"), n), |b| {
+        let mut convs: Vec<(String, Convolution)> = Method::ALL
+            .iter()
+            .map(|&m| (format!("{m:?}"), Convolution::new().with_method(m)))
+            .collect();
+        if size_of::<F>() == 4 {
+            convs.push(("Band summed in f64".into(), convs[5].1.accumulate_f64()));
+        }
+        for (name, conv) in convs {
+            group.bench_function(BenchmarkId::new(name, n), |b| {
                 b.iter_custom(|iters| {
                     time_on_gpu(gpu, iters, || conv.full_into(device, &p, &q, &mut r).unwrap())
                 })
@@ -71,6 +78,15 @@ fn batch_of(pairs: usize, len: usize) -> (Vec<f32>, Vec<usize>) {
     (values(pairs * len, 4), (0..=pairs).map(|i| i * len).collect())
 }
 
+/// Offsets of `pairs` vectors of lengths 192 to 320, varying.
+fn varying_offsets(pairs: usize) -> Vec<usize> {
+    let mut offsets = vec![0];
+    for i in 0..pairs {
+        offsets.push(offsets[i] + 192 + i * 37 % 129);
+    }
+    offsets
+}
+
 fn batch(c: &mut Criterion, device: &Device) {
     let gpu = device.as_gpu().expect("a GPU");
     let mut group = c.benchmark_group("convolve batch");
@@ -92,6 +108,21 @@ fn batch(c: &mut Criterion, device: &Device) {
             })
         });
     }
+    // Pairs of varying lengths go up as a job list each call.
+    let offsets = varying_offsets(pairs);
+    let data = device.upload(&values::<f32>(offsets[pairs], 5)).unwrap();
+    let mut r = device
+        .zeros::<f32>(output_offsets(&offsets, &offsets).unwrap()[pairs])
+        .unwrap();
+    let conv = Convolution::new();
+    group.bench_function(BenchmarkId::new("Band", "4096 of 192-320 f32"), |b| {
+        b.iter_custom(|iters| {
+            time_on_gpu(gpu, iters, || {
+                conv.batch_into(device, (&data, &offsets), (&data, &offsets), &mut r)
+                    .unwrap()
+            })
+        })
+    });
     group.finish();
 }
 

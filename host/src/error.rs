@@ -107,8 +107,10 @@ pub enum Error {
     #[error("{what}: offset {index} is not within the data or is below the one before it")]
     InvalidOffsets { what: &'static str, index: usize },
 
-    #[error("{method} computes forward products of one pair only")]
-    ForwardOnlyMethod { method: String },
+    #[error(
+        "{method} cannot {what}: it is one of the seed's kernels, which compute forward products of one pair in the input's type"
+    )]
+    MethodCannot { method: String, what: &'static str },
 }
 
 // The alias area's (public as `warpkit::alias::TableDefect`), defined here so that the error

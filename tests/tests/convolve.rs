@@ -2,8 +2,8 @@
 //! within 1e-12 relative ℓ2, f32 within 1e-5) into poisoned outputs, at the seed's sizes and
 //! edge sizes; tails of geometric distributions to 1e-30 (every output within 1e-10 relative);
 //! gradients against the reference and by central differences; strided spans in one buffer;
-//! batches of equal and varying lengths; K-fold sums; NaN and infinity exactly where their
-//! terms are; bad input refused before anything runs.
+//! batches of equal and varying lengths; f32 summed in f64 (each output rounded once); K-fold
+//! sums; NaN and infinity exactly where their terms are; bad input refused before anything runs.
 
 use warpkit::convolve::{Convolution, MAX_LEN, Method, Real, Span, output_offsets};
 use warpkit::{Backend, Device, Error};
@@ -234,6 +234,75 @@ fn gradients_match_the_reference_and_central_differences() {
     gradients_match::<f32>();
 }
 
+/// One f32 rounding of a positive exact sum: half an ulp, 2^-24 relative (the f64 sum's own
+/// error is some 1e-11 relative at most here, far below it).
+const ONE_ROUNDING: f64 = 6.0e-8;
+
+/// The largest `|got − want| / want` (`want` positive).
+fn max_relative(got: &[f32], want: &[f64]) -> f64 {
+    assert_eq!(got.len(), want.len());
+    got.iter()
+        .zip(want)
+        .map(|(&g, &w)| ((g as f64 - w) / w).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn f32_summed_in_f64_is_rounded_once_per_output() {
+    for d in devices("convolve f32 summed in f64") {
+        let backend = Backend::Device(d.clone());
+        let wide = Convolution::new().accumulate_f64();
+        let (m, n) = if emulated(&d) {
+            (300, 257)
+        } else {
+            (65536.min(len_cap()), 65535.min(len_cap()))
+        };
+        let (p, q) = (positive::<f32>("wide p", m), positive::<f32>("wide q", n));
+        let want = reference(&p, &q);
+        let err = max_relative(&full_on(&d, &wide, &p, &q), &want);
+        assert!(err <= ONE_ROUNDING, "{} {m}x{n}: {err:e}", d.describe());
+        // Summed in f32 the same product is off by more somewhere: the option does something.
+        let band = Convolution::new().with_method(Method::Band);
+        let narrow = max_relative(&full_on(&d, &band, &p, &q), &want);
+        assert!(narrow > ONE_ROUNDING, "{}: f32 sums {narrow:e}", d.describe());
+
+        // Both gradients (positive g, so every output is a positive sum).
+        let g = positive::<f32>("wide g", m + n - 1);
+        let (dp, dq) = wide.gradients(&backend, &p, &q, &g).unwrap();
+        let (dp_want, dq_want) = Convolution::new()
+            .gradients(&Backend::cpu(), &to_f64(&p), &to_f64(&q), &to_f64(&g))
+            .unwrap();
+        let errs = (max_relative(&dp, &dp_want), max_relative(&dq, &dq_want));
+        assert!(
+            errs.0 <= ONE_ROUNDING && errs.1 <= ONE_ROUNDING,
+            "{} gradients: {errs:?}",
+            d.describe()
+        );
+
+        // A batch of many short equal pairs: tiles enough that each block sums alone.
+        let (pairs, bm, bn) = (if emulated(&d) { 40 } else { 4096 }, 16, 9);
+        let (bp, bq) = (
+            positive::<f32>("wide batch p", pairs * bm),
+            positive::<f32>("wide batch q", pairs * bn),
+        );
+        let p_off: Vec<usize> = (0..=pairs).map(|i| i * bm).collect();
+        let q_off: Vec<usize> = (0..=pairs).map(|i| i * bn).collect();
+        let got = wide.batch(&backend, (&bp, &p_off), (&bq, &q_off)).unwrap();
+        let out = bm + bn - 1;
+        for i in 0..pairs {
+            let want = reference(&bp[i * bm..(i + 1) * bm], &bq[i * bn..(i + 1) * bn]);
+            let err = max_relative(&got[i * out..(i + 1) * out], &want);
+            assert!(err <= ONE_ROUNDING, "{} batch pair {i}: {err:e}", d.describe());
+        }
+
+        // The seed's kernels sum in the input's type only.
+        assert!(matches!(
+            wide.with_method(Method::V3).full(&backend, &p, &q),
+            Err(Error::MethodCannot { .. })
+        ));
+    }
+}
+
 #[test]
 fn strided_spans_convolve_columns_in_place() {
     // Columns of a row-major matrix of 3 columns: p in column 0, q in column 1, r in column 2.
@@ -398,7 +467,7 @@ fn bad_input_is_refused_before_anything_runs() {
     ));
     assert!(matches!(
         conv.with_method(Method::V3).gradients(&cpu, &one, &one, &one),
-        Err(Error::ForwardOnlyMethod { .. })
+        Err(Error::MethodCannot { .. })
     ));
     let mut data = vec![0.0f64; 20];
     let strided = |data: &mut Vec<f64>, p: Span, q: Span, r: Span| conv.strided(&cpu, data, p, q, r);

@@ -3,7 +3,7 @@
 //! a second launch when the outputs alone make too few blocks; or one launch of a seed kernel
 //! per product.
 
-use super::{Method, Operand, Product, Real, Target};
+use super::{Method, Operand, Plan, Product, Real, Target};
 use crate::error::{Error, Result};
 use crate::runtime::device::{Device, LaunchShape};
 use warpkit_kernels::convolve::band::{
@@ -25,21 +25,29 @@ const RESIDENT_PER_SM: u64 = 8;
 /// operand or another target.
 pub(super) unsafe fn run<F: Real>(
     d: &Device,
-    method: Method,
+    plan: Plan,
     inputs: &[*const F],
     outputs: &[*mut F],
     work: &[(Product, Target)],
 ) -> Result<()> {
+    let method = plan.method;
     if method == Method::Band {
         // SAFETY: forwarded.
-        return unsafe { band(d, inputs, outputs, work) };
+        return unsafe { band(d, plan.wide, inputs, outputs, work) };
+    }
+    let cannot = |what| {
+        Err(Error::MethodCannot {
+            method: format!("{method:?}"),
+            what,
+        })
+    };
+    if plan.wide {
+        return cannot("sum f32 in f64");
     }
     for (product, target) in work {
         let (a, b) = (product.a, product.b);
         if product.lo != 0 || product.len != a.span.len + b.span.len - 1 || a.reversed || b.reversed {
-            return Err(Error::ForwardOnlyMethod {
-                method: format!("{method:?}"),
-            });
+            return cannot("compute gradients or windows of a product");
         }
         let (p, incp) = operand(inputs, &a);
         let (q, incq) = operand(inputs, &b);
@@ -102,12 +110,13 @@ fn operand<F>(inputs: &[*const F], op: &Operand) -> (u64, i64) {
     }
 }
 
-/// All of `work` as jobs of one band launch (and its slice sums).
+/// All of `work` as jobs of one band launch (and its slice sums), summed in f64 if `wide`.
 ///
 /// # Safety
 /// As for [`run`].
 unsafe fn band<F: Real>(
     d: &Device,
+    wide: bool,
     inputs: &[*const F],
     outputs: &[*mut F],
     work: &[(Product, Target)],
@@ -157,7 +166,9 @@ unsafe fn band<F: Real>(
         Some(l) => d.ptr(l)?.cast::<Job>(),
         None => std::ptr::null(),
     };
-    let shared = shared_bytes(size_of::<F>() as u32);
+    // The type summed in: shared memory and partial sums hold it.
+    let sum_bytes = if wide { size_of::<f64>() } else { size_of::<F>() };
+    let shared = shared_bytes(sum_bytes as u32);
     // Enough blocks for two waves of about `RESIDENT_PER_SM` where the tiles alone make fewer,
     // a slice of at least one chunk each. (An occupancy query here cost microseconds a call.)
     let waves = 2 * RESIDENT_PER_SM * d.limits().multiprocessors as u64;
@@ -170,16 +181,14 @@ unsafe fn band<F: Real>(
     };
     // The partial sums live in the device's launch scratch, kept between calls.
     let partial_bytes = if slices > 1 {
-        (slices * total) as usize * size_of::<F>()
+        (slices * total) as usize * sum_bytes
     } else {
         0
     };
     let mut scratch = d.scratch(partial_bytes)?;
     let partial_ptr = match slices {
         1 => std::ptr::null_mut(),
-        _ => d
-            .ptr_mut(scratch.as_mut().expect("scratch allocated"))?
-            .cast::<F>(),
+        _ => d.ptr_mut(scratch.as_mut().expect("scratch allocated"))?,
     };
     let count = jobs.len() as u32;
     let shape = LaunchShape {
@@ -190,21 +199,29 @@ unsafe fn band<F: Real>(
     // SAFETY: valid jobs in order (built above from the caller's spans), inline if at most
     // `INLINE_JOBS`; a block per tile and slice with the kernel's shared memory; `slices *
     // total` partial sums when sliced (the scratch, held until both launches are queued).
-    unsafe { d.launch::<F::Band>(shape, (inline, list_ptr, count, total, partial_ptr))? };
+    unsafe {
+        if wide {
+            d.launch::<F::BandWide>(shape, (inline, list_ptr, count, total, partial_ptr.cast()))
+        } else {
+            d.launch::<F::Band>(shape, (inline, list_ptr, count, total, partial_ptr.cast()))
+        }?
+    };
     if slices > 1 {
         let blocks = total
             .div_ceil(SUM_THREADS as u64)
             .min(d.limits().multiprocessors as u64 * 8);
-        let args = (
-            inline,
-            list_ptr,
-            count,
-            total,
-            slices as u32,
-            partial_ptr.cast_const(),
-        );
+        let shape = LaunchShape::linear(blocks, SUM_THREADS, 0);
+        let (slices, partial) = (slices as u32, partial_ptr.cast_const());
         // SAFETY: after the band launch over the same jobs with `slices` slices.
-        unsafe { d.launch::<F::SumSlices>(LaunchShape::linear(blocks, SUM_THREADS, 0), args)? };
+        unsafe {
+            if wide {
+                let args = (inline, list_ptr, count, total, slices, partial.cast());
+                d.launch::<F::SumSlicesWide>(shape, args)
+            } else {
+                let args = (inline, list_ptr, count, total, slices, partial.cast());
+                d.launch::<F::SumSlices>(shape, args)
+            }?
+        };
     }
     Ok(())
 }

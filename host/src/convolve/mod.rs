@@ -165,26 +165,50 @@ pub(crate) struct Target {
     pub span: Span,
 }
 
+/// How a device runs a call: the method, and whether f32 elements are summed in f64.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plan {
+    pub method: Method,
+    pub wide: bool,
+}
+
 /// Banded convolution with a chosen or automatic [`Method`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Convolution {
     method: Option<Method>,
+    wide: bool,
 }
 
 impl Convolution {
-    /// Convolution by the automatic method.
+    /// Convolution by the automatic method, f32 summed in f32.
     pub fn new() -> Convolution {
-        Convolution { method: None }
+        Convolution::default()
     }
 
     /// The same, always run by `method` on a device (the CPU backend has one way).
     pub fn with_method(self, method: Method) -> Convolution {
-        Convolution { method: Some(method) }
+        Convolution {
+            method: Some(method),
+            ..self
+        }
+    }
+
+    /// The same, with f32 elements summed in f64 on devices and each output rounded once: for
+    /// long f32 vectors whose small entries matter. It runs at about the f64 speed, by the band
+    /// kernel only (forcing a seed method then fails with [`Error::MethodCannot`]). f64 sums
+    /// are unchanged, and the CPU backend always sums in f64.
+    pub fn accumulate_f64(self) -> Convolution {
+        Convolution { wide: true, ..self }
     }
 
     /// The method forced by [`Convolution::with_method`], if any.
     pub fn method(&self) -> Option<Method> {
         self.method
+    }
+
+    /// Whether f32 is summed in f64 ([`Convolution::accumulate_f64`]).
+    pub fn accumulates_f64(&self) -> bool {
+        self.wide
     }
 
     /// Runs `work` on `device`, every product writing into `r`.
@@ -201,15 +225,22 @@ impl Convolution {
     ) -> Result<()> {
         let out = device.ptr_mut(r)?;
         // SAFETY: forwarded to the caller's contract.
-        unsafe { device::run(device, self.device_method(work), inputs, &[out], work) }
+        unsafe { device::run(device, self.plan(work), inputs, &[out], work) }
     }
 
-    /// The method a device runs for `work`: the forced one, else [`Method::auto`]'s.
-    fn device_method(&self, work: &[(Product, Target)]) -> Method {
-        self.method.unwrap_or_else(|| match work {
-            [(p, _)] if p.lo == 0 && !p.b.reversed => Method::auto(p.a.span.len, p.b.span.len, 1),
+    /// How a device runs `work`: by the forced method, else [`Method::auto`]'s (the band
+    /// kernel where f32 is summed in f64).
+    fn plan(&self, work: &[(Product, Target)]) -> Plan {
+        let method = self.method.unwrap_or_else(|| match work {
+            [(p, _)] if p.lo == 0 && !p.b.reversed && !self.wide => {
+                Method::auto(p.a.span.len, p.b.span.len, 1)
+            }
             _ => Method::Band,
-        })
+        });
+        Plan {
+            method,
+            wide: self.wide,
+        }
     }
 
     /// The distribution of `x + y`: the full convolution of `p` (length `m`) and `q` (length
@@ -258,7 +289,7 @@ impl Convolution {
         let inputs = [base.cast_const(), base.cast_const()];
         // SAFETY: the spans lie inside `data` and `r` shares no element with `p` or `q`
         // (checked).
-        unsafe { device::run(device, self.device_method(&work), &inputs, &[base], &work) }
+        unsafe { device::run(device, self.plan(&work), &inputs, &[base], &work) }
     }
 
     /// [`Convolution::strided_into`] on host data.
@@ -325,15 +356,16 @@ impl Convolution {
         let inputs = [device.ptr(p)?, device.ptr(q)?, device.ptr(g)?];
         let outputs = [device.ptr_mut(dp)?, device.ptr_mut(dq)?];
         // SAFETY: every span lies inside its buffer, which outlives the call.
-        unsafe { device::run(device, self.device_method(&work), &inputs, &outputs, &work) }
+        unsafe { device::run(device, self.plan(&work), &inputs, &outputs, &work) }
     }
 
     fn gradient_products(&self, m: usize, n: usize, g: usize) -> Result<[Product; 2]> {
         let (pm, qm) = (check_vector("p", m)?, check_vector("q", n)?);
         check_same_len("upstream gradient", m + n - 1, g)?;
         if let Some(method) = self.method.filter(|m| m.is_seed()) {
-            return Err(Error::ForwardOnlyMethod {
+            return Err(Error::MethodCannot {
                 method: format!("{method:?}"),
+                what: "compute gradients",
             });
         }
         let gm = Operand::new(2, Span::new(0, g, 1));
@@ -431,15 +463,7 @@ impl Convolution {
                 let mut out = d.workspace::<F>(work.iter().map(|(p, _)| p.len).sum())?;
                 let pointers = buffers.iter().map(|b| d.ptr(b)).collect::<Result<Vec<_>>>()?;
                 // SAFETY: every span lies inside its buffer, which outlives the call.
-                unsafe {
-                    device::run(
-                        d,
-                        self.device_method(&work),
-                        &pointers,
-                        &[d.ptr_mut(&mut out)?],
-                        &work,
-                    )?
-                };
+                unsafe { device::run(d, self.plan(&work), &pointers, &[d.ptr_mut(&mut out)?], &work)? };
                 d.download(&out)
             }
         }

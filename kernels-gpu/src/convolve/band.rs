@@ -19,7 +19,7 @@
 //! go through a loop that tests every term instead. Both loops add the terms in the same order,
 //! so finite inputs give the same bits either way.
 
-use super::{Quad, Real};
+use super::{Quad, Real, Stored};
 use crate::simt::shared::SharedSlice;
 use crate::simt::warp::{FULL_MASK, any};
 use crate::simt::{
@@ -237,7 +237,7 @@ fn eight_steps<F: Real>(acc: &mut [F; 8], below: &[F; 8], window: &[F; 8], b: &[
 /// [`shared_bytes`] of shared memory; with more than one slice, `partial` holds `slices *
 /// outputs` elements (`outputs` all jobs' together).
 #[inline(always)]
-unsafe fn band<F: Real>(jobs: Jobs, outputs: u64, partial: *mut F) {
+unsafe fn band<S: Stored<F>, F: Real>(jobs: Jobs, outputs: u64, partial: *mut F) {
     let tile = block_x() as u64;
     let (slices, slice) = (grid_dim().y, block_idx().y);
     // SAFETY: the launch contract.
@@ -285,7 +285,7 @@ unsafe fn band<F: Real>(jobs: Jobs, outputs: u64, partial: *mut F) {
             let i = t + u as u32 * THREADS;
             if i < kc {
                 // SAFETY: `k0 + i < end <= b_len`.
-                *v = unsafe { at(job.b, job.b_stride, k0 + i as u64) };
+                *v = unsafe { at::<S>(job.b, job.b_stride, k0 + i as u64) }.widen();
             }
         }
         let mut a_own = [F::ZERO; ((TILE + CHUNK) / THREADS) as usize];
@@ -293,7 +293,7 @@ unsafe fn band<F: Real>(jobs: Jobs, outputs: u64, partial: *mut F) {
             let idx = base + (t + u as u32 * THREADS) as i64;
             if idx >= 0 && (idx as u64) < job.a_len {
                 // SAFETY: `idx < a_len`.
-                *v = unsafe { at(job.a, job.a_stride, idx as u64) };
+                *v = unsafe { at::<S>(job.a, job.a_stride, idx as u64) }.widen();
             }
         }
         let mut non_finite = false;
@@ -360,7 +360,7 @@ unsafe fn band<F: Real>(jobs: Jobs, outputs: u64, partial: *mut F) {
             // SAFETY: `o < job.len`: inside the job's output, or its partial slot.
             unsafe {
                 if slices == 1 {
-                    *(job.out as *mut F).offset((o as i64 * job.out_stride) as isize) = sum;
+                    *(job.out as *mut S).offset((o as i64 * job.out_stride) as isize) = S::narrow(sum);
                 } else {
                     *partial.add((slice as u64 * outputs + job.first_out + o) as usize) = sum;
                 }
@@ -375,7 +375,7 @@ unsafe fn band<F: Real>(jobs: Jobs, outputs: u64, partial: *mut F) {
 /// As for [`band`], `partial` holding `slices * outputs` elements written by a band launch of
 /// `slices` slices over the same jobs; any grid.
 #[inline(always)]
-unsafe fn sum_slices<F: Real>(jobs: Jobs, outputs: u64, slices: u32, partial: *const F) {
+unsafe fn sum_slices<S: Stored<F>, F: Real>(jobs: Jobs, outputs: u64, slices: u32, partial: *const F) {
     let mut f = global_x();
     while f < outputs {
         // SAFETY: the launch contract.
@@ -388,24 +388,25 @@ unsafe fn sum_slices<F: Real>(jobs: Jobs, outputs: u64, slices: u32, partial: *c
         }
         let o = f - job.first_out;
         // SAFETY: `o < job.len`.
-        unsafe { *(job.out as *mut F).offset((o as i64 * job.out_stride) as isize) = sum };
+        unsafe { *(job.out as *mut S).offset((o as i64 * job.out_stride) as isize) = S::narrow(sum) };
         f += grid_threads_x();
     }
 }
 
 macro_rules! band_kernels {
-    ($($t:ty: $band:ident, $sum:ident;)*) => {$(
+    ($($s:ty as $t:ty: $band:ident, $sum:ident;)*) => {$(
         $crate::kernel! {
             /// The band products of `count` jobs, `inline` or in `list` if that is not null
-            /// (see the [module](self)): blocks of `THREADS` threads, one per tile in x, one per
-            /// slice in y, `shared_bytes` of shared memory.
+            /// (see the [module](self)), elements kept as the first type and summed in the
+            /// second: blocks of `THREADS` threads, one per tile in x, one per slice in y,
+            /// `shared_bytes` of shared memory for the summed type.
             ///
             /// # Safety
             /// `count >= 1` valid jobs in order, at most `INLINE_JOBS` inline; with several
             /// slices `partial` holds `slices * outputs` elements.
             pub unsafe fn $band(inline: InlineJobs, list: *const Job, count: u32, outputs: u64, partial: *mut $t) {
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { band::<$t>(Jobs { inline, list, count }, outputs, partial) }
+                unsafe { band::<$s, $t>(Jobs { inline, list, count }, outputs, partial) }
             }
 
             /// Adds a band launch's `slices` partial sums per output into the jobs' outputs.
@@ -421,13 +422,14 @@ macro_rules! band_kernels {
                 partial: *const $t,
             ) {
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { sum_slices::<$t>(Jobs { inline, list, count }, outputs, slices, partial) }
+                unsafe { sum_slices::<$s, $t>(Jobs { inline, list, count }, outputs, slices, partial) }
             }
         }
     )*};
 }
 
 band_kernels! {
-    f32: convolve_band_f32, convolve_sum_slices_f32;
-    f64: convolve_band_f64, convolve_sum_slices_f64;
+    f32 as f32: convolve_band_f32, convolve_sum_slices_f32;
+    f32 as f64: convolve_band_f32_wide, convolve_sum_slices_f32_wide;
+    f64 as f64: convolve_band_f64, convolve_sum_slices_f64;
 }

@@ -11,6 +11,11 @@ crate::kernel_table! {
         Band((InlineJobs, *const Job, u32, u64, *mut Self)) = band::convolve_band_f32, band::convolve_band_f64;
         SumSlices((InlineJobs, *const Job, u32, u64, u32, *const Self)) =
             band::convolve_sum_slices_f32, band::convolve_sum_slices_f64;
+        /// The band kernels summing in f64 (for f64, the same as `Band` and `SumSlices`).
+        BandWide((InlineJobs, *const Job, u32, u64, *mut f64)) =
+            band::convolve_band_f32_wide, band::convolve_band_f64;
+        SumSlicesWide((InlineJobs, *const Job, u32, u64, u32, *const f64)) =
+            band::convolve_sum_slices_f32_wide, band::convolve_sum_slices_f64;
         V0(SeedArgs<Self>) = seed::convolve_v0_f32, seed::convolve_v0_f64;
         V1(SeedArgs<Self>) = seed::convolve_v1_f32, seed::convolve_v1_f64;
         V2(SeedArgs<Self>) = seed::convolve_v2_f32, seed::convolve_v2_f64;

@@ -23,6 +23,39 @@ use crate::simt::shared::SharedSlice;
 #[repr(C, align(16))]
 pub struct Quad<T: Copy>(pub T);
 
+/// An element type as kept in memory (`Self`) against the [`Real`] type it is summed in: f32
+/// and f64 in themselves, and f32 in f64 for sums that keep f64's precision.
+pub trait Stored<F>: Copy {
+    /// The value in the summed type, exactly.
+    fn widen(self) -> F;
+    /// `x` rounded to nearest.
+    fn narrow(x: F) -> Self;
+}
+
+impl<F: Real> Stored<F> for F {
+    #[inline(always)]
+    fn widen(self) -> F {
+        self
+    }
+
+    #[inline(always)]
+    fn narrow(x: F) -> F {
+        x
+    }
+}
+
+impl Stored<f64> for f32 {
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self as f64
+    }
+
+    #[inline(always)]
+    fn narrow(x: f64) -> f32 {
+        x as f32
+    }
+}
+
 /// The element types convolved: f32 and f64.
 pub trait Real: Element + FastMath + PartialOrd + core::ops::Mul<Output = Self> {
     /// Four f32 or two f64.
