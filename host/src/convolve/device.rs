@@ -3,7 +3,7 @@
 //! a second launch when the outputs alone make too few blocks; or one launch of a seed kernel
 //! per product.
 
-use super::{Method, Operand, Plan, Product, Real, Target};
+use super::{Method, Operand, Plan, Real, Work};
 use crate::error::{Error, Result};
 use crate::runtime::device::{Device, LaunchShape};
 use warpkit_kernels::convolve::band::{
@@ -28,7 +28,7 @@ pub(super) unsafe fn run<F: Real>(
     plan: Plan,
     inputs: &[*const F],
     outputs: &[*mut F],
-    work: &[(Product, Target)],
+    work: impl Work,
 ) -> Result<()> {
     let method = plan.method;
     if method == Method::Band {
@@ -119,7 +119,7 @@ unsafe fn band<F: Real>(
     wide: bool,
     inputs: &[*const F],
     outputs: &[*mut F],
-    work: &[(Product, Target)],
+    work: impl Work,
 ) -> Result<()> {
     let (mut tiles, mut total, mut longest) = (0u64, 0u64, 0u64);
     let mut jobs: Vec<Job> = Vec::new();
@@ -151,16 +151,21 @@ unsafe fn band<F: Real>(
             jobs.push(job);
         }
     }
-    let words: Vec<u64> = jobs.iter().flat_map(Job::words).collect();
     if total == 0 {
         return Ok(());
     }
     let mut inline: InlineJobs = [0; INLINE_JOBS * JOB_WORDS];
     let list = if jobs.len() <= INLINE_JOBS {
-        inline[..words.len()].copy_from_slice(&words);
+        for (slot, job) in inline.chunks_exact_mut(JOB_WORDS).zip(&jobs) {
+            slot.copy_from_slice(&job.words());
+        }
         None
     } else {
-        Some(d.upload(&words)?)
+        // SAFETY: `Job` is `repr(C)` of `JOB_WORDS` 8-byte fields, so no padding: the jobs'
+        // memory is `JOB_WORDS` initialized u64 a job, 8-byte aligned.
+        let words =
+            unsafe { std::slice::from_raw_parts(jobs.as_ptr().cast::<u64>(), jobs.len() * JOB_WORDS) };
+        Some(d.upload(words)?)
     };
     let list_ptr = match &list {
         Some(l) => d.ptr(l)?.cast::<Job>(),

@@ -158,6 +158,12 @@ fn forward(p: Operand, q: Operand) -> Product {
     }
 }
 
+/// The products of a call and where each goes, as an iterator: a batch's thousands of pairs
+/// are never gathered in memory (allocating and filling them cost more than the kernel).
+pub(crate) trait Work: Iterator<Item = (Product, Target)> + Clone {}
+
+impl<W: Iterator<Item = (Product, Target)> + Clone> Work for W {}
+
 /// Where a product's outputs go: a span of one of the call's outputs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Target {
@@ -221,18 +227,18 @@ impl Convolution {
         device: &Device,
         inputs: &[*const F],
         r: &mut DeviceBuffer<F>,
-        work: &[(Product, Target)],
+        work: impl Work,
     ) -> Result<()> {
         let out = device.ptr_mut(r)?;
         // SAFETY: forwarded to the caller's contract.
-        unsafe { device::run(device, self.plan(work), inputs, &[out], work) }
+        unsafe { device::run(device, self.plan(work.clone()), inputs, &[out], work) }
     }
 
     /// How a device runs `work`: by the forced method, else [`Method::auto`]'s (the band
     /// kernel where f32 is summed in f64).
-    fn plan(&self, work: &[(Product, Target)]) -> Plan {
-        let method = self.method.unwrap_or_else(|| match work {
-            [(p, _)] if p.lo == 0 && !p.b.reversed && !self.wide => {
+    fn plan(&self, mut work: impl Work) -> Plan {
+        let method = self.method.unwrap_or_else(|| match (work.next(), work.next()) {
+            (Some((p, _)), None) if p.lo == 0 && !p.b.reversed && !self.wide => {
                 Method::auto(p.a.span.len, p.b.span.len, 1)
             }
             _ => Method::Band,
@@ -248,7 +254,7 @@ impl Convolution {
     pub fn full<F: Real>(&self, backend: &Backend, p: &[F], q: &[F]) -> Result<Vec<F>> {
         let (pm, qm) = (check_vector("p", p.len())?, check_vector("q", q.len())?);
         let product = forward(Operand::new(0, pm), Operand::new(1, qm));
-        self.products_on_host(backend, &[p, q], &[product])
+        self.products_on_host(backend, &[p, q], [product].into_iter())
     }
 
     /// [`Convolution::full`] on a device: `r` holds `m + n − 1` elements.
@@ -267,9 +273,9 @@ impl Convolution {
             span: Span::new(0, r.len(), 1),
         };
         let inputs = [device.ptr(p)?, device.ptr(q)?];
-        let work = [(product, target)];
+        let work = [(product, target)].into_iter();
         // SAFETY: every span lies inside its buffer, which outlives the call.
-        unsafe { self.run_into(device, &inputs, r, &work) }
+        unsafe { self.run_into(device, &inputs, r, work) }
     }
 
     /// The seed's strided form inside one device buffer, as when convolving rows or columns of
@@ -285,11 +291,11 @@ impl Convolution {
     ) -> Result<()> {
         let product = strided_product(data.len(), p, q, r)?;
         let base = device.ptr_mut(data)?;
-        let work = [(product, Target { output: 0, span: r })];
+        let work = [(product, Target { output: 0, span: r })].into_iter();
         let inputs = [base.cast_const(), base.cast_const()];
         // SAFETY: the spans lie inside `data` and `r` shares no element with `p` or `q`
         // (checked).
-        unsafe { device::run(device, self.plan(&work), &inputs, &[base], &work) }
+        unsafe { device::run(device, self.plan(work.clone()), &inputs, &[base], work) }
     }
 
     /// [`Convolution::strided_into`] on host data.
@@ -302,7 +308,7 @@ impl Convolution {
         r: Span,
     ) -> Result<()> {
         let product = strided_product(data.len(), p, q, r)?;
-        let sums = self.products_on_host(backend, &[&*data, &*data], &[product])?;
+        let sums = self.products_on_host(backend, &[&*data, &*data], [product].into_iter())?;
         for (i, v) in sums.into_iter().enumerate() {
             data[r.index(i)] = v;
         }
@@ -321,7 +327,7 @@ impl Convolution {
         g: &[F],
     ) -> Result<(Vec<F>, Vec<F>)> {
         let products = self.gradient_products(p.len(), q.len(), g.len())?;
-        let sums = self.products_on_host(backend, &[p, q, g], &products)?;
+        let sums = self.products_on_host(backend, &[p, q, g], products.into_iter())?;
         let (dp, dq) = sums.split_at(p.len());
         Ok((dp.to_vec(), dq.to_vec()))
     }
@@ -352,11 +358,12 @@ impl Convolution {
                     span: Span::new(0, dq.len(), 1),
                 },
             ),
-        ];
+        ]
+        .into_iter();
         let inputs = [device.ptr(p)?, device.ptr(q)?, device.ptr(g)?];
         let outputs = [device.ptr_mut(dp)?, device.ptr_mut(dq)?];
         // SAFETY: every span lies inside its buffer, which outlives the call.
-        unsafe { device::run(device, self.plan(&work), &inputs, &outputs, &work) }
+        unsafe { device::run(device, self.plan(work.clone()), &inputs, &outputs, work) }
     }
 
     fn gradient_products(&self, m: usize, n: usize, g: usize) -> Result<[Product; 2]> {
@@ -396,7 +403,7 @@ impl Convolution {
         (q, q_offsets): (&[F], &[usize]),
     ) -> Result<Vec<F>> {
         let products = batch_products((p.len(), p_offsets), (q.len(), q_offsets))?;
-        self.products_on_host(backend, &[p, q], &products)
+        self.products_on_host(backend, &[p, q], products)
     }
 
     /// [`Convolution::batch`] on a device, into `r` of `output_offsets(..)`'s last entry.
@@ -408,15 +415,11 @@ impl Convolution {
         r: &mut DeviceBuffer<F>,
     ) -> Result<()> {
         let products = batch_products((p.len(), p_offsets), (q.len(), q_offsets))?;
-        let work = stacked(&products);
-        check_same_len(
-            "batch output",
-            work.last().map_or(0, |(_, t)| t.span.offset + t.span.len),
-            r.len(),
-        )?;
+        let outputs = products.clone().map(|p| p.len).sum();
+        check_same_len("batch output", outputs, r.len())?;
         let inputs = [device.ptr(p)?, device.ptr(q)?];
         // SAFETY: every span lies inside its buffer, which outlives the call.
-        unsafe { self.run_into(device, &inputs, r, &work) }
+        unsafe { self.run_into(device, &inputs, r, stacked(products)) }
     }
 
     /// The distribution of the sum of `k` independent copies of a variable with probabilities
@@ -453,17 +456,17 @@ impl Convolution {
         &self,
         backend: &Backend,
         inputs: &[&[F]],
-        products: &[Product],
+        products: impl Iterator<Item = Product> + Clone,
     ) -> Result<Vec<F>> {
         match backend {
-            Backend::Cpu(_) => cpu::run(inputs, products),
+            Backend::Cpu(_) => cpu::run(inputs, &products.collect::<Vec<_>>()),
             Backend::Device(d) => {
                 let buffers = inputs.iter().map(|x| d.upload(x)).collect::<Result<Vec<_>>>()?;
-                let work = stacked(products);
-                let mut out = d.workspace::<F>(work.iter().map(|(p, _)| p.len).sum())?;
+                let mut out = d.workspace::<F>(products.clone().map(|p| p.len).sum())?;
                 let pointers = buffers.iter().map(|b| d.ptr(b)).collect::<Result<Vec<_>>>()?;
+                let (out_ptr, work) = (d.ptr_mut(&mut out)?, stacked(products));
                 // SAFETY: every span lies inside its buffer, which outlives the call.
-                unsafe { device::run(d, self.plan(&work), &pointers, &[d.ptr_mut(&mut out)?], &work)? };
+                unsafe { device::run(d, self.plan(work.clone()), &pointers, &[out_ptr], work)? };
                 d.download(&out)
             }
         }
@@ -482,10 +485,10 @@ pub fn output_offsets(p_offsets: &[usize], q_offsets: &[usize]) -> Result<Vec<us
 }
 
 /// The forward products of a batch, after checking its offsets.
-fn batch_products(
-    (p_len, p_offsets): (usize, &[usize]),
-    (q_len, q_offsets): (usize, &[usize]),
-) -> Result<Vec<Product>> {
+fn batch_products<'a>(
+    (p_len, p_offsets): (usize, &'a [usize]),
+    (q_len, q_offsets): (usize, &'a [usize]),
+) -> Result<impl Iterator<Item = Product> + Clone + 'a> {
     check_same_len("q offsets", p_offsets.len(), q_offsets.len())?;
     for (what, len, offsets) in [("p offsets", p_len, p_offsets), ("q offsets", q_len, q_offsets)] {
         if offsets.len() < 2 {
@@ -506,33 +509,25 @@ fn batch_products(
             });
         }
     }
-    p_offsets
-        .windows(2)
-        .zip(q_offsets.windows(2))
-        .map(|(p, q)| {
-            Ok(forward(
-                Operand::new(0, Span::new(p[0], p[1] - p[0], 1)),
-                Operand::new(1, Span::new(q[0], q[1] - q[0], 1)),
-            ))
-        })
-        .collect()
+    Ok(p_offsets.windows(2).zip(q_offsets.windows(2)).map(|(p, q)| {
+        forward(
+            Operand::new(0, Span::new(p[0], p[1] - p[0], 1)),
+            Operand::new(1, Span::new(q[0], q[1] - q[0], 1)),
+        )
+    }))
 }
 
 /// `products` writing one after another into output 0.
-fn stacked(products: &[Product]) -> Vec<(Product, Target)> {
-    let mut at = 0;
-    products
-        .iter()
-        .map(|p| {
-            let span = Span {
-                offset: at,
-                len: p.len,
-                stride: 1,
-            };
-            at += p.len;
-            (*p, Target { output: 0, span })
-        })
-        .collect()
+fn stacked(products: impl Iterator<Item = Product> + Clone) -> impl Work {
+    products.scan(0, |at, p| {
+        let span = Span {
+            offset: *at,
+            len: p.len,
+            stride: 1,
+        };
+        *at += p.len;
+        Some((p, Target { output: 0, span }))
+    })
 }
 
 /// The forward product of spans `p` and `q` inside one buffer of `len` elements writing span
