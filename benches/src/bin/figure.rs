@@ -5,9 +5,10 @@
 //! - `figure multisplit [DIR] [OUT.svg]`: the multisplit seed's comparison from the
 //!   `multisplit u32` group: throughput against buckets, a line per method plus the radix sort of
 //!   the same keys, a panel per input (default output `results/multisplit_by_buckets.svg`);
-//! - `figure convolve [DIR] [OUT.svg]`: the convolution seed's table as a plot, from the
-//!   `convolve f32` group: multiply-adds per second against m = n, a line per kernel version
-//!   (default output `results/convolve_by_size.svg`).
+//! - `figure convolve [DIR] [OUT.svg] [PEERS.txt]`: the convolution seed's table as a plot, from
+//!   the `convolve f32` group: multiply-adds per second against m = n, a line per kernel version
+//!   (default output `results/convolve_by_size.svg`), and a cuFFT line from the output of
+//!   `results/microbench/fft_convolve.cu` if given.
 //!
 //! DIR defaults to `target/criterion`.
 
@@ -136,21 +137,43 @@ fn result_folders(dir: &Path, found: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-fn draw(figure: &Figure, dir: &Path, out: &Path) -> Result<(), Box<dyn Error>> {
+/// The single f32 pairs of `fft_convolve.cu`'s output (`cuFFT f32 1 pairs of N: T us ...`) as
+/// points of the convolution figure's panel.
+fn fft_points(peers: &Path) -> Points {
+    let mut points = Vec::new();
+    for line in std::fs::read_to_string(peers)?.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if let ["cuFFT", "f32", "1", "pairs", "of", n, us, "us", ..] = words[..] {
+            let n: f64 = n.trim_end_matches(':').parse()?;
+            let seconds = us.parse::<f64>()? * 1e-6;
+            let measured = Measurement {
+                function: "cuFFT (same GPU; loses small entries)".into(),
+                value: n.to_string(),
+                seconds,
+            };
+            points.extend(convolve_points(&measured)?);
+        }
+    }
+    Ok(points)
+}
+
+fn draw(figure: &Figure, dir: &Path, out: &Path, extra: Vec<Point>) -> Result<(), Box<dyn Error>> {
     let mut folders = Vec::new();
     result_folders(dir, &mut folders)?;
-    let mut panels: BTreeMap<String, BTreeMap<String, Vec<(f64, f64)>>> = BTreeMap::new();
+    let mut points = extra;
     for folder in folders {
         if let Some(m) = measurement(&folder, figure.group)? {
-            for (panel, line, x, y) in (figure.points)(&m)? {
-                panels
-                    .entry(panel)
-                    .or_default()
-                    .entry(line)
-                    .or_default()
-                    .push((x, y));
-            }
+            points.extend((figure.points)(&m)?);
         }
+    }
+    let mut panels: BTreeMap<String, BTreeMap<String, Vec<(f64, f64)>>> = BTreeMap::new();
+    for (panel, line, x, y) in points {
+        panels
+            .entry(panel)
+            .or_default()
+            .entry(line)
+            .or_default()
+            .push((x, y));
     }
     if panels.is_empty() {
         return Err(format!("no results of \"{}\" under {}", figure.group, dir.display()).into());
@@ -205,9 +228,17 @@ fn main() -> Result<(), Box<dyn Error>> {
         Some("alias") => ALIAS,
         Some("multisplit") => MULTISPLIT,
         Some("convolve") => CONVOLVE,
-        _ => return Err("usage: figure alias|multisplit|convolve [CRITERION_DIR] [OUT.svg]".into()),
+        _ => {
+            return Err(
+                "usage: figure alias|multisplit|convolve [CRITERION_DIR] [OUT.svg] [PEERS.txt]".into(),
+            );
+        }
     };
     let dir = PathBuf::from(args.next().unwrap_or_else(|| "target/criterion".into()));
     let out = PathBuf::from(args.next().unwrap_or_else(|| figure.default_out.into()));
-    draw(&figure, &dir, &out)
+    let extra = match args.next() {
+        Some(peers) => fft_points(Path::new(&peers))?,
+        None => Vec::new(),
+    };
+    draw(&figure, &dir, &out, extra)
 }
