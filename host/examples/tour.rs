@@ -9,6 +9,7 @@ use rand_core::SeedableRng;
 use std::time::Instant;
 use warpkit::alias::{AliasTable, check_table};
 use warpkit::convolve::Convolution;
+use warpkit::moments::{SUMMARY_WORDS, summary, summary_into};
 use warpkit::multisplit::{Buckets, Multisplit};
 use warpkit::subset::Subsets;
 use warpkit::{Backend, Device, Error, Gpu, GpuTimer, Philox};
@@ -80,6 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     failures += multisplit_tour(&backend, &words[..MULTISPLIT_KEYS.min(cap)])?;
     failures += subset_tour(&backend, BOARDS.min(cap))?;
     failures += convolve_tour(&backend, COUNTS.min(cap))?;
+    failures += moments_tour(&backend, &energies)?;
 
     if let Backend::Device(device @ Device::Gpu(gpu)) = &backend {
         println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
@@ -303,6 +305,28 @@ fn report(name: &str, ok: bool, seconds: f64, bytes: usize) -> usize {
     usize::from(!ok)
 }
 
+/// Mean, variance and extremes of readings with a large common offset (1e9 plus the energies),
+/// where the sum-of-squares formula would lose every digit; checked against a sequential
+/// two-pass computation.
+fn moments_tour(backend: &Backend, energies: &[f64]) -> Result<usize, Box<dyn std::error::Error>> {
+    let readings: Vec<f64> = energies.iter().map(|e| 1e9 + e).collect();
+    let t = Instant::now();
+    let s = summary(backend, &readings)?;
+    let took = t.elapsed().as_secs_f64();
+    // The reference works on the readings less 1e9 (exact), in two sequential passes.
+    let held: Vec<f64> = readings.iter().map(|x| x - 1e9).collect();
+    let n = held.len() as f64;
+    let mean = held.iter().sum::<f64>() / n;
+    let variance = held.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    let min = readings.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = readings.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let ok = s.count == readings.len() as u64
+        && (s.mean - (1e9 + mean)).abs() <= 1e-6
+        && (s.variance() - variance).abs() <= 1e-10 * variance
+        && (s.min, s.max) == (min, max);
+    Ok(report("moments f64", ok, took, 8 * readings.len()))
+}
+
 /// Median device time of `work` over a few runs, in seconds.
 fn median_seconds(gpu: &Gpu, mut work: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
     work()?; // warm-up
@@ -333,6 +357,9 @@ fn device_timings(device: &Device, gpu: &Gpu, sizes: &[u32], energies: &[f64]) -
     let mut d_total = device.zeros::<f64>(1)?;
     let s = median_seconds(gpu, || device.sum_into(&d_energies, &mut d_total))?;
     show("sum f64", s, 8.0 * n as f64, "GB/s");
+    let mut d_summary = device.zeros::<f64>(SUMMARY_WORDS)?;
+    let s = median_seconds(gpu, || summary_into(device, &d_energies, &mut d_summary))?;
+    show("moments f64", s, 8.0 * n as f64, "GB/s");
     let mut d_words = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.philox_fill(&mut d_words, [1, 2], [0; 4]))?;
     show("philox stream", s, n as f64, "G words/s");

@@ -34,6 +34,7 @@ mod runtime;
 pub mod alias;
 pub mod convolve;
 mod copy;
+pub mod moments;
 pub mod multisplit;
 mod philox;
 mod reduce;

@@ -22,6 +22,8 @@ pub enum Area {
     Subset,
     /// Banded convolution: the seed's kernels, the band kernel and its slice sums.
     Convolve,
+    /// One-pass moments: partial summaries and their combine.
+    Moments,
 }
 
 /// Entry-name prefixes and their areas; the first that matches wins.
@@ -39,17 +41,19 @@ pub const PREFIXES: &[(&str, Area)] = &[
     ("multisplit_", Area::Multisplit),
     ("subset_", Area::Subset),
     ("convolve_", Area::Convolve),
+    ("moments_", Area::Moments),
 ];
 
 impl Area {
     /// Every area, in the order of [`Area::index`].
-    pub const ALL: [Area; 6] = [
+    pub const ALL: [Area; 7] = [
         Area::Foundation,
         Area::Checks,
         Area::Alias,
         Area::Multisplit,
         Area::Subset,
         Area::Convolve,
+        Area::Moments,
     ];
 
     /// The area's position in [`Area::ALL`].
@@ -66,6 +70,7 @@ impl Area {
             Area::Multisplit => "multisplit",
             Area::Subset => "subset",
             Area::Convolve => "convolve",
+            Area::Moments => "moments",
         }
     }
 

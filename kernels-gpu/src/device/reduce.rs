@@ -21,13 +21,12 @@ const UNROLL: usize = REDUCE_UNROLL as usize;
 /// Block `b`'s grid-stride share of the reduction to `partials[b]`: each element `input[i]`
 /// enters as `item(i, input[i])` and the items are combined by `op`. `item` sees every element
 /// once, so a pass that must also look at each element (such as a check) costs no second read,
-/// and it lifts elements into the accumulator (a value and its index for an argmin, the moments
-/// of one value). Each thread combines its items in its own grid-stride order, so `op` must be
-/// commutative in effect; a fixed grid still gives the same bits every run.
+/// and it lifts elements into the accumulator (a value and its index for an argmin). Each
+/// thread combines its items in its own grid-stride order, so `op` must be commutative in
+/// effect; a fixed grid still gives the same bits every run.
 ///
 /// # Safety
-/// `input` holds `n` elements, `partials` one per block; blocks of `REDUCE_BLOCK_THREADS`;
-/// dynamic shared memory holds one `A` per warp.
+/// As for [`fold_partials`].
 #[inline(always)]
 pub unsafe fn reduce_partials<T: Element, A: Words, O: Operator<A>, const V: usize>(
     input: *const T,
@@ -36,8 +35,33 @@ pub unsafe fn reduce_partials<T: Element, A: Words, O: Operator<A>, const V: usi
     op: O,
     mut item: impl FnMut(u64, T) -> A,
 ) {
+    let fold = |acc, i, x| op.combine(acc, item(i, x));
+    // SAFETY: forwarded.
+    unsafe { fold_partials::<T, A, A, O, V>(input, n, partials, op, op.identity(), fold, |a| a) }
+}
+
+/// Block `b`'s grid-stride share of `input` to `partials[b]`, by a per-thread state: each
+/// thread folds its elements into `REDUCE_UNROLL` states of its own (from `start`, by
+/// `fold(state, i, input[i])`, in its grid-stride order), turns each state into a value by
+/// `finish`, and the block combines the values by `op`. A state can be cheaper to update than
+/// a value (the moments keep shifted sums, with no division an element, and combine by Chan
+/// only between threads).
+///
+/// # Safety
+/// `input` holds `n` elements, `partials` one per block; blocks of `REDUCE_BLOCK_THREADS`;
+/// dynamic shared memory holds one `A` per warp.
+#[inline(always)]
+pub unsafe fn fold_partials<T: Element, S: Copy, A: Words, O: Operator<A>, const V: usize>(
+    input: *const T,
+    n: u64,
+    partials: *mut A,
+    op: O,
+    start: S,
+    mut fold: impl FnMut(S, u64, T) -> S,
+    finish: impl Fn(S) -> A,
+) {
     let (tid, stride) = (global_x(), grid_threads_x());
-    let mut acc = [op.identity(); UNROLL];
+    let mut acc = [start; UNROLL];
     let mut scalar_from = 0;
     // SAFETY: every index is checked against `n` (or `n / V` vectors) before it is read; the
     // whole block reaches the block reduction.
@@ -52,31 +76,27 @@ pub unsafe fn reduce_partials<T: Element, A: Words, O: Operator<A>, const V: usi
                 }
                 for (u, (a, l)) in acc.iter_mut().zip(loaded.iter()).enumerate() {
                     let at = (i + u as u64 * stride) * V as u64;
-                    let mut items = [op.identity(); V];
-                    for (k, (it, &x)) in items.iter_mut().zip(l.iter()).enumerate() {
-                        *it = item(at + k as u64, x);
+                    for (k, &x) in l.iter().enumerate() {
+                        *a = fold(*a, at + k as u64, x);
                     }
-                    *a = items.iter().fold(*a, |s, &x| op.combine(s, x));
                 }
                 i += UNROLL as u64 * stride;
             }
             while i < vectors {
                 let l: [T; V] = load128(input.add((i * V as u64) as usize));
-                let mut items = [op.identity(); V];
-                for (k, (it, &x)) in items.iter_mut().zip(l.iter()).enumerate() {
-                    *it = item(i * V as u64 + k as u64, x);
+                for (k, &x) in l.iter().enumerate() {
+                    acc[0] = fold(acc[0], i * V as u64 + k as u64, x);
                 }
-                acc[0] = items.iter().fold(acc[0], |s, &x| op.combine(s, x));
                 i += stride;
             }
             scalar_from = vectors * V as u64;
         }
         let mut i = scalar_from + tid;
         while i < n {
-            acc[0] = op.combine(acc[0], item(i, *input.add(i as usize)));
+            acc[0] = fold(acc[0], i, *input.add(i as usize));
             i += stride;
         }
-        let mine = acc.iter().fold(op.identity(), |s, &x| op.combine(s, x));
+        let mine = acc.iter().fold(op.identity(), |s, &x| op.combine(s, finish(x)));
         let scratch = SharedSlice::<A>::carve(0, REDUCE_BLOCK_THREADS / WARP_SIZE);
         let total = block::reduce(mine, op, scratch);
         if thread_x() == 0 {

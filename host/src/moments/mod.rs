@@ -1,0 +1,120 @@
+//! One-pass moments (seed 003): count, mean, variance, minimum and maximum of f32 or f64 data,
+//! summed in f64.
+//!
+//! ```
+//! use warpkit::Backend;
+//! use warpkit::moments::summary;
+//!
+//! let s = summary(&Backend::cpu(), &[1e9 + 1.0, 1e9 + 2.0, 1e9 + 3.0])?;
+//! assert_eq!((s.count, s.mean, s.min, s.max), (3, 1e9 + 2.0, 1e9 + 1.0, 1e9 + 3.0));
+//! assert!((s.variance() - 2.0 / 3.0).abs() < 1e-12); // no sum-of-squares cancellation
+//! assert_eq!(s.sample_variance(), Some(1.0));
+//! # Ok::<(), warpkit::Error>(())
+//! ```
+//!
+//! A device reads the data once: each thread keeps sums shifted by its first element (no
+//! division an element), and threads, blocks and the grid combine by Chan's pairwise update
+//! (`warpkit_kernels::moments`). The CPU backend takes two passes with rayon (the mean, then
+//! the squared deviations from it) and is the tests' reference. A NaN anywhere makes every
+//! field but `count` NaN; with infinities (and no NaN) the mean is the infinity's sign (NaN if
+//! both appear) and the variance NaN, as IEEE arithmetic says.
+
+mod cpu;
+mod device;
+
+use crate::error::{Error, Result, check_same_len};
+use crate::runtime::backend::Backend;
+use crate::runtime::device::{Device, DeviceBuffer};
+use crate::runtime::element::Scalar;
+use warpkit_kernels::moments::MomentsKernels;
+pub use warpkit_kernels::moments::SUMMARY_WORDS;
+
+/// The element types summarized: f32 and f64.
+pub trait Sample: Scalar + MomentsKernels + Into<f64> {}
+
+impl Sample for f32 {}
+impl Sample for f64 {}
+
+/// The moments of some values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary {
+    /// How many values.
+    pub count: u64,
+    /// Their mean.
+    pub mean: f64,
+    /// The sum of their squared deviations from the mean.
+    pub m2: f64,
+    /// The smallest (NaN if any value is).
+    pub min: f64,
+    /// The largest (NaN if any value is).
+    pub max: f64,
+}
+
+impl Summary {
+    /// The summary from its words as [`summary_into`] leaves them on a device: count, mean,
+    /// m2, min, max.
+    pub fn from_words([count, mean, m2, min, max]: [f64; SUMMARY_WORDS]) -> Summary {
+        Summary {
+            count: count as u64,
+            mean,
+            m2,
+            min,
+            max,
+        }
+    }
+
+    /// The population variance, `m2 / count` (0 for one value).
+    pub fn variance(&self) -> f64 {
+        self.m2 / self.count as f64
+    }
+
+    /// The sample variance, `m2 / (count − 1)`; none for a single value.
+    pub fn sample_variance(&self) -> Option<f64> {
+        (self.count > 1).then(|| self.m2 / (self.count - 1) as f64)
+    }
+
+    /// The population standard deviation.
+    pub fn std_dev(&self) -> f64 {
+        self.variance().sqrt()
+    }
+}
+
+/// The [`Summary`] of `data` (not empty) on `backend`.
+pub fn summary<F: Sample>(backend: &Backend, data: &[F]) -> Result<Summary> {
+    check(data.len())?;
+    match backend {
+        Backend::Cpu(_) => Ok(Summary::from_words(cpu::summary(data).words())),
+        Backend::Device(d) => summary_of_buffer(d, &d.upload(data)?),
+    }
+}
+
+/// The [`Summary`] of a device buffer (not empty), read once on its device.
+pub fn summary_of_buffer<F: Sample>(device: &Device, data: &DeviceBuffer<F>) -> Result<Summary> {
+    let mut out = device.zeros::<f64>(SUMMARY_WORDS)?;
+    summary_into(device, data, &mut out)?;
+    let words = device.download(&out)?;
+    Ok(Summary::from_words(
+        words.try_into().expect("SUMMARY_WORDS words"),
+    ))
+}
+
+/// The summary of a device buffer (not empty) into `out`, [`SUMMARY_WORDS`] f64 on the same
+/// device (see [`Summary::from_words`]), for results that stay there: nothing is copied back
+/// and the call does not wait for the device.
+pub fn summary_into<F: Sample>(
+    device: &Device,
+    data: &DeviceBuffer<F>,
+    out: &mut DeviceBuffer<f64>,
+) -> Result<()> {
+    check(data.len())?;
+    check_same_len("moments output", SUMMARY_WORDS, out.len())?;
+    device::summary_into(device, data, out)
+}
+
+/// Refuses empty data and lengths the device's counts cannot hold.
+fn check(len: usize) -> Result<()> {
+    if len == 0 {
+        return Err(Error::EmptyVector { what: "data" });
+    }
+    crate::error::check_len("moments input", len, crate::MAX_LEN)
+}

@@ -1,0 +1,256 @@
+//! One-pass moments (seed 003): count, mean, sum of squared deviations, minimum and maximum of
+//! a vector in one read.
+//!
+//! Each thread folds its grid-stride share into shifted sums: the shift `K` is its first
+//! element, and it keeps `Σ (x − K)` and `Σ (x − K)²`, two additions and an FMA an element, no
+//! division. Because `K` is one of the values it sums, `m2 >= (K − mean)²`, so turning the
+//! sums into a mean and `m2` loses at most a factor of the thread's count to cancellation
+//! (about 1e-14 relative at 1e8 elements), and data far from zero (1e9 plus unit noise) is the
+//! easy case: `x − K` is the noise. Threads, warps, blocks and the grid's partials then combine
+//! by Chan's pairwise update on means kept as a shift and an offset ([`Summarize`]). f32 input
+//! is summed in f64.
+
+use crate::block;
+use crate::device::reduce::fold_partials;
+use crate::op::{Operator, Words};
+use crate::policy::REDUCE_BLOCK_THREADS;
+use crate::simt::math::FastMath;
+use crate::simt::shared::SharedSlice;
+use crate::simt::{WARP_SIZE, thread_x};
+
+/// The moments of some values with their extremes. The mean is kept as `shift + offset`,
+/// `shift` one of the values: where the data sit far from zero (1e9 plus unit noise) the
+/// difference of two means, which Chan's combine squares, comes from the exact difference of
+/// two shifts plus that of two small offsets, not from two rounded means at 1e9 (whose
+/// rounding, 1e-7 there, would enter the variance at first order). A NaN among the values
+/// makes `min` and `max` NaN; the empty summary has count 0, `min = +inf`, `max = −inf`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Summary {
+    /// Values seen.
+    pub count: u32,
+    /// One of them.
+    pub shift: f64,
+    /// Their mean less `shift`.
+    pub offset: f64,
+    /// The sum of their squared deviations from the mean.
+    pub m2: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// Words of a [`Summary`] as the final kernel writes it: count, mean, m2, min, max (as f64).
+pub const SUMMARY_WORDS: usize = 5;
+
+impl Summary {
+    /// The summary as [`SUMMARY_WORDS`] f64 (count, mean, m2, min, max), with NaN and the
+    /// infinities (seen in `min` and `max`) given their IEEE meaning: any NaN makes all but the
+    /// count NaN; an infinity makes the mean that infinity (NaN if both signs appear) and m2
+    /// NaN. The device's shifted sums would otherwise give either depending on where the
+    /// infinity fell.
+    #[inline(always)]
+    pub fn words(self) -> [f64; SUMMARY_WORDS] {
+        let (min, max) = (self.min, self.max);
+        let (mean, m2) = if min.is_nan() || max.is_nan() {
+            (f64::NAN, f64::NAN)
+        } else {
+            match (min == f64::NEG_INFINITY, max == f64::INFINITY) {
+                (false, false) => (self.shift + self.offset, self.m2),
+                (true, true) => (f64::NAN, f64::NAN),
+                (true, false) => (f64::NEG_INFINITY, f64::NAN),
+                (false, true) => (f64::INFINITY, f64::NAN),
+            }
+        };
+        [self.count as f64, mean, m2, min, max]
+    }
+}
+
+impl Words for Summary {
+    #[inline(always)]
+    fn map_words(self, mut f: impl FnMut(u32) -> u32) -> Self {
+        Summary {
+            count: f(self.count),
+            shift: self.shift.map_words(&mut f),
+            offset: self.offset.map_words(&mut f),
+            m2: self.m2.map_words(&mut f),
+            min: self.min.map_words(&mut f),
+            max: self.max.map_words(&mut f),
+        }
+    }
+}
+
+/// The smaller of `a` and `b`, NaN if either is.
+#[inline(always)]
+fn min_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() || a < b { a } else { b }
+}
+
+/// The larger of `a` and `b`, NaN if either is.
+#[inline(always)]
+fn max_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() || a > b { a } else { b }
+}
+
+/// Chan, Golub and LeVeque's pairwise combine of the moments, on shifted means, and the
+/// extremes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Summarize;
+
+impl Operator<Summary> for Summarize {
+    #[inline(always)]
+    fn identity(self) -> Summary {
+        Summary {
+            count: 0,
+            shift: 0.0,
+            offset: 0.0,
+            m2: 0.0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        }
+    }
+
+    #[inline(always)]
+    fn combine(self, a: Summary, b: Summary) -> Summary {
+        if b.count == 0 {
+            return a;
+        }
+        if a.count == 0 {
+            return b;
+        }
+        let count = a.count + b.count;
+        let (na, nb, n) = (a.count as f64, b.count as f64, count as f64);
+        let delta = (b.shift - a.shift) + (b.offset - a.offset);
+        Summary {
+            count,
+            shift: a.shift,
+            offset: a.offset + delta * (nb / n),
+            m2: a.m2 + b.m2 + delta * delta * (na * nb / n),
+            min: min_nan(a.min, b.min),
+            max: max_nan(a.max, b.max),
+        }
+    }
+}
+
+/// A thread's running state: count, shift, `Σ (x − shift)`, `Σ (x − shift)²`, extremes.
+#[derive(Clone, Copy)]
+struct Shifted {
+    count: u32,
+    shift: f64,
+    s1: f64,
+    s2: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Shifted {
+    const EMPTY: Shifted = Shifted {
+        count: 0,
+        shift: 0.0,
+        s1: 0.0,
+        s2: 0.0,
+        min: f64::INFINITY,
+        max: f64::NEG_INFINITY,
+    };
+
+    #[inline(always)]
+    fn add(self, x: f64) -> Shifted {
+        let shift = if self.count == 0 { x } else { self.shift };
+        let d = x - shift;
+        Shifted {
+            count: self.count + 1,
+            shift,
+            s1: self.s1 + d,
+            s2: d.fma(d, self.s2),
+            min: min_nan(self.min, x),
+            max: max_nan(self.max, x),
+        }
+    }
+
+    #[inline(always)]
+    fn summary(self) -> Summary {
+        if self.count == 0 {
+            return Summarize.identity();
+        }
+        let offset = self.s1 / self.count as f64;
+        let m2 = self.s2 - self.s1 * offset;
+        Summary {
+            count: self.count,
+            shift: self.shift,
+            offset,
+            // Rounding can leave a tiny negative; NaN stays NaN.
+            m2: if m2 < 0.0 { 0.0 } else { m2 },
+            min: self.min,
+            max: self.max,
+        }
+    }
+}
+
+/// Dynamic shared memory of either moments kernel: a [`Summary`] a warp.
+pub const SHARED_BYTES: u32 = REDUCE_BLOCK_THREADS / WARP_SIZE * size_of::<Summary>() as u32;
+
+macro_rules! partial_kernels {
+    ($($name:ident: $t:ty, $v:literal),*) => {$(
+        crate::kernel! {
+            /// Writes block `b`'s grid-stride share of the input's [`Summary`] to
+            /// `partials[b]`.
+            ///
+            /// # Safety
+            /// `input` holds `n` elements, `partials` one per block; blocks of
+            /// `REDUCE_BLOCK_THREADS` with [`SHARED_BYTES`] of dynamic shared memory.
+            pub unsafe fn $name(input: *const $t, n: u64, partials: *mut Summary) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe {
+                    fold_partials::<$t, Shifted, Summary, Summarize, $v>(
+                        input,
+                        n,
+                        partials,
+                        Summarize,
+                        Shifted::EMPTY,
+                        |s, _, x| s.add(x as f64),
+                        Shifted::summary,
+                    )
+                }
+            }
+        }
+    )*};
+}
+partial_kernels!(moments_partials_f32: f32, 4, moments_partials_f64: f64, 2);
+
+crate::kernel! {
+    /// Combines `count` partial summaries in order and writes the total to `out` as its
+    /// [`Summary::words`].
+    ///
+    /// # Safety
+    /// `partials` holds `count` summaries, `out` [`SUMMARY_WORDS`] f64; one block of
+    /// `REDUCE_BLOCK_THREADS` with [`SHARED_BYTES`] of dynamic shared memory.
+    pub unsafe fn moments_combine(partials: *const Summary, count: u64, out: *mut f64) {
+        let t = thread_x() as u64;
+        // Thread t takes a run of consecutive partials, so the block combines them in order.
+        let per = count.div_ceil(REDUCE_BLOCK_THREADS as u64);
+        let mut mine = Summarize.identity();
+        let mut i = t * per;
+        while i < count.min((t + 1) * per) {
+            // SAFETY: `i < count`.
+            mine = Summarize.combine(mine, unsafe { *partials.add(i as usize) });
+            i += 1;
+        }
+        // SAFETY: the launch gives one `Summary` a warp of shared memory; the whole block is here.
+        let total = unsafe {
+            let scratch = SharedSlice::<Summary>::carve(0, REDUCE_BLOCK_THREADS / WARP_SIZE);
+            block::reduce(mine, Summarize, scratch)
+        };
+        if t == 0 {
+            for (k, w) in total.words().into_iter().enumerate() {
+                // SAFETY: `out` holds `SUMMARY_WORDS` f64.
+                unsafe { *out.add(k) = w };
+            }
+        }
+    }
+}
+
+crate::kernel_table! {
+    /// The moments kernels of one input type (f32 or f64).
+    pub trait MomentsKernels: crate::num::Element; for f32, f64 {
+        Partials((*const Self, u64, *mut Summary)) = moments_partials_f32, moments_partials_f64;
+    }
+}
