@@ -37,21 +37,30 @@ pub unsafe fn reduce_partials<T: Element, A: Words, O: Operator<A>, const V: usi
 ) {
     let fold = |acc, i, x| op.combine(acc, item(i, x));
     // SAFETY: forwarded.
-    unsafe { fold_partials::<T, A, A, O, V>(input, n, partials, op, op.identity(), fold, |a| a) }
+    unsafe { fold_partials::<T, A, A, O, V, UNROLL>(input, n, partials, op, op.identity(), fold, |a| a) }
 }
 
 /// Block `b`'s grid-stride share of `input` to `partials[b]`, by a per-thread state: each
-/// thread folds its elements into `REDUCE_UNROLL` states of its own (from `start`, by
-/// `fold(state, i, input[i])`, in its grid-stride order), turns each state into a value by
-/// `finish`, and the block combines the values by `op`. A state can be cheaper to update than
-/// a value (the moments keep shifted sums, with no division an element, and combine by Chan
-/// only between threads).
+/// thread folds its elements into `STATES` states of its own (from `start`, by
+/// `fold(state, i, input[i])`, in its grid-stride order; the `u`-th of the `REDUCE_UNROLL`
+/// loads in flight goes to state `u % STATES`), turns each state into a value by `finish`, and
+/// the block combines the values by `op`. A state can be cheaper to update than a value (the
+/// moments keep shifted sums, with no division an element, and combine by Chan only between
+/// threads); several states break a sum's chain of dependent additions, one keeps a large
+/// state's registers few.
 ///
 /// # Safety
 /// `input` holds `n` elements, `partials` one per block; blocks of `REDUCE_BLOCK_THREADS`;
 /// dynamic shared memory holds one `A` per warp.
 #[inline(always)]
-pub unsafe fn fold_partials<T: Element, S: Copy, A: Words, O: Operator<A>, const V: usize>(
+pub unsafe fn fold_partials<
+    T: Element,
+    S: Copy,
+    A: Words,
+    O: Operator<A>,
+    const V: usize,
+    const STATES: usize,
+>(
     input: *const T,
     n: u64,
     partials: *mut A,
@@ -61,7 +70,7 @@ pub unsafe fn fold_partials<T: Element, S: Copy, A: Words, O: Operator<A>, const
     finish: impl Fn(S) -> A,
 ) {
     let (tid, stride) = (global_x(), grid_threads_x());
-    let mut acc = [start; UNROLL];
+    let mut acc = [start; STATES];
     let mut scalar_from = 0;
     // SAFETY: every index is checked against `n` (or `n / V` vectors) before it is read; the
     // whole block reaches the block reduction.
@@ -74,10 +83,10 @@ pub unsafe fn fold_partials<T: Element, S: Copy, A: Words, O: Operator<A>, const
                 for (u, l) in loaded.iter_mut().enumerate() {
                     *l = load128(input.add(((i + u as u64 * stride) * V as u64) as usize));
                 }
-                for (u, (a, l)) in acc.iter_mut().zip(loaded.iter()).enumerate() {
+                for (u, l) in loaded.iter().enumerate() {
                     let at = (i + u as u64 * stride) * V as u64;
                     for (k, &x) in l.iter().enumerate() {
-                        *a = fold(*a, at + k as u64, x);
+                        acc[u % STATES] = fold(acc[u % STATES], at + k as u64, x);
                     }
                 }
                 i += UNROLL as u64 * stride;

@@ -131,7 +131,8 @@ impl Operator<Summary> for Summarize {
     }
 }
 
-/// A thread's running state: count, shift, `Σ (x − shift)`, `Σ (x − shift)²`, extremes.
+/// A thread's running state: count, shift, `Σ (x − shift)`, `Σ (x − shift)²`, extremes (by
+/// `min.f64`, one instruction, which skips NaN) and whether a NaN was seen.
 #[derive(Clone, Copy)]
 struct Shifted {
     count: u32,
@@ -140,6 +141,7 @@ struct Shifted {
     s2: f64,
     min: f64,
     max: f64,
+    nan: bool,
 }
 
 impl Shifted {
@@ -150,6 +152,7 @@ impl Shifted {
         s2: 0.0,
         min: f64::INFINITY,
         max: f64::NEG_INFINITY,
+        nan: false,
     };
 
     #[inline(always)]
@@ -161,8 +164,9 @@ impl Shifted {
             shift,
             s1: self.s1 + d,
             s2: d.fma(d, self.s2),
-            min: min_nan(self.min, x),
-            max: max_nan(self.max, x),
+            min: self.min.min(x),
+            max: self.max.max(x),
+            nan: self.nan | x.is_nan(),
         }
     }
 
@@ -179,8 +183,8 @@ impl Shifted {
             offset,
             // Rounding can leave a tiny negative; NaN stays NaN.
             m2: if m2 < 0.0 { 0.0 } else { m2 },
-            min: self.min,
-            max: self.max,
+            min: if self.nan { f64::NAN } else { self.min },
+            max: if self.nan { f64::NAN } else { self.max },
         }
     }
 }
@@ -200,7 +204,7 @@ macro_rules! partial_kernels {
             pub unsafe fn $name(input: *const $t, n: u64, partials: *mut Summary) {
                 // SAFETY: forwarded to the launch contract above.
                 unsafe {
-                    fold_partials::<$t, Shifted, Summary, Summarize, $v>(
+                    fold_partials::<$t, Shifted, Summary, Summarize, $v, 1>(
                         input,
                         n,
                         partials,
