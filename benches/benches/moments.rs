@@ -2,11 +2,14 @@
 //! 1e8 f32 in device memory, timed with CUDA events (`summary_into`, the result left on the
 //! device), beside the device sum of the same f64 (one read, the floor this pass can reach);
 //! and through the public API by wall clock (`summary_of_buffer`, the 40-byte result copied
-//! back). Throughput counts bytes read. Without a GPU, the CPU backend on 1e7.
+//! back); and the same f64 as a 10000 × 10000 matrix, a summary per column. Throughput counts
+//! bytes read. Without a GPU, the CPU backend on 1e7.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::Instant;
-use warpkit::moments::{SUMMARY_WORDS, Sample, summary, summary_into, summary_of_buffer};
+use warpkit::moments::{
+    SUMMARY_WORDS, Sample, column_summaries_into, summary, summary_into, summary_of_buffer,
+};
 use warpkit::{Backend, Device};
 use warpkit_benches::{brief, time_on_gpu};
 
@@ -57,6 +60,19 @@ fn moments(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new("sum (floor)", "1e8 f64"), |b| {
                 b.iter_custom(|iters| time_on_gpu(gpu, iters, || device.sum_into(&input, &mut sum).unwrap()))
             });
+            // The same 1e8 values as a 10000 × 10000 matrix, a summary per column.
+            let (rows, cols) = (10_000, 10_000);
+            let mut words = device.zeros::<f64>(cols * SUMMARY_WORDS).unwrap();
+            group.bench_function(
+                BenchmarkId::new("column_summaries_into", "10000x10000 f64"),
+                |b| {
+                    b.iter_custom(|iters| {
+                        time_on_gpu(gpu, iters, || {
+                            column_summaries_into(&device, &input, rows, cols, &mut words).unwrap()
+                        })
+                    })
+                },
+            );
             group.finish();
             drop(input);
             let data: Vec<f32> = data.iter().map(|&x| x as f32).collect();

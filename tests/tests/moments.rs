@@ -2,9 +2,11 @@
 //! sum of squared deviations within 1e-12 relative, count, min and max exact) for f64 and f32
 //! data of edge and large sizes, random, increasing, and 1e9 plus unit noise (where the sum of
 //! squares would cancel); constant data has variance 0 exactly; one value has variance 0 and no
-//! sample variance; NaN and infinities as IEEE arithmetic says; empty data refused.
+//! sample variance; NaN and infinities as IEEE arithmetic says; each column of a matrix
+//! against that column alone, for narrow, wide and tall shapes; empty data and shapes that are
+//! not the data's refused.
 
-use warpkit::moments::{Sample, Summary, summary};
+use warpkit::moments::{Sample, Summary, column_summaries, summary};
 use warpkit::{Backend, Device, Error};
 use warpkit_tests::{TestValue, devices, fresh_rng, max_len, random_vec};
 
@@ -136,5 +138,53 @@ fn edge_values() {
                 Err(Error::EmptyVector { .. })
             ));
         }
+    }
+}
+
+/// A row-major `rows × cols` matrix whose column `j` is `1e3 · j` plus noise.
+fn matrix<F: Round>(rows: usize, cols: usize) -> Vec<F> {
+    let mut rng = fresh_rng(&format!("moments matrix {rows}x{cols}"));
+    let noise: Vec<F> = random_vec(&mut rng, rows * cols);
+    noise
+        .iter()
+        .enumerate()
+        .map(|(i, x)| F::round(1e3 * (i % cols) as f64 + x.to_f64()))
+        .collect()
+}
+
+fn columns_match<F: Round>(d: &Device, rows: usize, cols: usize) {
+    let data = matrix::<F>(rows, cols);
+    let got = column_summaries(&backends(d), &data, rows, cols).unwrap();
+    let cpu = column_summaries(&Backend::cpu(), &data, rows, cols).unwrap();
+    assert_eq!((got.len(), cpu.len()), (cols, cols));
+    for j in 0..cols {
+        let column: Vec<F> = (0..rows).map(|r| data[r * cols + j]).collect();
+        let want = summary(&Backend::cpu(), &column).unwrap();
+        let label = format!("{} {rows}x{cols} column {j}", d.describe());
+        assert_close(&got[j], &want, &label);
+        assert_close(&cpu[j], &want, &format!("cpu {label}"));
+    }
+}
+
+#[test]
+fn column_summaries_match_each_column_alone() {
+    for d in devices("moments columns") {
+        let mut shapes = vec![(1, 1), (1, 70), (70, 1), (37, 33), (1000, 65)];
+        if matches!(d, Device::Gpu(_)) {
+            shapes.extend([(100_000, 100), (7, 300_000), (1_000_000, 3)]);
+        }
+        for (rows, cols) in shapes {
+            columns_match::<f64>(&d, rows, cols);
+        }
+        columns_match::<f32>(&d, 300, 40);
+        let b = backends(&d);
+        assert!(matches!(
+            column_summaries(&b, &[1.0f64; 5], 2, 3),
+            Err(Error::LengthMismatch { .. })
+        ));
+        assert!(matches!(
+            column_summaries::<f64>(&b, &[], 0, 3),
+            Err(Error::EmptyVector { .. })
+        ));
     }
 }

@@ -15,7 +15,8 @@
 //! A device reads the data once: each thread keeps sums shifted by its first element (no
 //! division an element), and threads, blocks and the grid combine by Chan's pairwise update
 //! (`warpkit_kernels::moments`). The CPU backend takes two passes with rayon (the mean, then
-//! the squared deviations from it) and is the tests' reference. A NaN anywhere makes every
+//! the squared deviations from it) and is the tests' reference. [`column_summaries`] gives each
+//! column of a row-major matrix its own summary in one read. A NaN anywhere makes every
 //! field but `count` NaN; with infinities (and no NaN) the mean is the infinity's sign (NaN if
 //! both appear) and the variance NaN, as IEEE arithmetic says.
 
@@ -83,7 +84,7 @@ impl Summary {
 pub fn summary<F: Sample>(backend: &Backend, data: &[F]) -> Result<Summary> {
     check(data.len())?;
     match backend {
-        Backend::Cpu(_) => Ok(Summary::from_words(cpu::summary(data).words())),
+        Backend::Cpu(_) => Ok(Summary::from_words(cpu::columns(data, data.len(), 1)[0].words())),
         Backend::Device(d) => summary_of_buffer(d, &d.upload(data)?),
     }
 }
@@ -109,6 +110,63 @@ pub fn summary_into<F: Sample>(
     check(data.len())?;
     check_same_len("moments output", SUMMARY_WORDS, out.len())?;
     device::summary_into(device, data, out)
+}
+
+/// The [`Summary`] of each column of the row-major `rows × cols` matrix `data` (neither 0).
+pub fn column_summaries<F: Sample>(
+    backend: &Backend,
+    data: &[F],
+    rows: usize,
+    cols: usize,
+) -> Result<Vec<Summary>> {
+    check_matrix(data.len(), rows, cols)?;
+    match backend {
+        Backend::Cpu(_) => Ok(cpu::columns(data, rows, cols)
+            .into_iter()
+            .map(|s| Summary::from_words(s.words()))
+            .collect()),
+        Backend::Device(d) => column_summaries_of_buffer(d, &d.upload(data)?, rows, cols),
+    }
+}
+
+/// [`column_summaries`] of a device buffer, read once on its device.
+pub fn column_summaries_of_buffer<F: Sample>(
+    device: &Device,
+    data: &DeviceBuffer<F>,
+    rows: usize,
+    cols: usize,
+) -> Result<Vec<Summary>> {
+    let mut out = device.workspace::<f64>(cols.saturating_mul(SUMMARY_WORDS))?;
+    column_summaries_into(device, data, rows, cols, &mut out)?;
+    let words = device.download(&out)?;
+    Ok(words
+        .chunks_exact(SUMMARY_WORDS)
+        .map(|w| Summary::from_words(w.try_into().expect("SUMMARY_WORDS words")))
+        .collect())
+}
+
+/// [`column_summaries`] of a device buffer into `out`, [`SUMMARY_WORDS`] f64 a column on the
+/// same device (see [`Summary::from_words`]), without waiting for the device.
+pub fn column_summaries_into<F: Sample>(
+    device: &Device,
+    data: &DeviceBuffer<F>,
+    rows: usize,
+    cols: usize,
+    out: &mut DeviceBuffer<f64>,
+) -> Result<()> {
+    check_matrix(data.len(), rows, cols)?;
+    check_same_len("column summaries output", cols * SUMMARY_WORDS, out.len())?;
+    device::columns_into(device, data, rows as u64, cols as u64, out)
+}
+
+/// Refuses an empty matrix, a shape that is not the data's, and more rows than the device's
+/// counts hold.
+fn check_matrix(len: usize, rows: usize, cols: usize) -> Result<()> {
+    if rows == 0 || cols == 0 {
+        return Err(Error::EmptyVector { what: "matrix" });
+    }
+    check_same_len("matrix data", rows.saturating_mul(cols), len)?;
+    crate::error::check_len("matrix rows", rows, crate::MAX_LEN)
 }
 
 /// Refuses empty data and lengths the device's counts cannot hold.

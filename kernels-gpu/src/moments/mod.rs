@@ -8,7 +8,10 @@
 //! (under 1e-13 relative at 1e8 elements, some 750 a thread), and data far from zero (1e9 plus
 //! unit noise) is the easy case: `x − K` is the noise. Threads, warps, blocks and the grid's
 //! partials then combine by Chan's pairwise update on means kept as a shift and an offset
-//! ([`Summarize`]). f32 input is summed in f64.
+//! ([`Summarize`]). f32 input is summed in f64. [`columns`] does the same for each column of
+//! a row-major matrix.
+
+pub mod columns;
 
 use crate::block;
 use crate::device::reduce::fold_partials;
@@ -256,5 +259,7 @@ crate::kernel_table! {
     /// The moments kernels of one input type (f32 or f64).
     pub trait MomentsKernels: crate::num::Element; for f32, f64 {
         Partials((*const Self, u64, *mut Summary)) = moments_partials_f32, moments_partials_f64;
+        Columns((*const Self, u64, u64, u64, *mut Summary, *mut f64)) =
+            columns::moments_columns_f32, columns::moments_columns_f64;
     }
 }
