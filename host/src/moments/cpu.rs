@@ -8,7 +8,7 @@
 
 use super::Sample;
 use rayon::prelude::*;
-use warpkit_kernels::moments::Summary;
+use warpkit_kernels::moments::{Summary, max_nan, min_nan};
 
 /// Per-column sums of `f(column, value)` over the rows of `data`, `cols` wide.
 fn column_sums<F: Sample, const K: usize>(
@@ -77,12 +77,4 @@ pub(super) fn columns<F: Sample>(data: &[F], rows: usize, cols: usize) -> Vec<Su
             }
         })
         .collect()
-}
-
-fn min_nan(a: f64, b: f64) -> f64 {
-    if a.is_nan() || a < b { a } else { b }
-}
-
-fn max_nan(a: f64, b: f64) -> f64 {
-    if a.is_nan() || a > b { a } else { b }
 }

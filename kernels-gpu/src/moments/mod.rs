@@ -82,15 +82,15 @@ impl Words for Summary {
     }
 }
 
-/// The smaller of `a` and `b`, NaN if either is.
+/// The smaller of `a` and `b`, NaN if either is (the CPU backend's extremes too).
 #[inline(always)]
-fn min_nan(a: f64, b: f64) -> f64 {
+pub fn min_nan(a: f64, b: f64) -> f64 {
     if a.is_nan() || a < b { a } else { b }
 }
 
 /// The larger of `a` and `b`, NaN if either is.
 #[inline(always)]
-fn max_nan(a: f64, b: f64) -> f64 {
+pub fn max_nan(a: f64, b: f64) -> f64 {
     if a.is_nan() || a > b { a } else { b }
 }
 
