@@ -9,6 +9,7 @@ use rand_core::SeedableRng;
 use std::time::Instant;
 use warpkit::alias::{AliasTable, check_table};
 use warpkit::convolve::Convolution;
+use warpkit::lbp::{bins, histogram, histograms_into};
 use warpkit::moments::{SUMMARY_WORDS, summary, summary_into};
 use warpkit::multisplit::{Buckets, Multisplit};
 use warpkit::subset::Subsets;
@@ -82,6 +83,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     failures += subset_tour(&backend, BOARDS.min(cap))?;
     failures += convolve_tour(&backend, COUNTS.min(cap))?;
     failures += moments_tour(&backend, &energies)?;
+    let signal: Vec<i32> = words[..LBP_LEN.min(n)].iter().map(|&w| w as i32).collect();
+    failures += lbp_tour(&backend, &signal)?;
 
     if let Backend::Device(device @ Device::Gpu(gpu)) = &backend {
         println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
@@ -327,6 +330,28 @@ fn moments_tour(backend: &Backend, energies: &[f64]) -> Result<usize, Box<dyn st
     Ok(report("moments f64", ok, took, 8 * readings.len()))
 }
 
+/// Length of the tour's LBP signal: the benchmark size.
+const LBP_LEN: usize = 10_000_000;
+
+/// The neighbourhood-4 pattern histogram of a random i32 signal, checked against a sequential
+/// count.
+fn lbp_tour(backend: &Backend, signal: &[i32]) -> Result<usize, Box<dyn std::error::Error>> {
+    let t = Instant::now();
+    let counts = histogram(backend, signal, 4)?;
+    let took = t.elapsed().as_secs_f64();
+    let mut want = vec![0u32; bins(4) as usize];
+    for w in signal.windows(9) {
+        let bit = |j: usize, k: usize| usize::from(w[k] >= w[4]) << j;
+        want[(0..4).map(|j| bit(j, j) | bit(4 + j, 5 + j)).sum::<usize>()] += 1;
+    }
+    Ok(report(
+        "lbp histogram n=4 i32",
+        counts == want,
+        took,
+        4 * signal.len(),
+    ))
+}
+
 /// Median device time of `work` over a few runs, in seconds.
 fn median_seconds(gpu: &Gpu, mut work: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
     work()?; // warm-up
@@ -360,6 +385,14 @@ fn device_timings(device: &Device, gpu: &Gpu, sizes: &[u32], energies: &[f64]) -
     let mut d_summary = device.zeros::<f64>(SUMMARY_WORDS)?;
     let s = median_seconds(gpu, || summary_into(device, &d_energies, &mut d_summary))?;
     show("moments f64", s, 8.0 * n as f64, "GB/s");
+    let signal: Vec<i32> = sizes[..LBP_LEN.min(n)].iter().map(|&w| w as i32).collect();
+    let d_signal = device.upload(&signal)?;
+    let mut d_counts = device.zeros::<u32>(bins(4) as usize)?;
+    let offsets = [0, signal.len()];
+    let s = median_seconds(gpu, || {
+        histograms_into(device, &d_signal, &offsets, 4, &mut d_counts)
+    })?;
+    show("lbp histogram n=4 i32", s, 4.0 * signal.len() as f64, "GB/s");
     let mut d_words = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.philox_fill(&mut d_words, [1, 2], [0; 4]))?;
     show("philox stream", s, n as f64, "G words/s");

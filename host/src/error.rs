@@ -107,6 +107,20 @@ pub enum Error {
     #[error("{what}: offset {index} is not within the data or is below the one before it")]
     InvalidOffsets { what: &'static str, index: usize },
 
+    #[error("{what} is {value}; it must lie in {min}..={max}")]
+    OutOfRange {
+        what: &'static str,
+        value: u64,
+        min: u64,
+        max: u64,
+    },
+
+    #[error("{what}: value {index} is NaN or infinite")]
+    NotFinite { what: &'static str, index: usize },
+
+    #[error("signal {index} has {len} elements; neighbourhood {n} needs at least {}", 2 * n + 1)]
+    SignalTooShort { index: usize, len: usize, n: u32 },
+
     #[error(
         "{method} cannot {what}: it is one of the seed's kernels, which compute forward products of one pair in the input's type"
     )]
@@ -153,6 +167,30 @@ pub(crate) fn check_len(what: &'static str, len: usize, max: u64) -> Result<()> 
             what,
             len: len as u64,
             max,
+        });
+    }
+    Ok(())
+}
+
+/// `InvalidOffsets` unless `offsets` cut `len` elements into non-empty pieces of at most
+/// `max` elements: it starts at 0, rises strictly and ends at `len`; `EmptyVector` for fewer
+/// than two offsets (no piece).
+pub(crate) fn check_offsets(what: &'static str, len: usize, offsets: &[usize], max: u64) -> Result<()> {
+    if offsets.len() < 2 {
+        return Err(Error::EmptyVector { what });
+    }
+    if offsets[0] != 0 {
+        return Err(Error::InvalidOffsets { what, index: 0 });
+    }
+    for (i, w) in offsets.windows(2).enumerate() {
+        if w[1] <= w[0] || w[1] > len || (w[1] - w[0]) as u64 > max {
+            return Err(Error::InvalidOffsets { what, index: i + 1 });
+        }
+    }
+    if offsets[offsets.len() - 1] != len {
+        return Err(Error::InvalidOffsets {
+            what,
+            index: offsets.len() - 1,
         });
     }
     Ok(())

@@ -34,11 +34,13 @@ mod runtime;
 pub mod alias;
 pub mod convolve;
 mod copy;
+pub mod lbp;
 pub mod moments;
 pub mod multisplit;
 mod philox;
 mod reduce;
 pub mod scan;
+pub mod som;
 pub mod subset;
 
 #[cfg(feature = "checks")]

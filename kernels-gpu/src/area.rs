@@ -24,6 +24,10 @@ pub enum Area {
     Convolve,
     /// One-pass moments: partial summaries and their combine.
     Moments,
+    /// Local binary pattern histograms.
+    Lbp,
+    /// Self-organizing maps: best-matching units.
+    Som,
 }
 
 /// Entry-name prefixes and their areas; the first that matches wins.
@@ -42,11 +46,13 @@ pub const PREFIXES: &[(&str, Area)] = &[
     ("subset_", Area::Subset),
     ("convolve_", Area::Convolve),
     ("moments_", Area::Moments),
+    ("lbp_", Area::Lbp),
+    ("som_", Area::Som),
 ];
 
 impl Area {
     /// Every area, in the order of [`Area::index`].
-    pub const ALL: [Area; 7] = [
+    pub const ALL: [Area; 9] = [
         Area::Foundation,
         Area::Checks,
         Area::Alias,
@@ -54,6 +60,8 @@ impl Area {
         Area::Subset,
         Area::Convolve,
         Area::Moments,
+        Area::Lbp,
+        Area::Som,
     ];
 
     /// The area's position in [`Area::ALL`].
@@ -71,6 +79,8 @@ impl Area {
             Area::Subset => "subset",
             Area::Convolve => "convolve",
             Area::Moments => "moments",
+            Area::Lbp => "lbp",
+            Area::Som => "som",
         }
     }
 

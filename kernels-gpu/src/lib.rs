@@ -25,6 +25,7 @@ pub mod device;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
 pub mod kernel;
+pub mod lbp;
 pub mod moments;
 pub mod multisplit;
 pub mod num;
@@ -32,6 +33,7 @@ pub mod op;
 pub mod policy;
 pub mod rng;
 pub mod simt;
+pub mod som;
 pub mod subset;
 pub mod warp;
 

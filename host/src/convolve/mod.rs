@@ -29,7 +29,7 @@ mod cpu;
 mod device;
 mod span;
 
-use crate::error::{Error, Result, check_len, check_same_len};
+use crate::error::{Error, Result, check_len, check_offsets, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
@@ -490,25 +490,8 @@ fn batch_products<'a>(
     (q_len, q_offsets): (usize, &'a [usize]),
 ) -> Result<impl Iterator<Item = Product> + Clone + 'a> {
     check_same_len("q offsets", p_offsets.len(), q_offsets.len())?;
-    for (what, len, offsets) in [("p offsets", p_len, p_offsets), ("q offsets", q_len, q_offsets)] {
-        if offsets.len() < 2 {
-            return Err(Error::EmptyVector { what });
-        }
-        if offsets[0] != 0 {
-            return Err(Error::InvalidOffsets { what, index: 0 });
-        }
-        for (i, w) in offsets.windows(2).enumerate() {
-            if w[1] <= w[0] || w[1] > len || w[1] - w[0] > MAX_LEN as usize {
-                return Err(Error::InvalidOffsets { what, index: i + 1 });
-            }
-        }
-        if offsets[offsets.len() - 1] != len {
-            return Err(Error::InvalidOffsets {
-                what,
-                index: offsets.len() - 1,
-            });
-        }
-    }
+    check_offsets("p offsets", p_len, p_offsets, MAX_LEN)?;
+    check_offsets("q offsets", q_len, q_offsets, MAX_LEN)?;
     Ok(p_offsets.windows(2).zip(q_offsets.windows(2)).map(|(p, q)| {
         forward(
             Operand::new(0, Span::new(p[0], p[1] - p[0], 1)),

@@ -196,14 +196,18 @@ impl Device {
         Ok(buffer.kernel_ptr())
     }
 
-    /// Zeroes the first `bytes` bytes of `buffer`, in order with the launches.
-    pub(crate) fn zero_prefix(&self, buffer: &mut DeviceBuffer<u8>, bytes: usize) -> Result<()> {
+    /// Zeroes the first `len` elements of `buffer`, in order with the launches.
+    pub(crate) fn zero_prefix<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        buffer: &mut DeviceBuffer<T>,
+        len: usize,
+    ) -> Result<()> {
         match (&mut buffer.memory, self) {
             (Memory::Cuda { slice, .. }, Device::Gpu(g)) => {
-                g.stream().memset_zeros(&mut slice.slice_mut(..bytes))?;
+                g.stream().memset_zeros(&mut slice.slice_mut(..len))?;
             }
-            // SAFETY: `bytes` is within the buffer; no launch is in flight in the emulator.
-            (Memory::Host(h), _) => unsafe { h.as_ptr().write_bytes(0, bytes) },
+            // SAFETY: `len` is within the buffer; no launch is in flight in the emulator.
+            (Memory::Host(h), _) => unsafe { h.as_ptr().write_bytes(0, len) },
             (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("scratch is the device's own"),
         }
         Ok(())

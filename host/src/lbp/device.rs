@@ -1,0 +1,47 @@
+//! Histograms on a device: one launch of `lbp_histogram_*` over every signal's tiles, after
+//! zeroing the output; a batch's signal and tile offsets go up in one small buffer.
+
+use super::Signal;
+use crate::error::Result;
+use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
+use warpkit_kernels::lbp::Plan;
+
+/// The histograms of the signals `offsets` cuts `data` into, into `out` (checked by the
+/// caller).
+pub(super) fn histograms_into<T: Signal>(
+    d: &Device,
+    data: &DeviceBuffer<T>,
+    offsets: &[usize],
+    n: u32,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    let plan = Plan::of(n);
+    let src = d.ptr(data)?;
+    let hist = d.ptr_mut(out)?;
+    d.zero_prefix(out, out.len())?;
+    let signals = offsets.len() - 1;
+    let (bounds, tiles) = match signals {
+        1 => (None, plan.tiles(n, data.len() as u64)),
+        _ => {
+            let mut bounds: Vec<u64> = offsets.iter().map(|&o| o as u64).collect();
+            let mut tiles = 0;
+            bounds.push(0);
+            for w in offsets.windows(2) {
+                tiles += plan.tiles(n, (w[1] - w[0]) as u64);
+                bounds.push(tiles);
+            }
+            (Some(d.upload(&bounds)?), tiles)
+        }
+    };
+    let bounds_ptr = match &bounds {
+        Some(b) => d.ptr(b)?,
+        None => std::ptr::null(),
+    };
+    let shared = plan.shared_bytes(n);
+    let blocks = tiles.clamp(1, d.resident_blocks::<T::Histogram>(plan.threads, shared)?);
+    let args = (src, n, data.len() as u64, signals as u32, bounds_ptr, hist);
+    // SAFETY: every signal has at least 2n + 1 elements of `data` (checked by the caller) and
+    // `bounds` lays them out as the kernel reads it, held until the launch is queued (freed in
+    // stream order); `out` holds `bins(n)` zeroed counts a signal; blocks as the plan says.
+    unsafe { d.launch::<T::Histogram>(LaunchShape::linear(blocks, plan.threads, shared), args) }
+}

@@ -1,0 +1,104 @@
+//! Self-organizing maps (seed 003): the best-matching-unit search.
+//!
+//! ```
+//! use warpkit::Backend;
+//! use warpkit::som::{Accumulate, best_matching_units};
+//!
+//! // Three 2-dimensional cells; the second and third are equal, so the second wins their tie.
+//! let cells = [0.0f32, 0.0, 1.0, 1.0, 1.0, 1.0];
+//! let nodes = [0.9f32, 1.2, -0.1, 0.3];
+//! let best = best_matching_units(&Backend::cpu(), &nodes, &cells, 2, Accumulate::F32)?;
+//! assert_eq!(best, [1, 0]);
+//! # Ok::<(), warpkit::Error>(())
+//! ```
+//!
+//! Each of `count` nodes (vectors of `dim` f32, row-major) gets the index of its nearest cell
+//! of the map (`cell_count` vectors of the same dimension, row-major; a rectangular map's cells
+//! in row-major order) by squared Euclidean distance `Σ (x − w)²`, summed in dimension order,
+//! ties to the lowest index. [`Accumulate`] says whether the sum is kept in f32 or f64; in f64
+//! every difference and square of f32 values is exact, so the result is that of exact
+//! distances rounded once a term. Every backend sums the same way: the CPU backend (rayon) gives
+//! the same indices as a device, and is the tests' reference.
+//!
+//! Devices tile the search like a matrix product (`warpkit_kernels::som`): 64 nodes against 64
+//! cells a block, the distances of 4 × 4 pairs a thread in registers.
+
+mod cpu;
+mod device;
+
+use crate::error::{Error, Result, check_len, check_same_len};
+use crate::runtime::backend::Backend;
+use crate::runtime::device::{Device, DeviceBuffer};
+
+/// The type distances are summed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accumulate {
+    /// f32: two instructions a pair and dimension; near-ties (distances within an f32 rounding)
+    /// may go either way.
+    F32,
+    /// f64: exact differences and squares, about twice the time on an H100.
+    F64,
+}
+
+/// The index of the nearest cell to each node: `nodes` holds `count × dim` values, `cells`
+/// `cell_count × dim`, both row-major and finite.
+pub fn best_matching_units(
+    backend: &Backend,
+    nodes: &[f32],
+    cells: &[f32],
+    dim: usize,
+    accumulate: Accumulate,
+) -> Result<Vec<u32>> {
+    let count = check(nodes.len(), cells.len(), dim)?;
+    for (what, values) in [("nodes", nodes), ("cells", cells)] {
+        if let Some(index) = values.iter().position(|v| !v.is_finite()) {
+            return Err(Error::NotFinite { what, index });
+        }
+    }
+    match backend {
+        Backend::Cpu(_) => Ok(cpu::best_matching_units(nodes, cells, dim, accumulate)),
+        Backend::Device(d) => {
+            let mut out = d.workspace::<u32>(count)?;
+            let (nodes, cells) = (d.upload(nodes)?, d.upload(cells)?);
+            best_matching_units_into(d, &nodes, &cells, dim, accumulate, &mut out)?;
+            d.download(&out)
+        }
+    }
+}
+
+/// [`best_matching_units`] of device buffers into `out` (an index a node) on the same device,
+/// without waiting for it. The values are not checked here: a NaN distance counts as infinite,
+/// so every node still gets a cell.
+pub fn best_matching_units_into(
+    device: &Device,
+    nodes: &DeviceBuffer<f32>,
+    cells: &DeviceBuffer<f32>,
+    dim: usize,
+    accumulate: Accumulate,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    let count = check(nodes.len(), cells.len(), dim)?;
+    check_same_len("best matching units output", count, out.len())?;
+    device::best_matching_units_into(device, nodes, cells, dim as u32, accumulate, out)
+}
+
+/// The node count, after refusing a dimension of 0, empty nodes or cells, lengths that are not
+/// whole vectors and lengths the device's 32-bit indices cannot hold.
+fn check(nodes: usize, cells: usize, dim: usize) -> Result<usize> {
+    if dim == 0 {
+        return Err(Error::OutOfRange {
+            what: "dimension",
+            value: 0,
+            min: 1,
+            max: crate::MAX_LEN,
+        });
+    }
+    for (what, len) in [("nodes", nodes), ("cells", cells)] {
+        if len == 0 {
+            return Err(Error::EmptyVector { what });
+        }
+        check_len(what, len, crate::MAX_LEN)?;
+        check_same_len(what, len.next_multiple_of(dim), len)?;
+    }
+    Ok(nodes / dim)
+}

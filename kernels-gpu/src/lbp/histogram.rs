@@ -1,0 +1,295 @@
+//! The histogram kernel: a persistent grid, each block counting a run of consecutive tiles
+//! into its shared histogram ([`Plan`]) and flushing it into the global histogram of the
+//! signal it was counting (skipping empty bins) when its run crosses into the next signal,
+//! when packed counts could overflow, and at the end. Per tile: its window read once into
+//! shared memory, a barrier, `items` patterns a thread of `2n + 1` shared reads and one shared
+//! atomic each, a barrier. Cost: 4 bytes read a position, plus the flushes' atomics (a block's
+//! non-empty bins, once a run).
+
+use super::{MAX_NEIGHBOURHOOD, Plan, bins};
+use crate::simt::atomic::add_u32;
+use crate::simt::shared::SharedSlice;
+use crate::simt::{block_x, grid_dim_x, sync_threads, thread_x, trap, warp_id};
+
+/// The kernels' parameters: `input`, `n`, `len`, `signals`, `bounds`, `hist`.
+pub type Args<T> = (*const T, u32, u64, u32, *const u64, *mut u32);
+
+/// Where a launch's signals lie: with `bounds` null, one signal of `len` elements; otherwise
+/// `bounds` holds `count + 1` element offsets (signal `s` is `bounds[s] .. bounds[s + 1]`),
+/// then `count + 1` tile offsets (its tiles are `bounds[count + 1 + s] ..`, numbered over the
+/// whole launch).
+#[derive(Clone, Copy)]
+struct Signals {
+    count: u32,
+    bounds: *const u64,
+    len: u64,
+    tiles: u64,
+}
+
+impl Signals {
+    /// Element offset of signal `s <= count`.
+    ///
+    /// # Safety
+    /// `bounds` as the type says.
+    #[inline(always)]
+    unsafe fn start(&self, s: u32) -> u64 {
+        match (self.bounds.is_null(), s) {
+            (true, 0) => 0,
+            (true, _) => self.len,
+            // SAFETY: `s <= count` (the caller's contract).
+            (false, _) => unsafe { *self.bounds.add(s as usize) },
+        }
+    }
+
+    /// First tile of signal `s <= count` (of `count`: all the tiles).
+    ///
+    /// # Safety
+    /// As for [`Signals::start`].
+    #[inline(always)]
+    unsafe fn first_tile(&self, s: u32) -> u64 {
+        match (self.bounds.is_null(), s) {
+            (true, 0) => 0,
+            (true, _) => self.tiles,
+            // SAFETY: `count + 1 + s <= 2 count + 1` (the caller's contract).
+            (false, _) => unsafe { *self.bounds.add((self.count + 1 + s) as usize) },
+        }
+    }
+
+    /// The signal holding tile `t` (below all the tiles): the last whose first tile is at most
+    /// `t`, by bisection (every signal has a tile).
+    ///
+    /// # Safety
+    /// As for [`Signals::start`].
+    #[inline(always)]
+    unsafe fn of_tile(&self, t: u64) -> u32 {
+        let (mut lo, mut hi) = (0, self.count);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            // SAFETY: `mid < count`.
+            if unsafe { self.first_tile(mid) } <= t {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}
+
+/// The pattern centred on `window[j + N]`.
+///
+/// # Safety
+/// `j + 2N < window.len()`.
+#[inline(always)]
+unsafe fn pattern<T: Copy + PartialOrd, const N: u32>(window: SharedSlice<T>, j: u32) -> u32 {
+    // SAFETY: every index is at most `j + 2N` (the caller's contract).
+    unsafe {
+        let centre = window.get_unchecked(j + N);
+        let mut p = 0;
+        for q in 0..N {
+            p |= ((window.get_unchecked(j + q) >= centre) as u32) << q;
+            p |= ((window.get_unchecked(j + N + 1 + q) >= centre) as u32) << (N + q);
+        }
+        p
+    }
+}
+
+/// One block's shared state.
+#[derive(Clone, Copy)]
+struct Block<T: Copy> {
+    plan: Plan,
+    counts: SharedSlice<u32>,
+    window: SharedSlice<T>,
+}
+
+impl<T: Copy + PartialOrd> Block<T> {
+    /// Counts the patterns of tile `k` of signal `s` into the shared histogram.
+    ///
+    /// # Safety
+    /// The whole block calls; `input` and `signals` as the kernel's contract says, `k` one of
+    /// signal `s`'s tiles.
+    #[inline(always)]
+    unsafe fn count_tile<const N: u32>(&self, input: *const T, signals: &Signals, s: u32, k: u64) {
+        let threads = self.plan.threads;
+        let tile = self.plan.tile();
+        // SAFETY: the window covers positions `k·tile ..` of the signal and their `2N`
+        // neighbours, all inside it: its `positions = len − 2N`; both barriers are reached by
+        // the whole block.
+        unsafe {
+            let start = signals.start(s);
+            let positions = signals.start(s + 1) - start - 2 * N as u64;
+            let first = k * tile as u64;
+            let here = (positions - first).min(tile as u64) as u32;
+            let source = input.add((start + first) as usize);
+            let mut e = thread_x();
+            while e < here + 2 * N {
+                self.window.set_unchecked(e, *source.add(e as usize));
+                e += threads;
+            }
+            sync_threads();
+            let row = if self.plan.rows > 1 {
+                warp_id() * self.plan.row_words(N)
+            } else {
+                0
+            };
+            // A loop, not unrolled over the plan's items: unrolled, the compiler hoists every
+            // item's `2N + 1` reads and needs 154 registers, a block a multiprocessor.
+            let mut j = thread_x();
+            while j < here {
+                let p = pattern::<T, N>(self.window, j);
+                if self.plan.packed {
+                    self.counts.add_unchecked(p >> 1, 1 << ((p & 1) * 16));
+                } else {
+                    self.counts.add_unchecked(row + p, 1);
+                }
+                j += threads;
+            }
+            sync_threads();
+        }
+    }
+
+    /// Adds the shared histogram into `hist`'s row of signal `s` and zeroes it; after a
+    /// [`Block::count_tile`], whose barriers order it.
+    ///
+    /// # Safety
+    /// The whole block calls; `hist` holds `bins(N)` counts for signal `s`.
+    #[inline(always)]
+    unsafe fn flush<const N: u32>(&self, hist: *mut u32, s: u32) {
+        let row_words = self.plan.row_words(N);
+        // SAFETY: every word index is below `rows · row_words`, every bin below `bins(N)`.
+        unsafe {
+            let out = hist.add(s as usize * bins(N) as usize);
+            let mut w = thread_x();
+            while w < row_words {
+                let mut sum = 0u32;
+                for r in 0..self.plan.rows {
+                    sum += self.counts.get_unchecked(r * row_words + w);
+                    self.counts.set_unchecked(r * row_words + w, 0);
+                }
+                if self.plan.packed {
+                    for (half, count) in [(0, sum & 0xffff), (1, sum >> 16)] {
+                        if count > 0 {
+                            add_u32(out.add((2 * w + half) as usize), count);
+                        }
+                    }
+                } else if sum > 0 {
+                    add_u32(out.add(w as usize), sum);
+                }
+                w += self.plan.threads;
+            }
+        }
+    }
+}
+
+/// The kernel body for neighbourhood `N`.
+///
+/// # Safety
+/// See the kernels below.
+#[inline(always)]
+unsafe fn count<T: Copy + PartialOrd, const N: u32>(input: *const T, signals: Signals, hist: *mut u32) {
+    let plan = Plan::of(N);
+    let words = plan.rows * plan.row_words(N);
+    // SAFETY: the launch gives `plan.shared_bytes(N)`: the histogram's words, then the window;
+    // every thread runs the same sequence of tiles and flushes (all decided by block-uniform
+    // values), so the whole block reaches every barrier.
+    unsafe {
+        let block = Block {
+            plan,
+            counts: SharedSlice::<u32>::carve(0, words),
+            window: SharedSlice::<T>::carve(4 * words, plan.tile() + 2 * N),
+        };
+        let mut w = thread_x();
+        while w < words {
+            block.counts.set_unchecked(w, 0);
+            w += plan.threads;
+        }
+        let total = signals.first_tile(signals.count);
+        let (b, g) = (block_x() as u64, grid_dim_x() as u64);
+        let (mut t, end) = (total * b / g, total * (b + 1) / g);
+        let mut s = signals.of_tile(t);
+        let mut pending = 0;
+        while t < end {
+            if t == signals.first_tile(s + 1) {
+                block.flush::<N>(hist, s);
+                (s, pending) = (s + 1, 0);
+            } else if pending == plan.round_tiles() {
+                block.flush::<N>(hist, s);
+                pending = 0;
+            }
+            block.count_tile::<N>(input, &signals, s, t - signals.first_tile(s));
+            (t, pending) = (t + 1, pending + 1);
+        }
+        if pending > 0 {
+            block.flush::<N>(hist, s);
+        }
+    }
+}
+
+/// [`count`] for the launch's `n`.
+///
+/// # Safety
+/// See the kernels below.
+#[inline(always)]
+unsafe fn dispatch<T: Copy + PartialOrd>(
+    input: *const T,
+    n: u32,
+    len: u64,
+    count_signals: u32,
+    bounds: *const u64,
+    hist: *mut u32,
+) {
+    if !(1..=MAX_NEIGHBOURHOOD).contains(&n) {
+        trap()
+    }
+    let signals = Signals {
+        count: count_signals,
+        bounds,
+        len,
+        tiles: if bounds.is_null() {
+            Plan::of(n).tiles(n, len)
+        } else {
+            0
+        },
+    };
+    // SAFETY: forwarded to the kernels' contract.
+    unsafe {
+        match n {
+            1 => count::<T, 1>(input, signals, hist),
+            2 => count::<T, 2>(input, signals, hist),
+            3 => count::<T, 3>(input, signals, hist),
+            4 => count::<T, 4>(input, signals, hist),
+            5 => count::<T, 5>(input, signals, hist),
+            6 => count::<T, 6>(input, signals, hist),
+            7 => count::<T, 7>(input, signals, hist),
+            _ => count::<T, 8>(input, signals, hist),
+        }
+    }
+}
+
+macro_rules! histogram_kernels {
+    ($($name:ident: $t:ty),*) => {$(
+        crate::kernel! {
+            /// Adds the local binary pattern histograms of neighbourhood `n` of the launch's
+            /// signals into `hist` (`bins(n)` counts a signal, zeroed by the caller): one
+            /// signal of `len` elements with `bounds` null, else `signals` of them as
+            /// `bounds` lays out (element offsets, then tile offsets from [`Plan::tiles`]).
+            ///
+            /// # Safety
+            /// `n` in 1..=8; every signal at least `2n + 1` elements of `input`; blocks of
+            /// `Plan::of(n).threads` with `Plan::of(n).shared_bytes(n)`, any number in x;
+            /// `hist` holds `bins(n)` counts a signal.
+            pub unsafe fn $name(
+                input: *const $t,
+                n: u32,
+                len: u64,
+                signals: u32,
+                bounds: *const u64,
+                hist: *mut u32,
+            ) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe { dispatch::<$t>(input, n, len, signals, bounds, hist) }
+            }
+        }
+    )*};
+}
+histogram_kernels!(lbp_histogram_i32: i32, lbp_histogram_u32: u32, lbp_histogram_f32: f32);

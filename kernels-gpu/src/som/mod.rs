@@ -1,0 +1,29 @@
+//! Self-organizing maps (seed 003): the best-matching-unit search that every epoch of training
+//! begins with.
+//!
+//! The seed launched one kernel a node and reduced on the host. Here one launch finds every
+//! node's nearest cell the way a matrix product is tiled: a block takes 64 nodes against 64
+//! cells at a time, both staged in shared memory 32 dimensions at a time, and each thread keeps
+//! the squared distances of 4 nodes to 4 cells in registers, two floating-point instructions a
+//! pair and dimension with the shared reads shared by 16 of them ([`bmu`]). Distances are
+//! summed directly, `Σ (x − w)²` in dimension order, not expanded as `‖x‖² − 2x·w + ‖w‖²`, which
+//! cancels where `x` is near `w` (the case that matters) and could tell equal cells apart.
+
+pub mod bmu;
+
+#[cfg(not(target_arch = "nvptx64"))]
+/// The search kernel of each accumulator type (f32 or f64), for host code generic over it.
+pub trait BmuKernels: Copy {
+    /// [`bmu::som_bmu_f32`] or [`bmu::som_bmu_f64`].
+    type Search: crate::kernel::Kernel<Args = bmu::Args>;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl BmuKernels for f32 {
+    type Search = bmu::som_bmu_f32;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl BmuKernels for f64 {
+    type Search = bmu::som_bmu_f64;
+}
