@@ -19,8 +19,8 @@
 //! go through a loop that tests every term instead. Both loops add the terms in the same order,
 //! so finite inputs give the same bits either way.
 
-use super::{Quad, Real, Stored};
-use crate::simt::shared::SharedSlice;
+use super::{Real, Stored};
+use crate::simt::shared::{Quad, SharedSlice};
 use crate::simt::warp::{FULL_MASK, any};
 use crate::simt::{
     block_idx, block_x, global_x, grid_dim, grid_threads_x, lane_id, sync_threads, thread_x, warp_id,

@@ -16,12 +16,7 @@ pub mod seed;
 
 use crate::num::Element;
 use crate::simt::math::FastMath;
-use crate::simt::shared::SharedSlice;
-
-/// 16 bytes of shared memory, aligned so one `ld.shared.v4` (or `.v2` for f64) reads them.
-#[derive(Clone, Copy)]
-#[repr(C, align(16))]
-pub struct Quad<T: Copy>(pub T);
+use crate::simt::shared::{Quad, SharedSlice};
 
 /// An element type as kept in memory (`Self`) against the [`Real`] type it is summed in: f32
 /// and f64 in themselves, and f32 in f64 for sums that keep f64's precision.

@@ -22,6 +22,11 @@ pub fn dynamic_bytes() -> u32 {
     hw::dynamic_smem_bytes()
 }
 
+/// 16 bytes of shared memory, aligned so one `ld.shared.v4` (or `.v2` for f64) reads them.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct Quad<T: Copy>(pub T);
+
 /// `len` elements of `T` in this block's dynamic shared memory, from `byte_offset`.
 ///
 /// Every thread of the block sees the same memory. Reads and writes are plain; ordering them

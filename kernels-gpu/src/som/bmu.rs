@@ -5,36 +5,41 @@
 //! Grid: x over tiles of [`NODE_TILE`] nodes, y over slices of the cells. A block of
 //! [`BMU_THREADS`] threads (16 × 16) walks its slice [`CELL_TILE`] cells at a time; for each
 //! tile it stages [`DIM_STEP`] dimensions of its nodes and of the cells in shared memory
-//! (transposed, padded so that neither the staging stores nor the reads conflict) and thread
-//! (tx, ty) adds the squared differences of nodes `ty + 16i` and cells `tx + 16j` (i, j < 4) in
-//! the accumulator type `A`. After the last dimension each thread folds its 16 distances into
-//! the best cell of each of its 4 nodes by [`ArgMin`]; at the end the 16 threads of a node row
-//! combine theirs by shuffles. With one slice the index goes straight out; with several, each
+//! (transposed, padded so that neither the staging stores nor the reads conflict; with at most
+//! [`DIM_STEP`] dimensions the nodes once for all tiles) and thread (tx, ty) adds the squared
+//! differences of nodes `4ty + i` (i < 4) and cells `4tx + j` and `64 + 4tx + j` (j < 4), read
+//! as three 16-byte vectors a dimension, in the accumulator type `A`: 32 pairs a thread, so
+//! that each shared read, barrier and staged element serves twice the arithmetic a 4 × 4 tile
+//! gives it (the seed's case on the H200: 0.64 ms, against 0.70 ms with 4 × 4). After the last dimension
+//! each thread keeps the best cell of each of its 4 nodes; at the end the 16 threads of a node
+//! row combine theirs by shuffles ([`ArgMin`]). With one slice the index goes straight out; with several, each
 //! slice writes a candidate and [`som_bmu_combine`] keeps the best in slice order.
 //!
 //! Cost a pair and dimension: a subtraction and an FMA (f32: 0.35 ms of issue for 12000 × 40000
-//! × 12 on an H100), plus an eighth of a shared read; the cells are read from L2 once a node
-//! tile.
+//! × 12 on an H100), plus two vector shared reads every 16 pairs; the cells are read from L2
+//! once a node tile.
 
 use crate::op::{ArgMin, Operator, Words};
 use crate::simt::math::FastMath;
-use crate::simt::shared::SharedSlice;
+use crate::simt::shared::{Quad, SharedSlice};
 use crate::simt::warp::{FULL_MASK, shfl_xor};
 use crate::simt::{block_idx, global_x, grid_threads_x, sync_threads, thread_x};
 
 /// Nodes a block takes at once.
 pub const NODE_TILE: u32 = 64;
 /// Cells a block takes at once.
-pub const CELL_TILE: u32 = 64;
+pub const CELL_TILE: u32 = 128;
 /// Threads of a block: 16 columns of cells by 16 rows of nodes.
 pub const BMU_THREADS: u32 = 256;
 /// Dimensions staged at once.
 pub const DIM_STEP: u32 = 32;
-/// Words between two staged dimensions: a tile plus one, so that staging stores of
-/// consecutive elements of a row fall in different banks.
-const STRIDE: u32 = NODE_TILE + 1;
-/// Dynamic shared memory of a block: the staged nodes and cells, f32.
-pub const BMU_SHARED_BYTES: u32 = 2 * DIM_STEP * STRIDE * 4;
+/// Words between two staged dimensions of the nodes: the tile plus four, so that rows stay
+/// 16-byte aligned for vector reads and staging stores of consecutive rows fall in different
+/// banks; and of the cells.
+const NODE_STRIDE: u32 = NODE_TILE + 4;
+const CELL_STRIDE: u32 = CELL_TILE + 4;
+/// Dynamic shared memory of a block: the staged nodes, then the staged cells, f32.
+pub const BMU_SHARED_BYTES: u32 = DIM_STEP * (NODE_STRIDE + CELL_STRIDE) * 4;
 
 /// The kernels' parameters: `nodes`, `count`, `cells`, `cell_count`, `dim`, `slice_cells`,
 /// `best`, `candidates`, `distances`.
@@ -51,61 +56,97 @@ pub type Args = (
 );
 
 /// An accumulator type: f32, or f64 where distances must not round.
-pub trait Accumulator: Words + FastMath + From<f32> + Into<f64> + core::ops::Sub<Output = Self> {
+pub trait Accumulator:
+    Words + FastMath + From<f32> + Into<f64> + PartialOrd + core::ops::Sub<Output = Self>
+{
     /// Zero.
     const ZERO: Self;
-    /// Infinity, for a NaN distance.
+    /// Infinity: the distance a thread starts from.
     const INFINITY: Self;
-    /// Whether the value is a NaN.
-    fn is_nan(self) -> bool;
 }
 
 impl Accumulator for f32 {
     const ZERO: f32 = 0.0;
     const INFINITY: f32 = f32::INFINITY;
-    #[inline(always)]
-    fn is_nan(self) -> bool {
-        f32::is_nan(self)
-    }
 }
 
 impl Accumulator for f64 {
     const ZERO: f64 = 0.0;
     const INFINITY: f64 = f64::INFINITY;
-    #[inline(always)]
-    fn is_nan(self) -> bool {
-        f64::is_nan(self)
-    }
 }
 
-/// Stages dimensions `k0 .. k0 + step` of rows `first ..` of the row-major `rows × dim`
-/// `source` into `staged[k · STRIDE + r]`, zeros past the last row.
-///
-/// # Safety
-/// The whole block calls; `source` holds `rows · dim` values; `k0 + step <= dim`.
-#[inline(always)]
-unsafe fn stage(
-    staged: SharedSlice<f32>,
+/// Rows of a row-major `rows × dim` source staged into shared memory `TILE` at a time,
+/// dimension-major: `staged[k · (TILE + 4) + r]`.
+#[derive(Clone, Copy)]
+struct Staging<const TILE: u32> {
     source: *const f32,
-    (first, rows): (u32, u32),
+    rows: u32,
     dim: u32,
-    (k0, step): (u32, u32),
-) {
-    let mut e = thread_x();
-    while e < NODE_TILE * step {
-        let (r, k) = (e / step, e % step);
-        let row = first + r;
-        // SAFETY: `row < rows`, `k0 + k < dim` (the caller's contract); the index is below
-        // `DIM_STEP · STRIDE`.
+    staged: SharedSlice<f32>,
+    quads: SharedSlice<Quad<[f32; 4]>>,
+}
+
+impl<const TILE: u32> Staging<TILE> {
+    const STRIDE: u32 = TILE + 4;
+
+    /// Over the shared bytes from `byte_offset`.
+    ///
+    /// # Safety
+    /// The launch's shared memory holds `DIM_STEP · (TILE + 4)` f32 from `byte_offset`, a
+    /// multiple of 16; `source` holds `rows · dim` values.
+    #[inline(always)]
+    unsafe fn new(byte_offset: u32, source: *const f32, rows: u32, dim: u32) -> Self {
+        let words = DIM_STEP * Self::STRIDE;
+        // SAFETY: the caller's contract.
         unsafe {
-            let v = if row < rows {
-                *source.add(row as usize * dim as usize + (k0 + k) as usize)
-            } else {
-                0.0
-            };
-            staged.set_unchecked(k * STRIDE + r, v);
+            Staging {
+                source,
+                rows,
+                dim,
+                staged: SharedSlice::carve(byte_offset, words),
+                quads: SharedSlice::carve(byte_offset, words / 4),
+            }
         }
-        e += BMU_THREADS;
+    }
+
+    /// Stages dimensions `k0 .. k0 + step` (at most `DIM_STEP`) of rows `first ..`, zeros past
+    /// the last row. Consecutive threads take consecutive rows: a warp's loads touch the same
+    /// few lines for every `k` (served by L1 after the first), its stores consecutive words.
+    ///
+    /// # Safety
+    /// The whole block calls, between barriers that order it against the reads; `k0 + step
+    /// <= dim`.
+    #[inline(always)]
+    unsafe fn stage(&self, first: u32, k0: u32, step: u32) {
+        let mut e = thread_x();
+        while e < TILE * step {
+            let (k, r) = (e / TILE, e % TILE);
+            let row = first + r;
+            let at = row as usize * self.dim as usize + (k0 + k) as usize;
+            // SAFETY: `row < rows` and `k0 + k < dim` for the load; the store's index is below
+            // `DIM_STEP · STRIDE`.
+            unsafe {
+                let v = if row < self.rows {
+                    *self.source.add(at)
+                } else {
+                    0.0
+                };
+                self.staged.set_unchecked(k * Self::STRIDE + r, v);
+            }
+            e += BMU_THREADS;
+        }
+    }
+
+    /// Staged rows `r .. r + 4` (`r` a multiple of 4 below `TILE`) of dimension `k`, widened.
+    ///
+    /// # Safety
+    /// `k` below the staged step, after the barrier that follows the staging.
+    #[inline(always)]
+    unsafe fn four<A: Accumulator>(&self, k: u32, r: u32) -> [A; 4] {
+        // SAFETY: the caller's contract; the index is inside the staged words.
+        unsafe { self.quads.get_unchecked((k * Self::STRIDE + r) / 4) }
+            .0
+            .map(A::from)
     }
 }
 
@@ -129,31 +170,44 @@ unsafe fn search<A: Accumulator>(
 {
     let (tx, ty) = (thread_x() % 16, thread_x() / 16);
     let first_node = block_idx().x * NODE_TILE;
-    let slice = block_idx().y;
-    let slice_end = ((slice as u64 + 1) * slice_cells as u64).min(cell_count as u64) as u32;
-    let mut found = [ArgMin.identity(); 4];
-    // SAFETY: the launch gives BMU_SHARED_BYTES: the staged nodes, then the staged cells; every
+    let slice_start = block_idx().y * slice_cells;
+    let slice_end = (slice_start as u64 + slice_cells as u64).min(cell_count as u64) as u32;
+    // This thread's cells of a tile, in increasing order.
+    let columns: [u32; 8] = core::array::from_fn(|j| 4 * tx + (j as u32 % 4) + 64 * (j as u32 / 4));
+    // Each thread visits its cells in increasing order, so a strict `<` keeps the lowest index
+    // of equal distances, and starting from its first cell at an infinite distance gives a
+    // node that cell when no distance is finite (NaN never compares below).
+    let mine = slice_start + columns[0];
+    let mut found = [(A::INFINITY, if mine < slice_end { mine } else { u32::MAX }); 4];
+    // With at most DIM_STEP dimensions, the nodes are staged once for the whole slice.
+    let nodes_once = dim <= DIM_STEP;
+    // SAFETY: the launch gives BMU_SHARED_BYTES: the staged nodes, then the staged cells, each
+    // written only between the barrier after the last reads and the one before the next; every
     // loop bound is block-uniform, so the whole block reaches every barrier.
     unsafe {
-        let staged_nodes = SharedSlice::<f32>::carve(0, DIM_STEP * STRIDE);
-        let staged_cells = SharedSlice::<f32>::carve(4 * DIM_STEP * STRIDE, DIM_STEP * STRIDE);
-        let mut first_cell = slice * slice_cells;
+        let node_rows = Staging::<NODE_TILE>::new(0, nodes, count, dim);
+        let cell_rows = Staging::<CELL_TILE>::new(4 * DIM_STEP * NODE_STRIDE, cells, slice_end, dim);
+        if nodes_once {
+            node_rows.stage(first_node, 0, dim);
+        }
+        let mut first_cell = slice_start;
         while first_cell < slice_end {
-            let mut sums = [[A::ZERO; 4]; 4];
+            let mut sums = [[A::ZERO; 8]; 4];
             let mut k0 = 0;
             while k0 < dim {
                 let step = (dim - k0).min(DIM_STEP);
-                stage(staged_nodes, nodes, (first_node, count), dim, (k0, step));
-                stage(staged_cells, cells, (first_cell, slice_end), dim, (k0, step));
+                if !nodes_once {
+                    node_rows.stage(first_node, k0, step);
+                }
+                cell_rows.stage(first_cell, k0, step);
                 sync_threads();
                 for k in 0..step {
-                    let x: [f32; 4] =
-                        core::array::from_fn(|i| staged_nodes.get_unchecked(k * STRIDE + ty + 16 * i as u32));
-                    let w: [f32; 4] =
-                        core::array::from_fn(|j| staged_cells.get_unchecked(k * STRIDE + tx + 16 * j as u32));
+                    let x = node_rows.four::<A>(k, 4 * ty);
+                    let [w0, w1] = [0, 64].map(|half| cell_rows.four::<A>(k, half + 4 * tx));
+                    let w: [A; 8] = core::array::from_fn(|j| if j < 4 { w0[j] } else { w1[j - 4] });
                     for (row, &x) in sums.iter_mut().zip(&x) {
                         for (sum, &w) in row.iter_mut().zip(&w) {
-                            let t = A::from(x) - A::from(w);
+                            let t = x - w;
                             *sum = t.fma(t, *sum);
                         }
                     }
@@ -162,11 +216,10 @@ unsafe fn search<A: Accumulator>(
                 k0 += step;
             }
             for (found, row) in found.iter_mut().zip(&sums) {
-                for (j, &d) in row.iter().enumerate() {
-                    let cell = first_cell + tx + 16 * j as u32;
-                    if cell < slice_end {
-                        let d = if d.is_nan() { A::INFINITY } else { d };
-                        *found = ArgMin.combine(*found, (d, cell));
+                for (&d, &column) in row.iter().zip(&columns) {
+                    let cell = first_cell + column;
+                    if cell < slice_end && d < found.0 {
+                        *found = (d, cell);
                     }
                 }
             }
@@ -180,12 +233,12 @@ unsafe fn search<A: Accumulator>(
         }
         if tx == 0 {
             for (i, &(d, cell)) in found.iter().enumerate() {
-                let node = first_node + ty + 16 * i as u32;
+                let node = first_node + 4 * ty + i as u32;
                 if node < count {
                     if candidates.is_null() {
                         *best.add(node as usize) = cell;
                     } else {
-                        let at = (slice as usize) * count as usize + node as usize;
+                        let at = block_idx().y as usize * count as usize + node as usize;
                         *candidates.add(at) = cell;
                         *distances.add(at) = d.into();
                     }
