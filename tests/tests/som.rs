@@ -2,15 +2,15 @@
 //! accumulator types (they sum alike), for dimensions around the kernel's staging step and
 //! node and cell counts off its tiles; the f64 result equals a plain f64 search, and the f32
 //! result is a nearest cell up to f32 rounding; exact ties (duplicated cells, integer data)
-//! go to the lowest index; the case (12000 nodes of 12 against 200 × 200) on the GPU;
+//! go to the lowest index, and so do distances that overflow to infinity; the case (12000 nodes of 12 against 200 × 200) on the GPU;
 //! bad shapes and non-finite values refused.
 
 use warpkit::som::{Accumulate, best_matching_units};
 use warpkit::{Backend, Device, Error};
 use warpkit_tests::{devices, fresh_rng, random_vec};
 
-/// The nearest cell to each node by f64 distances, ties to the lowest index, with the
-/// distances of all cells.
+/// The nearest cell to each node by f64 distances (each term rounded once, as the backends
+/// round it), ties to the lowest index, with the distances of all cells.
 fn nearest_f64(nodes: &[f32], cells: &[f32], dim: usize) -> Vec<(u32, Vec<f64>)> {
     nodes
         .chunks(dim)
@@ -18,10 +18,10 @@ fn nearest_f64(nodes: &[f32], cells: &[f32], dim: usize) -> Vec<(u32, Vec<f64>)>
             let d: Vec<f64> = cells
                 .chunks(dim)
                 .map(|w| {
-                    x.iter()
-                        .zip(w)
-                        .map(|(&x, &w)| (x as f64 - w as f64).powi(2))
-                        .sum()
+                    x.iter().zip(w).fold(0.0, |s, (&x, &w)| {
+                        let t = x as f64 - w as f64;
+                        t.mul_add(t, s)
+                    })
                 })
                 .collect();
             let best = (0..d.len()).fold(0, |b, c| if d[c] < d[b] { c } else { b });
@@ -116,6 +116,14 @@ fn exact_ties_go_to_the_lowest_index() {
         };
         let (nodes, map) = (ints(300 * 4, &mut rng), ints(150 * 4, &mut rng));
         check(&d, &nodes, &map, 4, "integer data");
+        // Distances that overflow f32 are all infinite: the first cell, on every backend.
+        let far = vec![-3e38f32; 300];
+        for b in [Backend::cpu(), Backend::Device(d.clone())] {
+            for acc in [Accumulate::F32, Accumulate::F64] {
+                let got = best_matching_units(&b, &[3e38, 1e38], &far, 1, acc).unwrap();
+                assert_eq!(got, [0, 0], "{} {acc:?}", d.describe());
+            }
+        }
     }
 }
 

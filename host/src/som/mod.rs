@@ -15,13 +15,13 @@
 //! Each of `count` nodes (vectors of `dim` f32, row-major) gets the index of its nearest cell
 //! of the map (`cell_count` vectors of the same dimension, row-major; a rectangular map's cells
 //! in row-major order) by squared Euclidean distance `Σ (x − w)²`, summed in dimension order,
-//! ties to the lowest index. [`Accumulate`] says whether the sum is kept in f32 or f64; in f64
-//! every difference and square of f32 values is exact, so the result is that of exact
-//! distances rounded once a term. Every backend sums the same way: the CPU backend (rayon) gives
+//! ties to the lowest index. [`Accumulate`] says whether the sum is kept in f32 or f64; each
+//! term `t·t + sum` is rounded once (an FMA), and in f64 the difference of two f32 values within
+//! a factor of 2^29 of each other is exact. Every backend sums the same way: the CPU backend (rayon) gives
 //! the same indices as a device, and is the tests' reference.
 //!
-//! Devices tile the search like a matrix product (`warpkit_kernels::som`): 64 nodes against 64
-//! cells a block, the distances of 4 × 4 pairs a thread in registers.
+//! Devices tile the search like a matrix product (`warpkit_kernels::som`): 64 nodes against 128
+//! cells a block, the distances of 4 × 8 pairs a thread in registers.
 
 mod cpu;
 mod device;
@@ -29,6 +29,7 @@ mod device;
 use crate::error::{Error, Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
+use warpkit_kernels::som::bmu::CELL_TILE;
 
 /// The type distances are summed in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +37,7 @@ pub enum Accumulate {
     /// f32: two instructions a pair and dimension; near-ties (distances within an f32 rounding)
     /// may go either way.
     F32,
-    /// f64: exact differences and squares, about twice the time on an H100.
+    /// f64: 29 more bits a term, about twice the time on an H100.
     F64,
 }
 
@@ -100,5 +101,8 @@ fn check(nodes: usize, cells: usize, dim: usize) -> Result<usize> {
         check_len(what, len, crate::MAX_LEN)?;
         check_same_len(what, len.next_multiple_of(dim), len)?;
     }
+    // The kernels count cells a tile at a time in 32 bits: the last tile must start and end
+    // below 2^32.
+    check_len("cells", cells / dim, crate::MAX_LEN - 2 * CELL_TILE as u64)?;
     Ok(nodes / dim)
 }

@@ -46,8 +46,8 @@ pub struct Plan {
 
 impl Plan {
     /// The plan for neighbourhood `n` (1..=8): a copy a warp up to 1024 bins (32 KB for 8
-    /// warps), one a block of u32 for 4096 and 16384 bins (16 and 64 KB, blocks of 512 so that
-    /// three fill a multiprocessor), packed for 65536 (128 KB, one block of 1024 a
+    /// warps), one a block of u32 for 4096 and 16384 bins (16 and 64 KB in blocks of 512: four
+    /// and two of them a multiprocessor), packed for 65536 (128 KB, one block of 1024 a
     /// multiprocessor).
     pub const fn of(n: u32) -> Plan {
         match n {

@@ -16,7 +16,7 @@
 //! slice writes a candidate and [`som_bmu_combine`] keeps the best in slice order.
 //!
 //! Cost a pair and dimension: a subtraction and an FMA (f32: 0.35 ms of issue for 12000 × 40000
-//! × 12 on an H100), plus two vector shared reads every 16 pairs; the cells are read from L2
+//! × 12 on an H100), plus three 16-byte shared reads every 32 pairs; the cells are read from L2
 //! once a node tile.
 
 use crate::op::{ArgMin, Operator, Words};

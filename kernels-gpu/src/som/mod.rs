@@ -2,10 +2,10 @@
 //! begins with.
 //!
 //! The seed launched one kernel a node and reduced on the host. Here one launch finds every
-//! node's nearest cell the way a matrix product is tiled: a block takes 64 nodes against 64
+//! node's nearest cell the way a matrix product is tiled: a block takes 64 nodes against 128
 //! cells at a time, both staged in shared memory 32 dimensions at a time, and each thread keeps
-//! the squared distances of 4 nodes to 4 cells in registers, two floating-point instructions a
-//! pair and dimension with the shared reads shared by 16 of them ([`bmu`]). Distances are
+//! the squared distances of 4 nodes to 8 cells in registers, two floating-point instructions a
+//! pair and dimension and three 16-byte shared reads for its 32 pairs ([`bmu`]). Distances are
 //! summed directly, `Σ (x − w)²` in dimension order, not expanded as `‖x‖² − 2x·w + ‖w‖²`, which
 //! cancels where `x` is near `w` (the case that matters) and could tell equal cells apart.
 
