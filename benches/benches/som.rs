@@ -2,11 +2,16 @@
 //! dimension 12 against a 200 × 200 map, with f32 and f64 accumulation, timed with CUDA events
 //! (`best_matching_units_into`, everything on the device) and through the public API by wall
 //! clock from host data (`best_matching_units`: uploads, launch, download). Throughput counts
-//! node-cell pairs. Without a GPU, the CPU backend on a tenth of the nodes.
+//! node-cell pairs. Then one training epoch of the same case, batch (the 2 ms target)
+//! and online (one launch a node), by CUDA events (`train_into` on device buffers) and by wall
+//! clock through `Som::train_batch` / `train_online` from host data; throughput counts nodes.
+//! Without a GPU, the CPU backend on a tenth of the nodes.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::Instant;
-use warpkit::som::{Accumulate, best_matching_units, best_matching_units_into};
+use warpkit::som::{
+    Accumulate, Schedule, Som, Training, best_matching_units, best_matching_units_into, train_into,
+};
 use warpkit::{Backend, Device};
 use warpkit_benches::{brief, time_on_gpu};
 
@@ -56,6 +61,36 @@ fn som(c: &mut Criterion) {
                         })
                     },
                 );
+            }
+            group.throughput(Throughput::Elements(NODES as u64));
+            let start = Som::from_weights(200, 200, DIM, map.clone()).unwrap();
+            let schedule = Schedule::for_map(200, 200, 1);
+            let mut d_weights = device.upload(&map).unwrap();
+            for training in [Training::Batch, Training::Online] {
+                let id = format!("12000x12 on 200x200 {training:?}, one epoch");
+                group.bench_function(BenchmarkId::new("train_into", &id), |b| {
+                    b.iter_custom(|iters| {
+                        time_on_gpu(gpu, iters, || {
+                            train_into(&device, &d_nodes, &mut d_weights, (200, 200), &schedule, training)
+                                .unwrap()
+                        })
+                    })
+                });
+                group.bench_function(BenchmarkId::new("Som::train (wall clock, from host)", &id), |b| {
+                    b.iter_custom(|iters| {
+                        let t = Instant::now();
+                        for _ in 0..iters {
+                            let mut map = start.clone();
+                            match training {
+                                Training::Batch => map.train_batch(&backend, &nodes, &schedule),
+                                Training::Online => map.train_online(&backend, &nodes, &schedule),
+                            }
+                            .unwrap();
+                            std::hint::black_box(map);
+                        }
+                        t.elapsed()
+                    })
+                });
             }
         }
         Err(e) => {

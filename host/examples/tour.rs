@@ -12,6 +12,7 @@ use warpkit::convolve::Convolution;
 use warpkit::lbp::{bins, histogram, histograms_into};
 use warpkit::moments::{SUMMARY_WORDS, summary, summary_into};
 use warpkit::multisplit::{Buckets, Multisplit};
+use warpkit::som::{Schedule, Som, Training, train_into};
 use warpkit::subset::Subsets;
 use warpkit::{Backend, Device, Error, Gpu, GpuTimer, Philox};
 
@@ -85,6 +86,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     failures += moments_tour(&backend, &energies)?;
     let signal: Vec<i32> = words[..LBP_LEN.min(n)].iter().map(|&w| w as i32).collect();
     failures += lbp_tour(&backend, &signal)?;
+    let nodes = som_nodes(&words[..(SOM_NODES * SOM_DIM).min(n)]);
+    failures += som_tour(&backend, &nodes)?;
 
     if let Backend::Device(device @ Device::Gpu(gpu)) = &backend {
         println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
@@ -352,6 +355,56 @@ fn lbp_tour(backend: &Backend, signal: &[i32]) -> Result<usize, Box<dyn std::err
     ))
 }
 
+/// The seed's SOM case: 12000 nodes of dimension 12 against a 200 × 200 map.
+const SOM_NODES: usize = 12_000;
+const SOM_DIM: usize = 12;
+const SOM_SIDE: usize = 200;
+
+/// Nodes in [0, 1) from the tour's words (at least one whole node).
+fn som_nodes(words: &[u32]) -> Vec<f32> {
+    let whole = (words.len() / SOM_DIM).max(1) * SOM_DIM;
+    (0..whole)
+        .map(|i| (words[i % words.len()] >> 8) as f32 / (1 << 24) as f32)
+        .collect()
+}
+
+/// One batch-training epoch of a random map, timed from host data; checked: every weight is a
+/// weighted mean of the nodes, so within their range in its dimension, and a device's map is
+/// the CPU backend's to the bit.
+fn som_tour(backend: &Backend, nodes: &[f32]) -> Result<usize, Box<dyn std::error::Error>> {
+    let start = Som::random(SOM_SIDE, SOM_SIDE, SOM_DIM, nodes, 2026)?;
+    let schedule = Schedule::for_map(SOM_SIDE, SOM_SIDE, 1);
+    let mut map = start.clone();
+    let t = Instant::now();
+    map.train_batch(backend, nodes, &schedule)?;
+    let took = t.elapsed().as_secs_f64();
+    let mut range = [(f32::INFINITY, f32::NEG_INFINITY); SOM_DIM];
+    for x in nodes.chunks(SOM_DIM) {
+        for ((low, high), &v) in range.iter_mut().zip(x) {
+            (*low, *high) = (low.min(v), high.max(v));
+        }
+    }
+    let within = |w: &[f32]| {
+        w.iter()
+            .zip(&range)
+            .all(|(w, &(low, high))| (low..=high).contains(w))
+    };
+    let mut ok = map != start && map.weights().chunks(SOM_DIM).all(within);
+    if let Backend::Device(_) = backend {
+        let mut reference = start.clone();
+        reference.train_batch(&Backend::cpu(), nodes, &schedule)?;
+        ok &= reference == map;
+    }
+    println!(
+        "{:<22} {:>9.3} ms  {:>8.1} k nodes/ms (host to host)  {}",
+        "som batch epoch",
+        took * 1e3,
+        (nodes.len() / SOM_DIM) as f64 / took / 1e6,
+        if ok { "checked" } else { "WRONG" }
+    );
+    Ok(usize::from(!ok))
+}
+
 /// Median device time of `work` over a few runs, in seconds.
 fn median_seconds(gpu: &Gpu, mut work: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
     work()?; // warm-up
@@ -393,6 +446,26 @@ fn device_timings(device: &Device, gpu: &Gpu, sizes: &[u32], energies: &[f64]) -
         histograms_into(device, &d_signal, &offsets, 4, &mut d_counts)
     })?;
     show("lbp histogram n=4 i32", s, 4.0 * signal.len() as f64, "GB/s");
+    let nodes = som_nodes(&sizes[..(SOM_NODES * SOM_DIM).min(n)]);
+    let map = Som::random(SOM_SIDE, SOM_SIDE, SOM_DIM, &nodes, 2026)?;
+    let (d_nodes, mut d_weights) = (device.upload(&nodes)?, device.upload(map.weights())?);
+    let schedule = Schedule::for_map(SOM_SIDE, SOM_SIDE, 1);
+    let s = median_seconds(gpu, || {
+        train_into(
+            device,
+            &d_nodes,
+            &mut d_weights,
+            (SOM_SIDE, SOM_SIDE),
+            &schedule,
+            Training::Batch,
+        )
+    })?;
+    show(
+        "som batch epoch",
+        s,
+        nodes.len() as f64 / SOM_DIM as f64 * 1e3,
+        "k nodes/ms",
+    );
     let mut d_words = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.philox_fill(&mut d_words, [1, 2], [0; 4]))?;
     show("philox stream", s, n as f64, "G words/s");

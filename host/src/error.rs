@@ -115,6 +115,13 @@ pub enum Error {
         max: u64,
     },
 
+    #[error("{what} is {value}; it must be {expected}")]
+    BadParameter {
+        what: &'static str,
+        value: f64,
+        expected: &'static str,
+    },
+
     #[error("{what}: value {index} is NaN or infinite")]
     NotFinite { what: &'static str, index: usize },
 

@@ -4,9 +4,15 @@
 //! result is a nearest cell up to f32 rounding; exact ties (duplicated cells, integer data)
 //! go to the lowest index, and so do distances that overflow to infinity; the case (12000 nodes of 12 against 200 × 200) on the GPU;
 //! bad shapes and non-finite values refused.
+//!
+//! Training: batch and online epochs give every device the CPU backend's map to the bit, from
+//! fresh data, in both accumulator types; with fixed seeds, points on a line order a 1D map and
+//! a uniform square spreads a 2D map with a small topographic error; bad maps, nodes and
+//! schedules are refused.
 
-use warpkit::som::{Accumulate, best_matching_units};
-use warpkit::{Backend, Device, Error};
+use rand_core::{RngCore, SeedableRng};
+use warpkit::som::{Accumulate, Decay, Schedule, Som, best_matching_units};
+use warpkit::{Backend, Device, Error, Philox};
 use warpkit_tests::{devices, fresh_rng, random_vec};
 
 /// The nearest cell to each node by f64 distances (each term rounded once, as the backends
@@ -162,6 +168,202 @@ fn bad_input_is_refused() {
                     index: 2
                 })
             ));
+        }
+    }
+}
+
+/// `n` values uniform in [0, 1).
+fn uniform(rng: &mut Philox, n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|_| (rng.next_u32() >> 8) as f32 / (1 << 24) as f32)
+        .collect()
+}
+
+/// Trains `start` on every backend, batch or online, and checks that each device's map is the
+/// CPU backend's; returns the CPU backend's.
+fn train_everywhere(start: &Som, nodes: &[f32], schedule: &Schedule, online: bool, label: &str) -> Som {
+    let train = |b: &Backend| {
+        let mut map = start.clone();
+        match online {
+            false => map.train_batch(b, nodes, schedule),
+            true => map.train_online(b, nodes, schedule),
+        }
+        .unwrap();
+        map
+    };
+    let cpu = train(&Backend::cpu());
+    for d in devices(label) {
+        let got = train(&Backend::Device(d.clone()));
+        let diff = got
+            .weights()
+            .iter()
+            .zip(cpu.weights())
+            .position(|(a, b)| a.to_bits() != b.to_bits());
+        assert!(
+            diff.is_none(),
+            "{label} online={online} on {}: weight {diff:?} differs from the CPU backend's",
+            d.describe()
+        );
+    }
+    cpu
+}
+
+#[test]
+fn training_gives_every_backend_the_same_map() {
+    let mut rng = fresh_rng("som training");
+    for (rows, cols, dim, count) in [(1, 1, 3, 5), (5, 7, 3, 150), (6, 4, 33, 90)] {
+        let nodes = random_vec::<f32>(&mut rng, count * dim);
+        let start = Som::random(rows, cols, dim, &nodes, rng.next_u64()).unwrap();
+        for (accumulate, decay) in [
+            (Accumulate::F32, Decay::Exponential),
+            (Accumulate::F64, Decay::Linear),
+        ] {
+            let schedule = Schedule {
+                seed: rng.next_u64(),
+                accumulate,
+                decay,
+                ..Schedule::for_map(rows, cols, 3)
+            };
+            let label = format!("som training {rows}x{cols} dim={dim} {accumulate:?}");
+            for online in [false, true] {
+                let trained = train_everywhere(&start, &nodes, &schedule, online, &label);
+                assert_ne!(trained.weights(), start.weights(), "{label}: the map moved");
+            }
+        }
+    }
+    // The seed's case, one batch epoch, on the GPU.
+    if let Some(g) = warpkit_tests::gpu_or_skip("som training 200x200") {
+        let nodes = random_vec::<f32>(&mut rng, 12_000 * 12);
+        let start = Som::random(200, 200, 12, &nodes, 1).unwrap();
+        let schedule = Schedule::for_map(200, 200, 1);
+        let mut cpu = start.clone();
+        cpu.train_batch(&Backend::cpu(), &nodes, &schedule).unwrap();
+        let mut gpu = start.clone();
+        gpu.train_batch(&Backend::Device(g), &nodes, &schedule).unwrap();
+        assert!(
+            gpu == cpu,
+            "200x200: the GPU's map differs from the CPU backend's"
+        );
+    }
+}
+
+/// Points on a line order a 1D map: after training, its weights rise or fall along it. Fixed
+/// seeds; 500 points against 16 cells, a case where ordering is the rule (a random start mixes
+/// the cells and the shrinking Gaussian sorts them).
+#[test]
+fn points_on_a_line_order_a_1d_map() {
+    let mut rng = Philox::seed_from_u64(11);
+    let points = uniform(&mut rng, 500);
+    let start = Som::random(1, 16, 1, &points, 5).unwrap();
+    for online in [false, true] {
+        let schedule = Schedule::for_map(1, 16, 12);
+        let map = train_everywhere(&start, &points, &schedule, online, "som line");
+        let w = map.weights();
+        let monotone = w.windows(2).all(|p| p[0] < p[1]) || w.windows(2).all(|p| p[0] > p[1]);
+        assert!(monotone, "online={online}: weights {w:?} are not in order");
+        // Spread over the line, not collapsed: the ends near its ends.
+        let (low, high) = (w[0].min(w[15]), w[0].max(w[15]));
+        assert!(low < 0.1 && high > 0.9, "online={online}: ends {low} and {high}");
+    }
+}
+
+/// A uniform square spreads a 2D map: a low topographic error and cells over the whole square.
+#[test]
+fn a_uniform_square_spreads_a_2d_map() {
+    let mut rng = Philox::seed_from_u64(12);
+    let points = uniform(&mut rng, 2 * 1000);
+    let start = Som::random(6, 6, 2, &points, 6).unwrap();
+    let before = start.topographic_error(&points).unwrap();
+    for online in [false, true] {
+        let schedule = Schedule::for_map(6, 6, 15);
+        let map = train_everywhere(&start, &points, &schedule, online, "som square");
+        let error = map.topographic_error(&points).unwrap();
+        println!("online={online}: topographic error {before} before, {error} after");
+        assert!(error < 0.05, "online={online}: topographic error {error}");
+        for k in 0..2 {
+            let values = map.weights().iter().skip(k).step_by(2);
+            let (low, high) = values.fold((1.0f32, 0.0f32), |(l, h), &v| (l.min(v), h.max(v)));
+            assert!(
+                low < 0.2 && high > 0.8,
+                "online={online}: dimension {k} spans {low}..{high}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_training_input_is_refused() {
+    let nodes = [0.5f32; 8];
+    assert!(matches!(
+        Som::random(0, 3, 2, &nodes, 0),
+        Err(Error::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        Som::random(3, 3, 0, &nodes, 0),
+        Err(Error::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        Som::random(3, 3, 3, &nodes, 0),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        Som::random(3, 3, 2, &[], 0),
+        Err(Error::EmptyVector { .. })
+    ));
+    assert!(matches!(
+        Som::from_weights(2, 2, 2, vec![0.0; 7]),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        Som::from_weights(1, 1, 2, vec![0.0, f32::NAN]),
+        Err(Error::NotFinite { .. })
+    ));
+    let good = Schedule::for_map(3, 3, 2);
+    let bad = [
+        Schedule { epochs: 0, ..good },
+        Schedule {
+            radius: (0.0, 1.0),
+            ..good
+        },
+        Schedule {
+            radius: (2.0, f64::NAN),
+            ..good
+        },
+        Schedule {
+            rate: (1.5, 0.1),
+            ..good
+        },
+        Schedule {
+            rate: (0.5, 0.0),
+            ..good
+        },
+    ];
+    for d in devices("som training errors") {
+        for b in [Backend::cpu(), Backend::Device(d.clone())] {
+            let mut map = Som::random(3, 3, 2, &nodes, 0).unwrap();
+            for s in &bad {
+                assert!(map.train_batch(&b, &nodes, s).is_err(), "{s:?}");
+                assert!(map.train_online(&b, &nodes, s).is_err(), "{s:?}");
+            }
+            assert!(matches!(
+                map.train_batch(&b, &nodes[..7], &good),
+                Err(Error::LengthMismatch { .. })
+            ));
+            assert!(matches!(
+                map.train_online(&b, &[], &good),
+                Err(Error::EmptyVector { .. })
+            ));
+            let mut nan = nodes;
+            nan[3] = f32::NAN;
+            assert!(matches!(
+                map.train_batch(&b, &nan, &good),
+                Err(Error::NotFinite { index: 3, .. })
+            ));
+            assert_eq!(
+                map,
+                Som::random(3, 3, 2, &nodes, 0).unwrap(),
+                "refused calls leave the map"
+            );
         }
     }
 }

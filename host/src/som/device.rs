@@ -1,12 +1,20 @@
-//! Best-matching units on a device: one launch of `som_bmu_f32` or `som_bmu_f64` over tiles of
-//! nodes and slices of the cells (slices where the node tiles alone make fewer than two waves
-//! of blocks), then `som_bmu_combine` of the slices' candidates.
+//! Self-organizing maps on a device. Best-matching units: one launch of `som_bmu_f32` or
+//! `som_bmu_f64` over tiles of nodes and slices of the cells (slices where the node tiles alone
+//! make fewer than two waves of blocks), then `som_bmu_combine` of the slices' candidates.
+//! Training: a batch epoch is that search and three launches; an online epoch one launch a
+//! node.
 
-use super::Accumulate;
+use super::cpu::Shape;
+use super::schedule::{Epoch, Schedule};
+use super::{Accumulate, Training};
 use crate::error::Result;
 use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
 use warpkit_kernels::som::BmuKernels;
+use warpkit_kernels::som::batch::{
+    MAGNITUDE_RUN, som_accumulate, som_magnitudes, som_smooth_columns, som_smooth_rows,
+};
 use warpkit_kernels::som::bmu::{BMU_SHARED_BYTES, BMU_THREADS, CELL_TILE, NODE_TILE, som_bmu_combine};
+use warpkit_kernels::som::online::{ONLINE_SHARED_BYTES, ONLINE_THREADS};
 
 /// The nearest cell to each node into `out` (lengths checked by the caller).
 pub(super) fn best_matching_units_into(
@@ -86,6 +94,140 @@ fn search<A: BmuKernels>(
                 best,
             );
             d.launch::<som_bmu_combine>(LaunchShape::linear(blocks, 256, 0), args)?;
+        }
+    }
+    Ok(())
+}
+
+/// Trains the map in `weights` on `nodes` (shapes checked by the caller).
+pub(super) fn train(
+    d: &Device,
+    nodes: &DeviceBuffer<f32>,
+    weights: &mut DeviceBuffer<f32>,
+    shape: Shape,
+    schedule: &Schedule,
+    training: Training,
+) -> Result<()> {
+    match (training, schedule.accumulate) {
+        (Training::Batch, _) => train_batch(d, nodes, weights, shape, schedule),
+        (Training::Online, Accumulate::F32) => online::<f32>(d, nodes, weights, shape, schedule),
+        (Training::Online, Accumulate::F64) => online::<f64>(d, nodes, weights, shape, schedule),
+    }
+}
+
+/// [`super::Som::train_batch`] on a device: `som_magnitudes` once, then per epoch the search, a
+/// clear of the sums, `som_accumulate`, `som_smooth_rows` and `som_smooth_columns`.
+fn train_batch(
+    d: &Device,
+    nodes: &DeviceBuffer<f32>,
+    weights: &mut DeviceBuffer<f32>,
+    shape: Shape,
+    schedule: &Schedule,
+) -> Result<()> {
+    let (cells, dim) = ((shape.rows * shape.cols) as u32, shape.dim as u32);
+    let count = (nodes.len() / shape.dim) as u32;
+    let planes = dim + 1;
+    let epochs: Vec<Epoch> = (0..schedule.epochs)
+        .map(|e| schedule.epoch(e, shape.rows.max(shape.cols)))
+        .collect();
+    let tables = d.upload(
+        &epochs
+            .iter()
+            .flat_map(|e| e.gaussian.clone())
+            .collect::<Vec<f64>>(),
+    )?;
+    let mut largest = d.zeros::<u32>(shape.dim)?;
+    let mut best = d.workspace::<u32>(count as usize)?;
+    let mut sums = d.workspace::<u64>((planes * cells) as usize)?;
+    let mut rows_done = d.workspace::<f64>((planes * cells) as usize)?;
+    let node_ptr = d.ptr(nodes)?;
+    let (sums_ptr, rows_ptr) = (d.ptr_mut(&mut sums)?, d.ptr_mut(&mut rows_done)?);
+    let mut table = d.ptr(&tables)?;
+    let threads = 256;
+    let blocks = |work: u32| (work as u64).div_ceil(threads as u64).min(65535);
+    let shape_for = |work| LaunchShape::linear(blocks(work), threads, 0);
+    let largest_ptr = d.ptr_mut(&mut largest)?;
+    // SAFETY: `count · dim` nodes, `dim` zeroed words.
+    unsafe {
+        let runs = count.div_ceil(MAGNITUDE_RUN);
+        d.launch::<som_magnitudes>(shape_for(runs * dim), (node_ptr, count, dim, largest_ptr))?;
+    }
+    let largest = largest_ptr.cast_const();
+    for epoch in &epochs {
+        super::best_matching_units_into(d, nodes, weights, dim as usize, schedule.accumulate, &mut best)?;
+        d.zero_prefix(&mut sums, (planes * cells) as usize)?;
+        let (best_ptr, weight_ptr) = (d.ptr(&best)?, d.ptr_mut(weights)?);
+        let (rows, cols, radius) = (shape.rows as u32, shape.cols as u32, epoch.radius);
+        // SAFETY: `count · dim` nodes with `count` best cells below `cells`, `dim` magnitudes,
+        // `planes · cells` sums and row-smoothed values, `cells · dim`
+        // weights, `radius + 1` taps of this epoch's table; lengths fit 32 bits (checked by the
+        // caller); one-dimensional grids.
+        unsafe {
+            let args = (node_ptr, count, dim, best_ptr, largest, cells, sums_ptr);
+            d.launch::<som_accumulate>(shape_for(count * planes), args)?;
+            let sums = sums_ptr.cast_const();
+            let args = (sums, largest, count, rows, cols, planes, table, radius, rows_ptr);
+            d.launch::<som_smooth_rows>(shape_for(planes * cells), args)?;
+            let args = (rows_ptr.cast_const(), rows, cols, dim, table, radius, weight_ptr);
+            d.launch::<som_smooth_columns>(shape_for(dim * cells), args)?;
+            table = table.wrapping_add(epoch.gaussian.len());
+        }
+    }
+    Ok(())
+}
+
+/// [`super::Som::train_online`] on a device: per epoch, one launch a node in the schedule's
+/// order (each finishing the step before it), and one to finish the last.
+fn online<A: BmuKernels>(
+    d: &Device,
+    nodes: &DeviceBuffer<f32>,
+    weights: &mut DeviceBuffer<f32>,
+    shape: Shape,
+    schedule: &Schedule,
+) -> Result<()> {
+    let (cells, dim, cols) = (
+        (shape.rows * shape.cols) as u32,
+        shape.dim as u32,
+        shape.cols as u32,
+    );
+    let count = nodes.len() / shape.dim;
+    let resident = d.resident_blocks::<A::Online>(ONLINE_THREADS, ONLINE_SHARED_BYTES)?;
+    let blocks = (cells as u64).div_ceil(ONLINE_THREADS as u64).min(resident);
+    let mut distances = d.workspace::<f64>(2 * blocks as usize)?;
+    let mut indices = d.workspace::<u32>(2 * blocks as usize)?;
+    let (dist_ptr, index_ptr) = (d.ptr_mut(&mut distances)?, d.ptr_mut(&mut indices)?);
+    let (node_ptr, weight_ptr) = (d.ptr(nodes)?, d.ptr_mut(weights)?);
+    let launch_shape = LaunchShape::linear(blocks, ONLINE_THREADS, ONLINE_SHARED_BYTES);
+    for e in 0..schedule.epochs {
+        let epoch = schedule.epoch(e, shape.rows.max(shape.cols));
+        let table = d.upload(&epoch.online_table())?;
+        let table_ptr = d.ptr(&table)?;
+        let order = schedule.order(count, e);
+        let node = |t: usize| match order.get(t) {
+            Some(&i) => node_ptr.wrapping_add(i as usize * shape.dim),
+            None => std::ptr::null(),
+        };
+        for t in 0..=count {
+            let previous = if t == 0 { std::ptr::null() } else { node(t - 1) };
+            let args = (
+                weight_ptr,
+                cells,
+                dim,
+                cols,
+                epoch.radius,
+                table_ptr,
+                previous,
+                node(t),
+                (t % 2) as u32,
+                dist_ptr,
+                index_ptr,
+            );
+            // SAFETY: `cells · dim` weights of a map `cols` wide, nodes of `dim` inside
+            // `nodes`, the epoch's table of `2 · (radius + 1)`, `2 · blocks` candidates of which
+            // launch `t − 1` of the same grid filled the half this one reads; the table is held
+            // until the launches that read it are queued, and the device orders its release
+            // after them.
+            unsafe { d.launch::<A::Online>(launch_shape, args)? };
         }
     }
     Ok(())

@@ -1,4 +1,18 @@
-//! Self-organizing maps (seed 003): the best-matching-unit search.
+//! Self-organizing maps (seed 003): the best-matching-unit search, and [`Som`], a rectangular
+//! map trained in batch or online epochs by a [`Schedule`].
+//!
+//! ```
+//! use warpkit::Backend;
+//! use warpkit::som::{Schedule, Som};
+//!
+//! // 400 points on a line, and a 1 × 10 map trained on them: its cells end up in order.
+//! let points: Vec<f32> = (0..400).map(|i| ((i * 37) % 400) as f32 / 400.0).collect();
+//! let mut map = Som::random(1, 10, 1, &points, 7)?;
+//! map.train_batch(&Backend::cpu(), &points, &Schedule::for_map(1, 10, 20))?;
+//! let w = map.weights();
+//! assert!(w.windows(2).all(|p| p[0] < p[1]) || w.windows(2).all(|p| p[0] > p[1]));
+//! # Ok::<(), warpkit::Error>(())
+//! ```
 //!
 //! ```
 //! use warpkit::Backend;
@@ -25,6 +39,11 @@
 
 mod cpu;
 mod device;
+mod map;
+mod schedule;
+
+pub use map::{Som, Training, train_into};
+pub use schedule::{Decay, Schedule};
 
 use crate::error::{Error, Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;

@@ -1,5 +1,5 @@
 //! Self-organizing maps (seed 003): the best-matching-unit search that every epoch of training
-//! begins with.
+//! begins with ([`bmu`]), the rest of a batch epoch ([`batch`]) and online steps ([`online`]).
 //!
 //! The seed launched one kernel a node and reduced on the host. Here one launch finds every
 //! node's nearest cell the way a matrix product is tiled: a block takes 64 nodes against 128
@@ -9,21 +9,28 @@
 //! summed directly, `Σ (x − w)²` in dimension order, not expanded as `‖x‖² − 2x·w + ‖w‖²`, which
 //! cancels where `x` is near `w` (the case that matters) and could tell equal cells apart.
 
+pub mod batch;
 pub mod bmu;
+pub mod online;
 
 #[cfg(not(target_arch = "nvptx64"))]
-/// The search kernel of each accumulator type (f32 or f64), for host code generic over it.
+/// The kernels of each accumulator type (f32 or f64) that sums distances, for host code generic
+/// over it.
 pub trait BmuKernels: Copy {
     /// [`bmu::som_bmu_f32`] or [`bmu::som_bmu_f64`].
     type Search: crate::kernel::Kernel<Args = bmu::Args>;
+    /// [`online::som_online_f32`] or [`online::som_online_f64`].
+    type Online: crate::kernel::Kernel<Args = online::Args>;
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
 impl BmuKernels for f32 {
     type Search = bmu::som_bmu_f32;
+    type Online = online::som_online_f32;
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
 impl BmuKernels for f64 {
     type Search = bmu::som_bmu_f64;
+    type Online = online::som_online_f64;
 }

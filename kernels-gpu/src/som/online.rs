@@ -1,0 +1,167 @@
+//! Online training, one node at a time: the node's best cell, then every cell within the
+//! Gaussian's window moved toward it, `w += rate · g(Δrow) · g(Δcol) · (x − w)`. Each step needs
+//! the whole map's answer before the next can start, so a device runs one launch a node: launch
+//! `t` first finishes step `t − 1` (combines the blocks' candidates for its node, then updates
+//! the cells it owns) and then searches its cells for node `t` and leaves one candidate a block.
+//! Each block owns the same contiguous run of cells in both halves, so a thread's update and
+//! its next distances touch only its own cells and no barrier between blocks is needed: the
+//! launch boundary is the grid's barrier.
+//!
+//! The result is the sequential algorithm's to the bit: distances are summed in dimension order
+//! as in [`super::bmu`], ties go to the lowest cell (a thread walks its cells upward with a
+//! strict `<`, then [`ArgMin`] keeps the lower index of equal distances), and the update is
+//! `fma(c, x − w, w)` with `c = (rate · g[|Δrow|]) · g[|Δcol|]` from the host's table.
+
+use super::bmu::Accumulator;
+use crate::block;
+use crate::op::{ArgMin, Operator, Words};
+use crate::simt::math::FastMath;
+use crate::simt::shared::SharedSlice;
+use crate::simt::{block_dim_x, block_x, grid_dim_x, thread_x, warps_per_block};
+
+/// Threads of a block.
+pub const ONLINE_THREADS: u32 = 256;
+/// Dynamic shared memory of a block: a candidate (f64 distance, index) a warp.
+pub const ONLINE_SHARED_BYTES: u32 = (ONLINE_THREADS / 32) * 16;
+
+/// The kernels' parameters: `weights`, `cells`, `dim`, `cols`, `radius`, `table`,
+/// `previous`, `next`, `parity`, `distances`, `indices`.
+pub type Args = (
+    *mut f32,
+    u32,
+    u32,
+    u32,
+    u32,
+    *const f32,
+    *const f32,
+    *const f32,
+    u32,
+    *mut f64,
+    *mut u32,
+);
+
+/// This block's cells: a contiguous run, the same in every launch of one grid size.
+#[inline(always)]
+fn owned(cells: u32) -> (u32, u32) {
+    let share = cells.div_ceil(grid_dim_x());
+    let first = (block_x() * share).min(cells);
+    (first, (first + share).min(cells))
+}
+
+/// The kernel body.
+///
+/// # Safety
+/// See the kernels below.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn step<A: Accumulator>(
+    weights: *mut f32,
+    cells: u32,
+    dim: u32,
+    cols: u32,
+    radius: u32,
+    table: *const f32,
+    (previous, next): (*const f32, *const f32),
+    parity: u32,
+    distances: *mut f64,
+    indices: *mut u32,
+) where
+    ArgMin: Operator<(A, u32)> + Operator<(f64, u32)>,
+    (A, u32): Words,
+{
+    let (first, end) = owned(cells);
+    let blocks = grid_dim_x() as usize;
+    let (earlier, mine) = if parity == 0 { (blocks, 0) } else { (0, blocks) };
+    // SAFETY: the launch gives ONLINE_SHARED_BYTES, a (f64, u32) slot a warp, used only inside
+    // `block::reduce`; every branch below is uniform over the grid, so the whole block reaches
+    // each reduction; cells are read and written only by the thread that owns them.
+    unsafe {
+        if !previous.is_null() {
+            let wide = SharedSlice::<(f64, u32)>::carve(0, warps_per_block());
+            let mut found = ArgMin.identity();
+            let mut b = thread_x() as usize;
+            while b < blocks {
+                found = ArgMin.combine(found, (*distances.add(earlier + b), *indices.add(earlier + b)));
+                b += block_dim_x() as usize;
+            }
+            let (_, winner) = block::reduce(found, ArgMin, wide);
+            let (wr, wc) = (winner / cols, winner % cols);
+            let mut cell = first + thread_x();
+            while cell < end {
+                let (r, c) = (cell / cols, cell % cols);
+                let (dr, dc) = (r.abs_diff(wr), c.abs_diff(wc));
+                if dr <= radius && dc <= radius {
+                    let rate = *table.add(dr as usize) * *table.add((radius + 1 + dc) as usize);
+                    let w = weights.add(cell as usize * dim as usize);
+                    for k in 0..dim as usize {
+                        let v = *w.add(k);
+                        *w.add(k) = rate.fma(*previous.add(k) - v, v);
+                    }
+                }
+                cell += block_dim_x();
+            }
+        }
+        if !next.is_null() {
+            let narrow = SharedSlice::<(A, u32)>::carve(0, warps_per_block());
+            let mine_first = first + thread_x();
+            let mut found = (A::INFINITY, if mine_first < end { mine_first } else { u32::MAX });
+            let mut cell = mine_first;
+            while cell < end {
+                let w = weights.add(cell as usize * dim as usize);
+                let mut sum = A::ZERO;
+                for k in 0..dim as usize {
+                    let t = A::from(*next.add(k)) - A::from(*w.add(k));
+                    sum = t.fma(t, sum);
+                }
+                if sum < found.0 {
+                    found = (sum, cell);
+                }
+                cell += block_dim_x();
+            }
+            let (d, cell) = block::reduce(found, ArgMin, narrow);
+            if thread_x() == 0 {
+                *distances.add(mine + block_x() as usize) = d.into();
+                *indices.add(mine + block_x() as usize) = cell;
+            }
+        }
+    }
+}
+
+macro_rules! step_kernels {
+    ($($name:ident: $a:ty),*) => {$(
+        crate::kernel! {
+            /// One launch of online training: with `previous` non-null, finishes that node's
+            /// step (the best of the candidates in the half of `distances` and `indices` that
+            /// `parity` does not name, then the update of this block's cells within `radius`
+            /// rows and columns of it, `table` holding `rate · g` then `g`, `radius + 1` each);
+            /// with `next` non-null, this block's best cell for it (distances in the kernel's
+            /// accumulator type) into the half `parity` names (`parity · gridDim.x + block`).
+            ///
+            /// # Safety
+            /// `weights` holds `cells · dim` f32 (`dim > 0`) of a map `cols` wide, `previous`
+            /// and `next` `dim` each unless null, `table` `2 · (radius + 1)`, `distances` and
+            /// `indices` `2 · gridDim.x` each, the half read filled by the launch before, of
+            /// the same grid; blocks of `ONLINE_THREADS` with `ONLINE_SHARED_BYTES`.
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe fn $name(
+                weights: *mut f32,
+                cells: u32,
+                dim: u32,
+                cols: u32,
+                radius: u32,
+                table: *const f32,
+                previous: *const f32,
+                next: *const f32,
+                parity: u32,
+                distances: *mut f64,
+                indices: *mut u32,
+            ) {
+                // SAFETY: forwarded to the launch contract above.
+                unsafe {
+                    step::<$a>(weights, cells, dim, cols, radius, table, (previous, next), parity, distances, indices)
+                }
+            }
+        }
+    )*};
+}
+step_kernels!(som_online_f32: f32, som_online_f64: f64);
