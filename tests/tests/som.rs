@@ -115,6 +115,19 @@ fn exact_ties_go_to_the_lowest_index() {
             "{}: a cell's first copy",
             d.describe()
         );
+        if matches!(d, Device::Gpu(_)) {
+            // 4000 copies of each cell: ties between tiles of one slice and between slices,
+            // which the first copy (the index among the distinct cells) must win.
+            let map: Vec<f32> = (0..40_000)
+                .flat_map(|c| distinct[(c % 10) * dim..][..dim].to_vec())
+                .collect();
+            let nodes: Vec<f32> = random_vec(&mut rng, 12_000 * dim);
+            for acc in [Accumulate::F32, Accumulate::F64] {
+                let got = best_matching_units(&Backend::Device(d.clone()), &nodes, &map, dim, acc).unwrap();
+                let want = best_matching_units(&Backend::cpu(), &nodes, &distinct, dim, acc).unwrap();
+                assert!(got == want, "{acc:?}: copies of a cell in other tiles won a tie");
+            }
+        }
         // Small integers: many exactly equal distances, exact in f32 too.
         let ints = |n: usize, rng: &mut warpkit::Philox| -> Vec<f32> {
             use rand_core::RngCore;

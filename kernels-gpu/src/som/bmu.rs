@@ -201,16 +201,31 @@ unsafe fn search<A: Accumulator>(
                 }
                 cell_rows.stage(first_cell, k0, step);
                 sync_threads();
-                for k in 0..step {
+                // Two dimensions a round: both rounds' shared reads are issued before their
+                // arithmetic, which hides the read latency the short-scoreboard stalls showed.
+                let read = |k: u32| {
                     let x = node_rows.four::<A>(k, 4 * ty);
                     let [w0, w1] = [0, 64].map(|half| cell_rows.four::<A>(k, half + 4 * tx));
                     let w: [A; 8] = core::array::from_fn(|j| if j < 4 { w0[j] } else { w1[j - 4] });
+                    (x, w)
+                };
+                let add = |sums: &mut [[A; 8]; 4], (x, w): ([A; 4], [A; 8])| {
                     for (row, &x) in sums.iter_mut().zip(&x) {
                         for (sum, &w) in row.iter_mut().zip(&w) {
                             let t = x - w;
                             *sum = t.fma(t, *sum);
                         }
                     }
+                };
+                let mut k = 0;
+                while k + 2 <= step {
+                    let (first, second) = (read(k), read(k + 1));
+                    add(&mut sums, first);
+                    add(&mut sums, second);
+                    k += 2;
+                }
+                if k < step {
+                    add(&mut sums, read(k));
                 }
                 sync_threads();
                 k0 += step;
