@@ -41,15 +41,7 @@ impl Gpu {
                 reason,
             });
         }
-        let f = self.function::<K>()?;
-        if shape.shared_bytes > self.limits().shared_per_block {
-            // Always the device's maximum, so launches of other sizes from other host threads
-            // never lower it under each other.
-            f.set_attribute(
-                FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                self.limits().shared_per_block_optin as i32,
-            )?;
-        }
+        let f = self.function_with_shared::<K>(shape.shared_bytes)?;
         let config = LaunchConfig {
             grid_dim: (shape.grid[0], shape.grid[1], shape.grid[2]),
             block_dim: (shape.block[0], shape.block[1], shape.block[2]),
@@ -63,11 +55,27 @@ impl Gpu {
         Ok(())
     }
 
+    /// Kernel `K`, its shared-memory limit raised where `shared_bytes` needs more than the
+    /// default: always to the device's maximum, so that launches of other sizes from other
+    /// host threads never lower it under each other.
+    fn function_with_shared<K: Kernel>(&self, shared_bytes: u32) -> Result<&CudaFunction> {
+        let f = self.function::<K>()?;
+        if shared_bytes > self.limits().shared_per_block {
+            f.set_attribute(
+                FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                self.limits().shared_per_block_optin as i32,
+            )?;
+        }
+        Ok(f)
+    }
+
     /// Blocks of `threads` threads (with `shared_bytes` each) of kernel `K` that fill every
-    /// multiprocessor once: the grid of a persistent, grid-stride kernel.
+    /// multiprocessor once: the grid of a persistent, grid-stride kernel. The kernel's
+    /// shared-memory limit is raised first, as its launch will raise it, or the occupancy of a
+    /// kernel that needs more than the default would count as one block.
     pub(crate) fn resident_blocks<K: Kernel>(&self, threads: u32, shared_bytes: u32) -> Result<u64> {
         let per_sm = self
-            .function::<K>()?
+            .function_with_shared::<K>(shared_bytes)?
             .occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes as usize, None)?;
         Ok(per_sm.max(1) as u64 * self.limits().multiprocessors as u64)
     }
