@@ -244,6 +244,34 @@ fn training_gives_every_backend_the_same_map() {
             }
         }
     }
+    // Online maps of several blocks (1600 cells: 7 blocks of 256), and on the GPU one where a
+    // block owns more than 256 cells (600 x 600 is more than 256 cells a resident block):
+    // candidates combined across blocks, with cells copied into other blocks for ties.
+    let mut sizes = vec![(40, 40, 150)];
+    if warpkit_tests::gpu_or_skip("som online 600x600").is_some() {
+        sizes.push((600, 600, 60));
+    }
+    for (rows, cols, count) in sizes {
+        let nodes = random_vec::<f32>(&mut rng, count * 2);
+        let mut weights = Som::random(rows, cols, 2, &nodes, rng.next_u64())
+            .unwrap()
+            .weights()
+            .to_vec();
+        let copied = weights[..40].to_vec();
+        weights[2 * rows * cols - 40..].copy_from_slice(&copied);
+        let start = Som::from_weights(rows, cols, 2, weights).unwrap();
+        let schedule = Schedule {
+            seed: rng.next_u64(),
+            ..Schedule::for_map(rows, cols, 2)
+        };
+        train_everywhere(
+            &start,
+            &nodes,
+            &schedule,
+            true,
+            &format!("som online {rows}x{cols}"),
+        );
+    }
     // The seed's case, one batch epoch, on the GPU.
     if let Some(g) = warpkit_tests::gpu_or_skip("som training 200x200") {
         let nodes = random_vec::<f32>(&mut rng, 12_000 * 12);
@@ -336,6 +364,10 @@ fn bad_training_input_is_refused() {
         Schedule { epochs: 0, ..good },
         Schedule {
             radius: (0.0, 1.0),
+            ..good
+        },
+        Schedule {
+            radius: (1.0, 0.001),
             ..good
         },
         Schedule {

@@ -1,13 +1,14 @@
 //! Best-matching units and training with rayon, computing as the device kernels do: distances
 //! in dimension order, `t = x − w` then `t·t + sum` rounded once, in the accumulator's type;
 //! the batch epoch's fixed-point sums and smoothing taps in the kernels' order, through the
-//! kernels' own functions; the online update as one FMA. Both give the same indices and maps to
+//! kernels' own functions, and the online update through its `pull`. Both give the same indices and maps to
 //! the bit. The tests' reference.
 
 use super::schedule::Schedule;
 use super::{Accumulate, Training};
 use rayon::prelude::*;
 use warpkit_kernels::som::batch::{fixed, power_of_two, scale_exponent, smooth};
+use warpkit_kernels::som::online::pull;
 
 /// A map's shape.
 #[derive(Clone, Copy, Debug)]
@@ -173,7 +174,7 @@ fn train_online(nodes: &[f32], weights: &mut [f32], shape: Shape, schedule: &Sch
                     let rate = table[r.abs_diff(br)] * table[radius + 1 + c.abs_diff(bc)];
                     let w = &mut weights[(r * shape.cols + c) * dim..][..dim];
                     for (w, &x) in w.iter_mut().zip(x) {
-                        *w = rate.mul_add(x - *w, *w);
+                        *w = pull(*w, x, rate);
                     }
                 }
             }

@@ -5,7 +5,7 @@
 //! node.
 
 use super::cpu::Shape;
-use super::schedule::{Epoch, Schedule};
+use super::schedule::Schedule;
 use super::{Accumulate, Training};
 use crate::error::Result;
 use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
@@ -127,22 +127,12 @@ fn train_batch(
     let (cells, dim) = ((shape.rows * shape.cols) as u32, shape.dim as u32);
     let count = (nodes.len() / shape.dim) as u32;
     let planes = dim + 1;
-    let epochs: Vec<Epoch> = (0..schedule.epochs)
-        .map(|e| schedule.epoch(e, shape.rows.max(shape.cols)))
-        .collect();
-    let tables = d.upload(
-        &epochs
-            .iter()
-            .flat_map(|e| e.gaussian.clone())
-            .collect::<Vec<f64>>(),
-    )?;
     let mut largest = d.zeros::<u32>(shape.dim)?;
     let mut best = d.workspace::<u32>(count as usize)?;
     let mut sums = d.workspace::<u64>((planes * cells) as usize)?;
     let mut rows_done = d.workspace::<f64>((planes * cells) as usize)?;
     let node_ptr = d.ptr(nodes)?;
     let (sums_ptr, rows_ptr) = (d.ptr_mut(&mut sums)?, d.ptr_mut(&mut rows_done)?);
-    let mut table = d.ptr(&tables)?;
     let threads = 256;
     let blocks = |work: u32| (work as u64).div_ceil(threads as u64).min(65535);
     let shape_for = |work| LaunchShape::linear(blocks(work), threads, 0);
@@ -153,15 +143,18 @@ fn train_batch(
         d.launch::<som_magnitudes>(shape_for(runs * dim), (node_ptr, count, dim, largest_ptr))?;
     }
     let largest = largest_ptr.cast_const();
-    for epoch in &epochs {
+    for e in 0..schedule.epochs {
+        let epoch = schedule.epoch(e, shape.rows.max(shape.cols));
+        let gaussian = d.upload(&epoch.gaussian)?;
+        let table = d.ptr(&gaussian)?;
         super::best_matching_units_into(d, nodes, weights, dim as usize, schedule.accumulate, &mut best)?;
         d.zero_prefix(&mut sums, (planes * cells) as usize)?;
         let (best_ptr, weight_ptr) = (d.ptr(&best)?, d.ptr_mut(weights)?);
         let (rows, cols, radius) = (shape.rows as u32, shape.cols as u32, epoch.radius);
         // SAFETY: `count · dim` nodes with `count` best cells below `cells`, `dim` magnitudes,
         // `planes · cells` sums and row-smoothed values, `cells · dim`
-        // weights, `radius + 1` taps of this epoch's table; lengths fit 32 bits (checked by the
-        // caller); one-dimensional grids.
+        // weights, `radius + 1` taps of this epoch's table (freed in stream order after these
+        // launches); lengths fit 32 bits (checked by the caller); one-dimensional grids.
         unsafe {
             let args = (node_ptr, count, dim, best_ptr, largest, cells, sums_ptr);
             d.launch::<som_accumulate>(shape_for(count * planes), args)?;
@@ -170,7 +163,6 @@ fn train_batch(
             d.launch::<som_smooth_rows>(shape_for(planes * cells), args)?;
             let args = (rows_ptr.cast_const(), rows, cols, dim, table, radius, weight_ptr);
             d.launch::<som_smooth_columns>(shape_for(dim * cells), args)?;
-            table = table.wrapping_add(epoch.gaussian.len());
         }
     }
     Ok(())

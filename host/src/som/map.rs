@@ -171,7 +171,7 @@ pub fn train_into(
     schedule: &Schedule,
     training: Training,
 ) -> Result<()> {
-    let dim = weights.len() / (rows * cols).max(1);
+    let dim = weights.len() / rows.max(1) / cols.max(1);
     check_map(rows, cols, dim)?;
     check_same_len("weights", rows * cols * dim, weights.len())?;
     check_whole(nodes.len(), dim)?;

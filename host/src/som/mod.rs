@@ -43,7 +43,7 @@ mod map;
 mod schedule;
 
 pub use map::{Som, Training, train_into};
-pub use schedule::{Decay, Schedule};
+pub use schedule::{Decay, MIN_RADIUS, Schedule};
 
 use crate::error::{Error, Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;

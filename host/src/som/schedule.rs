@@ -7,6 +7,10 @@ use super::Accumulate;
 use crate::error::{Error, Result};
 use crate::philox::Philox;
 use rand_core::RngCore;
+use warpkit_kernels::simt::math::FastMath;
+
+/// The narrowest Gaussian a schedule takes, in cells: already 0 one cell away.
+pub const MIN_RADIUS: f64 = 0.01;
 
 /// How the radius and the rate go from their first value to their last over the epochs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,7 +27,8 @@ pub enum Decay {
 pub struct Schedule {
     /// Epochs: passes over all nodes.
     pub epochs: u32,
-    /// σ of the Gaussian, in cells, at the first and at the last epoch.
+    /// σ of the Gaussian, in cells, at the first and at the last epoch (at least
+    /// [`MIN_RADIUS`]).
     pub radius: (f64, f64),
     /// The online learning rate at the first and at the last epoch, in (0, 1] (batch training
     /// has none: a cell moves to its neighbourhood's weighted mean).
@@ -53,7 +58,8 @@ impl Schedule {
         }
     }
 
-    /// Refuses no epochs, radii that are not finite and positive and rates outside (0, 1].
+    /// Refuses no epochs, radii that are not finite or below [`MIN_RADIUS`] and rates outside
+    /// (0, 1].
     pub(crate) fn check(&self) -> Result<()> {
         if self.epochs == 0 {
             return Err(Error::OutOfRange {
@@ -65,11 +71,11 @@ impl Schedule {
         }
         let radii = [("first radius", self.radius.0), ("last radius", self.radius.1)];
         for (what, value) in radii {
-            if !(value.is_finite() && value > 0.0) {
+            if !(value.is_finite() && value >= MIN_RADIUS) {
                 return Err(Error::BadParameter {
                     what,
                     value,
-                    expected: "finite and positive",
+                    expected: "finite and at least 0.01",
                 });
             }
         }
@@ -85,15 +91,17 @@ impl Schedule {
         Ok(())
     }
 
-    /// The value of `(first, last)` at `epoch`.
+    /// The value of `(first, last)` at `epoch`: a weighted mean of the two (or of their
+    /// logarithms), so that it never leaves the range between them. `libm`'s portable `exp` and
+    /// `log` (through the kernels' `FastMath`) make the tables the same on every platform.
     fn at(&self, (first, last): (f64, f64), epoch: u32) -> f64 {
         let f = match self.epochs {
             1 => 0.0,
             n => epoch as f64 / (n - 1) as f64,
         };
         match self.decay {
-            Decay::Linear => first + (last - first) * f,
-            Decay::Exponential => first * (last / first).powf(f),
+            Decay::Linear => first * (1.0 - f) + last * f,
+            Decay::Exponential => (first.fast_ln() * (1.0 - f) + last.fast_ln() * f).fast_exp(),
         }
     }
 
@@ -102,7 +110,7 @@ impl Schedule {
         let sigma = self.at(self.radius, epoch);
         let radius = ((3.0 * sigma).ceil() as usize).min(side - 1);
         let gaussian = (0..=radius)
-            .map(|k| (-((k * k) as f64) / (2.0 * sigma * sigma)).exp())
+            .map(|k| (-0.5 * (k as f64 / sigma).powi(2)).fast_exp())
             .collect();
         Epoch {
             radius: radius as u32,

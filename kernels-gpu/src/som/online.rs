@@ -10,7 +10,7 @@
 //! The result is the sequential algorithm's to the bit: distances are summed in dimension order
 //! as in [`super::bmu`], ties go to the lowest cell (a thread walks its cells upward with a
 //! strict `<`, then [`ArgMin`] keeps the lower index of equal distances), and the update is
-//! `fma(c, x − w, w)` with `c = (rate · g[|Δrow|]) · g[|Δcol|]` from the host's table.
+//! [`pull`] with `c = (rate · g[|Δrow|]) · g[|Δcol|]` from the host's table.
 
 use super::bmu::Accumulator;
 use crate::block;
@@ -18,6 +18,14 @@ use crate::op::{ArgMin, Operator, Words};
 use crate::simt::math::FastMath;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_dim_x, block_x, grid_dim_x, thread_x, warps_per_block};
+
+/// `w` moved toward `x` by `rate` (in [0, 1]): `(w − rate·w) + rate·x`, two FMAs, finite for
+/// all finite `w` and `x` (`w + rate·(x − w)` overflows where `x − w` does). The host's
+/// reference calls it too.
+#[inline(always)]
+pub fn pull(w: f32, x: f32, rate: f32) -> f32 {
+    rate.fma(x, (-rate).fma(w, w))
+}
 
 /// Threads of a block.
 pub const ONLINE_THREADS: u32 = 256;
@@ -94,8 +102,7 @@ unsafe fn step<A: Accumulator>(
                     let rate = *table.add(dr as usize) * *table.add((radius + 1 + dc) as usize);
                     let w = weights.add(cell as usize * dim as usize);
                     for k in 0..dim as usize {
-                        let v = *w.add(k);
-                        *w.add(k) = rate.fma(*previous.add(k) - v, v);
+                        *w.add(k) = pull(*w.add(k), *previous.add(k), rate);
                     }
                 }
                 cell += block_dim_x();
