@@ -1,7 +1,7 @@
 //! [`Som`]: a rectangular map of weight vectors and its training, batch and online.
 
 use super::schedule::Schedule;
-use super::{Accumulate, best_matching_units, cpu, device};
+use super::{Accumulate, best_matching_units, check_finite, cpu, device};
 use crate::error::{Error, Result, check_len, check_same_len};
 use crate::philox::Philox;
 use crate::runtime::backend::Backend;
@@ -220,11 +220,4 @@ fn check_whole(len: usize, dim: usize) -> Result<()> {
     }
     check_same_len("nodes", len.next_multiple_of(dim), len)?;
     check_len("nodes", len / dim * (dim + 1), crate::MAX_LEN)
-}
-
-fn check_finite(what: &'static str, values: &[f32]) -> Result<()> {
-    match values.iter().position(|v| !v.is_finite()) {
-        Some(index) => Err(Error::NotFinite { what, index }),
-        None => Ok(()),
-    }
 }

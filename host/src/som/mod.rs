@@ -70,11 +70,8 @@ pub fn best_matching_units(
     accumulate: Accumulate,
 ) -> Result<Vec<u32>> {
     let count = check(nodes.len(), cells.len(), dim)?;
-    for (what, values) in [("nodes", nodes), ("cells", cells)] {
-        if let Some(index) = values.iter().position(|v| !v.is_finite()) {
-            return Err(Error::NotFinite { what, index });
-        }
-    }
+    check_finite("nodes", nodes)?;
+    check_finite("cells", cells)?;
     match backend {
         Backend::Cpu(_) => Ok(cpu::best_matching_units(nodes, cells, dim, accumulate)),
         Backend::Device(d) => {
@@ -100,6 +97,14 @@ pub fn best_matching_units_into(
     let count = check(nodes.len(), cells.len(), dim)?;
     check_same_len("best matching units output", count, out.len())?;
     device::best_matching_units_into(device, nodes, cells, dim as u32, accumulate, out)
+}
+
+/// Refuses NaN and infinite values, naming the first.
+fn check_finite(what: &'static str, values: &[f32]) -> Result<()> {
+    match values.iter().position(|v| !v.is_finite()) {
+        Some(index) => Err(Error::NotFinite { what, index }),
+        None => Ok(()),
+    }
 }
 
 /// The node count, after refusing a dimension of 0, empty nodes or cells, lengths that are not
