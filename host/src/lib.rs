@@ -69,10 +69,15 @@ pub use element::Scalar;
 pub use emulator::Emulator;
 pub use error::{Error, Result};
 #[doc(no_inline)]
-pub use gpu::{Gpu, GpuTimer};
+pub use gpu::{Gpu, GpuTimer, PinnedBuffer};
 #[doc(no_inline)]
 pub use rng::Philox;
 pub use warpkit_kernels::emu::{Fault, Misuse, Options as EmulatorOptions};
+
+/// The `cudarc` warpkit is built on: its traits bound the element types of device buffers
+/// (`DeviceRepr`, `ValidAsZeroBits`), and its `CudaSlice`s and streams are what warpkit's GPU
+/// buffers and work run on.
+pub use cudarc;
 
 /// The largest number of elements the scans and reductions accept: 2^32 - 1.
 pub const MAX_LEN: u64 = u32::MAX as u64;

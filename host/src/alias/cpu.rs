@@ -233,10 +233,10 @@ impl<F: Weight> TablePtr<F> {
     }
 }
 
-/// `s` samples of `stream` from `table`, the same as every other backend draws.
-pub(super) fn sample<F: Weight>(table: &[Row<F>], stream: Stream, s: usize) -> Vec<u32> {
+/// `out.len()` samples of `stream` from `table` into `out`, the same as every other backend
+/// draws.
+pub(super) fn sample<F: Weight>(table: &[Row<F>], stream: Stream, out: &mut [u32]) {
     let (n, key, counter) = (table.len() as u64, stream.key(), stream.counter());
-    let mut out = vec![0u32; s];
     out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
         let first_pair = (c * CHUNK / 2) as u64;
         for (p, o) in chunk.chunks_mut(2).enumerate() {
@@ -246,7 +246,6 @@ pub(super) fn sample<F: Weight>(table: &[Row<F>], stream: Stream, s: usize) -> V
             o.copy_from_slice(&pair[..o.len()]);
         }
     });
-    out
 }
 
 #[cfg(test)]

@@ -169,11 +169,9 @@ impl<F: AliasWeight> AliasTable<F> {
     /// [`Sampling::auto`] picks on a device (the baseline on the CPU backend, its only one);
     /// `s = 0` gives an empty vector.
     pub fn sample(&self, rng: &mut impl RngCore, s: usize) -> Result<Vec<u32>> {
-        let method = match self.storage {
-            Storage::Host(..) => Sampling::Baseline,
-            Storage::Device(_) => Sampling::auto(self.n, s),
-        };
-        self.sample_with(rng, s, method)
+        let mut out = vec![0; s];
+        self.fill(rng, &mut out)?;
+        Ok(out)
     }
 
     /// As [`AliasTable::sample`], by `method`: the same seed and method give the same samples
@@ -190,16 +188,42 @@ impl<F: AliasWeight> AliasTable<F> {
         method: Sampling,
         order: Order,
     ) -> Result<Vec<u32>> {
+        let mut out = vec![0; s];
+        self.fill_ordered(rng, &mut out, method, order)?;
+        Ok(out)
+    }
+
+    /// Fills `out` (host memory) with the samples [`AliasTable::sample`] would return for
+    /// `out.len()`, without allocating them: reuse `out` across calls, or make it a
+    /// [`PinnedBuffer`](crate::PinnedBuffer) for the link's full speed.
+    pub fn fill(&self, rng: &mut impl RngCore, out: &mut [u32]) -> Result<()> {
+        let method = match self.storage {
+            Storage::Host(..) => Sampling::Baseline,
+            Storage::Device(_) => Sampling::auto(self.n, out.len()),
+        };
+        self.fill_ordered(rng, out, method, Order::AsDrawn)
+    }
+
+    /// As [`AliasTable::fill`], by `method` and in `order`. On a GPU the samples are drawn
+    /// into device memory and copied back chunk by chunk through the staging buffers.
+    pub fn fill_ordered(
+        &self,
+        rng: &mut impl RngCore,
+        out: &mut [u32],
+        method: Sampling,
+        order: Order,
+    ) -> Result<()> {
         let stream = Stream::from_rng(rng);
         match &self.storage {
             Storage::Host(rows, _) => {
                 check_host_method(method)?;
-                Ok(cpu::sample(rows, stream, s))
+                cpu::sample(rows, stream, out);
+                Ok(())
             }
             Storage::Device(t) => {
-                let mut out = t.device().zeros(s)?;
-                t.sample_into(stream, &mut out, method, order.code(method))?;
-                t.device().download(&out)
+                let mut drawn = t.device().workspace(out.len())?;
+                t.sample_into(stream, &mut drawn, method, order.code(method))?;
+                t.device().download_into(&drawn, out)
             }
         }
     }

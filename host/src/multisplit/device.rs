@@ -84,11 +84,11 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
             .collect()
     });
     let d_keys = d.upload(keys)?;
-    let mut out_keys = d.zeros(keys.len())?;
+    let mut out_keys = d.workspace(keys.len())?;
     let (offsets, counts, values) = match &words {
         Some(w) => {
             let d_values = d.upload(w)?;
-            let mut out_values = d.zeros(w.len())?;
+            let mut out_values = d.workspace(w.len())?;
             let io = Io {
                 keys: &d_keys,
                 values: Some((&d_values, &mut out_values)),

@@ -109,7 +109,7 @@ impl Backend {
     pub fn philox_words(&self, key: [u32; 2], counter: [u32; 4], n: usize) -> Result<Vec<u32>> {
         match self {
             Backend::Device(d) => {
-                let mut out = d.zeros(n)?;
+                let mut out = d.workspace(n)?;
                 d.philox_fill(&mut out, key, counter)?;
                 d.download(&out)
             }

@@ -6,6 +6,7 @@
 //! exactly from run to run and machine to machine.
 
 use super::element::Scalar;
+use crate::error::Result;
 
 /// Elements per rayon task.
 pub(crate) const CHUNK: usize = 1 << 16;
@@ -17,4 +18,11 @@ pub struct Cpu;
 /// The sum of one chunk, in order.
 pub(crate) fn sum_seq<T: Scalar>(xs: &[T]) -> T {
     xs.iter().fold(T::ZERO, |a, &b| a.add(b))
+}
+
+/// A vector of `len` elements, all written by `fill` (the allocating form of an `_into` call).
+pub(crate) fn filled_by<T: Scalar>(len: usize, fill: impl FnOnce(&mut [T]) -> Result<()>) -> Result<Vec<T>> {
+    let mut out = vec![T::ZERO; len];
+    fill(&mut out)?;
+    Ok(out)
 }

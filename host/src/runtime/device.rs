@@ -10,9 +10,10 @@ pub use super::shape::{DeviceLimits, LaunchShape};
 use super::args::Args;
 use super::buffer::{Memory, Owner};
 use super::emulator::Emulator;
-use super::gpu::Gpu;
+use super::gpu::{Gpu, PinnedBuffer};
 use crate::error::{Error, Result, check_same_len};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use std::mem::MaybeUninit;
 use std::sync::MutexGuard;
 use std::sync::atomic::Ordering;
 use warpkit_kernels::kernel::Kernel;
@@ -125,12 +126,13 @@ impl Device {
     }
 
     /// Copies `src` into the existing buffer `dst` of the same length (in order with the
-    /// launches on a GPU), so per-step data needs no new allocation.
+    /// launches on a GPU), so per-step data needs no new allocation. Returns once `src` has been
+    /// read.
     pub fn copy_from_host<T: DeviceRepr + Copy>(&self, src: &[T], dst: &mut DeviceBuffer<T>) -> Result<()> {
         check_same_len("copy destination", src.len(), dst.len())?;
         self.check_owner(dst)?;
         match (&mut dst.memory, self) {
-            (Memory::Cuda { slice, .. }, Device::Gpu(g)) => g.stream().memcpy_htod(src, slice)?,
+            (Memory::Cuda { addr, .. }, Device::Gpu(g)) => g.copy_to_device(src, *addr)?,
             // SAFETY: same length, distinct memory; no launch is in flight in the emulator.
             (Memory::Host(h), _) => unsafe { h.as_ptr().copy_from_nonoverlapping(src.as_ptr(), src.len()) },
             (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("ownership checked"),
@@ -138,14 +140,56 @@ impl Device {
         Ok(())
     }
 
-    /// Copies a device buffer back to a `Vec`, waiting for the work before it.
+    /// Copies a device buffer back to a new `Vec`, waiting for the work before it.
     pub fn download<T: DeviceRepr + Copy>(&self, buffer: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        let n = buffer.len();
+        let mut out = Vec::new();
+        out.try_reserve_exact(n).map_err(|_| Error::HostOutOfMemory {
+            bytes: (n as u64).saturating_mul(size_of::<T>() as u64),
+        })?;
+        self.download_uninit(buffer, &mut out.spare_capacity_mut()[..n])?;
+        // SAFETY: `download_uninit` wrote all `n` elements.
+        unsafe { out.set_len(n) };
+        Ok(out)
+    }
+
+    /// Copies a device buffer into `out`, of the same length (`Err(LengthMismatch)` before any
+    /// copy otherwise), waiting for the work before it. Reusing `out` across calls saves the
+    /// page faults of fresh memory; a slice of a [`PinnedBuffer`] moves at the link's speed.
+    pub fn download_into<T: DeviceRepr + Copy>(&self, buffer: &DeviceBuffer<T>, out: &mut [T]) -> Result<()> {
+        check_same_len("download destination", buffer.len(), out.len())?;
+        // SAFETY: `MaybeUninit<T>` has `T`'s layout, and only initialized `T`s are written.
+        let out = unsafe { &mut *(out as *mut [T] as *mut [MaybeUninit<T>]) };
+        self.download_uninit(buffer, out)
+    }
+
+    /// Writes all of `out`, of `buffer`'s length, from the buffer.
+    fn download_uninit<T: DeviceRepr + Copy>(
+        &self,
+        buffer: &DeviceBuffer<T>,
+        out: &mut [MaybeUninit<T>],
+    ) -> Result<()> {
         self.check_owner(buffer)?;
         match (&buffer.memory, self) {
-            (Memory::Cuda { slice, .. }, Device::Gpu(g)) => Ok(g.stream().clone_dtoh(slice)?),
-            // SAFETY: emulator launches are finished when they return; none is in flight.
-            (Memory::Host(h), _) => Ok(unsafe { h.as_slice() }.to_vec()),
+            (Memory::Cuda { addr, .. }, Device::Gpu(g)) => g.copy_to_host(*addr, out),
+            (Memory::Host(h), _) => {
+                // SAFETY: emulator launches are finished when they return; none is in flight.
+                let data = unsafe { h.as_slice() };
+                for (o, &d) in out.iter_mut().zip(data) {
+                    o.write(d);
+                }
+                Ok(())
+            }
             (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("ownership checked"),
+        }
+    }
+
+    /// `len` zeroed elements of host memory that this device copies at the link's speed:
+    /// page-locked for a GPU, ordinary memory for the emulator.
+    pub fn pinned<T: DeviceRepr + ValidAsZeroBits + Copy>(&self, len: usize) -> Result<PinnedBuffer<T>> {
+        match self {
+            Device::Gpu(g) => g.alloc_pinned(len),
+            Device::Emulator(_) => Ok(PinnedBuffer::ordinary(len)),
         }
     }
 

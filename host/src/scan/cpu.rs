@@ -2,15 +2,21 @@
 //! each chunk scanned from its offset (rayon, two reads and one write per element).
 
 use crate::MAX_LEN;
-use crate::error::{Result, check_len};
-use crate::runtime::cpu::{CHUNK, Cpu, sum_seq};
+use crate::error::{Result, check_len, check_same_len};
+use crate::runtime::cpu::{CHUNK, Cpu, filled_by, sum_seq};
 use crate::runtime::element::Scalar;
 use rayon::prelude::*;
 
 impl Cpu {
     /// Exclusive prefix sums of `input` (see [`crate::Device::exclusive_scan_into`]).
     pub fn exclusive_scan<T: Scalar>(&self, input: &[T]) -> Result<Vec<T>> {
+        filled_by(input.len(), |out| self.exclusive_scan_into(input, out))
+    }
+
+    /// As [`Cpu::exclusive_scan`], into `out` of the input's length.
+    pub fn exclusive_scan_into<T: Scalar>(&self, input: &[T], out: &mut [T]) -> Result<()> {
         check_len("scan input", input.len(), MAX_LEN)?;
+        check_same_len("scan output", input.len(), out.len())?;
         let totals: Vec<T> = input.par_chunks(CHUNK).map(|c| sum_seq(c)).collect();
         let mut offsets = Vec::with_capacity(totals.len());
         let mut running = T::ZERO;
@@ -18,7 +24,6 @@ impl Cpu {
             offsets.push(running);
             running = running.add(t);
         }
-        let mut out = vec![T::ZERO; input.len()];
         out.par_chunks_mut(CHUNK)
             .zip(input.par_chunks(CHUNK))
             .zip(offsets)
@@ -29,7 +34,7 @@ impl Cpu {
                     running = running.add(x);
                 }
             });
-        Ok(out)
+        Ok(())
     }
 }
 

@@ -55,7 +55,7 @@ impl Device {
 
     /// Exclusive prefix sums of `input` in a new device buffer.
     pub fn exclusive_scan<T: Scalar>(&self, input: &DeviceBuffer<T>) -> Result<DeviceBuffer<T>> {
-        let mut output = self.zeros(input.len())?;
+        let mut output = self.workspace(input.len())?;
         self.exclusive_scan_into(input, &mut output)?;
         Ok(output)
     }

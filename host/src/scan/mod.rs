@@ -11,16 +11,31 @@ mod device;
 
 pub use device::{SCAN_TUNING_U32, ScanU32};
 
-use crate::error::Result;
+use crate::MAX_LEN;
+use crate::error::{Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
+use crate::runtime::cpu::filled_by;
 use crate::runtime::element::Scalar;
 
 impl Backend {
     /// Exclusive prefix sums: `out[i] = input[0] + ... + input[i-1]`.
     pub fn exclusive_scan<T: Scalar>(&self, input: &[T]) -> Result<Vec<T>> {
+        filled_by(input.len(), |out| self.exclusive_scan_into(input, out))
+    }
+
+    /// As [`Backend::exclusive_scan`], into `out` of the input's length (`Err(LengthMismatch)`
+    /// before any copy otherwise). Slices of a [`PinnedBuffer`](crate::PinnedBuffer) move at
+    /// the link's speed.
+    pub fn exclusive_scan_into<T: Scalar>(&self, input: &[T], out: &mut [T]) -> Result<()> {
+        check_len("scan input", input.len(), MAX_LEN)?;
+        check_same_len("scan output", input.len(), out.len())?;
         match self {
-            Backend::Device(d) => d.download(&d.exclusive_scan(&d.upload(input)?)?),
-            Backend::Cpu(c) => c.exclusive_scan(input),
+            Backend::Device(d) => {
+                let mut scanned = d.workspace(input.len())?;
+                d.exclusive_scan_into(&d.upload(input)?, &mut scanned)?;
+                d.download_into(&scanned, out)
+            }
+            Backend::Cpu(c) => c.exclusive_scan_into(input, out),
         }
     }
 }

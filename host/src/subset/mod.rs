@@ -181,7 +181,7 @@ impl Subsets {
         match backend {
             Backend::Cpu(_) => cpu::bits(self, seed, count),
             Backend::Device(d) => {
-                let mut out = d.zeros(count * self.words())?;
+                let mut out = d.workspace(count * self.words())?;
                 self.bits_into(d, seed, count, &mut out)?;
                 d.download(&out)
             }
@@ -196,7 +196,7 @@ impl Subsets {
         match backend {
             Backend::Cpu(_) => cpu::positions(self, seed, count),
             Backend::Device(d) => {
-                let mut out = d.zeros(count * self.k as usize)?;
+                let mut out = d.workspace(count * self.k as usize)?;
                 self.positions_into(d, seed, count, &mut out)?;
                 d.download(&out)
             }

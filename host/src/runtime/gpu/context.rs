@@ -5,6 +5,7 @@
 use super::driver::ensure_driver;
 use super::module::{AREA_COUNT, Area, LoadedArea};
 use super::readback::Readback;
+use super::staging::Staging;
 use crate::error::{Error, Result};
 use crate::runtime::scratch::ScratchSlots;
 use crate::runtime::shape::DeviceLimits;
@@ -25,6 +26,8 @@ struct Inner {
     scratch: ScratchSlots,
     /// Page-locked memory for small downloads ([`Gpu::read_back`]).
     readback: Mutex<Readback>,
+    /// Page-locked buffers that host slices pass through ([`Gpu::copy_to_device`]).
+    staging: Mutex<Staging>,
     ordinal: usize,
 }
 
@@ -97,6 +100,7 @@ impl Gpu {
                 loading: Mutex::new(()),
                 scratch: Default::default(),
                 readback: Default::default(),
+                staging: Default::default(),
                 ordinal,
             }),
         })
@@ -149,6 +153,11 @@ impl Gpu {
     /// The pinned buffer of small downloads.
     pub(super) fn readback(&self) -> &Mutex<Readback> {
         &self.inner.readback
+    }
+
+    /// The staging buffers of host slices.
+    pub(super) fn staging(&self) -> &Mutex<Staging> {
+        &self.inner.staging
     }
 }
 

@@ -80,15 +80,22 @@ impl Gpu {
         Ok(per_sm.max(1) as u64 * self.limits().multiprocessors as u64)
     }
 
-    /// A new device allocation of `len` elements, copied from `data` or zeroed.
-    pub(crate) fn alloc<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+    /// A new device allocation of `len` elements, copied from `data` (through the staging
+    /// buffers, [`Gpu::copy_to_device`]) or zeroed.
+    pub(crate) fn alloc<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy>(
         &self,
         len: usize,
         data: Option<&[T]>,
     ) -> Result<Memory<T>> {
         use cudarc::driver::DevicePtr;
         let slice = match data {
-            Some(d) => self.stream().clone_htod(d)?,
+            Some(d) => {
+                // SAFETY: the copy below writes every element before anything reads them.
+                let slice = unsafe { self.stream().alloc::<T>(d.len())? };
+                let (addr, _) = slice.device_ptr(self.stream());
+                self.copy_to_device(d, addr)?;
+                slice
+            }
             None => self.stream().alloc_zeros(len)?,
         };
         let (addr, _) = slice.device_ptr(self.stream());

@@ -6,10 +6,13 @@ mod context;
 mod driver;
 mod launch;
 mod module;
+mod pinned;
 mod readback;
+mod staging;
 mod timing;
 
 pub use context::Gpu;
 pub use module::machine_code_embedded;
+pub use pinned::PinnedBuffer;
 pub use timing::GpuTimer;
 pub use warpkit_kernels::area::Area;

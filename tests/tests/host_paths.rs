@@ -1,0 +1,192 @@
+//! Host data to and from devices (issue 24): staged copies across chunk boundaries for element
+//! types of several sizes, page-locked buffers, the host calls that write a caller's slice, and
+//! their errors before any copy.
+
+use rand_core::RngCore;
+use warpkit::alias::{AliasTable, Order, Sampling};
+use warpkit::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use warpkit::{Backend, Device, Error, Philox};
+use warpkit_tests::*;
+
+/// Lengths for elements of `size` bytes under staging buffers of `staging` bytes: around the
+/// 64 KiB below which copies go to the driver directly and the boundaries of one stripe's
+/// pieces past it (4096-byte buffers: one stripe of one-page pieces), then
+/// of many stripes' pieces (64 KiB buffers: 3 MiB spread over all workers in one-page pieces),
+/// then of the default buffers (past two 32 MiB buffers, GPU only: the emulator copies
+/// directly).
+fn lengths(staging: usize, size: usize) -> Vec<usize> {
+    let (page, direct) = (4096 / size, (64 << 10) / size);
+    match staging {
+        4096 => vec![
+            0,
+            1,
+            direct,
+            direct + 1,
+            direct + page - 1,
+            direct + page,
+            2 * direct + 7,
+        ],
+        65536 => vec![cap((3 << 20) / size + 5), cap((1 << 20) / size - 1)],
+        _ => vec![cap((64 << 20) / size * 2 + 3)],
+    }
+}
+
+/// Uploads, downloads (new vector and poisoned slice) and overwrites `data` on `device`.
+fn round_trip<T>(device: &Device, data: &[T], poison: T, label: &str)
+where
+    T: DeviceRepr + ValidAsZeroBits + Copy + PartialEq + std::fmt::Debug,
+{
+    let buffer = device.upload(data).unwrap();
+    assert!(
+        device.download(&buffer).unwrap() == data,
+        "{label}: upload, download"
+    );
+    let mut out = vec![poison; data.len()];
+    device.download_into(&buffer, &mut out).unwrap();
+    assert!(out == data, "{label}: download_into");
+    let mut over = device.filled(data.len(), poison).unwrap();
+    device.copy_from_host(data, &mut over).unwrap();
+    assert!(device.download(&over).unwrap() == data, "{label}: copy_from_host");
+}
+
+#[test]
+fn staged_copies_are_exact_across_piece_and_stripe_boundaries() {
+    let mut rng = fresh_rng("staged copies");
+    for device in devices("staged copies") {
+        let gpu = device.as_gpu().cloned();
+        let sizes: &[usize] = if gpu.is_some() {
+            &[4096, 65536, 32 << 20]
+        } else {
+            &[4096, 65536]
+        };
+        for &staging in sizes {
+            if let Some(g) = &gpu {
+                g.set_staging_bytes(staging).unwrap();
+            }
+            let label = format!("{} staging {staging}", device.describe());
+            for n in lengths(staging, 1) {
+                let data: Vec<u8> = (0..n).map(|_| rng.next_u32() as u8).collect();
+                round_trip(&device, &data, 0xA5, &format!("{label} u8 x {n}"));
+            }
+            for n in lengths(staging, 4) {
+                let data: Vec<u32> = random_vec(&mut rng, n);
+                round_trip(&device, &data, u32::poison(), &format!("{label} u32 x {n}"));
+            }
+            for n in lengths(staging, 8) {
+                let data: Vec<u64> = random_vec(&mut rng, n);
+                round_trip(&device, &data, u64::poison(), &format!("{label} u64 x {n}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn pinned_buffers_round_trip_whole_and_in_parts() {
+    let mut rng = fresh_rng("pinned buffers");
+    for device in devices("pinned buffers") {
+        let n = cap(3 << 20);
+        let mut src = device.pinned::<u32>(n).unwrap();
+        assert_eq!(src.len(), n);
+        assert!(src.iter().all(|&x| x == 0), "pinned memory starts zeroed");
+        assert_eq!(src.is_page_locked(), device.as_gpu().is_some() && n > 0);
+        for x in src.iter_mut() {
+            *x = rng.next_u32();
+        }
+        let buffer = device.upload(&src).unwrap();
+        let mut dst = device.pinned::<u32>(n).unwrap();
+        dst.fill(u32::poison());
+        device.download_into(&buffer, &mut dst).unwrap();
+        assert!(dst[..] == src[..], "{}: whole", device.describe());
+        // A part of a pinned buffer is still pinned; one reaching past it is not.
+        let part = &src[n / 3..n / 2];
+        let up = device.upload(part).unwrap();
+        device.download_into(&up, &mut dst[..part.len()]).unwrap();
+        assert!(dst[..part.len()] == *part, "{}: part", device.describe());
+        let mut joined: Vec<u32> = src[..].to_vec();
+        joined.push(7);
+        assert!(device.download(&device.upload(&joined).unwrap()).unwrap() == joined);
+    }
+}
+
+#[test]
+fn host_calls_write_the_callers_slices() {
+    let mut rng = fresh_rng("host calls into slices");
+    for device in devices("host calls into slices") {
+        let backend = Backend::Device(device.clone());
+        let label = device.describe();
+        let n = cap(max_len(&device).min(3 << 20) + 5);
+        let input: Vec<u32> = (0..n).map(|_| rng.next_u32() % 1000).collect();
+        let want = Backend::cpu().exclusive_scan(&input).unwrap();
+        let mut out = vec![u32::poison(); n];
+        backend.exclusive_scan_into(&input, &mut out).unwrap();
+        assert!(out == want, "{label}: scan slice to slice");
+        let mut pinned_in = device.pinned::<u32>(n).unwrap();
+        pinned_in.copy_from_slice(&input);
+        let mut pinned_out = device.pinned::<u32>(n).unwrap();
+        backend.exclusive_scan_into(&pinned_in, &mut pinned_out).unwrap();
+        assert!(pinned_out[..] == want[..], "{label}: scan pinned to pinned");
+        assert_eq!(backend.sum(&pinned_in).unwrap(), backend.sum(&input).unwrap());
+
+        // `fill` gives what `sample` gives for the same seed and method.
+        let weights: Vec<f64> = (1..=1000).map(|i| 1.0 / i as f64).collect();
+        let table = AliasTable::new(&backend, &weights).unwrap();
+        let s = cap(1 << 20) + 3;
+        let sampled = table.sample(&mut Philox::new([1, 2], [0; 4]), s).unwrap();
+        let mut filled = vec![u32::poison(); s];
+        table.fill(&mut Philox::new([1, 2], [0; 4]), &mut filled).unwrap();
+        assert!(filled == sampled, "{label}: fill = sample");
+        let mut pinned = device.pinned::<u32>(s).unwrap();
+        let method = Sampling::auto(weights.len(), s);
+        let ordered = table
+            .sample_ordered(&mut Philox::new([3, 4], [0; 4]), s, method, Order::AsDrawn)
+            .unwrap();
+        table
+            .fill_ordered(
+                &mut Philox::new([3, 4], [0; 4]),
+                &mut pinned,
+                method,
+                Order::AsDrawn,
+            )
+            .unwrap();
+        assert!(
+            pinned[..] == ordered[..],
+            "{label}: fill_ordered into pinned memory"
+        );
+    }
+}
+
+#[test]
+fn host_slices_of_the_wrong_length_are_refused_before_any_copy() {
+    for device in devices("host path errors") {
+        let backend = Backend::Device(device.clone());
+        let buffer = device.upload(&[1u32, 2, 3]).unwrap();
+        let mut short = [0u32; 2];
+        assert!(matches!(
+            device.download_into(&buffer, &mut short),
+            Err(Error::LengthMismatch { .. })
+        ));
+        assert_eq!(short, [0, 0], "nothing was copied");
+        assert!(matches!(
+            backend.exclusive_scan_into(&[1u32, 2, 3], &mut short),
+            Err(Error::LengthMismatch { .. })
+        ));
+        let table = AliasTable::new(&backend, &[1.0f64, 2.0]).unwrap();
+        assert!(table.fill(&mut Philox::new([0, 0], [0; 4]), &mut []).is_ok());
+        match device.as_gpu() {
+            Some(g) => {
+                for bad in [0, 1, 4095] {
+                    assert!(matches!(g.set_staging_bytes(bad), Err(Error::OutOfRange { .. })));
+                }
+            }
+            None => eprintln!(
+                "SKIPPED on {}: staging sizes exist on a GPU only",
+                device.describe()
+            ),
+        }
+    }
+    let mut short = [0u32; 2];
+    assert!(matches!(
+        Backend::cpu().exclusive_scan_into(&[1u32, 2, 3], &mut short),
+        Err(Error::LengthMismatch { .. })
+    ));
+}
