@@ -1,7 +1,8 @@
 //! Issue 2's figures on the GPU, timed with CUDA events: the 128-bit copy (bytes read and
 //! written), the device exclusive scan of 2^28 u32 (8 bytes a element over the time; also at
-//! 2^20 and 2^23, multisplit's table sizes, with every tuning policy) and of 2^28 f64, the
-//! device sum of 2^28 f64 (8 bytes a element) and the Philox fill of 2^28 words. Throughput is
+//! 2^20 and 2^23, multisplit's table sizes, with every tuning policy) and the exclusive and
+//! inclusive scans of 2^28 f64, the device sum, minimum and maximum of 2^28 f64 (8 bytes a
+//! element; the last two from issue 24) and the Philox fill of 2^28 words. Throughput is
 //! printed in decimal GB/s.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -78,12 +79,25 @@ fn foundation(c: &mut Criterion) {
     group.bench_function("reduce_sum 2^28 f64", |b| {
         b.iter_custom(|iters| time_on_gpu(gpu, iters, || device.sum_into(&input, &mut out).unwrap()))
     });
+    group.bench_function("reduce_min 2^28 f64", |b| {
+        b.iter_custom(|iters| time_on_gpu(gpu, iters, || device.min_into(&input, &mut out).unwrap()))
+    });
+    group.bench_function("reduce_max 2^28 f64", |b| {
+        b.iter_custom(|iters| time_on_gpu(gpu, iters, || device.max_into(&input, &mut out).unwrap()))
+    });
     let mut scanned = device.zeros::<f64>(N).unwrap();
     group.throughput(Throughput::BytesDecimal(16 * N as u64));
     group.bench_function("scan_exclusive 2^28 f64", |b| {
         b.iter_custom(|iters| {
             time_on_gpu(gpu, iters, || {
                 device.exclusive_scan_into(&input, &mut scanned).unwrap()
+            })
+        })
+    });
+    group.bench_function("scan_inclusive 2^28 f64", |b| {
+        b.iter_custom(|iters| {
+            time_on_gpu(gpu, iters, || {
+                device.inclusive_scan_into(&input, &mut scanned).unwrap()
             })
         })
     });

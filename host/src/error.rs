@@ -203,6 +203,14 @@ pub(crate) fn check_offsets(what: &'static str, len: usize, offsets: &[usize], m
     Ok(())
 }
 
+/// `EmptyVector` for an input of no elements.
+pub(crate) fn check_not_empty(what: &'static str, len: usize) -> Result<()> {
+    if len == 0 {
+        return Err(Error::EmptyVector { what });
+    }
+    Ok(())
+}
+
 /// `LengthMismatch` unless `actual == expected`.
 pub(crate) fn check_same_len(what: &'static str, expected: usize, actual: usize) -> Result<()> {
     if expected != actual {

@@ -71,6 +71,38 @@ impl<T: Element> Operator<T> for Sum {
     }
 }
 
+/// The minimum ([`Element::lesser`]: NaN wins, -0 below +0), identity the greatest value.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Min;
+
+impl<T: Element> Operator<T> for Min {
+    const COMMUTATIVE: bool = true;
+    #[inline(always)]
+    fn identity(self) -> T {
+        T::HIGHEST
+    }
+    #[inline(always)]
+    fn combine(self, a: T, b: T) -> T {
+        a.lesser(b)
+    }
+}
+
+/// The maximum ([`Element::greater`]), identity the least value.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Max;
+
+impl<T: Element> Operator<T> for Max {
+    const COMMUTATIVE: bool = true;
+    #[inline(always)]
+    fn identity(self) -> T {
+        T::LOWEST
+    }
+    #[inline(always)]
+    fn combine(self, a: T, b: T) -> T {
+        a.greater(b)
+    }
+}
+
 /// The smallest value and its index, `(value, index)`: ties go to the smaller index and NaNs
 /// rank above every number, so the result does not depend on the order of combination. The
 /// identity is `(+inf, u32::MAX)`.

@@ -155,6 +155,44 @@ fn host_calls_write_the_callers_slices() {
     }
 }
 
+/// A `cudarc` slice filled on a stream of the caller's passes into warpkit without a copy,
+/// and warpkit's output comes back as a `cudarc` slice.
+#[test]
+fn cudarc_slices_pass_in_and_out_without_copies() {
+    // The emulator gives its buffers back unchanged (and, below, takes no cudarc slices).
+    let emulator = Device::emulator();
+    assert!(emulator.upload(&[1u32]).unwrap().into_cuda_slice().is_err());
+    let Some(device) = gpu_or_skip("cudarc interop") else {
+        return;
+    };
+    let gpu = device.as_gpu().expect("a GPU").clone();
+    let theirs = gpu.context().new_stream().unwrap();
+    let input: Vec<u32> = random_vec(&mut fresh_rng("cudarc interop"), cap(1 << 20) + 3);
+    let slice = theirs.clone_htod(&input).unwrap();
+    let addr = {
+        use warpkit::cudarc::driver::DevicePtr;
+        slice.device_ptr(&theirs).0
+    };
+    let adopted = device.adopt(slice).unwrap();
+    assert_eq!(adopted.len(), input.len());
+    let mut out = device.filled(input.len(), u32::poison()).unwrap();
+    device.exclusive_scan_into(&adopted, &mut out).unwrap();
+    let back = out.into_cuda_slice().unwrap();
+    theirs.join(gpu.stream()).unwrap();
+    let got = theirs.clone_dtoh(&back).unwrap();
+    assert!(
+        got == Backend::cpu().exclusive_scan(&input).unwrap(),
+        "scan of an adopted slice"
+    );
+    let same = adopted.into_cuda_slice().unwrap();
+    let again = {
+        use warpkit::cudarc::driver::DevicePtr;
+        same.device_ptr(gpu.stream()).0
+    };
+    assert_eq!(again, addr, "the same memory, not a copy");
+    assert!(matches!(emulator.adopt(same), Err(Error::WrongDevice { .. })));
+}
+
 #[test]
 fn host_slices_of_the_wrong_length_are_refused_before_any_copy() {
     for device in devices("host path errors") {

@@ -6,6 +6,7 @@ use super::method::{Construction, Order, Sampling};
 use super::{cpu, device, item_masses};
 use crate::error::{Error, Result};
 use crate::runtime::backend::Backend;
+use crate::runtime::cpu::filled_by;
 use crate::runtime::device::{Device, DeviceBuffer};
 use rand_core::RngCore;
 use warpkit_kernels::alias::{Row, sample};
@@ -169,9 +170,7 @@ impl<F: AliasWeight> AliasTable<F> {
     /// [`Sampling::auto`] picks on a device (the baseline on the CPU backend, its only one);
     /// `s = 0` gives an empty vector.
     pub fn sample(&self, rng: &mut impl RngCore, s: usize) -> Result<Vec<u32>> {
-        let mut out = vec![0; s];
-        self.fill(rng, &mut out)?;
-        Ok(out)
+        filled_by(s, |out| self.fill(rng, out))
     }
 
     /// As [`AliasTable::sample`], by `method`: the same seed and method give the same samples
@@ -188,9 +187,7 @@ impl<F: AliasWeight> AliasTable<F> {
         method: Sampling,
         order: Order,
     ) -> Result<Vec<u32>> {
-        let mut out = vec![0; s];
-        self.fill_ordered(rng, &mut out, method, order)?;
-        Ok(out)
+        filled_by(s, |out| self.fill_ordered(rng, out, method, order))
     }
 
     /// Fills `out` (host memory) with the samples [`AliasTable::sample`] would return for

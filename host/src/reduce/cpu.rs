@@ -1,8 +1,9 @@
 //! The CPU's sum: each fixed chunk summed in order (rayon), then the chunks' sums in order, so
-//! float sums repeat on every machine. Reads the input once.
+//! float sums repeat on every machine; minimum and maximum, whose results do not depend on the
+//! order. Each reads the input once.
 
 use crate::MAX_LEN;
-use crate::error::{Result, check_len};
+use crate::error::{Result, check_len, check_not_empty};
 use crate::runtime::cpu::{CHUNK, Cpu, sum_seq};
 use crate::runtime::element::Scalar;
 use rayon::prelude::*;
@@ -13,6 +14,18 @@ impl Cpu {
         check_len("reduce input", input.len(), MAX_LEN)?;
         let partials: Vec<T> = input.par_chunks(CHUNK).map(|c| sum_seq(c)).collect();
         Ok(sum_seq(&partials))
+    }
+
+    /// The least element (see [`crate::Device::min_into`]); `Err(EmptyVector)` when empty.
+    pub fn min<T: Scalar>(&self, input: &[T]) -> Result<T> {
+        check_not_empty("min input", input.len())?;
+        Ok(input.par_iter().copied().reduce(|| T::HIGHEST, T::lesser))
+    }
+
+    /// The greatest element (see [`crate::Device::max_into`]); `Err(EmptyVector)` when empty.
+    pub fn max<T: Scalar>(&self, input: &[T]) -> Result<T> {
+        check_not_empty("max input", input.len())?;
+        Ok(input.par_iter().copied().reduce(|| T::LOWEST, T::greater))
     }
 }
 

@@ -1,4 +1,5 @@
-//! The sum of u32, u64, f32 or f64 ([`Backend::sum`]): on a device a persistent grid's
+//! The sum, minimum and maximum of u32, u64, f32 or f64 ([`Backend::sum`], [`Backend::min`],
+//! [`Backend::max`]): on a device a persistent grid's
 //! partials summed by one block ([`Device::sum_into`], `device.rs`), on the CPU fixed chunks
 //! with rayon ([`Cpu::sum`], `cpu.rs`). Float sums repeat exactly for a device and length.
 //!
@@ -8,7 +9,7 @@
 mod cpu;
 mod device;
 
-use crate::error::Result;
+use crate::error::{Result, check_not_empty};
 use crate::runtime::backend::Backend;
 use crate::runtime::element::Scalar;
 
@@ -18,6 +19,24 @@ impl Backend {
         match self {
             Backend::Device(d) => d.sum(&d.upload(input)?),
             Backend::Cpu(c) => c.sum(input),
+        }
+    }
+
+    /// The least element: NaN if any is NaN, -0 below +0; `Err(EmptyVector)` when empty.
+    pub fn min<T: Scalar>(&self, input: &[T]) -> Result<T> {
+        check_not_empty("min input", input.len())?;
+        match self {
+            Backend::Device(d) => d.min(&d.upload(input)?),
+            Backend::Cpu(c) => c.min(input),
+        }
+    }
+
+    /// The greatest element, as [`Backend::min`].
+    pub fn max<T: Scalar>(&self, input: &[T]) -> Result<T> {
+        check_not_empty("max input", input.len())?;
+        match self {
+            Backend::Device(d) => d.max(&d.upload(input)?),
+            Backend::Cpu(c) => c.max(input),
         }
     }
 }

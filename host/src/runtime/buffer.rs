@@ -49,6 +49,21 @@ impl<T> DeviceBuffer<T> {
         }
     }
 
+    /// The buffer as the `cudarc` slice it is on a GPU, without a copy (`Err(self)` for an
+    /// emulator buffer). The slice lives on warpkit's stream ([`Gpu::stream`]): make other
+    /// streams wait for it (`CudaStream::join`) before they use the slice.
+    ///
+    /// [`Gpu::stream`]: crate::Gpu::stream
+    pub fn into_cuda_slice(self) -> Result<CudaSlice<T>, DeviceBuffer<T>> {
+        match self.memory {
+            Memory::Cuda { slice, .. } => Ok(slice),
+            memory @ Memory::Host(_) => Err(DeviceBuffer {
+                memory,
+                owner: self.owner,
+            }),
+        }
+    }
+
     /// The address kernels receive: a device address on a GPU (never dereferenced on the host),
     /// a host address in the emulator.
     pub(crate) fn kernel_ptr(&self) -> *mut T {
@@ -56,5 +71,14 @@ impl<T> DeviceBuffer<T> {
             Memory::Cuda { addr, .. } => *addr as usize as *mut T,
             Memory::Host(h) => h.as_ptr(),
         }
+    }
+}
+
+impl<T> std::fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceBuffer")
+            .field("len", &self.len())
+            .field("owner", &self.owner)
+            .finish()
     }
 }

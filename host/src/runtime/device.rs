@@ -9,6 +9,7 @@ pub use super::shape::{DeviceLimits, LaunchShape};
 
 use super::args::Args;
 use super::buffer::{Memory, Owner};
+use super::cpu::prefer_huge_pages;
 use super::emulator::Emulator;
 use super::gpu::{Gpu, PinnedBuffer};
 use crate::error::{Error, Result, check_same_len};
@@ -143,10 +144,11 @@ impl Device {
     /// Copies a device buffer back to a new `Vec`, waiting for the work before it.
     pub fn download<T: DeviceRepr + Copy>(&self, buffer: &DeviceBuffer<T>) -> Result<Vec<T>> {
         let n = buffer.len();
-        let mut out = Vec::new();
+        let mut out: Vec<T> = Vec::new();
         out.try_reserve_exact(n).map_err(|_| Error::HostOutOfMemory {
             bytes: (n as u64).saturating_mul(size_of::<T>() as u64),
         })?;
+        prefer_huge_pages(out.as_ptr().cast(), n * size_of::<T>());
         self.download_uninit(buffer, &mut out.spare_capacity_mut()[..n])?;
         // SAFETY: `download_uninit` wrote all `n` elements.
         unsafe { out.set_len(n) };
@@ -181,6 +183,23 @@ impl Device {
                 Ok(())
             }
             (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("ownership checked"),
+        }
+    }
+
+    /// A buffer made of `slice`, a `cudarc` allocation on this GPU's context (from any of its
+    /// streams), without a copy: warpkit's stream first waits for the work submitted to the
+    /// slice's stream so far. `Err(WrongDevice)` for a slice of another context, or on the
+    /// emulator. [`DeviceBuffer::into_cuda_slice`] gives it back.
+    pub fn adopt<T: DeviceRepr>(&self, slice: cudarc::driver::CudaSlice<T>) -> Result<DeviceBuffer<T>> {
+        match self {
+            Device::Gpu(g) if slice.context().cu_ctx() == g.context().cu_ctx() => Ok(DeviceBuffer {
+                memory: g.adopt(slice)?,
+                owner: self.owner(),
+            }),
+            _ => Err(Error::WrongDevice {
+                buffer: "a cudarc slice of another context".into(),
+                device: self.describe(),
+            }),
         }
     }
 

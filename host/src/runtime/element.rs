@@ -1,4 +1,5 @@
-//! The element types of the scans and reductions, tied to their kernels.
+//! The element types of the scans and reductions (sum, minimum, maximum), tied to their
+//! kernels.
 
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::device::{reduce, scan};
@@ -16,21 +17,30 @@ pub trait Scalar: Element + DeviceRepr + ValidAsZeroBits + Unpin + std::fmt::Deb
     #[doc(hidden)]
     type Scan: Kernel<Args = (*const Self, *mut Self, u64, *mut u8, u64)>;
     #[doc(hidden)]
+    type InclusiveScan: Kernel<Args = (*const Self, *mut Self, u64, *mut u8, u64)>;
+    #[doc(hidden)]
     type Reduce: Kernel<Args = (*const Self, u64, *mut Self)>;
+    #[doc(hidden)]
+    type Min: Kernel<Args = (*const Self, u64, *mut Self)>;
+    #[doc(hidden)]
+    type Max: Kernel<Args = (*const Self, u64, *mut Self)>;
 }
 
 macro_rules! scalar {
-    ($($t:ty: $scan:ident, $reduce:ident);*) => {$(
+    ($($t:ty: $scan:ident, $inclusive:ident, $reduce:ident, $min:ident, $max:ident);*) => {$(
         impl sealed::Sealed for $t {}
         impl Scalar for $t {
             type Scan = scan::$scan;
+            type InclusiveScan = scan::$inclusive;
             type Reduce = reduce::$reduce;
+            type Min = reduce::$min;
+            type Max = reduce::$max;
         }
     )*};
 }
 scalar!(
-    u32: scan_exclusive_u32, reduce_sum_u32;
-    u64: scan_exclusive_u64, reduce_sum_u64;
-    f32: scan_exclusive_f32, reduce_sum_f32;
-    f64: scan_exclusive_f64, reduce_sum_f64
+    u32: scan_exclusive_u32, scan_inclusive_u32, reduce_sum_u32, reduce_min_u32, reduce_max_u32;
+    u64: scan_exclusive_u64, scan_inclusive_u64, reduce_sum_u64, reduce_min_u64, reduce_max_u64;
+    f32: scan_exclusive_f32, scan_inclusive_f32, reduce_sum_f32, reduce_min_f32, reduce_max_f32;
+    f64: scan_exclusive_f64, scan_inclusive_f64, reduce_sum_f64, reduce_min_f64, reduce_max_f64
 );

@@ -1,4 +1,4 @@
-//! The CPU's exclusive scan: each fixed chunk's total, the running offsets of the chunks, then
+//! The CPU's exclusive and inclusive scans: each fixed chunk's total, the running offsets of the chunks, then
 //! each chunk scanned from its offset (rayon, two reads and one write per element).
 
 use crate::MAX_LEN;
@@ -15,27 +15,39 @@ impl Cpu {
 
     /// As [`Cpu::exclusive_scan`], into `out` of the input's length.
     pub fn exclusive_scan_into<T: Scalar>(&self, input: &[T], out: &mut [T]) -> Result<()> {
-        check_len("scan input", input.len(), MAX_LEN)?;
-        check_same_len("scan output", input.len(), out.len())?;
-        let totals: Vec<T> = input.par_chunks(CHUNK).map(|c| sum_seq(c)).collect();
-        let mut offsets = Vec::with_capacity(totals.len());
-        let mut running = T::ZERO;
-        for &t in &totals {
-            offsets.push(running);
-            running = running.add(t);
-        }
-        out.par_chunks_mut(CHUNK)
-            .zip(input.par_chunks(CHUNK))
-            .zip(offsets)
-            .for_each(|((o, i), start)| {
-                let mut running = start;
-                for (o, &x) in o.iter_mut().zip(i) {
-                    *o = running;
-                    running = running.add(x);
-                }
-            });
-        Ok(())
+        scan_into(input, out, false)
     }
+
+    /// Inclusive prefix sums of `input` into `out` of its length (see
+    /// [`crate::Device::inclusive_scan_into`]).
+    pub fn inclusive_scan_into<T: Scalar>(&self, input: &[T], out: &mut [T]) -> Result<()> {
+        scan_into(input, out, true)
+    }
+}
+
+/// The exclusive or inclusive scan of `input` into `out`.
+fn scan_into<T: Scalar>(input: &[T], out: &mut [T], inclusive: bool) -> Result<()> {
+    check_len("scan input", input.len(), MAX_LEN)?;
+    check_same_len("scan output", input.len(), out.len())?;
+    let totals: Vec<T> = input.par_chunks(CHUNK).map(|c| sum_seq(c)).collect();
+    let mut offsets = Vec::with_capacity(totals.len());
+    let mut running = T::ZERO;
+    for &t in &totals {
+        offsets.push(running);
+        running = running.add(t);
+    }
+    out.par_chunks_mut(CHUNK)
+        .zip(input.par_chunks(CHUNK))
+        .zip(offsets)
+        .for_each(|((o, i), start)| {
+            let mut running = start;
+            for (o, &x) in o.iter_mut().zip(i) {
+                let before = running;
+                running = running.add(x);
+                *o = if inclusive { running } else { before };
+            }
+        });
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Device-wide exclusive prefix sum (single pass, decoupled look-back; see
+//! Device-wide exclusive and inclusive prefix sums (single pass, decoupled look-back; see
 //! `warpkit_kernels::device::scan`). Moves 2 × `size_of::<T>()` bytes per element.
 
 use crate::MAX_LEN;
@@ -55,8 +55,31 @@ impl Device {
 
     /// Exclusive prefix sums of `input` in a new device buffer.
     pub fn exclusive_scan<T: Scalar>(&self, input: &DeviceBuffer<T>) -> Result<DeviceBuffer<T>> {
+        self.scan_to_new::<T, T::Scan>(input)
+    }
+
+    /// Writes the inclusive prefix sums of `input` to `output`: `output[i] = input[0] + ... +
+    /// input[i]`, otherwise as [`Device::exclusive_scan_into`].
+    pub fn inclusive_scan_into<T: Scalar>(
+        &self,
+        input: &DeviceBuffer<T>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        self.scan_with::<T, T::InclusiveScan>(SCAN_POLICY, input, output)
+    }
+
+    /// Inclusive prefix sums of `input` in a new device buffer.
+    pub fn inclusive_scan<T: Scalar>(&self, input: &DeviceBuffer<T>) -> Result<DeviceBuffer<T>> {
+        self.scan_to_new::<T, T::InclusiveScan>(input)
+    }
+
+    /// The scan by kernel `K` into a new buffer (not zeroed: the scan writes every element).
+    fn scan_to_new<T: Scalar, K: Kernel<Args = (*const T, *mut T, u64, *mut u8, u64)>>(
+        &self,
+        input: &DeviceBuffer<T>,
+    ) -> Result<DeviceBuffer<T>> {
         let mut output = self.workspace(input.len())?;
-        self.exclusive_scan_into(input, &mut output)?;
+        self.scan_with::<T, K>(SCAN_POLICY, input, &mut output)?;
         Ok(output)
     }
 

@@ -1,6 +1,7 @@
-//! Exclusive prefix sums of u32, u64, f32 or f64 ([`Backend::exclusive_scan`]): on a device a
-//! single pass with decoupled look-back ([`Device::exclusive_scan_into`], `device.rs`), on the
-//! CPU fixed chunks with rayon ([`Cpu::exclusive_scan`], `cpu.rs`). Integers wrap; at most
+//! Exclusive and inclusive prefix sums of u32, u64, f32 or f64 ([`Backend::exclusive_scan`],
+//! [`Backend::inclusive_scan`]): on a device a single pass with decoupled look-back
+//! ([`Device::exclusive_scan_into`], `device.rs`), on the CPU fixed chunks with rayon
+//! ([`Cpu::exclusive_scan`], `cpu.rs`). Integers wrap; at most
 //! [`MAX_LEN`](crate::MAX_LEN) elements.
 //!
 //! [`Device::exclusive_scan_into`]: crate::Device::exclusive_scan_into
@@ -27,14 +28,35 @@ impl Backend {
     /// before any copy otherwise). Slices of a [`PinnedBuffer`](crate::PinnedBuffer) move at
     /// the link's speed.
     pub fn exclusive_scan_into<T: Scalar>(&self, input: &[T], out: &mut [T]) -> Result<()> {
+        self.scan_into(input, out, false)
+    }
+
+    /// Inclusive prefix sums: `out[i] = input[0] + ... + input[i]`.
+    pub fn inclusive_scan<T: Scalar>(&self, input: &[T]) -> Result<Vec<T>> {
+        filled_by(input.len(), |out| self.inclusive_scan_into(input, out))
+    }
+
+    /// As [`Backend::inclusive_scan`], into `out` of the input's length, as
+    /// [`Backend::exclusive_scan_into`].
+    pub fn inclusive_scan_into<T: Scalar>(&self, input: &[T], out: &mut [T]) -> Result<()> {
+        self.scan_into(input, out, true)
+    }
+
+    fn scan_into<T: Scalar>(&self, input: &[T], out: &mut [T], inclusive: bool) -> Result<()> {
         check_len("scan input", input.len(), MAX_LEN)?;
         check_same_len("scan output", input.len(), out.len())?;
         match self {
             Backend::Device(d) => {
                 let mut scanned = d.workspace(input.len())?;
-                d.exclusive_scan_into(&d.upload(input)?, &mut scanned)?;
+                let input = d.upload(input)?;
+                if inclusive {
+                    d.inclusive_scan_into(&input, &mut scanned)?;
+                } else {
+                    d.exclusive_scan_into(&input, &mut scanned)?;
+                }
                 d.download_into(&scanned, out)
             }
+            Backend::Cpu(c) if inclusive => c.inclusive_scan_into(input, out),
             Backend::Cpu(c) => c.exclusive_scan_into(input, out),
         }
     }

@@ -45,7 +45,7 @@ mod schedule;
 pub use map::{Som, Training, train_into};
 pub use schedule::{Decay, MIN_RADIUS, Schedule};
 
-use crate::error::{Error, Result, check_len, check_same_len};
+use crate::error::{Error, Result, check_len, check_not_empty, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use warpkit_kernels::som::bmu::CELL_TILE;
@@ -119,9 +119,7 @@ fn check(nodes: usize, cells: usize, dim: usize) -> Result<usize> {
         });
     }
     for (what, len) in [("nodes", nodes), ("cells", cells)] {
-        if len == 0 {
-            return Err(Error::EmptyVector { what });
-        }
+        check_not_empty(what, len)?;
         check_len(what, len, crate::MAX_LEN)?;
         check_same_len(what, len.next_multiple_of(dim), len)?;
     }

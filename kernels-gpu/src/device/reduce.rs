@@ -1,4 +1,4 @@
-//! Device-wide reduction in two launches of one kernel: a grid of persistent blocks each reduces
+//! Device-wide reduction (sum, minimum or maximum) in two launches of one kernel: a grid of persistent blocks each reduces
 //! a grid-stride share of the input into one partial, then a single block reduces the partials.
 //! Each thread keeps `REDUCE_UNROLL` independent 128-bit loads in flight. Bytes moved: the input
 //! once, plus 2 × `size_of::<T>()` per block. For a fixed grid the summation order is fixed, so
@@ -6,7 +6,7 @@
 
 use crate::block;
 use crate::num::Element;
-use crate::op::{Operator, Sum, Words};
+use crate::op::{Max, Min, Operator, Sum, Words};
 use crate::policy::{REDUCE_BLOCK_THREADS, REDUCE_UNROLL};
 use crate::simt::memory::{is_aligned16, load128};
 use crate::simt::shared::SharedSlice;
@@ -115,22 +115,30 @@ pub unsafe fn fold_partials<
 }
 
 macro_rules! reduce_kernels {
-    ($($name:ident: $t:ty, $v:literal),*) => {$(
+    ($($name:ident: $t:ty, $v:literal, $op:ident);*) => {$(
         $crate::kernel! {
-            /// Writes block `b`'s grid-stride share of the sum to `partials[b]`.
+            /// Writes block `b`'s grid-stride share of the reduction to `partials[b]`.
             ///
             /// # Safety
             /// See `reduce_partials`.
             pub unsafe fn $name(input: *const $t, n: u64, partials: *mut $t) {
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { reduce_partials::<$t, $t, Sum, $v>(input, n, partials, Sum, |_, x| x) }
+                unsafe { reduce_partials::<$t, $t, $op, $v>(input, n, partials, $op, |_, x| x) }
             }
         }
     )*};
 }
 reduce_kernels!(
-    reduce_sum_u32: u32, 4,
-    reduce_sum_u64: u64, 2,
-    reduce_sum_f32: f32, 4,
-    reduce_sum_f64: f64, 2
+    reduce_sum_u32: u32, 4, Sum;
+    reduce_sum_u64: u64, 2, Sum;
+    reduce_sum_f32: f32, 4, Sum;
+    reduce_sum_f64: f64, 2, Sum;
+    reduce_min_u32: u32, 4, Min;
+    reduce_min_u64: u64, 2, Min;
+    reduce_min_f32: f32, 4, Min;
+    reduce_min_f64: f64, 2, Min;
+    reduce_max_u32: u32, 4, Max;
+    reduce_max_u64: u64, 2, Max;
+    reduce_max_f32: f32, 4, Max;
+    reduce_max_f64: f64, 2, Max
 );

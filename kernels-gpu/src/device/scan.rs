@@ -182,9 +182,9 @@ fn vector_start(warp: u32, lane: u32, k: usize, vpt: usize, vec: usize) -> u64 {
     ((warp as u64 * vpt as u64 + k as u64) * WARP_SIZE as u64 + lane as u64) * vec as u64
 }
 
-/// The exclusive scan by `op` of one tile per block under policy `P` (given as its parts, since
-/// const generics cannot take a struct): `V` elements of `T` make 16 bytes, `VPT` vectors a
-/// thread. The look-back combines predecessors newest first, so `op` must be commutative
+/// The exclusive (or, with `INCLUSIVE`, inclusive) scan by `op` of one tile per block under
+/// policy `P` (given as its parts, since const generics cannot take a struct): `V` elements of
+/// `T` make 16 bytes, `VPT` vectors a thread. The look-back combines predecessors newest first, so `op` must be commutative
 /// (checked at compile time); a value travels through the tile status as 64 bits.
 ///
 /// # Safety
@@ -199,6 +199,7 @@ unsafe fn scan_exclusive<
     const THREADS: u32,
     const VPT: usize,
     const TICKET: bool,
+    const INCLUSIVE: bool,
 >(
     input: *const T,
     output: *mut T,
@@ -297,8 +298,9 @@ unsafe fn scan_exclusive<
             let mut running = op.combine(base, prefixes[k]);
             let mut out = [op.identity(); V];
             for (o, &x) in out.iter_mut().zip(vector.iter()) {
-                *o = running;
+                let before = running;
                 running = op.combine(running, x);
+                *o = if INCLUSIVE { running } else { before };
             }
             let first = start + vector_start(warp, lane, k, VPT, V);
             if vectorized {
@@ -315,9 +317,10 @@ unsafe fn scan_exclusive<
 }
 
 macro_rules! scan_kernels {
-    ($($name:ident: $t:ty, $v:literal, $threads:expr, $vpt:expr, $ticket:expr);*) => {$(
+    ($($name:ident: $t:ty, $v:literal, $threads:expr, $vpt:expr, $ticket:expr, $inclusive:expr);*) => {$(
         $crate::kernel! {
-            /// Device-wide exclusive prefix sum of `n` elements (one tile per block).
+            /// Device-wide prefix sum of `n` elements (one tile per block), exclusive or
+            /// inclusive as the name says.
             ///
             /// # Safety
             /// See `scan_exclusive`: buffers of `n` elements, zeroed tile status for `tiles`,
@@ -330,7 +333,7 @@ macro_rules! scan_kernels {
                 tiles: u64,
             ) {
                 // SAFETY: forwarded to the launch contract above.
-                unsafe { scan_exclusive::<$t, Sum, $v, { $threads }, { $vpt as usize }, { $ticket }>(input, output, n, scratch, tiles, Sum) }
+                unsafe { scan_exclusive::<$t, Sum, $v, { $threads }, { $vpt as usize }, { $ticket }, { $inclusive }>(input, output, n, scratch, tiles, Sum) }
             }
         }
     )*};
@@ -340,15 +343,19 @@ const B: u32 = SCAN_POLICY.block_threads;
 const VPT: u32 = SCAN_POLICY.vectors_per_thread;
 const TICKET: bool = SCAN_POLICY.ticket;
 scan_kernels!(
-    scan_exclusive_u32: u32, 4, B, VPT, TICKET;
-    scan_exclusive_u64: u64, 2, B, VPT, TICKET;
-    scan_exclusive_f32: f32, 4, B, VPT, TICKET;
-    scan_exclusive_f64: f64, 2, B, VPT, TICKET;
-    scan_tuning_u32_b256_v4_ticket: u32, 4, 256, 4, true;
-    scan_tuning_u32_b128_v8_ticket: u32, 4, 128, 8, true;
-    scan_tuning_u32_b256_v8_ordered: u32, 4, 256, 8, false;
-    scan_tuning_u32_b128_v8_ordered: u32, 4, 128, 8, false;
-    scan_tuning_u32_b128_v16_ordered: u32, 4, 128, 16, false
+    scan_exclusive_u32: u32, 4, B, VPT, TICKET, false;
+    scan_exclusive_u64: u64, 2, B, VPT, TICKET, false;
+    scan_exclusive_f32: f32, 4, B, VPT, TICKET, false;
+    scan_exclusive_f64: f64, 2, B, VPT, TICKET, false;
+    scan_inclusive_u32: u32, 4, B, VPT, TICKET, true;
+    scan_inclusive_u64: u64, 2, B, VPT, TICKET, true;
+    scan_inclusive_f32: f32, 4, B, VPT, TICKET, true;
+    scan_inclusive_f64: f64, 2, B, VPT, TICKET, true;
+    scan_tuning_u32_b256_v4_ticket: u32, 4, 256, 4, true, false;
+    scan_tuning_u32_b128_v8_ticket: u32, 4, 128, 8, true, false;
+    scan_tuning_u32_b256_v8_ordered: u32, 4, 256, 8, false, false;
+    scan_tuning_u32_b128_v8_ordered: u32, 4, 128, 8, false, false;
+    scan_tuning_u32_b128_v16_ordered: u32, 4, 128, 16, false, false
 );
 
 #[cfg(test)]

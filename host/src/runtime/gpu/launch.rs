@@ -115,4 +115,23 @@ impl Gpu {
         let (addr, _) = slice.device_ptr(self.stream());
         Ok(Memory::Cuda { slice, addr })
     }
+
+    /// Takes over `slice`, a `cudarc` allocation of this context made on any stream, without a
+    /// copy: this GPU's stream first waits for all the work submitted to the slice's stream so
+    /// far, then the memory is warpkit's, used and freed in order on its stream.
+    pub(crate) fn adopt<T: cudarc::driver::DeviceRepr>(
+        &self,
+        slice: cudarc::driver::CudaSlice<T>,
+    ) -> Result<Memory<T>> {
+        use cudarc::driver::DevicePtr;
+        let (theirs, len) = (slice.stream().clone(), slice.len());
+        // Leaking enqueues, on their stream, the waits for the slice's pending reads and writes.
+        let ptr = slice.leak();
+        self.stream().join(&theirs)?;
+        // SAFETY: `ptr` is a live allocation of `len` elements of `T` in this context, owned by
+        // nobody since the leak; its contents are the caller's valid `T`s.
+        let slice = unsafe { self.stream().upgrade_device_ptr::<T>(ptr, len) };
+        let (addr, _) = slice.device_ptr(self.stream());
+        Ok(Memory::Cuda { slice, addr })
+    }
 }
