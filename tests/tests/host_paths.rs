@@ -156,12 +156,9 @@ fn host_calls_write_the_callers_slices() {
 }
 
 /// A `cudarc` slice filled on a stream of the caller's passes into warpkit without a copy,
-/// and warpkit's output comes back as a `cudarc` slice.
+/// and warpkit's output comes back as a `cudarc` slice on that stream.
 #[test]
 fn cudarc_slices_pass_in_and_out_without_copies() {
-    // The emulator gives its buffers back unchanged (and, below, takes no cudarc slices).
-    let emulator = Device::emulator();
-    assert!(emulator.upload(&[1u32]).unwrap().into_cuda_slice().is_err());
     let Some(device) = gpu_or_skip("cudarc interop") else {
         return;
     };
@@ -169,28 +166,31 @@ fn cudarc_slices_pass_in_and_out_without_copies() {
     let theirs = gpu.context().new_stream().unwrap();
     let input: Vec<u32> = random_vec(&mut fresh_rng("cudarc interop"), cap(1 << 20) + 3);
     let slice = theirs.clone_htod(&input).unwrap();
-    let addr = {
+    let address = |s: &warpkit::cudarc::driver::CudaSlice<u32>| {
         use warpkit::cudarc::driver::DevicePtr;
-        slice.device_ptr(&theirs).0
+        s.device_ptr(&theirs).0
     };
+    let addr = address(&slice);
     let adopted = device.adopt(slice).unwrap();
     assert_eq!(adopted.len(), input.len());
     let mut out = device.filled(input.len(), u32::poison()).unwrap();
     device.exclusive_scan_into(&adopted, &mut out).unwrap();
-    let back = out.into_cuda_slice().unwrap();
-    theirs.join(gpu.stream()).unwrap();
+    let back = out.into_cuda_slice(&theirs).unwrap();
     let got = theirs.clone_dtoh(&back).unwrap();
     assert!(
         got == Backend::cpu().exclusive_scan(&input).unwrap(),
         "scan of an adopted slice"
     );
-    let same = adopted.into_cuda_slice().unwrap();
-    let again = {
-        use warpkit::cudarc::driver::DevicePtr;
-        same.device_ptr(gpu.stream()).0
-    };
-    assert_eq!(again, addr, "the same memory, not a copy");
+    let same = adopted.into_cuda_slice(&theirs).unwrap();
+    assert_eq!(address(&same), addr, "the same memory, not a copy");
+    // The emulator takes no cudarc slices and gives none.
+    let emulator = Device::emulator();
     assert!(matches!(emulator.adopt(same), Err(Error::WrongDevice { .. })));
+    let mine = emulator.upload(&[1u32]).unwrap();
+    assert!(matches!(
+        mine.into_cuda_slice(&theirs),
+        Err(Error::WrongDevice { .. })
+    ));
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! emulator's kernels read and write like device memory.
 
 use super::host_memory::HostMemory;
-use cudarc::driver::CudaSlice;
+use crate::error::{Error, Result};
+use cudarc::driver::{CudaSlice, CudaStream};
+use std::sync::Arc;
 
 /// Which device a buffer belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,19 +51,25 @@ impl<T> DeviceBuffer<T> {
         }
     }
 
-    /// The buffer as the `cudarc` slice it is on a GPU, without a copy (`Err(self)` for an
-    /// emulator buffer). The slice lives on warpkit's stream ([`Gpu::stream`]): make other
-    /// streams wait for it (`CudaStream::join`) before they use the slice.
-    ///
-    /// [`Gpu::stream`]: crate::Gpu::stream
-    pub fn into_cuda_slice(self) -> Result<CudaSlice<T>, DeviceBuffer<T>> {
-        match self.memory {
-            Memory::Cuda { slice, .. } => Ok(slice),
-            memory @ Memory::Host(_) => Err(DeviceBuffer {
-                memory,
-                owner: self.owner,
-            }),
-        }
+    /// The buffer as a `cudarc` slice on `stream`, a stream of its GPU's context, without a
+    /// copy: `stream` first waits for the work warpkit submitted so far, and the slice is
+    /// freed in order on it. `Err(WrongDevice)` (the buffer dropped) for an emulator buffer or
+    /// a stream of another context.
+    pub fn into_cuda_slice(self, stream: &Arc<CudaStream>) -> Result<CudaSlice<T>> {
+        let slice = match self.memory {
+            Memory::Cuda { slice, .. } if slice.context().cu_ctx() == stream.context().cu_ctx() => slice,
+            _ => {
+                return Err(Error::WrongDevice {
+                    buffer: format!("{:?}", self.owner),
+                    device: "a cudarc stream of another context".into(),
+                });
+            }
+        };
+        stream.join(slice.stream())?;
+        let len = slice.len();
+        let ptr = slice.leak();
+        // SAFETY: `ptr` holds `len` elements of `T`, owned by nobody since the leak.
+        Ok(unsafe { stream.upgrade_device_ptr(ptr, len) })
     }
 
     /// The address kernels receive: a device address on a GPU (never dereferenced on the host),

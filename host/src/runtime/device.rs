@@ -189,7 +189,7 @@ impl Device {
     /// A buffer made of `slice`, a `cudarc` allocation on this GPU's context (from any of its
     /// streams), without a copy: warpkit's stream first waits for the work submitted to the
     /// slice's stream so far. `Err(WrongDevice)` for a slice of another context, or on the
-    /// emulator. [`DeviceBuffer::into_cuda_slice`] gives it back.
+    /// emulator. [`DeviceBuffer::into_cuda_slice`] gives it (or any result) back.
     pub fn adopt<T: DeviceRepr>(&self, slice: cudarc::driver::CudaSlice<T>) -> Result<DeviceBuffer<T>> {
         match self {
             Device::Gpu(g) if slice.context().cu_ctx() == g.context().cu_ctx() => Ok(DeviceBuffer {

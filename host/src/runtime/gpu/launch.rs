@@ -127,7 +127,11 @@ impl Gpu {
         let (theirs, len) = (slice.stream().clone(), slice.len());
         // Leaking enqueues, on their stream, the waits for the slice's pending reads and writes.
         let ptr = slice.leak();
-        self.stream().join(&theirs)?;
+        if let Err(e) = self.stream().join(&theirs) {
+            // SAFETY: as below; the slice frees the memory on their stream again.
+            drop(unsafe { theirs.upgrade_device_ptr::<T>(ptr, len) });
+            return Err(e.into());
+        }
         // SAFETY: `ptr` is a live allocation of `len` elements of `T` in this context, owned by
         // nobody since the leak; its contents are the caller's valid `T`s.
         let slice = unsafe { self.stream().upgrade_device_ptr::<T>(ptr, len) };

@@ -12,7 +12,9 @@
 //!
 //! Both directions are ordered with the work submitted before on the GPU's stream. An upload
 //! returns once the caller's memory has been read (its last pieces may still be on their way
-//! from the staging buffers); a download once the caller's memory has been written.
+//! from the staging buffers); a download once the caller's memory has been written. Small
+//! transfers, page-locked memory and calls from rayon workers use the driver's synchronous
+//! copies instead ([`direct`]).
 
 use super::Gpu;
 use super::pinned::is_pinned;
@@ -31,9 +33,7 @@ pub(crate) const DEFAULT_STAGING_BYTES: usize = 32 << 20;
 /// The least a stripe moves: below this, fewer workers take part.
 const MIN_STRIPE_BYTES: usize = 256 << 10;
 
-/// Transfers up to this size go to the driver directly: it copies an upload into its own
-/// buffer and returns without waiting for the stream, and a small download costs it no more
-/// than the staging would.
+/// Transfers up to this size go to the driver's synchronous copies (see [`direct`]).
 const DIRECT_BYTES: usize = 64 << 10;
 
 /// A GPU's two staging buffers and the events of their parts, allocated on first use.
@@ -139,6 +139,28 @@ unsafe fn part<'a, T>(base: usize, layout: Layout, stripe: usize, len: usize) ->
     unsafe { std::slice::from_raw_parts_mut(ptr, len) }
 }
 
+impl Gpu {
+    /// `outcome` of a staged transfer, once no piece of it can still be on its way when it
+    /// failed: the next transfer then finds the staging buffers idle.
+    fn settle(&self, outcome: Result<()>) -> Result<()> {
+        if outcome.is_err() {
+            // Directly, not through cudarc, which would first return an earlier error.
+            // SAFETY: the stream is this context's, current on this thread.
+            let _ = unsafe { result::stream::synchronize(self.stream().cu_stream()) };
+        }
+        outcome
+    }
+}
+
+/// Whether a transfer of `s` goes to the driver's synchronous copy instead of the staging:
+/// small ones (the staging's fixed costs would dominate), those of page-locked memory (the copy
+/// engine reads it directly), and those made on a rayon worker (the staging runs its stripes on
+/// the workers, and a worker waiting for them may be handed a transfer that waits for the
+/// staging's lock).
+fn direct<T>(s: &[T]) -> bool {
+    size_of_val(s) <= DIRECT_BYTES || is_pinned(s) || rayon::current_thread_index().is_some()
+}
+
 /// Runs `stripe` for each of `stripes` stripes: on the rayon workers, or on the calling thread
 /// when there is one (waking the workers costs more than a small transfer).
 fn on_workers(stripes: usize, stripe: impl Fn(usize) -> Result<()> + Sync + Send) -> Result<()> {
@@ -188,13 +210,10 @@ impl Gpu {
             return Ok(());
         }
         self.context().bind_to_thread()?;
-        let pinned = is_pinned(src);
-        if pinned || size_of_val(src) <= DIRECT_BYTES {
-            // SAFETY: `dst` holds `src.len()` elements. The driver has copied pageable `src`
-            // into its own buffer when it returns; a pinned `src` is read by the copy engine,
-            // which is done once the stream is.
-            unsafe { result::memcpy_htod_async(dst, src, self.stream().cu_stream()) }?;
-            return if pinned { self.synchronize() } else { Ok(()) };
+        if direct(src) {
+            // SAFETY: `dst` holds `src.len()` elements. The synchronous copy is ordered with the
+            // legacy default stream, which is warpkit's, and returns once `src` has been read.
+            return Ok(unsafe { result::memcpy_htod_sync(dst, src) }?);
         }
         let mut staging = self.staging().lock().unwrap_or_else(|e| e.into_inner());
         let layout = Layout::new::<T>(staging.bytes, src.len());
@@ -223,7 +242,7 @@ impl Gpu {
             }
             Ok(())
         };
-        on_workers(layout.stripes, stripe)?;
+        self.settle(on_workers(layout.stripes, stripe))?;
         staging.finish(self)
     }
 
@@ -234,12 +253,10 @@ impl Gpu {
             return Ok(());
         }
         self.context().bind_to_thread()?;
-        let pinned = is_pinned(dst);
-        if pinned || size_of_val(dst) <= DIRECT_BYTES {
-            // SAFETY: `src` holds `dst.len()` elements. Into pageable memory the driver returns
-            // once the copy is complete; into pinned memory once the stream is idle.
-            unsafe { result::memcpy_dtoh_async(dst, src, self.stream().cu_stream()) }?;
-            return if pinned { self.synchronize() } else { Ok(()) };
+        if direct(dst) {
+            // SAFETY: `src` holds `dst.len()` elements. The synchronous copy is ordered with the
+            // legacy default stream, which is warpkit's, and returns once `dst` is written.
+            return Ok(unsafe { result::memcpy_dtoh_sync(dst, src) }?);
         }
         let mut staging = self.staging().lock().unwrap_or_else(|e| e.into_inner());
         let layout = Layout::new::<T>(staging.bytes, dst.len());
@@ -281,7 +298,7 @@ impl Gpu {
             }
             Ok(())
         };
-        on_workers(layout.stripes, stripe)?;
+        self.settle(on_workers(layout.stripes, stripe))?;
         staging.finish(self)
     }
 }
