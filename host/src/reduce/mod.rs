@@ -9,7 +9,7 @@
 mod cpu;
 mod device;
 
-use crate::error::{Result, check_not_empty};
+use crate::error::Result;
 use crate::runtime::backend::Backend;
 use crate::runtime::element::Scalar;
 
@@ -24,7 +24,6 @@ impl Backend {
 
     /// The least element: NaN if any is NaN, -0 below +0; `Err(EmptyVector)` when empty.
     pub fn min<T: Scalar>(&self, input: &[T]) -> Result<T> {
-        check_not_empty("min input", input.len())?;
         match self {
             Backend::Device(d) => d.min(&d.upload(input)?),
             Backend::Cpu(c) => c.min(input),
@@ -33,7 +32,6 @@ impl Backend {
 
     /// The greatest element, as [`Backend::min`].
     pub fn max<T: Scalar>(&self, input: &[T]) -> Result<T> {
-        check_not_empty("max input", input.len())?;
         match self {
             Backend::Device(d) => d.max(&d.upload(input)?),
             Backend::Cpu(c) => c.max(input),
