@@ -58,14 +58,14 @@ fn foundation(c: &mut Criterion) {
         group.bench_function(format!("scan_exclusive 2^{log_n} u32"), |b| {
             b.iter_custom(|iters| time_on_gpu(gpu, iters, || device.exclusive_scan_into(src, dst).unwrap()))
         });
-        for (policy, scan) in warpkit::scan::SCAN_TUNING_U32 {
-            let name = format!(
-                "scan tuning 2^{log_n} u32 {}x{} {}",
-                policy.block_threads,
-                policy.vectors_per_thread,
-                if policy.ticket { "ticket" } else { "ordered" }
-            );
-            group.bench_function(name, |b| {
+        if n == N {
+            // The allocating form: a buffer from the device's pool and back each call.
+            group.bench_function("scan_exclusive 2^28 u32 new buffer", |b| {
+                b.iter_custom(|iters| time_on_gpu(gpu, iters, || drop(device.exclusive_scan(src).unwrap())))
+            });
+        }
+        for (kernel, _, scan) in warpkit::scan::SCAN_TUNING_U32 {
+            group.bench_function(format!("scan tuning 2^{log_n} {kernel}"), |b| {
                 b.iter_custom(|iters| time_on_gpu(gpu, iters, || scan(&device, src, dst).unwrap()))
             });
         }

@@ -18,6 +18,9 @@
 #[path = "../../kernels-gpu/src/area.rs"]
 #[allow(dead_code)] // the host crate uses the rest
 mod area;
+#[path = "../../kernels-gpu/src/launch_bounds.rs"]
+#[allow(dead_code)] // the kernels use the rest
+mod launch_bounds;
 mod machine_code;
 mod ptx_split;
 
@@ -182,6 +185,7 @@ fn cut_by_area(tc: &Toolchain, kernels: &Path, out: &Path) -> (Vec<String>, Vec<
     for (cpu, isa) in TARGETS {
         let text = fs::read_to_string(build_ptx(tc, kernels, out, cpu, isa))
             .expect("PTX written by the device build");
+        let text = with_launch_bounds(&text);
         let ptx = Ptx::parse(&text);
         let names: Vec<String> = ptx.entries().into_iter().map(String::from).collect();
         let unclaimed: Vec<&String> = names.iter().filter(|n| Area::of(n).is_none()).collect();
@@ -204,6 +208,35 @@ fn cut_by_area(tc: &Toolchain, kernels: &Path, out: &Path) -> (Vec<String>, Vec<
         }
     }
     (entries.unwrap_or_default(), pieces)
+}
+
+/// `ptx` with the `.maxntid` and `.minnctapersm` directives of every entry that
+/// `launch_bounds.rs` bounds, placed after the entry's parameter list (where PTX wants them)
+/// and indented, so that [`Ptx::parse`] keeps them inside the entry's item.
+fn with_launch_bounds(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    // The bounds of the entry whose parameter list is still open.
+    let mut open = None;
+    for line in ptx.split_inclusive('\n') {
+        out.push_str(line);
+        if line.starts_with('.') && line.contains(".entry ") {
+            let name = line.split(".entry ").nth(1).and_then(|r| r.split('(').next());
+            open = name.and_then(|n| launch_bounds::of(n.trim()).map(|b| (n.trim().to_string(), b)));
+            if !line.contains(')') {
+                continue;
+            }
+        } else if !line.starts_with(')') {
+            continue;
+        }
+        if let Some((name, bounds)) = open.take() {
+            let _ = writeln!(
+                out,
+                "\t// launch bounds of {name} (kernels-gpu/src/launch_bounds.rs)\n\t.maxntid {}, 1, 1\n\t.minnctapersm {}",
+                bounds.max_threads, bounds.min_blocks_per_sm
+            );
+        }
+    }
+    out
 }
 
 /// The images each piece gives, compressed into `images/`: machine code (and `ptxas -v`'s

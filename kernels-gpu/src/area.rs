@@ -86,15 +86,21 @@ impl Area {
 
     /// The area of the kernel entry `name`, or `None` if no prefix claims it.
     pub const fn of(name: &str) -> Option<Area> {
-        let mut i = 0;
-        while i < PREFIXES.len() {
-            if starts_with(name.as_bytes(), PREFIXES[i].0.as_bytes()) {
-                return Some(PREFIXES[i].1);
-            }
-            i += 1;
-        }
-        None
+        by_prefix(name, PREFIXES)
     }
+}
+
+/// The value of the first entry of `table` whose prefix begins `name`: entry names map to
+/// areas here and to launch bounds in [`crate::launch_bounds`].
+pub const fn by_prefix<T: Copy>(name: &str, table: &[(&str, T)]) -> Option<T> {
+    let mut i = 0;
+    while i < table.len() {
+        if starts_with(name.as_bytes(), table[i].0.as_bytes()) {
+            return Some(table[i].1);
+        }
+        i += 1;
+    }
+    None
 }
 
 const fn starts_with(s: &[u8], prefix: &[u8]) -> bool {

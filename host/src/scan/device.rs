@@ -21,24 +21,30 @@ const fn policy(block_threads: u32, vectors_per_thread: u32, ticket: bool) -> Sc
     }
 }
 
-/// The u32 scan kernels of other policies, measured against the default by the tuning bench.
-pub const SCAN_TUNING_U32: [(ScanPolicy, ScanU32); 5] = [
-    (policy(256, 4, true), |d, i, o| {
-        d.scan_with::<u32, kernels::scan_tuning_u32_b256_v4_ticket>(policy(256, 4, true), i, o)
-    }),
-    (policy(128, 8, true), |d, i, o| {
-        d.scan_with::<u32, kernels::scan_tuning_u32_b128_v8_ticket>(policy(128, 8, true), i, o)
-    }),
-    (policy(256, 8, false), |d, i, o| {
-        d.scan_with::<u32, kernels::scan_tuning_u32_b256_v8_ordered>(policy(256, 8, false), i, o)
-    }),
-    (policy(128, 8, false), |d, i, o| {
-        d.scan_with::<u32, kernels::scan_tuning_u32_b128_v8_ordered>(policy(128, 8, false), i, o)
-    }),
-    (policy(128, 16, false), |d, i, o| {
-        d.scan_with::<u32, kernels::scan_tuning_u32_b128_v16_ordered>(policy(128, 16, false), i, o)
-    }),
+/// The u32 scan kernels of other policies and launch bounds, by entry name, measured against
+/// the default by the tuning bench.
+pub const SCAN_TUNING_U32: [(&str, ScanPolicy, ScanU32); 7] = [
+    tuning::<kernels::scan_tuning_u32_b256_v8_ticket, 256, 8, true>(),
+    tuning::<kernels::scan_tuning_u32_b256_v8_min5, 256, 8, true>(),
+    tuning::<kernels::scan_tuning_u32_b256_v4_ticket, 256, 4, true>(),
+    tuning::<kernels::scan_tuning_u32_b128_v8_ticket, 128, 8, true>(),
+    tuning::<kernels::scan_tuning_u32_b256_v8_ordered, 256, 8, false>(),
+    tuning::<kernels::scan_tuning_u32_b128_v8_ordered, 128, 8, false>(),
+    tuning::<kernels::scan_tuning_u32_b128_v16_ordered, 128, 16, false>(),
 ];
+
+/// A tuning candidate: kernel `K` launched under the policy of `B` threads, `V` vectors a
+/// thread and ticket order `T`.
+const fn tuning<
+    K: Kernel<Args = (*const u32, *mut u32, u64, *mut u8, u64)>,
+    const B: u32,
+    const V: u32,
+    const T: bool,
+>() -> (&'static str, ScanPolicy, ScanU32) {
+    (K::NAME, policy(B, V, T), |d, i, o| {
+        d.scan_with::<u32, K>(policy(B, V, T), i, o)
+    })
+}
 
 impl Device {
     /// Writes the exclusive prefix sums of `input` to `output`: `output[i] = input[0] + ... +

@@ -5,12 +5,14 @@
 //! every tile a block waits on is already running), scans it, publishes its aggregate, then
 //! warp 0 walks back over its predecessors' published aggregates and inclusive prefixes, 32 at
 //! a time, until it meets an inclusive prefix. Inputs are read once and outputs written once:
-//! 2 × `size_of::<T>()` bytes per element plus 20 bytes of tile status per tile.
+//! 2 × `size_of::<T>()` bytes per element plus 24 bytes of tile status per tile.
 //!
 //! Tile shape ([`ScanPolicy`]): every warp owns `vectors_per_thread` × 32 consecutive 128-bit
 //! vectors, lane-striped so each load and store instruction of the warp covers 512 contiguous
-//! bytes. Besides the four default kernels, `scan_tuning_u32_*` kernels instantiate other
-//! policies for the tuning benchmark.
+//! bytes. Besides the default kernels, `scan_tuning_u32_*` kernels instantiate other policies
+//! and launch bounds (`crate::launch_bounds`) for the tuning benchmark.
+
+use core::marker::PhantomData;
 
 use crate::num::Element;
 use crate::op::{Operator, Sum};
@@ -26,27 +28,27 @@ use crate::warp;
 
 /// Layout of the scan's scratch buffer (tile status for the decoupled look-back), in bytes.
 ///
-/// `[tile counter: u32, pad] [flags: u32 × tiles] [pad to 8] [aggregates: u64 × tiles]
-/// [inclusive prefixes: u64 × tiles]`. Only the counter and the flags must be zero before a
-/// launch: [`ScanScratch::zeroed_bytes`] of them.
+/// `[tile counter: u32, pad] [status words: u64 × tiles] [aggregates: u64 × tiles]
+/// [inclusive prefixes: u64 × tiles]`. Only the counter and the status words must be zero
+/// before a launch: [`ScanScratch::zeroed_bytes`] of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScanScratch {
     pub tiles: u64,
 }
 
 impl ScanScratch {
-    pub const fn flags_offset(&self) -> u64 {
+    pub const fn words_offset(&self) -> u64 {
         8
     }
     pub const fn aggregates_offset(&self) -> u64 {
-        (self.flags_offset() + 4 * self.tiles).next_multiple_of(8)
+        self.words_offset() + 8 * self.tiles
     }
     pub const fn inclusive_offset(&self) -> u64 {
         self.aggregates_offset() + 8 * self.tiles
     }
     /// Bytes from the start that must be zero when the kernel starts.
     pub const fn zeroed_bytes(&self) -> u64 {
-        self.flags_offset() + 4 * self.tiles
+        self.aggregates_offset()
     }
     pub const fn total_bytes(&self) -> u64 {
         self.inclusive_offset() + 8 * self.tiles
@@ -57,14 +59,24 @@ const FLAG_EMPTY: u32 = 0;
 const FLAG_AGGREGATE: u32 = 1;
 const FLAG_INCLUSIVE: u32 = 2;
 
-/// The tile status words in the scratch buffer (layout: [`ScanScratch`]).
-struct TileStatus {
-    flags: *mut u32,
+/// The tile status in the scratch buffer (layout: [`ScanScratch`]), for values of type `T`.
+///
+/// A tile's status word holds its flag in the low 32 bits. A 4-byte value travels in the high
+/// 32 bits of the same word, so one 64-bit load reads flag and value together: each look-back
+/// step is one round trip to L2, not two (an acquire load of the flag, then the value). Wider
+/// values live in the aggregate and inclusive arrays, published before the flag with release
+/// semantics.
+struct TileStatus<T> {
+    words: *mut u64,
     aggregates: *mut u64,
     inclusive: *mut u64,
+    element: PhantomData<T>,
 }
 
-impl TileStatus {
+impl<T: Element> TileStatus<T> {
+    /// Whether the value shares the flag's word.
+    const PACKED: bool = size_of::<T>() == 4;
+
     /// # Safety
     /// `scratch` holds `ScanScratch { tiles }.total_bytes()` bytes, 8-byte aligned.
     unsafe fn new(scratch: *mut u8, tiles: u64) -> Self {
@@ -72,38 +84,50 @@ impl TileStatus {
         // SAFETY: offsets inside the buffer (caller's contract).
         unsafe {
             TileStatus {
-                flags: scratch.add(layout.flags_offset() as usize).cast(),
+                words: scratch.add(layout.words_offset() as usize).cast(),
                 aggregates: scratch.add(layout.aggregates_offset() as usize).cast(),
                 inclusive: scratch.add(layout.inclusive_offset() as usize).cast(),
+                element: PhantomData,
             }
         }
     }
 
-    /// Publishes `value` for `tile`: the value first, then the flag with release semantics.
-    unsafe fn publish(&self, tile: u64, flag: u32, value: u64) {
-        let slot = if flag == FLAG_INCLUSIVE {
-            self.inclusive
-        } else {
-            self.aggregates
-        };
-        // SAFETY: `tile < tiles`; the release store orders the value before the flag.
+    /// Publishes `value` for `tile` under `flag`.
+    unsafe fn publish(&self, tile: u64, flag: u32, value: T) {
+        let tile = tile as usize;
+        // SAFETY: `tile < tiles`. Packed: flag and value land in one single-copy-atomic store.
+        // Otherwise the release store orders the value before the flag.
         unsafe {
-            store_relaxed_u64(slot.add(tile as usize), value);
-            store_release_u32(self.flags.add(tile as usize), flag);
+            if Self::PACKED {
+                store_relaxed_u64(self.words.add(tile), value.to_bits64() << 32 | flag as u64);
+            } else {
+                let slot = if flag == FLAG_INCLUSIVE {
+                    self.inclusive
+                } else {
+                    self.aggregates
+                };
+                store_relaxed_u64(slot.add(tile), value.to_bits64());
+                store_release_u32(self.words.add(tile).cast(), flag);
+            }
         }
     }
 
     /// The flag of `tile` and, once it is set, the value it published.
-    unsafe fn read(&self, tile: u64) -> (u32, u64) {
-        // SAFETY: `tile < tiles`; the acquire load makes the published value visible.
+    unsafe fn read(&self, tile: u64) -> (u32, T) {
+        let tile = tile as usize;
+        // SAFETY: `tile < tiles`; unpacked, the acquire load makes the published value visible.
         unsafe {
-            let flag = load_acquire_u32(self.flags.add(tile as usize));
+            if Self::PACKED {
+                let word = load_relaxed_u64(self.words.add(tile));
+                return (word as u32, T::from_bits64(word >> 32));
+            }
+            let flag = load_acquire_u32(self.words.add(tile).cast());
             let value = match flag {
-                FLAG_AGGREGATE => load_relaxed_u64(self.aggregates.add(tile as usize)),
-                FLAG_INCLUSIVE => load_relaxed_u64(self.inclusive.add(tile as usize)),
+                FLAG_AGGREGATE => load_relaxed_u64(self.aggregates.add(tile)),
+                FLAG_INCLUSIVE => load_relaxed_u64(self.inclusive.add(tile)),
                 _ => 0,
             };
-            (flag, value)
+            (flag, T::from_bits64(value))
         }
     }
 }
@@ -119,7 +143,7 @@ const LOOKBACK_PER_LANE: usize = 1;
 /// All lanes of the warp call this; `tile > 0`; every tile below `tile` is held by a running
 /// or finished block.
 #[inline(always)]
-unsafe fn look_back<T: Element, O: Operator<T>>(status: &TileStatus, tile: u64, op: O) -> T {
+unsafe fn look_back<T: Element, O: Operator<T>>(status: &TileStatus<T>, tile: u64, op: O) -> T {
     const W: usize = LOOKBACK_PER_LANE;
     let lane = lane_id() as u64;
     // Distance back from `end` of the tile slot (lane, q): lane-major, so distance 1 is lane 0.
@@ -133,10 +157,10 @@ unsafe fn look_back<T: Element, O: Operator<T>>(status: &TileStatus, tile: u64, 
                 // SAFETY: `end - back(q) < tile`.
                 unsafe { status.read(end - back(q)) }
             } else {
-                (FLAG_INCLUSIVE, op.identity().to_bits64())
+                (FLAG_INCLUSIVE, op.identity())
             }
         };
-        let mut slots = [(FLAG_EMPTY, 0u64); W];
+        let mut slots = [(FLAG_EMPTY, op.identity()); W];
         for (q, slot) in slots.iter_mut().enumerate() {
             *slot = read(q);
         }
@@ -164,7 +188,7 @@ unsafe fn look_back<T: Element, O: Operator<T>>(status: &TileStatus, tile: u64, 
             let mut own = op.identity();
             for (q, slot) in slots.iter().enumerate() {
                 if back(q) - 1 <= stop {
-                    own = op.combine(own, T::from_bits64(slot.1));
+                    own = op.combine(own, slot.1);
                 }
             }
             prefix = op.combine(warp::reduce(own, op), prefix);
@@ -189,7 +213,7 @@ fn vector_start(warp: u32, lane: u32, k: usize, vpt: usize, vec: usize) -> u64 {
 ///
 /// # Safety
 /// `input` and `output` hold `n > 0` elements; `scratch` is laid out as [`ScanScratch`] for
-/// `tiles = ceil(n / tile_items)` with counter and flags zeroed; the grid has `tiles` blocks of
+/// `tiles = ceil(n / tile_items)` with counter and status words zeroed; the grid has `tiles` blocks of
 /// `THREADS`; dynamic shared memory holds `THREADS / 32 + 2` u64 slots.
 #[inline(always)]
 unsafe fn scan_exclusive<
@@ -221,7 +245,7 @@ unsafe fn scan_exclusive<
     // and warp collectives are reached by every thread of the block.
     unsafe {
         let smem = SharedSlice::<u64>::carve(0, policy.shared_bytes() / 8);
-        let status = TileStatus::new(scratch, tiles);
+        let status = TileStatus::<T>::new(scratch, tiles);
         let (prefix_slot, tile_slot) = (warps, warps + 1);
         let tile = if TICKET {
             if thread == 0 {
@@ -274,16 +298,16 @@ unsafe fn scan_exclusive<
         if warp == 0 {
             let tile_prefix = if tile == 0 {
                 if lane == 0 {
-                    status.publish(0, FLAG_INCLUSIVE, aggregate.to_bits64());
+                    status.publish(0, FLAG_INCLUSIVE, aggregate);
                 }
                 op.identity()
             } else {
                 if lane == 0 {
-                    status.publish(tile, FLAG_AGGREGATE, aggregate.to_bits64());
+                    status.publish(tile, FLAG_AGGREGATE, aggregate);
                 }
                 let p = look_back(&status, tile, op);
                 if lane == 0 {
-                    status.publish(tile, FLAG_INCLUSIVE, op.combine(p, aggregate).to_bits64());
+                    status.publish(tile, FLAG_INCLUSIVE, op.combine(p, aggregate));
                 }
                 p
             };
@@ -336,6 +360,9 @@ macro_rules! scan_kernels {
                 unsafe { scan_exclusive::<$t, Sum, $v, { $threads }, { $vpt as usize }, { $ticket }, { $inclusive }>(input, output, n, scratch, tiles, Sum) }
             }
         }
+        const _: () = if let Some(bounds) = $crate::launch_bounds::of(stringify!($name)) {
+            assert!($threads <= bounds.max_threads, "the policy exceeds the kernel's launch bounds");
+        };
     )*};
 }
 
@@ -351,6 +378,8 @@ scan_kernels!(
     scan_inclusive_u64: u64, 2, B, VPT, TICKET, true;
     scan_inclusive_f32: f32, 4, B, VPT, TICKET, true;
     scan_inclusive_f64: f64, 2, B, VPT, TICKET, true;
+    scan_tuning_u32_b256_v8_ticket: u32, 4, 256, 8, true, false;
+    scan_tuning_u32_b256_v8_min5: u32, 4, 256, 8, true, false;
     scan_tuning_u32_b256_v4_ticket: u32, 4, 256, 4, true, false;
     scan_tuning_u32_b128_v8_ticket: u32, 4, 128, 8, true, false;
     scan_tuning_u32_b256_v8_ordered: u32, 4, 256, 8, false, false;
@@ -367,7 +396,7 @@ mod tests {
         for tiles in [1u64, 2, 3, 65536, 65537] {
             let s = ScanScratch { tiles };
             assert!(s.aggregates_offset() >= s.zeroed_bytes());
-            assert_eq!(s.aggregates_offset() % 8, 0);
+            assert_eq!(s.words_offset() % 8, 0);
             assert_eq!(s.total_bytes(), s.aggregates_offset() + 16 * tiles);
         }
     }

@@ -1,0 +1,43 @@
+//! Launch bounds: the block size a kernel is launched with at most and the blocks per SM ptxas
+//! must leave room for, which caps its registers (65536 / (threads × blocks) a thread).
+//!
+//! Rust has no attribute for PTX's `.maxntid` and `.minnctapersm` directives, so the host's
+//! build script includes this file and writes them into the PTX of every entry a prefix below
+//! claims, before `ptxas` assembles it. A kernel launched with more threads than its bound
+//! fails to launch, so each kernel's module checks its policy against its bound at compile time.
+
+use crate::area::by_prefix;
+
+/// Bounds of one kernel: block size at most, and blocks per SM ptxas must fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchBounds {
+    pub max_threads: u32,
+    pub min_blocks_per_sm: u32,
+}
+
+/// The device-wide scans' bound: four blocks of 256 per SM, 64 registers a thread at most
+/// (H200, 2^28 u32: 72 registers unbounded, 3 blocks, 2.01 TB/s; 4 blocks 2.21 TB/s; 5 blocks
+/// spill 116 bytes a thread, 1.80 TB/s).
+pub const SCAN: LaunchBounds = LaunchBounds {
+    max_threads: 256,
+    min_blocks_per_sm: 4,
+};
+
+/// Entry-name prefixes and their bounds; the first that matches wins. Entries no prefix claims
+/// get ptxas's defaults.
+pub const PREFIXES: &[(&str, LaunchBounds)] = &[
+    ("scan_exclusive_", SCAN),
+    ("scan_inclusive_", SCAN),
+    (
+        "scan_tuning_u32_b256_v8_min5",
+        LaunchBounds {
+            max_threads: 256,
+            min_blocks_per_sm: 5,
+        },
+    ),
+];
+
+/// The bounds of the kernel entry `name`, if it has any.
+pub const fn of(name: &str) -> Option<LaunchBounds> {
+    by_prefix(name, PREFIXES)
+}
