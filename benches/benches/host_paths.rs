@@ -3,6 +3,9 @@
 //! input: the exclusive scan and sum of 2^26 u32 from ordinary slices and from page-locked
 //! buffers, 10^8 alias samples into a host slice, the bare copies each way, the staging chunk
 //! size, and the GPU against the CPU backend at growing sizes (where the GPU overtakes it).
+//! Then each area's device-resident call twice: by wall clock with a synchronize after each
+//! call, and by CUDA events around back-to-back calls; the gap is what a call costs beyond its
+//! kernels (allocation, driver queries, uploads of small tables, synchronization).
 
 use criterion::{
     BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime,
@@ -10,7 +13,11 @@ use criterion::{
 use rand_core::{RngCore, SeedableRng};
 use std::time::Duration;
 use warpkit::alias::AliasTable;
-use warpkit::{Backend, Device, Philox};
+use warpkit::convolve::Convolution;
+use warpkit::multisplit::{Buckets, Multisplit};
+use warpkit::som::{Accumulate, Schedule, Training, best_matching_units_into, train_into};
+use warpkit::subset::Subsets;
+use warpkit::{Backend, Device, Gpu, Philox, lbp, moments};
 use warpkit_benches::time_on_gpu;
 
 const N: usize = 1 << 26;
@@ -148,6 +155,129 @@ fn host_paths(c: &mut Criterion) {
                 bench.iter(|| b.sum(input).unwrap())
             });
         }
+    }
+    group.finish();
+    device_calls(c, &device, &gpu);
+}
+
+/// Benchmarks `call` as `name, wall` (a synchronize after each call) and `name, events`.
+fn wall_and_events(
+    group: &mut BenchmarkGroup<WallTime>,
+    device: &Device,
+    gpu: &Gpu,
+    name: &str,
+    mut call: impl FnMut(),
+) {
+    group.bench_function(format!("{name}, wall"), |b| {
+        b.iter(|| {
+            call();
+            device.synchronize().unwrap()
+        })
+    });
+    group.bench_function(format!("{name}, events"), |b| {
+        b.iter_custom(|iters| time_on_gpu(gpu, iters, &mut call))
+    });
+}
+
+/// Each area's device-resident call, wall clock beside events, at sizes of the area benches.
+fn device_calls(c: &mut Criterion, device: &Device, gpu: &Gpu) {
+    let mut rng = Philox::seed_from_u64(7);
+    let mut group = c.benchmark_group("host paths device calls");
+    settings(&mut group);
+
+    // The floor of the wall-clock lines: a synchronize with nothing queued.
+    group.bench_function("synchronize alone", |b| b.iter(|| device.synchronize().unwrap()));
+    let words: Vec<u32> = (0..N).map(|_| rng.next_u32()).collect();
+    let reals: Vec<f32> = words
+        .iter()
+        .map(|&w| (w >> 8) as f32 / (1 << 24) as f32)
+        .collect();
+    let (d_words, d_reals) = (device.upload(&words).unwrap(), device.upload(&reals).unwrap());
+    let mut out = device.zeros::<u32>(N).unwrap();
+    let mut one = device.zeros::<f32>(1).unwrap();
+    wall_and_events(&mut group, device, gpu, "exclusive_scan_into 2^26 u32", || {
+        device.exclusive_scan_into(&d_words, &mut out).unwrap()
+    });
+    wall_and_events(&mut group, device, gpu, "sum_into 2^26 f32", || {
+        device.sum_into(&d_reals, &mut one).unwrap()
+    });
+    wall_and_events(&mut group, device, gpu, "min_into 2^26 f32", || {
+        device.min_into(&d_reals, &mut one).unwrap()
+    });
+    // The foundation bench's size.
+    let big: Vec<f64> = (0..4 * N).map(|i| (i % 1000) as f64).collect();
+    let (d_big, mut total) = (device.upload(&big).unwrap(), device.zeros::<f64>(1).unwrap());
+    drop(big);
+    wall_and_events(&mut group, device, gpu, "sum_into 2^28 f64", || {
+        device.sum_into(&d_big, &mut total).unwrap()
+    });
+    drop(d_big);
+    let mut summary = device.zeros::<f64>(moments::SUMMARY_WORDS).unwrap();
+    wall_and_events(&mut group, device, gpu, "moments summary_into 2^26 f32", || {
+        moments::summary_into(device, &d_reals, &mut summary).unwrap()
+    });
+    let n = 8;
+    let mut counts = device.zeros::<u32>(lbp::bins(n) as usize).unwrap();
+    wall_and_events(
+        &mut group,
+        device,
+        gpu,
+        "lbp histograms_into 2^26 f32, n = 8",
+        || lbp::histograms_into(device, &d_reals, &[0, N], n, &mut counts).unwrap(),
+    );
+    let split = Multisplit::new(Buckets::BitField { shift: 0, bits: 5 }).unwrap();
+    wall_and_events(
+        &mut group,
+        device,
+        gpu,
+        "multisplit keys_into 2^26 u32, 32 buckets",
+        || drop(split.keys_into(device, &d_words, &mut out).unwrap()),
+    );
+    let subsets = Subsets::range(32, 16).unwrap();
+    let count = 1 << 24;
+    let mut bits = device.zeros::<u32>(count).unwrap();
+    wall_and_events(
+        &mut group,
+        device,
+        gpu,
+        "subsets bits_into 2^24 of 32-bit k=16",
+        || subsets.bits_into(device, 1, count, &mut bits).unwrap(),
+    );
+    let conv = Convolution::new();
+    for m in [4096, 65536] {
+        let (p, q) = (
+            device.upload(&reals[..m]).unwrap(),
+            device.upload(&reals[m..2 * m]).unwrap(),
+        );
+        let mut r = device.zeros::<f32>(2 * m - 1).unwrap();
+        wall_and_events(
+            &mut group,
+            device,
+            gpu,
+            &format!("convolve full_into m = n = {m} f32"),
+            || conv.full_into(device, &p, &q, &mut r).unwrap(),
+        );
+    }
+    const DIM: usize = 12;
+    let (nodes, cells) = (
+        device.upload(&reals[..12_000 * DIM]).unwrap(),
+        device.upload(&reals[1 << 24..(1 << 24) + 40_000 * DIM]).unwrap(),
+    );
+    let mut best = device.zeros::<u32>(12_000).unwrap();
+    wall_and_events(
+        &mut group,
+        device,
+        gpu,
+        "som best_matching_units_into 12000 vs 200x200",
+        || best_matching_units_into(device, &nodes, &cells, DIM, Accumulate::F32, &mut best).unwrap(),
+    );
+    let schedule = Schedule::for_map(200, 200, 1);
+    let mut weights = device.upload(&reals[1 << 24..(1 << 24) + 40_000 * DIM]).unwrap();
+    for training in [Training::Batch, Training::Online] {
+        let name = format!("som train_into 12000 on 200x200 {training:?}, one epoch");
+        wall_and_events(&mut group, device, gpu, &name, || {
+            train_into(device, &nodes, &mut weights, (200, 200), &schedule, training).unwrap()
+        });
     }
     group.finish();
 }

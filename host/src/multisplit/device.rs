@@ -361,26 +361,18 @@ fn bounds_of_buckets<K: MultisplitKey>(
     n: u64,
     splitters: *const K,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
-    let (mut begin, mut end) = (d.zeros::<u32>(m as usize)?, d.zeros::<u32>(m as usize)?);
+    // Each bucket's begin, then each bucket's end: one allocation and one read back.
+    let mut bounds = d.zeros::<u32>(2 * m as usize)?;
+    let begin = d.ptr_mut(&mut bounds)?;
     let blocks = n.div_ceil(THREADS as u64).min(1 << 16);
-    let args = (
-        keys,
-        n,
-        buckets.kind,
-        splitters,
-        buckets.ab,
-        m,
-        d.ptr_mut(&mut begin)?,
-        d.ptr_mut(&mut end)?,
-    );
-    // SAFETY: n split keys on this device; one word per bucket in `begin` and `end`.
+    // SAFETY: `bounds` holds 2m words.
+    let end = unsafe { begin.add(m as usize) };
+    let args = (keys, n, buckets.kind, splitters, buckets.ab, m, begin, end);
+    // SAFETY: n split keys on this device; one word per bucket at `begin` and at `end`.
     unsafe { d.launch::<K::Bounds>(LaunchShape::linear(blocks, THREADS, 0), args)? };
     // Empty buckets keep begin = end = 0.
-    let counts: Vec<u32> = d
-        .download(&end)?
-        .iter()
-        .zip(d.download(&begin)?)
-        .map(|(e, b)| e - b)
-        .collect();
+    let bounds = d.download(&bounds)?;
+    let (begin, end) = bounds.split_at(m as usize);
+    let counts: Vec<u32> = end.iter().zip(begin).map(|(e, b)| e - b).collect();
     Ok((super::exclusive_prefix(&counts), counts))
 }

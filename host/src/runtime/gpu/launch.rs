@@ -2,17 +2,19 @@
 //! name in its area's module, its argument tuple pushed parameter by parameter.
 
 use super::Gpu;
+use super::module::Function;
 use crate::error::{Error, Result};
 use crate::runtime::args::Args;
 use crate::runtime::buffer::Memory;
 use crate::runtime::shape::LaunchShape;
+use cudarc::driver::LaunchConfig;
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
-use cudarc::driver::{CudaFunction, LaunchConfig};
+use std::sync::atomic::Ordering;
 use warpkit_kernels::kernel::Kernel;
 
 impl Gpu {
     /// Kernel `K`, from its area's module (loaded now on the area's first use).
-    fn function<K: Kernel>(&self) -> Result<&CudaFunction> {
+    fn function<K: Kernel>(&self) -> Result<&Function> {
         let missing = |reason: String| Error::LaunchShape {
             kernel: K::NAME,
             reason,
@@ -47,7 +49,7 @@ impl Gpu {
             block_dim: (shape.block[0], shape.block[1], shape.block[2]),
             shared_mem_bytes: shape.shared_bytes,
         };
-        let mut launch = self.stream().launch_builder(f);
+        let mut launch = self.stream().launch_builder(&f.cuda);
         args.push_all(&mut launch);
         // SAFETY: the caller's contract; the parameters match `K`'s signature because `Args` is
         // that signature's tuple.
@@ -57,14 +59,15 @@ impl Gpu {
 
     /// Kernel `K`, its shared-memory limit raised where `shared_bytes` needs more than the
     /// default: always to the device's maximum, so that launches of other sizes from other
-    /// host threads never lower it under each other.
-    fn function_with_shared<K: Kernel>(&self, shared_bytes: u32) -> Result<&CudaFunction> {
+    /// host threads never lower it under each other, and once per process.
+    fn function_with_shared<K: Kernel>(&self, shared_bytes: u32) -> Result<&Function> {
         let f = self.function::<K>()?;
-        if shared_bytes > self.limits().shared_per_block {
-            f.set_attribute(
+        if shared_bytes > self.limits().shared_per_block && !f.shared_raised.load(Ordering::Acquire) {
+            f.cuda.set_attribute(
                 FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 self.limits().shared_per_block_optin as i32,
             )?;
+            f.shared_raised.store(true, Ordering::Release);
         }
         Ok(f)
     }
@@ -72,12 +75,29 @@ impl Gpu {
     /// Blocks of `threads` threads (with `shared_bytes` each) of kernel `K` that fill every
     /// multiprocessor once: the grid of a persistent, grid-stride kernel. The kernel's
     /// shared-memory limit is raised first, as its launch will raise it, or the occupancy of a
-    /// kernel that needs more than the default would count as one block.
+    /// kernel that needs more than the default would count as one block. The driver is asked
+    /// once per shape.
     pub(crate) fn resident_blocks<K: Kernel>(&self, threads: u32, shared_bytes: u32) -> Result<u64> {
-        let per_sm = self
-            .function_with_shared::<K>(shared_bytes)?
-            .occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes as usize, None)?;
-        Ok(per_sm.max(1) as u64 * self.limits().multiprocessors as u64)
+        let f = self.function_with_shared::<K>(shared_bytes)?;
+        let known = f
+            .resident
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&(threads, shared_bytes))
+            .copied();
+        let per_sm = match known {
+            Some(n) => n,
+            None => {
+                let n = f
+                    .cuda
+                    .occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes as usize, None)?
+                    .max(1);
+                let mut cache = f.resident.lock().unwrap_or_else(|e| e.into_inner());
+                cache.insert((threads, shared_bytes), n);
+                n
+            }
+        };
+        Ok(per_sm as u64 * self.limits().multiprocessors as u64)
     }
 
     /// A new device allocation of `len` elements, copied from `data` (through the staging

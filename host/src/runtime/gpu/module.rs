@@ -9,7 +9,8 @@ use crate::error::{Error, Result};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 pub(crate) use warpkit_kernels::area::Area;
 
 /// The number of areas.
@@ -76,7 +77,18 @@ fn candidates(images: &[Image], cc: (i32, i32)) -> Vec<&Image> {
 pub(crate) struct LoadedArea {
     /// Kept so the functions stay valid.
     _module: Arc<CudaModule>,
-    functions: HashMap<&'static str, CudaFunction>,
+    functions: HashMap<&'static str, Function>,
+}
+
+/// One kernel of a loaded module, with what launches learned about it, so that a call asks
+/// the driver each question once per process, not once per launch (each costs microseconds).
+pub(crate) struct Function {
+    pub cuda: CudaFunction,
+    /// Set once its dynamic shared-memory limit is raised to the device's opt-in maximum.
+    pub shared_raised: AtomicBool,
+    /// Resident blocks per multiprocessor by (threads, dynamic shared bytes), as the
+    /// occupancy query answered.
+    pub resident: Mutex<HashMap<(u32, u32), u32>>,
 }
 
 impl LoadedArea {
@@ -93,7 +105,14 @@ impl LoadedArea {
                     let functions = embedded
                         .entries
                         .iter()
-                        .map(|&name| Ok((name, module.load_function(name)?)))
+                        .map(|&name| {
+                            let function = Function {
+                                cuda: module.load_function(name)?,
+                                shared_raised: AtomicBool::new(false),
+                                resident: Mutex::default(),
+                            };
+                            Ok((name, function))
+                        })
                         .collect::<Result<HashMap<_, _>>>()?;
                     return Ok(LoadedArea {
                         _module: module,
@@ -115,7 +134,7 @@ impl LoadedArea {
     }
 
     /// The kernel `name` of this area.
-    pub(crate) fn function(&self, name: &str) -> Option<&CudaFunction> {
+    pub(crate) fn function(&self, name: &str) -> Option<&Function> {
         self.functions.get(name)
     }
 }

@@ -210,10 +210,19 @@ impl Gpu {
             return Ok(());
         }
         self.context().bind_to_thread()?;
-        if direct(src) {
+        if is_pinned(src) {
             // SAFETY: `dst` holds `src.len()` elements. The synchronous copy is ordered with the
-            // legacy default stream, which is warpkit's, and returns once `src` has been read.
+            // legacy default stream, which is warpkit's, and returns once `src` has been read
+            // (the caller may write page-locked memory again as soon as this returns).
             return Ok(unsafe { result::memcpy_htod_sync(dst, src) }?);
+        }
+        if direct(src) {
+            // SAFETY: `dst` holds `src.len()` elements; the copy is queued on warpkit's stream.
+            // From pageable memory the driver takes the bytes before it returns, so `src` may
+            // change afterwards; unlike the synchronous copy, which first waits for all queued
+            // work, the small tables a call uploads (SOM epochs, masks, bounds) do not stall
+            // the host here.
+            return Ok(unsafe { result::memcpy_htod_async(dst, src, self.stream().cu_stream()) }?);
         }
         let mut staging = self.staging().lock().unwrap_or_else(|e| e.into_inner());
         let layout = Layout::new::<T>(staging.bytes, src.len());
