@@ -37,7 +37,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some("cpu") => Backend::cpu(),
         Some("gpu") => Backend::gpu()?,
         Some("emulator") => Backend::emulator(),
-        None => Backend::auto(),
+        None => match Backend::auto_with_reason() {
+            (backend, None) => backend,
+            (backend, Some(why)) => {
+                println!("no GPU ({why}): the tour runs on the CPU backend");
+                backend
+            }
+        },
         Some(other) => return Err(format!("unknown backend {other:?}: use cpu, gpu or emulator").into()),
     };
     let cap = len_cap()?.unwrap_or(usize::MAX);

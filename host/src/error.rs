@@ -4,8 +4,10 @@
 
 use cudarc::driver::{DriverError, sys::cudaError_enum};
 
-/// Everything that can go wrong in warpkit.
+/// Everything that can go wrong in warpkit. New kinds of failure may be added in minor
+/// versions, so matches need a wildcard arm.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// No CUDA driver or no CUDA device: a normal answer on machines without a GPU.
     #[error("no CUDA device: {0}")]

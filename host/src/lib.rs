@@ -27,6 +27,7 @@
 //! [`subset`]. A new
 //! area is its folder and one `mod` line here. `checks` (feature `checks`, for the workspace's
 //! tests and benches) launches the test kernels.
+#![warn(missing_debug_implementations)]
 
 pub mod error;
 mod runtime;

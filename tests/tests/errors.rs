@@ -117,3 +117,17 @@ fn empty_inputs_are_fine_everywhere() {
         assert_eq!(b.sum::<u64>(&[]).unwrap(), 0, "{}", b.describe());
     }
 }
+
+#[test]
+fn auto_says_why_it_took_the_cpu() {
+    let (backend, why) = Backend::auto_with_reason();
+    match (&backend, &why) {
+        (Backend::Device(_), None) => println!("auto picked {}", backend.describe()),
+        (Backend::Cpu(_), Some(e)) => {
+            assert!(Backend::gpu().is_err(), "a GPU opens, yet auto took the CPU: {e}");
+            assert!(!e.to_string().is_empty());
+            println!("auto took the CPU because: {e}");
+        }
+        _ => panic!("auto_with_reason gave {} with reason {why:?}", backend.describe()),
+    }
+}

@@ -17,6 +17,19 @@ pub struct AliasTable<F: AliasWeight> {
     n: usize,
 }
 
+impl<F: AliasWeight> std::fmt::Debug for AliasTable<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let on = match &self.storage {
+            Storage::Host(..) => "host",
+            Storage::Device(..) => "device",
+        };
+        f.debug_struct("AliasTable")
+            .field("items", &self.n)
+            .field("memory", &on)
+            .finish_non_exhaustive()
+    }
+}
+
 enum Storage<F: AliasWeight> {
     /// The rows and the method that builds them again on a rebuild.
     Host(Vec<Row<F>>, Construction),

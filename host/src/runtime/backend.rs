@@ -5,7 +5,7 @@
 
 use super::cpu::Cpu;
 use super::device::Device;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// An engine that runs warpkit's primitives on host data.
 #[derive(Clone, Debug)]
@@ -18,9 +18,20 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// The first CUDA GPU if one can be opened, otherwise the CPU.
+    /// The first CUDA GPU if one can be opened, otherwise the CPU
+    /// ([`Backend::auto_with_reason`] also says why it took the CPU).
     pub fn auto() -> Backend {
-        Backend::gpu().unwrap_or(Backend::Cpu(Cpu))
+        Backend::auto_with_reason().0
+    }
+
+    /// [`Backend::auto`], with the reason no GPU was picked when it falls back to the CPU: no
+    /// CUDA driver, no device, a GPU older than sm_80 ([`Error::UnsupportedDevice`]), or a
+    /// failure to open it. `None` when the backend is the GPU.
+    pub fn auto_with_reason() -> (Backend, Option<Error>) {
+        match Backend::gpu() {
+            Ok(gpu) => (gpu, None),
+            Err(why) => (Backend::Cpu(Cpu), Some(why)),
+        }
     }
 
     /// The first CUDA GPU, or why there is none.

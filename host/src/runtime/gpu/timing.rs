@@ -12,6 +12,14 @@ pub struct GpuTimer {
     start: CudaEvent,
 }
 
+impl std::fmt::Debug for GpuTimer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuTimer")
+            .field("gpu", &self.gpu)
+            .finish_non_exhaustive()
+    }
+}
+
 impl GpuTimer {
     /// Records the start event now (in stream order).
     pub fn start(gpu: &Gpu) -> Result<GpuTimer> {
