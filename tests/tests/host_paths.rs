@@ -228,3 +228,24 @@ fn host_slices_of_the_wrong_length_are_refused_before_any_copy() {
         Err(Error::LengthMismatch { .. })
     ));
 }
+
+#[test]
+fn calls_work_whatever_the_pool_keeps() {
+    let Some(device) = gpu_or_skip("pool release threshold") else {
+        return;
+    };
+    let gpu = device.as_gpu().expect("a GPU device");
+    let input: Vec<u32> = (0..1 << 20).map(|i| i % 7).collect();
+    let expected = warpkit::Backend::cpu().exclusive_scan(&input).unwrap();
+    for keep in [0, 1 << 20, u64::MAX] {
+        gpu.set_pool_release_threshold(keep).unwrap();
+        let d_in = device.upload(&input).unwrap();
+        let out = device.exclusive_scan(&d_in).unwrap();
+        device.synchronize().unwrap();
+        assert_eq!(
+            device.download(&out).unwrap(),
+            expected,
+            "pool keeps {keep} bytes"
+        );
+    }
+}

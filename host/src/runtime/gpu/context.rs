@@ -83,7 +83,9 @@ impl Gpu {
         // SAFETY: warpkit submits all work of this context to its single stream.
         unsafe { ctx.disable_event_tracking() };
         if ctx.has_async_alloc() {
-            keep_freed_memory(&ctx)?;
+            // Keep all freed memory (the driver's default returns it at each synchronization),
+            // so that a call after a synchronization does not map its allocations afresh.
+            set_release_threshold(&ctx, u64::MAX)?;
         }
         let limits = read_limits(&ctx)?;
         let (major, minor) = limits.compute_capability;
@@ -156,17 +158,30 @@ impl Gpu {
     }
 
     /// The staging buffers of host slices.
+    /// Sets the bytes of freed memory the device's default memory pool keeps at a
+    /// synchronization instead of returning them to the driver. Opening a GPU sets it to keep
+    /// everything, so that calls after a synchronization reuse their memory. The pool belongs
+    /// to the device, not to warpkit: the setting applies to every stream-ordered allocation on
+    /// this device in the process (cudarc's and other libraries' too). `0` restores the
+    /// driver's default, for programs that share the GPU's memory with other processes.
+    pub fn set_pool_release_threshold(&self, bytes: u64) -> Result<()> {
+        if !self.inner.ctx.has_async_alloc() {
+            return Ok(());
+        }
+        self.context().bind_to_thread()?;
+        set_release_threshold(&self.inner.ctx, bytes)
+    }
+
     pub(super) fn staging(&self) -> &Mutex<Staging> {
         &self.inner.staging
     }
 }
 
-/// Lets the device's default memory pool, which stream-ordered allocations come from, keep the
-/// memory freed to it instead of returning it to the driver at each synchronization (its
-/// default), so that a call after a synchronization does not map its allocations afresh.
-fn keep_freed_memory(ctx: &Arc<CudaContext>) -> Result<()> {
+/// Sets how many bytes of freed memory the device's default memory pool, which stream-ordered
+/// allocations come from, keeps at a synchronization instead of returning them to the driver.
+fn set_release_threshold(ctx: &Arc<CudaContext>, bytes: u64) -> Result<()> {
     let mut pool = std::ptr::null_mut();
-    let mut keep = u64::MAX;
+    let mut keep = bytes;
     let threshold = sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
     // SAFETY: `pool` receives the device's default pool handle, which lives as long as the
     // device; the attribute's value is a u64.
