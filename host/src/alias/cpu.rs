@@ -265,7 +265,7 @@ mod tests {
 
     /// The greedy sweeps take exactly one row's weight per row written, so what the tiles
     /// leave weighs exactly one row per leftover; their sums and prefix sums agree with the
-    /// leftovers themselves; and on uniform weights most items are packed greedily (the seed
+    /// leftovers themselves; and on uniform weights most items are packed greedily (the paper
     /// reports about 90 % with its tiles).
     #[test]
     fn greedy_tiles_leave_one_row_of_weight_per_leftover() {

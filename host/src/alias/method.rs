@@ -26,14 +26,14 @@ pub enum Construction {
 }
 
 impl Construction {
-    /// PSA with the seed's baselines for both steps.
+    /// PSA with the paper's baselines for both steps.
     pub const PSA_BASELINE: Construction = Construction::Psa {
         split: SplitMethod::Binary,
         pack: PackMethod::Baseline,
         layout: Layout::WeightsBeside,
     };
 
-    /// PSA+ with the seed's baselines for the PSA step.
+    /// PSA+ with the paper's baselines for the PSA step.
     pub const PSA_PLUS_BASELINE: Construction = Construction::PsaPlus {
         split: SplitMethod::Binary,
         pack: PackMethod::Baseline,
@@ -52,7 +52,7 @@ impl Construction {
     /// (`results/alias.md`): 0.47 / 3.80 ms for shuffled power-law weights and 0.49 / 3.83 ms
     /// for uniform ones at 10^7 / 10^8. PSA+ packs most uniform weights in its tiles but few
     /// power-law ones, and its extra passes cost more than they save (0.85 / 7.28 ms); the
-    /// partial p-ary split, built for the seed's short sections, is slower on these long ones.
+    /// partial p-ary split, built for the paper's short sections, is slower on these long ones.
     pub const FASTEST_ON_DEVICE: Construction = Construction::Psa {
         split: SplitMethod::Binary,
         pack: PackMethod::SharedMemory,
@@ -113,7 +113,7 @@ pub enum Layout {
 /// How PSA finds the sweep's state at each section boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SplitMethod {
-    /// One binary search per boundary (the seed's baseline).
+    /// One binary search per boundary (the paper's baseline).
     Binary,
     /// The seed's partial p-ary search: a block narrows the range for its consecutive
     /// boundaries together, then each thread finishes with a binary search.

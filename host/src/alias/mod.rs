@@ -1,5 +1,6 @@
-//! Weighted random sampling with alias tables (seed 000): build a table from weights once, then
-//! draw any number of samples with replacement in constant time each.
+//! Weighted random sampling with alias tables: build a table from weights once, then draw any
+//! number of samples with replacement in constant time each. The GPU construction (PSA and
+//! PSA+) and samplers follow Lehmann et al., "Weighted Random Sampling on GPUs" (2021).
 //!
 //! ```no_run
 //! use rand_core::SeedableRng;

@@ -267,7 +267,7 @@ impl<F: AliasWeight> AliasTable<F> {
 
     /// For benchmarks: draws as [`AliasTable::sample_into_with`] does, but stores only one
     /// word per GPU thread, the xor of its samples, at the position of its first sample, and
-    /// leaves the rest of `out` as it was. This is the seed's own benchmark mode (samples
+    /// leaves the rest of `out` as it was. This is the paper's own benchmark mode (samples
     /// consumed in registers): the cost of drawing without the cost of storing.
     #[doc(hidden)]
     pub fn sample_into_folded(

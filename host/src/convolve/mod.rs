@@ -1,6 +1,8 @@
-//! Sums of discrete random variables (seed 001): the distribution of `x + y` from those of `x`
-//! and `y`, `r[i] = Σ_j p[i − j] q[j]` (the full convolution, `m + n − 1` entries), its
-//! gradients for learning, many pairs at once, and the sum of K copies of one variable.
+//! Sums of discrete random variables (after the post "Sums of Discrete Random Variables as
+//! Banded Matrix Products", whose kernels v0 to v4 are kept as methods): the distribution of
+//! `x + y` from those of `x` and `y`, `r[i] = Σ_j p[i − j] q[j]` (the full convolution,
+//! `m + n − 1` entries), its gradients for learning, many pairs at once, and the sum of K
+//! copies of one variable.
 //!
 //! ```
 //! use warpkit::Backend;
@@ -19,7 +21,7 @@
 //! probabilities, so an entry of 1e-30 keeps its relative accuracy however large its
 //! neighbours are. The longer vector goes on the left whatever order the caller passes (the
 //! inner sum runs over the shorter). Devices run the band kernel
-//! (`warpkit_kernels::convolve::band`), or the seed's v4 for a single short pair
+//! (`warpkit_kernels::convolve::band`), or the post's kernel v4 for a single short pair
 //! ([`Method::auto`]), unless a [`Method`] forces another; the CPU
 //! backend sums in f64 with rayon and is the tests' reference. NaN and infinities propagate as
 //! IEEE arithmetic says, by every method: an output is NaN exactly where one of its own terms
@@ -37,10 +39,10 @@ pub use span::Span;
 use std::fmt::Debug;
 use warpkit_kernels::convolve::kernels::ConvolveKernels;
 
-/// The longest vector: 2^31 − 1 elements (the seed's kernels index with 32-bit lengths).
+/// The longest vector: 2^31 − 1 elements (the post's kernels index with 32-bit lengths).
 pub const MAX_LEN: u64 = i32::MAX as u64;
 
-/// The longest single pair [`Method::auto`] gives to the seed's v4.
+/// The longest single pair [`Method::auto`] gives to the post's v4.
 pub const V4_UP_TO: usize = 1536;
 
 /// The element types convolved: f32 and f64.
@@ -94,7 +96,7 @@ impl Method {
     ];
 
     /// The method a device runs for `batch` forward products of lengths `m >= n` unless told
-    /// otherwise: the seed's v4 (a warp per output pair) for a single pair up to
+    /// otherwise: the post's v4 (a warp per output pair) for a single pair up to
     /// [`V4_UP_TO`] long, where the band kernel's tiles are too few to fill the device; the
     /// band kernel otherwise (H200, 2026-11-26, f32: v4 4.3 µs against 5.2 at m = n = 256, 6.8
     /// against 11.4 at 1024, 12.3 against 11.6 at 2048; `results/convolve.md`).
@@ -106,7 +108,7 @@ impl Method {
         }
     }
 
-    /// Whether this is one of the seed's forward-only kernels.
+    /// Whether this is one of the post's forward-only kernels.
     fn is_seed(self) -> bool {
         self != Method::Band
     }
@@ -317,7 +319,7 @@ impl Convolution {
 
     /// The gradients of a scalar `f(r)`, `r = p ⊛ q`, given `g = ∂f/∂r` (length `m + n − 1`):
     /// `(∂f/∂p, ∂f/∂q)` with `∂f/∂p[i] = Σ_l q[l] g[i + l]` and `∂f/∂q[j] = Σ_t p[t] g[t + j]`
-    /// (the seed's `band(q, m)ᵀ g` and `band(p, n)ᵀ g`). Devices run both as band products over
+    /// (the post's `band(q, m)ᵀ g` and `band(p, n)ᵀ g`). Devices run both as band products over
     /// `g` with `q` or `p` reversed, in one launch.
     pub fn gradients<F: Real>(
         &self,

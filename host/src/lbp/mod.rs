@@ -1,4 +1,4 @@
-//! Local binary pattern histograms of 1D signals (seed 003).
+//! Local binary pattern histograms of 1D signals.
 //!
 //! ```
 //! use warpkit::Backend;

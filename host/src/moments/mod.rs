@@ -1,4 +1,4 @@
-//! One-pass moments (seed 003): count, mean, variance, minimum and maximum of f32 or f64 data,
+//! One-pass moments: count, mean, variance, minimum and maximum of f32 or f64 data,
 //! summed in f64.
 //!
 //! ```

@@ -1,4 +1,4 @@
-//! Multisplit on a device (GPU or emulator) by the seed's direct, warp-level or block-level
+//! Multisplit on a device (GPU or emulator) by the paper's direct, warp-level or block-level
 //! method (`warpkit_kernels::multisplit::digit_pass`): one pass per 8-bit digit of the bucket id
 //! (one for m ≤ 256, two above), each a histogram launch, a device scan and a scatter launch.
 //! A single pass's scatter also stores the buckets' offsets; after two passes one more launch

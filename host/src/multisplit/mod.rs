@@ -1,6 +1,7 @@
-//! Multisplit (seed 002): keys, and optionally values, reordered stably by bucket (bucket 0's
-//! keys first, each bucket in input order), with each bucket's offset and count. What sorting
-//! by bucket gives, for less work: a multisplit reads the keys twice and writes them once.
+//! Multisplit (after Ashkiani, Davidson, Meyer and Owens, "GPU Multisplit", 2016): keys, and
+//! optionally values, reordered stably by bucket (bucket 0's keys first, each bucket in input
+//! order), with each bucket's offset and count. What sorting by bucket gives, for less work: a
+//! multisplit reads the keys twice and writes them once.
 //!
 //! ```
 //! use warpkit::Backend;
@@ -14,7 +15,7 @@
 //! # Ok::<(), warpkit::Error>(())
 //! ```
 //!
-//! Devices run the seed's direct, warp-level and block-level methods
+//! Devices run that paper's direct, warp-level and block-level methods
 //! (`warpkit_kernels::multisplit::digit_pass`, one or two 8-bit digit passes), chosen by
 //! [`Method::auto`] from H100 measurements unless the caller forces one; [`compact`] is the
 //! two-bucket case. The CPU backend is a stable counting sort with rayon, also the reference
@@ -45,10 +46,10 @@ pub trait MultisplitKey: Key + DeviceRepr + ValidAsZeroBits + MultisplitKernels 
 impl MultisplitKey for u32 {}
 impl MultisplitKey for u64 {}
 
-/// How a device writes a split (the seed's methods; the CPU backend has its own).
+/// How a device writes a split (the paper's methods; the CPU backend has its own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
-    /// Every key straight to its final place: scattered stores (the seed's baseline).
+    /// Every key straight to its final place: scattered stores (the paper's baseline).
     Direct,
     /// Each warp's keys grouped by bucket digit in shared memory first, then written as one
     /// run per digit and warp: coalesced stores when there are few buckets.
@@ -203,7 +204,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
     }
 
     /// The same split, always by `method` on a device (refused on the CPU backend, which has
-    /// none of the seed's methods). Without it, devices pick by [`Method::auto`].
+    /// none of the paper's methods). Without it, devices pick by [`Method::auto`].
     pub fn with_method(self, method: Method) -> Multisplit<'a, K> {
         Multisplit {
             method: Some(method),

@@ -2,7 +2,7 @@
 //! [`Backend::inclusive_scan`]): on a device a single pass with decoupled look-back
 //! ([`Device::exclusive_scan_into`], `device.rs`), on the CPU fixed chunks with rayon
 //! ([`Cpu::exclusive_scan`], `cpu.rs`). Integers wrap; at most
-//! [`MAX_LEN`](crate::MAX_LEN) elements.
+//! [`MAX_LEN`] elements.
 //!
 //! [`Device::exclusive_scan_into`]: crate::Device::exclusive_scan_into
 //! [`Cpu::exclusive_scan`]: crate::cpu::Cpu::exclusive_scan

@@ -1,4 +1,4 @@
-//! Self-organizing maps (seed 003): the best-matching-unit search, and [`Som`], a rectangular
+//! Self-organizing maps: the best-matching-unit search, and [`Som`], a rectangular
 //! map trained in batch or online epochs by a [`Schedule`].
 //!
 //! ```

@@ -1,7 +1,7 @@
-//! Random K-subsets of an N-element base set (seed 004): uniform, independent, each a bit
-//! vector over the base set's mask (or its sorted positions), millions per call. Random
-//! positions for board games and lattice models, masks for dropout-like sampling, samples
-//! without replacement.
+//! Random K-subsets of an N-element base set (after Borsos, "Generating small random grids
+//! with a given number of occupied sites"): uniform, independent, each a bit vector over the
+//! base set's mask (or its sorted positions), millions per call. Random positions for board
+//! games and lattice models, masks for dropout-like sampling, samples without replacement.
 //!
 //! ```
 //! use warpkit::Backend;
@@ -14,7 +14,7 @@
 //! # Ok::<(), warpkit::Error>(())
 //! ```
 //!
-//! Every backend runs the seed's bit-parallel algorithm (`warpkit_kernels::subset::draw`) on
+//! Every backend runs that paper's bit-parallel algorithm (`warpkit_kernels::subset::draw`) on
 //! Philox words keyed by the seed and counted by the subset's index and word, so a seed gives
 //! the same subsets on a GPU, the emulator and the CPU (rayon), whatever the method: subset `s`
 //! is the same in every call that draws it. Devices run it threadwise, a team of lanes per
@@ -37,14 +37,14 @@ pub const MAX_COUNT: u64 = u32::MAX as u64;
 /// How a device spreads a subset over its lanes. Every method gives the same subsets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
-    /// One thread per subset, all its words in registers (the seed's threadwise variant):
+    /// One thread per subset, all its words in registers (the paper's threadwise variant):
     /// no communication, but lanes of a warp that need different numbers of rounds wait for
     /// the slowest. Base sets of up to 32 words.
     Threadwise,
     /// One lane per word, as many subsets per warp as fit (2 to 32 lanes each): the team sums
     /// its counts by shuffles. Base sets of up to 32 words.
     LanePerWord,
-    /// A whole warp per subset, 1, 2 or 4 words per lane (the seed's warpwise variant; folded
+    /// A whole warp per subset, 1, 2 or 4 words per lane (the paper's warpwise variant; folded
     /// rows past 32 words). Any base set.
     Warpwise,
 }
