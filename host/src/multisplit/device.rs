@@ -365,8 +365,8 @@ fn bounds_of_buckets<K: MultisplitKey>(
     let mut bounds = d.zeros::<u32>(2 * m as usize)?;
     let begin = d.ptr_mut(&mut bounds)?;
     let blocks = n.div_ceil(THREADS as u64).min(1 << 16);
-    // SAFETY: `bounds` holds 2m words.
-    let end = unsafe { begin.add(m as usize) };
+    // A device address: offset without dereferencing (`bounds` holds 2m words).
+    let end = begin.wrapping_add(m as usize);
     let args = (keys, n, buckets.kind, splitters, buckets.ab, m, begin, end);
     // SAFETY: n split keys on this device; one word per bucket at `begin` and at `end`.
     unsafe { d.launch::<K::Bounds>(LaunchShape::linear(blocks, THREADS, 0), args)? };

@@ -208,8 +208,9 @@ fn vector_start(warp: u32, lane: u32, k: usize, vpt: usize, vec: usize) -> u64 {
 
 /// The exclusive (or, with `INCLUSIVE`, inclusive) scan by `op` of one tile per block under
 /// policy `P` (given as its parts, since const generics cannot take a struct): `V` elements of
-/// `T` make 16 bytes, `VPT` vectors a thread. The look-back combines predecessors newest first, so `op` must be commutative
-/// (checked at compile time); a value travels through the tile status as 64 bits.
+/// `T` make 16 bytes, `VPT` vectors a thread. The look-back combines predecessors newest
+/// first, so `op` must be commutative (checked at compile time); a value travels through the
+/// tile status in 64 bits (4-byte values beside their flag).
 ///
 /// # Safety
 /// `input` and `output` hold `n > 0` elements; `scratch` is laid out as [`ScanScratch`] for

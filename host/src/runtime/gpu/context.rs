@@ -157,13 +157,13 @@ impl Gpu {
         &self.inner.readback
     }
 
-    /// The staging buffers of host slices.
     /// Sets the bytes of freed memory the device's default memory pool keeps at a
     /// synchronization instead of returning them to the driver. Opening a GPU sets it to keep
     /// everything, so that calls after a synchronization reuse their memory. The pool belongs
     /// to the device, not to warpkit: the setting applies to every stream-ordered allocation on
     /// this device in the process (cudarc's and other libraries' too). `0` restores the
-    /// driver's default, for programs that share the GPU's memory with other processes.
+    /// driver's default, for programs that share the GPU's memory with other processes. On a
+    /// device without stream-ordered allocation there is no pool, and this does nothing.
     pub fn set_pool_release_threshold(&self, bytes: u64) -> Result<()> {
         if !self.inner.ctx.has_async_alloc() {
             return Ok(());
@@ -172,6 +172,7 @@ impl Gpu {
         set_release_threshold(&self.inner.ctx, bytes)
     }
 
+    /// The staging buffers of host slices.
     pub(super) fn staging(&self) -> &Mutex<Staging> {
         &self.inner.staging
     }

@@ -59,7 +59,7 @@ impl Gpu {
 
     /// Kernel `K`, its shared-memory limit raised where `shared_bytes` needs more than the
     /// default: always to the device's maximum, so that launches of other sizes from other
-    /// host threads never lower it under each other, and once per process.
+    /// host threads never lower it under each other, and once per device and process.
     fn function_with_shared<K: Kernel>(&self, shared_bytes: u32) -> Result<&Function> {
         let f = self.function::<K>()?;
         if shared_bytes > self.limits().shared_per_block && !f.shared_raised.load(Ordering::Acquire) {

@@ -81,7 +81,7 @@ pub(crate) struct LoadedArea {
 }
 
 /// One kernel of a loaded module, with what launches learned about it, so that a call asks
-/// the driver each question once per process, not once per launch (each costs microseconds).
+/// the driver each question once per device and process, not once per launch (each costs microseconds).
 pub(crate) struct Function {
     pub cuda: CudaFunction,
     /// Set once its dynamic shared-memory limit is raised to the device's opt-in maximum.

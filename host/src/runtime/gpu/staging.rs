@@ -13,13 +13,14 @@
 //! Both directions are ordered with the work submitted before on the GPU's stream. An upload
 //! returns once the caller's memory has been read (its last pieces may still be on their way
 //! from the staging buffers); a download once the caller's memory has been written. Small
-//! transfers, page-locked memory and calls from rayon workers use the driver's synchronous
-//! copies instead ([`direct`]).
+//! transfers, page-locked memory and calls from rayon workers go to the driver directly
+//! instead ([`direct`]): uploads of pageable memory queued on the stream (the driver takes the
+//! bytes before it returns), everything else by its synchronous copies.
 
 use super::Gpu;
 use super::pinned::is_pinned;
 use crate::error::{Error, Result};
-use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{CudaContext, CudaEvent, PinnedHostSlice, result};
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
@@ -33,7 +34,7 @@ pub(crate) const DEFAULT_STAGING_BYTES: usize = 32 << 20;
 /// The least a stripe moves: below this, fewer workers take part.
 const MIN_STRIPE_BYTES: usize = 256 << 10;
 
-/// Transfers up to this size go to the driver's synchronous copies (see [`direct`]).
+/// Transfers up to this size go to the driver directly (see [`direct`]).
 const DIRECT_BYTES: usize = 64 << 10;
 
 /// A GPU's two staging buffers and the events of their parts, allocated on first use.
@@ -152,13 +153,29 @@ impl Gpu {
     }
 }
 
-/// Whether a transfer of `s` goes to the driver's synchronous copy instead of the staging:
+/// Whether a transfer of `s` goes to the driver directly instead of through the staging:
 /// small ones (the staging's fixed costs would dominate), those of page-locked memory (the copy
 /// engine reads it directly), and those made on a rayon worker (the staging runs its stripes on
 /// the workers, and a worker waiting for them may be handed a transfer that waits for the
 /// staging's lock).
 fn direct<T>(s: &[T]) -> bool {
     size_of_val(s) <= DIRECT_BYTES || is_pinned(s) || rayon::current_thread_index().is_some()
+}
+
+/// Whether the driver knows `s` as memory of its own (page-locked by any library, registered,
+/// or managed), which [`is_pinned`] does not see unless warpkit allocated it: the driver
+/// answers a memory type for those, and an error for ordinary pageable memory.
+fn known_to_driver<T>(s: &[T]) -> bool {
+    let mut kind = 0u32;
+    // SAFETY: the attribute is a 32-bit memory type written to `kind`; any address may be asked.
+    let answer = unsafe {
+        sys::cuPointerGetAttribute(
+            (&raw mut kind).cast(),
+            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+            s.as_ptr() as CUdeviceptr,
+        )
+    };
+    answer == sys::cudaError_enum::CUDA_SUCCESS
 }
 
 /// Runs `stripe` for each of `stripes` stripes: on the rayon workers, or on the calling thread
@@ -210,13 +227,13 @@ impl Gpu {
             return Ok(());
         }
         self.context().bind_to_thread()?;
-        if is_pinned(src) {
-            // SAFETY: `dst` holds `src.len()` elements. The synchronous copy is ordered with the
-            // legacy default stream, which is warpkit's, and returns once `src` has been read
-            // (the caller may write page-locked memory again as soon as this returns).
-            return Ok(unsafe { result::memcpy_htod_sync(dst, src) }?);
-        }
         if direct(src) {
+            if is_pinned(src) || known_to_driver(src) {
+                // SAFETY: `dst` holds `src.len()` elements. The synchronous copy is ordered with
+                // the legacy default stream, which is warpkit's, and returns once `src` has
+                // been read (an asynchronous copy of page-locked memory would return before).
+                return Ok(unsafe { result::memcpy_htod_sync(dst, src) }?);
+            }
             // SAFETY: `dst` holds `src.len()` elements; the copy is queued on warpkit's stream.
             // From pageable memory the driver takes the bytes before it returns, so `src` may
             // change afterwards; unlike the synchronous copy, which first waits for all queued
