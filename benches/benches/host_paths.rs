@@ -15,7 +15,9 @@ use std::time::Duration;
 use warpkit::alias::AliasTable;
 use warpkit::convolve::Convolution;
 use warpkit::multisplit::{Buckets, Multisplit};
-use warpkit::som::{Accumulate, Schedule, Training, best_matching_units_into, train_into};
+use warpkit::som::{
+    Accumulate, Schedule, Training, best_matching_units, best_matching_units_into, train_into,
+};
 use warpkit::subset::Subsets;
 use warpkit::{Backend, Device, Gpu, Philox, lbp, moments};
 use warpkit_benches::time_on_gpu;
@@ -157,7 +159,64 @@ fn host_paths(c: &mut Criterion) {
         }
     }
     group.finish();
+    crossover_more_work(c, &backend, &cpu);
     device_calls(c, &device, &gpu);
+}
+
+/// Where the GPU overtakes the CPU backend on host data for the primitives that do more work
+/// per byte than a scan: alias sampling and construction, multisplit, convolution, SOM search.
+fn crossover_more_work(c: &mut Criterion, gpu: &Backend, cpu: &Backend) {
+    let mut rng = Philox::seed_from_u64(25);
+    let reals: Vec<f32> = (0..1 << 24)
+        .map(|_| (rng.next_u32() >> 8) as f32 / (1 << 24) as f32)
+        .collect();
+    let weights: Vec<f64> = (1..=1 << 22).map(|i| 1.0 / i as f64).collect();
+    let keys: Vec<u32> = (0..1 << 24).map(|_| rng.next_u32()).collect();
+    let index: Vec<u32> = (0..1 << 24).collect();
+    let mut samples = vec![0u32; 1 << 26];
+    let split = Multisplit::new(Buckets::BitField { shift: 24, bits: 8 }).unwrap();
+    let conv = Convolution::new();
+    let mut group = c.benchmark_group("host paths crossover");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(1));
+    for (name, b) in [("gpu", gpu), ("cpu", cpu)] {
+        let table = AliasTable::new(b, &weights[..1 << 20]).unwrap();
+        for log_n in [12, 16, 20, 24, 26] {
+            let out = &mut samples[..1 << log_n];
+            group.bench_function(format!("alias fill 2^{log_n} from 2^20 {name}"), |bench| {
+                bench.iter(|| table.fill(&mut rng, out).unwrap())
+            });
+        }
+        for log_n in [12, 16, 20, 22] {
+            let w = &weights[..1 << log_n];
+            group.bench_function(format!("alias build 2^{log_n} f64 {name}"), |bench| {
+                bench.iter(|| AliasTable::new(b, w).unwrap())
+            });
+        }
+        for log_n in [12, 16, 20, 24] {
+            let (k, v) = (&keys[..1 << log_n], &index[..1 << log_n]);
+            group.bench_function(format!("multisplit pairs 2^{log_n} m=256 {name}"), |bench| {
+                bench.iter(|| split.pairs(b, k, v).unwrap())
+            });
+        }
+        for log_m in [8, 10, 12, 14] {
+            let (p, q) = (&reals[..1 << log_m], &reals[1 << log_m..2 << log_m]);
+            group.bench_function(format!("convolve full m=n=2^{log_m} f32 {name}"), |bench| {
+                bench.iter(|| conv.full(b, p, q).unwrap())
+            });
+        }
+        // Nodes of dimension 12 against a 64 x 64 map.
+        let cells = &reals[1 << 23..(1 << 23) + 4096 * 12];
+        for log_n in [6, 8, 10, 12, 14] {
+            let nodes = &reals[..12 << log_n];
+            group.bench_function(format!("som bmu 2^{log_n} nodes 64x64 {name}"), |bench| {
+                bench.iter(|| best_matching_units(b, nodes, cells, 12, Accumulate::F32).unwrap())
+            });
+        }
+    }
+    group.finish();
 }
 
 /// Benchmarks `call` as `name, wall` (a synchronize after each call) and `name, events`.

@@ -52,6 +52,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "warpkit tour on {}, {n} elements per primitive\n",
         backend.describe()
     );
+    if let Backend::Device(Device::Gpu(gpu)) = &backend {
+        // Loaded here, so that the lines below time the work and not each area's first load.
+        let t = Instant::now();
+        gpu.load_kernels()?;
+        println!("kernels loaded in {:.1} ms\n", t.elapsed().as_secs_f64() * 1e3);
+    }
     let mut failures = 0;
 
     // Philox: a stream of n words, equal to the host generator's.

@@ -5,6 +5,7 @@
 use rand_core::RngCore;
 use warpkit::alias::{AliasTable, Order, Sampling};
 use warpkit::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use warpkit::multisplit::{Buckets, Multisplit};
 use warpkit::{Backend, Device, Error, Philox};
 use warpkit_tests::*;
 
@@ -248,4 +249,20 @@ fn calls_work_whatever_the_pool_keeps() {
             "pool keeps {keep} bytes"
         );
     }
+}
+
+/// Loading every area ahead of the first call changes no result, and a second load is free.
+#[test]
+fn kernels_loaded_ahead_give_the_same_results() {
+    let Some(device) = gpu_or_skip("loading kernels ahead") else {
+        return;
+    };
+    let gpu = device.as_gpu().expect("a GPU device");
+    gpu.load_kernels().unwrap();
+    gpu.load_kernels().unwrap();
+    let keys: Vec<u32> = (0..100_003u32).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+    let split = Multisplit::new(Buckets::Modulo(7)).unwrap();
+    let on_gpu = split.keys(&Backend::Device(device.clone()), &keys).unwrap();
+    let on_cpu = split.keys(&Backend::cpu(), &keys).unwrap();
+    assert_eq!((on_gpu.keys, on_gpu.offsets), (on_cpu.keys, on_cpu.offsets));
 }

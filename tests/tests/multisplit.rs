@@ -472,3 +472,48 @@ fn compaction_keeps_in_order() {
         Err(Error::BitFieldOutsideKey { .. })
     ));
 }
+
+/// A user's value type aligned below its size: it cannot be read in place as words, so it
+/// takes the converting path.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Halves([u16; 2]);
+
+// SAFETY: four bytes, no padding, every bit pattern valid.
+unsafe impl Plain for Halves {}
+
+/// Values of every alignment travel with their keys as the reference places them, on the
+/// devices as on the CPU: 4-byte types aligned like a word (read in place) and below it.
+#[test]
+fn values_travel_whatever_their_alignment() {
+    let mut rng = fresh_rng("multisplit value alignment");
+    let mut devices = vec![warpkit::Device::emulator()];
+    devices.extend(warpkit_tests::gpu_or_skip("multisplit value alignment"));
+    let keys: Vec<u32> = (0..cap(100_003)).map(|_| rng.next_u32()).collect();
+    let halves: Vec<Halves> = (0..keys.len())
+        .map(|i| Halves([i as u16, (i >> 16) as u16]))
+        .collect();
+    let reals: Vec<f32> = (0..keys.len()).map(|i| i as f32 * 0.5).collect();
+    let split = Multisplit::new(Buckets::Modulo(33)).unwrap();
+    let bucket = |k: u32| k % 33;
+    let (want_halves, want_reals) = (
+        reference(bucket, 33, &keys, &halves),
+        reference(bucket, 33, &keys, &reals),
+    );
+    let backends = devices.into_iter().map(Backend::Device).chain([Backend::cpu()]);
+    for backend in backends {
+        let got = split.pairs(&backend, &keys, &halves).unwrap();
+        assert_eq!(
+            (&got.keys, &got.values),
+            (&want_halves.keys, &want_halves.values),
+            "{}",
+            backend.describe()
+        );
+        let got = split.pairs(&backend, &keys, &reals).unwrap();
+        assert_eq!(
+            (&got.keys, &got.values),
+            (&want_reals.keys, &want_reals.values),
+            "{}",
+            backend.describe()
+        );
+    }
+}

@@ -8,6 +8,9 @@ use super::{Method, MultisplitKey, Plain, Split};
 use crate::error::{Error, Result};
 use crate::runtime::device::{Device, DeviceBuffer, LaunchShape, Scratch};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use rayon::prelude::*;
+use std::borrow::Cow;
+use std::mem::transmute_copy;
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::digit_pass::{
     BLOCK_LEVEL, COUNTED, COUNTED_RADIX, DIRECT, HISTOGRAM_TILES, RADIX, THREADS, TILE, TableParts,
@@ -76,32 +79,19 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
     keys: &[K],
     values: Option<&[V]>,
 ) -> Result<Split<K, V>> {
-    // SAFETY (both conversions): `Plain` values have the size of `W` (checked by the caller)
-    // and every bit pattern is valid both ways; `transmute_copy` reads them unaligned.
-    let words: Option<Vec<W>> = values.map(|v| {
-        v.iter()
-            .map(|x| unsafe { std::mem::transmute_copy::<V, W>(x) })
-            .collect()
-    });
     let d_keys = d.upload(keys)?;
     let mut out_keys = d.workspace(keys.len())?;
-    let (offsets, counts, values) = match &words {
-        Some(w) => {
-            let d_values = d.upload(w)?;
-            let mut out_values = d.workspace(w.len())?;
+    let (offsets, counts, values) = match values {
+        Some(v) => {
+            let d_values = d.upload(&as_words::<V, W>(v))?;
+            let mut out_values = d.workspace(v.len())?;
             let io = Io {
                 keys: &d_keys,
                 values: Some((&d_values, &mut out_values)),
                 out_keys: &mut out_keys,
             };
             let (offsets, counts) = split_on_device(d, buckets, m, method, io)?;
-            let values = d.download(&out_values)?;
-            // SAFETY: as above.
-            let values = values
-                .iter()
-                .map(|w| unsafe { std::mem::transmute_copy::<W, V>(w) })
-                .collect();
-            (offsets, counts, values)
+            (offsets, counts, from_words(d, &out_values)?)
         }
         None => {
             let io = Io::<K, W> {
@@ -119,6 +109,41 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
         offsets,
         counts,
     })
+}
+
+/// `values` as the words kernels move: the same memory where `V` is aligned like `W` (every
+/// `Plain` type warpkit implements), else a copy made by all cores.
+fn as_words<V: Plain, W: Word>(values: &[V]) -> Cow<'_, [W]> {
+    if align_of::<V>() >= align_of::<W>() {
+        // SAFETY: `V` has `W`'s size (checked by `split`) and at least its alignment, and any
+        // bit pattern is a valid `W`.
+        Cow::Borrowed(unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) })
+    } else {
+        // SAFETY: as above; `transmute_copy` reads unaligned.
+        Cow::Owned(
+            values
+                .par_iter()
+                .map(|v| unsafe { transmute_copy::<V, W>(v) })
+                .collect(),
+        )
+    }
+}
+
+/// The words of `buffer` back on the host as values: read straight into a new `Vec<V>` where
+/// `V` is aligned like `W`, else read as words and converted by all cores.
+fn from_words<V: Plain, W: Word>(d: &Device, buffer: &DeviceBuffer<W>) -> Result<Vec<V>> {
+    if align_of::<V>() >= align_of::<W>() {
+        // SAFETY: `Plain` values have `W`'s size and accept every bit pattern; the alignment
+        // is checked above.
+        unsafe { d.download_as(buffer) }
+    } else {
+        let words = d.download(buffer)?;
+        // SAFETY: as above; `transmute_copy` reads and writes unaligned.
+        Ok(words
+            .par_iter()
+            .map(|w| unsafe { transmute_copy::<W, V>(w) })
+            .collect())
+    }
 }
 
 /// Keys (and values) in device memory, and where their split goes (buffers of their lengths).
