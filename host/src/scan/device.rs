@@ -122,6 +122,28 @@ impl Device {
         unsafe { self.scan_launch::<u32, kernels::scan_exclusive_u32>(SCAN_POLICY, src, dst, n, status) }
     }
 
+    /// The exclusive or inclusive scan of `n` elements at `src` into `dst`, under the default
+    /// policy: one chunk of a host scan that the pipeline carries across chunks.
+    ///
+    /// # Safety
+    /// As for [`Device::scan_raw`].
+    pub(super) unsafe fn scan_chunk<T: Scalar>(
+        &self,
+        inclusive: bool,
+        src: *const T,
+        dst: *mut T,
+        n: usize,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe {
+            if inclusive {
+                self.scan_raw::<T, T::InclusiveScan>(SCAN_POLICY, src, dst, n)
+            } else {
+                self.scan_raw::<T, T::Scan>(SCAN_POLICY, src, dst, n)
+            }
+        }
+    }
+
     /// # Safety
     /// `src` and `dst` hold `n` elements in this device's memory, which stays allocated until
     /// the work is done; `n` is at most [`MAX_LEN`]; `K` is a scan kernel of `policy`.

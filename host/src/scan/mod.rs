@@ -17,6 +17,7 @@ use crate::error::{Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::cpu::filled_by;
 use crate::runtime::element::Scalar;
+use crate::runtime::gpu::Gpu;
 
 impl Backend {
     /// Exclusive prefix sums: `out[i] = input[0] + ... + input[i-1]`.
@@ -46,6 +47,37 @@ impl Backend {
         check_len("scan input", input.len(), MAX_LEN)?;
         check_same_len("scan output", input.len(), out.len())?;
         match self {
+            Backend::Device(d)
+                if let Some(gpu) = d.as_gpu()
+                    && let Some(chunk) = Gpu::pipeline_chunk(input, out) =>
+            {
+                let (staged, mut scanned) = (d.workspace::<T>(input.len())?, d.workspace::<T>(input.len())?);
+                let (src, dst) = (d.ptr(&staged)?, d.ptr_mut(&mut scanned)?);
+                // Page-locked both ways: copies in and out overlap, chunk by chunk. Each chunk
+                // is scanned from zero and lands shifted by the total of the chunks
+                // before it: the last landed sum, plus the chunk's last input if exclusive.
+                let carry = |chunk_in: &[T], landed: &[T]| {
+                    let last = *landed.last().expect("chunks are not empty");
+                    if inclusive {
+                        last
+                    } else {
+                        last.add(*chunk_in.last().expect("not empty"))
+                    }
+                };
+                // SAFETY: both buffers hold `input.len()` elements of this GPU and live until
+                // the scans are done (dropping them queues their release on warpkit's stream
+                // after the pipeline's last copies); each chunk's scan touches its own elements.
+                unsafe {
+                    gpu.pipeline(
+                        (input, out),
+                        (src as u64, dst as u64),
+                        chunk,
+                        |offset, len| d.scan_chunk(inclusive, src.add(offset), dst.add(offset), len),
+                        (T::ZERO, carry),
+                        T::add,
+                    )
+                }
+            }
             Backend::Device(d) => {
                 let mut scanned = d.workspace(input.len())?;
                 let input = d.upload(input)?;

@@ -21,13 +21,15 @@ struct Inner {
     /// Each area's module once loaded, with all its kernels fetched at once: with CUDA's lazy
     /// loading, fetching a function while other host threads launch work can stall them.
     areas: [OnceLock<LoadedArea>; AREA_COUNT],
-    /// Held while an area loads, so that it loads once.
+    /// Held while an area loads or the copy streams are made, so that each is made once.
     loading: Mutex<()>,
     scratch: ScratchSlots,
     /// Page-locked memory for small downloads ([`Gpu::read_back`]).
     readback: Mutex<Readback>,
     /// Page-locked buffers that host slices pass through ([`Gpu::copy_to_device`]).
     staging: Mutex<Staging>,
+    /// Streams of the copies in and out of a pipelined call ([`Gpu::copy_streams`]).
+    copy_streams: OnceLock<[Arc<CudaStream>; 2]>,
     ordinal: usize,
 }
 
@@ -80,7 +82,8 @@ impl Gpu {
         let ctx = CudaContext::new(ordinal)?;
         // One stream orders everything, so cudarc's per-buffer event tracking is redundant work
         // on every launch.
-        // SAFETY: warpkit submits all work of this context to its single stream.
+        // SAFETY: warpkit submits its work to its one stream, except the copies of a pipelined
+        // call, which events order with that stream (`pipeline.rs`).
         unsafe { ctx.disable_event_tracking() };
         if ctx.has_async_alloc() {
             // Keep all freed memory (the driver's default returns it at each synchronization),
@@ -103,6 +106,7 @@ impl Gpu {
                 scratch: Default::default(),
                 readback: Default::default(),
                 staging: Default::default(),
+                copy_streams: OnceLock::new(),
                 ordinal,
             }),
         })
@@ -186,6 +190,21 @@ impl Gpu {
     /// The staging buffers of host slices.
     pub(super) fn staging(&self) -> &Mutex<Staging> {
         &self.inner.staging
+    }
+
+    /// The two streams of a pipelined call's copies, to the device and to the host, made on
+    /// first use. Both are non-blocking: nothing orders them with warpkit's stream (the legacy
+    /// default stream) but the events the pipeline records.
+    pub(super) fn copy_streams(&self) -> Result<&[Arc<CudaStream>; 2]> {
+        if let Some(streams) = self.inner.copy_streams.get() {
+            return Ok(streams);
+        }
+        let _creating = self.inner.loading.lock().unwrap_or_else(|e| e.into_inner());
+        if self.inner.copy_streams.get().is_none() {
+            let streams = [self.inner.ctx.new_stream()?, self.inner.ctx.new_stream()?];
+            let _ = self.inner.copy_streams.set(streams);
+        }
+        Ok(self.inner.copy_streams.get().expect("made above"))
     }
 }
 

@@ -7,6 +7,7 @@ mod driver;
 mod launch;
 mod module;
 mod pinned;
+mod pipeline;
 mod readback;
 mod staging;
 mod timing;

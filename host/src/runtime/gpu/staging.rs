@@ -162,20 +162,25 @@ fn direct<T>(s: &[T]) -> bool {
     size_of_val(s) <= DIRECT_BYTES || is_pinned(s) || rayon::current_thread_index().is_some()
 }
 
+/// Whether the copy engine reads and writes `s` directly: page-locked by warpkit or known to
+/// the driver.
+pub(super) fn page_locked<T>(s: &[T]) -> bool {
+    is_pinned(s) || known_to_driver(s)
+}
+
 /// Whether the driver knows `s` as memory of its own (page-locked by any library, registered,
 /// or managed), which [`is_pinned`] does not see unless warpkit allocated it: the driver
-/// answers a memory type for those, and an error for ordinary pageable memory.
+/// answers a memory type for those, and none (0) for ordinary pageable memory. The plural
+/// query answers that without an error, which the sanitizers would report.
 fn known_to_driver<T>(s: &[T]) -> bool {
     let mut kind = 0u32;
-    // SAFETY: the attribute is a 32-bit memory type written to `kind`; any address may be asked.
+    let mut attribute = sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+    let mut data = [(&raw mut kind).cast::<std::ffi::c_void>()];
+    // SAFETY: one attribute, a 32-bit memory type written to `kind`; any address may be asked.
     let answer = unsafe {
-        sys::cuPointerGetAttribute(
-            (&raw mut kind).cast(),
-            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-            s.as_ptr() as CUdeviceptr,
-        )
+        sys::cuPointerGetAttributes(1, &mut attribute, data.as_mut_ptr(), s.as_ptr() as CUdeviceptr)
     };
-    answer == sys::cudaError_enum::CUDA_SUCCESS
+    answer == sys::cudaError_enum::CUDA_SUCCESS && kind != 0
 }
 
 /// Runs `stripe` for each of `stripes` stripes: on the rayon workers, or on the calling thread
@@ -228,7 +233,7 @@ impl Gpu {
         }
         self.context().bind_to_thread()?;
         if direct(src) {
-            if is_pinned(src) || known_to_driver(src) {
+            if page_locked(src) {
                 // SAFETY: `dst` holds `src.len()` elements. The synchronous copy is ordered with
                 // the legacy default stream, which is warpkit's, and returns once `src` has
                 // been read (an asynchronous copy of page-locked memory would return before).
