@@ -6,7 +6,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
-use warpkit::alias::{AliasTable, AliasWeight, Construction, Layout, Sampling};
+use warpkit::alias::{AliasTable, AliasWeight, Construction, Layout, Order, Sampling};
 use warpkit::{Backend, Device, Philox};
 use warpkit_benches::{brief, time_on_gpu};
 
@@ -106,7 +106,9 @@ fn sampling(c: &mut Criterion, device: &Device) {
             group.bench_function(BenchmarkId::new(format!("gpu {method:?} uniform"), n), |b| {
                 b.iter_custom(|iters| {
                     time_on_gpu(gpu, iters, || {
-                        table.sample_into_with(&mut rng, &mut out, method).unwrap()
+                        table
+                            .sample_into_ordered(&mut rng, &mut out, method, Order::AsDrawn)
+                            .unwrap()
                     })
                 })
             });
@@ -141,10 +143,25 @@ fn samples_drawn(c: &mut Criterion, device: &Device) {
                 group.bench_function(BenchmarkId::new(format!("{method:?} N={n}"), s), |b| {
                     b.iter_custom(|iters| {
                         time_on_gpu(gpu, iters, || {
-                            table.sample_into_with(&mut rng, &mut out, method).unwrap()
+                            table
+                                .sample_into_ordered(&mut rng, &mut out, method, Order::AsDrawn)
+                                .unwrap()
                         })
                     })
                 });
+                // The default order, random, where `Sampling::auto` chooses between methods.
+                if (10_000_000..=100_000_000).contains(&s) {
+                    let id = BenchmarkId::new(format!("{method:?} shuffled N={n}"), s);
+                    group.bench_function(id, |b| {
+                        b.iter_custom(|iters| {
+                            time_on_gpu(gpu, iters, || {
+                                table
+                                    .sample_into_ordered(&mut rng, &mut out, method, Order::Shuffled)
+                                    .unwrap()
+                            })
+                        })
+                    });
+                }
             }
         }
     }

@@ -137,7 +137,7 @@ fn host_calls_write_the_callers_slices() {
         table.fill(&mut Philox::new([1, 2], [0; 4]), &mut filled).unwrap();
         assert!(filled == sampled, "{label}: fill = sample");
         let mut pinned = device.pinned::<u32>(s).unwrap();
-        let method = Sampling::auto(weights.len(), s);
+        let method = Sampling::auto(weights.len(), s, Order::AsDrawn);
         let ordered = table
             .sample_ordered(&mut Philox::new([3, 4], [0; 4]), s, method, Order::AsDrawn)
             .unwrap();

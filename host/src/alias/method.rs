@@ -157,15 +157,18 @@ pub enum Sampling {
 /// The order samples come out in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Order {
-    /// As the method draws them: random for [`Sampling::Baseline`] (and the CPU backend),
-    /// grouped by section for the sectioned samplers. The fastest.
+    /// In random order, the default of every call that does not name an order: any `k` of the
+    /// samples are `k` independent draws, as `torch.multinomial` and `rand_distr` give them.
+    /// The same samples as [`Order::AsDrawn`] gives for the same seed, moved by a keyed random
+    /// permutation of the positions. For the sectioned samplers this scatters every 4-byte
+    /// store (several times the memory traffic); for the baseline, whose order is random
+    /// already, it changes nothing.
     #[default]
-    AsDrawn,
-    /// In random order: the same samples as [`Order::AsDrawn`] gives for the same seed, moved
-    /// by a keyed random permutation of the positions. For the sectioned samplers this scatters
-    /// every 4-byte store (several times the memory traffic); for the baseline, whose order is
-    /// random already, it changes nothing.
     Shuffled,
+    /// As the method draws them: random for [`Sampling::Baseline`] (and the CPU backend),
+    /// grouped by section for the sectioned samplers (consecutive samples then come from the
+    /// same few rows). The fastest; for callers that use the samples as a multiset.
+    AsDrawn,
 }
 
 impl Order {
@@ -180,7 +183,22 @@ impl Order {
 }
 
 impl Sampling {
-    /// The method [`AliasTable::sample`](super::AliasTable::sample) uses for `s` samples from `n` rows. Measured on an
+    /// The fastest method for `s` samples from `n` rows in `order`. In random order (the
+    /// default of [`AliasTable::sample`](super::AliasTable::sample) and the calls without an
+    /// order) the baseline, whose draws come out in random order already: every sectioned
+    /// sampler, shuffled, is slower than it (H100, 2026-11-26, 10^7 and 10^8 samples from 10^6
+    /// rows: baseline 93 G samples/s, the fastest shuffled sectioned one 50 and 14; from 10^8
+    /// rows: 26 and 25 against at most 11 and 13). Grouped by section
+    /// ([`Order::AsDrawn`]), the rule of [`Sampling::auto_as_drawn`].
+    pub fn auto(n: usize, s: usize, order: Order) -> Sampling {
+        match order {
+            Order::Shuffled => Sampling::Baseline,
+            Order::AsDrawn => Sampling::auto_as_drawn(n, s),
+        }
+    }
+
+    /// The fastest method for `s` samples from `n` rows where the output may stay grouped by
+    /// section ([`Order::AsDrawn`]). Measured on an
     /// H100 at 10^9 f64 samples (`results/alias.md`): the baseline wins at 10^3 rows (349
     /// against 298 G samples/s), the shared-memory sectioned sampler from 10^6 rows on (352 /
     /// 348 / 325 G/s at 10^6 / 10^7 / 10^8, 2 to 14 times the others). The crossover lies
@@ -192,7 +210,7 @@ impl Sampling {
     /// shared-memory sampler from S = N (107 G/s at 10^8 samples), the cached sectioned one
     /// with 4096-row sections from S = N/10 (40 against 27 G/s at 10^7). Between 2^13 and 2^26
     /// rows only the S ≥ 4N rule is measured.
-    pub fn auto(n: usize, s: usize) -> Sampling {
+    pub fn auto_as_drawn(n: usize, s: usize) -> Sampling {
         const HUGE_TABLE: usize = 1 << 26;
         match (n, s) {
             (n, _) if n <= 1 << 13 => Sampling::Baseline,
@@ -225,7 +243,12 @@ mod tests {
             (100_000_000, 1_000_000_000, Sampling::SharedMemorySectioned),
         ];
         for (n, s, best) in measured {
-            assert_eq!(Sampling::auto(n, s), best, "{n} rows, {s} samples");
+            assert_eq!(
+                Sampling::auto(n, s, Order::AsDrawn),
+                best,
+                "{n} rows, {s} samples"
+            );
+            assert_eq!(Sampling::auto(n, s, Order::Shuffled), Sampling::Baseline);
         }
     }
 }

@@ -179,20 +179,21 @@ impl<F: AliasWeight> AliasTable<F> {
         Ok(item_masses(&rows)?.into_iter().map(|m| m / n).collect())
     }
 
-    /// `s` samples with replacement, keyed by three words of `rng`, by the method
-    /// [`Sampling::auto`] picks on a device (the baseline on the CPU backend, its only one);
-    /// `s = 0` gives an empty vector.
+    /// `s` samples with replacement in random order (exchangeable: any `k` of them are `k`
+    /// independent draws), keyed by three words of `rng`, by the method [`Sampling::auto`]
+    /// picks for that order (the baseline, on every backend); `s = 0` gives an empty vector.
     pub fn sample(&self, rng: &mut impl RngCore, s: usize) -> Result<Vec<u32>> {
         filled_by(s, |out| self.fill(rng, out))
     }
 
-    /// As [`AliasTable::sample`], by `method`: the same seed and method give the same samples
-    /// on every device.
+    /// As [`AliasTable::sample`], by `method`, in random order: the same seed and method give
+    /// the same samples on every device.
     pub fn sample_with(&self, rng: &mut impl RngCore, s: usize, method: Sampling) -> Result<Vec<u32>> {
-        self.sample_ordered(rng, s, method, Order::AsDrawn)
+        self.sample_ordered(rng, s, method, Order::Shuffled)
     }
 
-    /// As [`AliasTable::sample_with`], in `order`.
+    /// As [`AliasTable::sample_with`], in `order`: [`Order::AsDrawn`] leaves a sectioned
+    /// sampler's output grouped by section, which is faster where the order does not matter.
     pub fn sample_ordered(
         &self,
         rng: &mut impl RngCore,
@@ -207,11 +208,8 @@ impl<F: AliasWeight> AliasTable<F> {
     /// `out.len()`, without allocating them: reuse `out` across calls, or make it a
     /// [`PinnedBuffer`](crate::PinnedBuffer) for the link's full speed.
     pub fn fill(&self, rng: &mut impl RngCore, out: &mut [u32]) -> Result<()> {
-        let method = match self.storage {
-            Storage::Host(..) => Sampling::Baseline,
-            Storage::Device(_) => Sampling::auto(self.n, out.len()),
-        };
-        self.fill_ordered(rng, out, method, Order::AsDrawn)
+        let method = Sampling::auto(self.n, out.len(), Order::Shuffled);
+        self.fill_ordered(rng, out, method, Order::Shuffled)
     }
 
     /// As [`AliasTable::fill`], by `method` and in `order`. On a GPU the samples are drawn
@@ -241,17 +239,17 @@ impl<F: AliasWeight> AliasTable<F> {
     /// Fills `out` (in the table's device memory) with samples, keyed by `rng` as
     /// [`AliasTable::sample`] is.
     pub fn sample_into(&self, rng: &mut impl RngCore, out: &mut DeviceBuffer<u32>) -> Result<()> {
-        self.sample_into_with(rng, out, Sampling::auto(self.n, out.len()))
+        self.sample_into_with(rng, out, Sampling::auto(self.n, out.len(), Order::Shuffled))
     }
 
-    /// As [`AliasTable::sample_into`], by `method`.
+    /// As [`AliasTable::sample_into`], by `method`, in random order.
     pub fn sample_into_with(
         &self,
         rng: &mut impl RngCore,
         out: &mut DeviceBuffer<u32>,
         method: Sampling,
     ) -> Result<()> {
-        self.sample_into_ordered(rng, out, method, Order::AsDrawn)
+        self.sample_into_ordered(rng, out, method, Order::Shuffled)
     }
 
     /// As [`AliasTable::sample_into_with`], in `order`.
