@@ -80,5 +80,9 @@ pub use warpkit_kernels::emu::{Fault, Misuse, Options as EmulatorOptions};
 /// buffers and work run on.
 pub use cudarc;
 
+/// The `rand_core` whose `RngCore` the samplers take and [`Philox`] implements, so that callers
+/// seed and pass generators without naming a version of their own.
+pub use rand_core;
+
 /// The largest number of elements the scans and reductions accept: 2^32 - 1.
 pub const MAX_LEN: u64 = u32::MAX as u64;

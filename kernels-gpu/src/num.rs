@@ -28,11 +28,11 @@ pub trait Element: Copy + PartialEq + Send + Sync + 'static {
 }
 
 macro_rules! int_element {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $bits:ty),*) => {$(
         impl Element for $t {
             const ZERO: Self = 0;
             const HIGHEST: Self = <$t>::MAX;
-            const LOWEST: Self = 0;
+            const LOWEST: Self = <$t>::MIN;
             const NAME: &'static str = stringify!($t);
             #[inline(always)]
             fn add(self, other: Self) -> Self { self.wrapping_add(other) }
@@ -41,13 +41,13 @@ macro_rules! int_element {
             #[inline(always)]
             fn greater(self, other: Self) -> Self { if other > self { other } else { self } }
             #[inline(always)]
-            fn to_bits64(self) -> u64 { self as u64 }
+            fn to_bits64(self) -> u64 { self as $bits as u64 }
             #[inline(always)]
-            fn from_bits64(bits: u64) -> Self { bits as $t }
+            fn from_bits64(bits: u64) -> Self { bits as $bits as $t }
         }
     )*};
 }
-int_element!(u32, u64);
+int_element!(u32 => u32, u64 => u64, i32 => u32, i64 => u64);
 
 macro_rules! float_element {
     ($($t:ty => $bits:ty),*) => {$(

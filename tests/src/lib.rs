@@ -182,31 +182,29 @@ pub trait TestValue: Scalar {
     const TOLERANCE: f64;
 }
 
-impl TestValue for u32 {
-    fn random(rng: &mut Philox) -> Self {
-        rng.next_u32()
-    }
-    fn poison() -> Self {
-        0xDEAD_BEEF
-    }
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    const TOLERANCE: f64 = 0.0;
+/// Integers: any bits, poisoned with a marker pattern, compared exactly (wrapping).
+macro_rules! int_test_value {
+    ($($t:ty: $next:ident as $bits:ty, $poison:expr);*) => {$(
+        impl TestValue for $t {
+            fn random(rng: &mut Philox) -> Self {
+                rng.$next() as $t
+            }
+            fn poison() -> Self {
+                $poison as $bits as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            const TOLERANCE: f64 = 0.0;
+        }
+    )*};
 }
-
-impl TestValue for u64 {
-    fn random(rng: &mut Philox) -> Self {
-        rng.next_u64()
-    }
-    fn poison() -> Self {
-        0xDEAD_BEEF_DEAD_BEEF
-    }
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    const TOLERANCE: f64 = 0.0;
-}
+int_test_value!(
+    u32: next_u32 as u32, 0xDEAD_BEEFu32;
+    u64: next_u64 as u64, 0xDEAD_BEEF_DEAD_BEEFu64;
+    i32: next_u32 as u32, 0xDEAD_BEEFu32;
+    i64: next_u64 as u64, 0xDEAD_BEEF_DEAD_BEEFu64
+);
 
 impl TestValue for f32 {
     fn random(rng: &mut Philox) -> Self {

@@ -1,5 +1,5 @@
-//! Device-wide exclusive and inclusive scans, sum, minimum and maximum, for u32, u64, f32 and
-//! f64 at every test size, on every device (poisoned outputs, fresh random inputs) and on the
+//! Device-wide exclusive and inclusive scans, sum, minimum and maximum, for u32, u64, i32, i64,
+//! f32 and f64 at every test size, on every device (poisoned outputs, fresh random inputs) and on the
 //! CPU backend, against references.
 //! Integer results must agree bit for bit between devices; float ones need not (the look-back's
 //! order depends on timing, the sum's grid on the device).
@@ -171,7 +171,9 @@ per_type!(
     u32: scan_u32, sum_u32, min_max_u32, cpu_scan_sum_u32;
     u64: scan_u64, sum_u64, min_max_u64, cpu_scan_sum_u64;
     f32: scan_f32, sum_f32, min_max_f32, cpu_scan_sum_f32;
-    f64: scan_f64, sum_f64, min_max_f64, cpu_scan_sum_f64
+    f64: scan_f64, sum_f64, min_max_f64, cpu_scan_sum_f64;
+    i32: scan_i32, sum_i32, min_max_i32, cpu_scan_sum_i32;
+    i64: scan_i64, sum_i64, min_max_i64, cpu_scan_sum_i64
 );
 
 /// NaN anywhere makes the minimum and maximum NaN, and -0 ranks below +0, on every backend.

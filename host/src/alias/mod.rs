@@ -36,4 +36,4 @@ pub use kernels::AliasWeight;
 pub use method::{Construction, Layout, Order, PackMethod, Sampling, SplitMethod};
 pub use table::AliasTable;
 use table::{Stream, check_count, quantize_scale};
-pub use warpkit_kernels::alias::{Entry, Row, Split};
+pub use warpkit_kernels::alias::{Entry, Row};

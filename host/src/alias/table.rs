@@ -182,13 +182,18 @@ impl<F: AliasWeight> AliasTable<F> {
     /// `s` samples with replacement in random order (exchangeable: any `k` of them are `k`
     /// independent draws), keyed by three words of `rng`, by the method [`Sampling::auto`]
     /// picks for that order (the baseline, on every backend); `s = 0` gives an empty vector.
-    pub fn sample(&self, rng: &mut impl RngCore, s: usize) -> Result<Vec<u32>> {
+    pub fn sample(&self, rng: &mut (impl RngCore + ?Sized), s: usize) -> Result<Vec<u32>> {
         filled_by(s, |out| self.fill(rng, out))
     }
 
     /// As [`AliasTable::sample`], by `method`, in random order: the same seed and method give
     /// the same samples on every device.
-    pub fn sample_with(&self, rng: &mut impl RngCore, s: usize, method: Sampling) -> Result<Vec<u32>> {
+    pub fn sample_with(
+        &self,
+        rng: &mut (impl RngCore + ?Sized),
+        s: usize,
+        method: Sampling,
+    ) -> Result<Vec<u32>> {
         self.sample_ordered(rng, s, method, Order::Shuffled)
     }
 
@@ -196,7 +201,7 @@ impl<F: AliasWeight> AliasTable<F> {
     /// sampler's output grouped by section, which is faster where the order does not matter.
     pub fn sample_ordered(
         &self,
-        rng: &mut impl RngCore,
+        rng: &mut (impl RngCore + ?Sized),
         s: usize,
         method: Sampling,
         order: Order,
@@ -207,7 +212,7 @@ impl<F: AliasWeight> AliasTable<F> {
     /// Fills `out` (host memory) with the samples [`AliasTable::sample`] would return for
     /// `out.len()`, without allocating them: reuse `out` across calls, or make it a
     /// [`PinnedBuffer`](crate::PinnedBuffer) for the link's full speed.
-    pub fn fill(&self, rng: &mut impl RngCore, out: &mut [u32]) -> Result<()> {
+    pub fn fill(&self, rng: &mut (impl RngCore + ?Sized), out: &mut [u32]) -> Result<()> {
         let method = Sampling::auto(self.n, out.len(), Order::Shuffled);
         self.fill_ordered(rng, out, method, Order::Shuffled)
     }
@@ -216,7 +221,7 @@ impl<F: AliasWeight> AliasTable<F> {
     /// into device memory and copied back chunk by chunk through the staging buffers.
     pub fn fill_ordered(
         &self,
-        rng: &mut impl RngCore,
+        rng: &mut (impl RngCore + ?Sized),
         out: &mut [u32],
         method: Sampling,
         order: Order,
@@ -238,14 +243,14 @@ impl<F: AliasWeight> AliasTable<F> {
 
     /// Fills `out` (in the table's device memory) with samples, keyed by `rng` as
     /// [`AliasTable::sample`] is.
-    pub fn sample_into(&self, rng: &mut impl RngCore, out: &mut DeviceBuffer<u32>) -> Result<()> {
+    pub fn sample_into(&self, rng: &mut (impl RngCore + ?Sized), out: &mut DeviceBuffer<u32>) -> Result<()> {
         self.sample_into_with(rng, out, Sampling::auto(self.n, out.len(), Order::Shuffled))
     }
 
     /// As [`AliasTable::sample_into`], by `method`, in random order.
     pub fn sample_into_with(
         &self,
-        rng: &mut impl RngCore,
+        rng: &mut (impl RngCore + ?Sized),
         out: &mut DeviceBuffer<u32>,
         method: Sampling,
     ) -> Result<()> {
@@ -255,7 +260,7 @@ impl<F: AliasWeight> AliasTable<F> {
     /// As [`AliasTable::sample_into_with`], in `order`.
     pub fn sample_into_ordered(
         &self,
-        rng: &mut impl RngCore,
+        rng: &mut (impl RngCore + ?Sized),
         out: &mut DeviceBuffer<u32>,
         method: Sampling,
         order: Order,
@@ -270,7 +275,7 @@ impl<F: AliasWeight> AliasTable<F> {
     #[doc(hidden)]
     pub fn sample_into_folded(
         &self,
-        rng: &mut impl RngCore,
+        rng: &mut (impl RngCore + ?Sized),
         out: &mut DeviceBuffer<u32>,
         method: Sampling,
     ) -> Result<()> {
@@ -279,7 +284,7 @@ impl<F: AliasWeight> AliasTable<F> {
 
     fn sample_into_code(
         &self,
-        rng: &mut impl RngCore,
+        rng: &mut (impl RngCore + ?Sized),
         out: &mut DeviceBuffer<u32>,
         method: Sampling,
         output: u32,
@@ -315,7 +320,7 @@ pub(super) struct Stream {
 }
 
 impl Stream {
-    pub(super) fn from_rng(rng: &mut impl RngCore) -> Stream {
+    pub(super) fn from_rng(rng: &mut (impl RngCore + ?Sized)) -> Stream {
         Stream {
             key: rng.next_u64(),
             counter: [rng.next_u64(), rng.next_u64()],

@@ -10,7 +10,7 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// u32, u64, f32 or f64: the types the device-wide scan and reduction are built for.
+/// u32, u64, i32, i64, f32 or f64: the types the device-wide scan and reduction are built for.
 /// Integers wrap on overflow; floats follow IEEE addition (the device's summation order differs
 /// from a sequential loop, so float results differ from it by rounding).
 pub trait Scalar: Element + DeviceRepr + ValidAsZeroBits + Unpin + std::fmt::Debug + sealed::Sealed {
@@ -42,5 +42,7 @@ scalar!(
     u32: scan_exclusive_u32, scan_inclusive_u32, reduce_sum_u32, reduce_min_u32, reduce_max_u32;
     u64: scan_exclusive_u64, scan_inclusive_u64, reduce_sum_u64, reduce_min_u64, reduce_max_u64;
     f32: scan_exclusive_f32, scan_inclusive_f32, reduce_sum_f32, reduce_min_f32, reduce_max_f32;
-    f64: scan_exclusive_f64, scan_inclusive_f64, reduce_sum_f64, reduce_min_f64, reduce_max_f64
+    f64: scan_exclusive_f64, scan_inclusive_f64, reduce_sum_f64, reduce_min_f64, reduce_max_f64;
+    i32: scan_exclusive_i32, scan_inclusive_i32, reduce_sum_i32, reduce_min_i32, reduce_max_i32;
+    i64: scan_exclusive_i64, scan_inclusive_i64, reduce_sum_i64, reduce_min_i64, reduce_max_i64
 );

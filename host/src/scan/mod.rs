@@ -1,5 +1,5 @@
-//! Exclusive and inclusive prefix sums of u32, u64, f32 or f64 ([`Backend::exclusive_scan`],
-//! [`Backend::inclusive_scan`]): on a device a single pass with decoupled look-back
+//! Exclusive and inclusive prefix sums of u32, u64, i32, i64, f32 or f64
+//! ([`Backend::exclusive_scan`], [`Backend::inclusive_scan`]): on a device a single pass with decoupled look-back
 //! ([`Device::exclusive_scan_into`], `device.rs`), on the CPU fixed chunks with rayon
 //! ([`Cpu::exclusive_scan`], `cpu.rs`). Integers wrap; at most
 //! [`MAX_LEN`] elements.

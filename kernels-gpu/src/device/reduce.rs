@@ -133,12 +133,18 @@ reduce_kernels!(
     reduce_sum_u64: u64, 2, Sum;
     reduce_sum_f32: f32, 4, Sum;
     reduce_sum_f64: f64, 2, Sum;
+    reduce_sum_i32: i32, 4, Sum;
+    reduce_sum_i64: i64, 2, Sum;
     reduce_min_u32: u32, 4, Min;
     reduce_min_u64: u64, 2, Min;
     reduce_min_f32: f32, 4, Min;
     reduce_min_f64: f64, 2, Min;
+    reduce_min_i32: i32, 4, Min;
+    reduce_min_i64: i64, 2, Min;
     reduce_max_u32: u32, 4, Max;
     reduce_max_u64: u64, 2, Max;
     reduce_max_f32: f32, 4, Max;
-    reduce_max_f64: f64, 2, Max
+    reduce_max_f64: f64, 2, Max;
+    reduce_max_i32: i32, 4, Max;
+    reduce_max_i64: i64, 2, Max
 );

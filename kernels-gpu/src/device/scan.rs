@@ -375,10 +375,14 @@ scan_kernels!(
     scan_exclusive_u64: u64, 2, B, VPT, TICKET, false;
     scan_exclusive_f32: f32, 4, B, VPT, TICKET, false;
     scan_exclusive_f64: f64, 2, B, VPT, TICKET, false;
+    scan_exclusive_i32: i32, 4, B, VPT, TICKET, false;
+    scan_exclusive_i64: i64, 2, B, VPT, TICKET, false;
     scan_inclusive_u32: u32, 4, B, VPT, TICKET, true;
     scan_inclusive_u64: u64, 2, B, VPT, TICKET, true;
     scan_inclusive_f32: f32, 4, B, VPT, TICKET, true;
     scan_inclusive_f64: f64, 2, B, VPT, TICKET, true;
+    scan_inclusive_i32: i32, 4, B, VPT, TICKET, true;
+    scan_inclusive_i64: i64, 2, B, VPT, TICKET, true;
     scan_tuning_u32_b256_v8_ticket: u32, 4, 256, 8, true, false;
     scan_tuning_u32_b256_v8_min5: u32, 4, 256, 8, true, false;
     scan_tuning_u32_b256_v4_ticket: u32, 4, 256, 4, true, false;
