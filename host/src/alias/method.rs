@@ -142,7 +142,7 @@ pub enum Sampling {
     Baseline,
     /// One block per section of `section_rows` rows draws that section's share of the samples
     /// (split by binomial deviates), reading the table through the cache. Samples come out
-    /// grouped by section.
+    /// grouped by section ([`Order::AsDrawn`]) unless shuffled.
     CachedSectioned { section_rows: u32 },
     /// As `CachedSectioned`, with so much shared memory reserved that one block runs per
     /// multiprocessor, so blocks do not evict each other's sections from the cache.
@@ -150,7 +150,7 @@ pub enum Sampling {
     /// Each block copies its section to shared memory first, 8 bytes a row whatever the
     /// float type (up to 6144 rows in 48 KiB), then draws from there; the launch reserves
     /// enough shared memory that at most 3 blocks share a multiprocessor. Samples come out
-    /// grouped by section.
+    /// grouped by section ([`Order::AsDrawn`]) unless shuffled.
     SharedMemorySectioned,
 }
 

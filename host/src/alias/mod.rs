@@ -18,9 +18,10 @@
 //! on exact integer weights (see `warpkit_kernels::alias`), so every backend and PSA method
 //! builds the same table for the same quantized weights (every PSA+ method another), and the mass each item receives is within
 //! about 1e-10 rows of `N·w_i / W`. Samples are a pure function of the table and of the key and
-//! counter taken from the caller's generator: the same seed and method give the same samples
-//! on every backend. The baseline sampler's output is in random order; the sectioned samplers'
-//! is grouped by table section (see [`Sampling`]).
+//! counter taken from the caller's generator: the same seed, method and order give the same
+//! samples on every device. Every call that names no order returns samples in random order;
+//! [`Order::AsDrawn`] leaves a sectioned sampler's output grouped by table section (see
+//! [`Sampling`]).
 
 mod check;
 mod cpu;

@@ -17,7 +17,6 @@ use crate::error::{Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::cpu::filled_by;
 use crate::runtime::element::Scalar;
-use crate::runtime::gpu::Gpu;
 
 impl Backend {
     /// Exclusive prefix sums: `out[i] = input[0] + ... + input[i-1]`.
@@ -49,7 +48,7 @@ impl Backend {
         match self {
             Backend::Device(d)
                 if let Some(gpu) = d.as_gpu()
-                    && let Some(chunk) = Gpu::pipeline_chunk(input, out) =>
+                    && let Some(chunk) = gpu.pipeline_chunk(input, out) =>
             {
                 let (staged, mut scanned) = (d.workspace::<T>(input.len())?, d.workspace::<T>(input.len())?);
                 let (src, dst) = (d.ptr(&staged)?, d.ptr_mut(&mut scanned)?);

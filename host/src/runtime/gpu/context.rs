@@ -132,8 +132,8 @@ impl Gpu {
         Ok(self.inner.stream.synchronize()?)
     }
 
-    /// Loads the kernels of every area now. Each area otherwise loads the first time one of
-    /// its kernels is launched, which adds its loading time to that call (a few milliseconds;
+    /// Loads the kernels of every area users call now (all but the checks area's test and
+    /// tuning kernels). Each area otherwise loads the first time one of its kernels is launched, which adds its loading time to that call (a few milliseconds;
     /// tens for multisplit, the largest): for programs whose first calls must take as long as
     /// the later ones, or that open the device ahead of work where latency counts.
     pub fn load_kernels(&self) -> Result<()> {

@@ -14,11 +14,11 @@ use super::Gpu;
 use super::staging::page_locked;
 use crate::error::{Result, check_same_len};
 use cudarc::driver::sys::CUdeviceptr;
-use cudarc::driver::{CudaEvent, result};
+use cudarc::driver::{CudaEvent, CudaStream, result};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::mem::MaybeUninit;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 /// Bytes of each chunk: small enough that filling and draining the pipeline (about one
 /// chunk's copy each way) is a small part of a large call.
@@ -31,10 +31,12 @@ impl Gpu {
     /// Elements of `T` in each chunk of a pipeline, or `None` where `input` and `out` cannot
     /// take it: not both page-locked, shorter than two chunks, or on a rayon worker (landing
     /// a chunk uses the workers).
-    pub(crate) fn pipeline_chunk<T>(input: &[T], out: &[T]) -> Option<usize> {
+    pub(crate) fn pipeline_chunk<T>(&self, input: &[T], out: &[T]) -> Option<usize> {
         let chunk = CHUNK_BYTES / size_of::<T>().max(1);
         let fits = input.len() >= 2 * chunk && rayon::current_thread_index().is_none();
-        (fits && page_locked(input) && page_locked(out)).then_some(chunk)
+        // The driver answers for memory page-locked outside warpkit only in a current context.
+        let bound = fits && self.context().bind_to_thread().is_ok();
+        (bound && page_locked(input) && page_locked(out)).then_some(chunk)
     }
 
     /// Runs `work` over `input` in chunks of `chunk` elements into `out`, of the same length,
@@ -63,6 +65,7 @@ impl Gpu {
         let (ctx, size, chunk) = (self.context(), size_of::<T>() as u64, chunk.max(1));
         ctx.bind_to_thread()?;
         let [to_device, to_host] = self.copy_streams()?;
+        let _drain = Drain([to_device, to_host]);
         // The copies in start after what warpkit's stream holds (the buffers' allocation).
         let ready = ctx.new_event(None)?;
         ready.record(self.stream())?;
@@ -142,14 +145,25 @@ impl Gpu {
             (copied_in, out_thread.join())
         });
         let copied_out = copied_out.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        // Warpkit's stream, which frees the buffers and may reuse them, waits for the last
-        // copies either way; the caller's memory is free once both streams are done.
-        for stream in [to_device, to_host] {
-            let done = ctx.new_event(None)?;
-            done.record(stream)?;
-            self.stream().wait(&done)?;
-            done.synchronize()?;
+        // The copies' own errors, if any; `_drain` waits for them on every path.
+        let drained = [to_device, to_host].into_iter().try_for_each(|s| s.synchronize());
+        copied_in?;
+        copied_out?;
+        Ok(drained?)
+    }
+}
+
+/// Waits for both copy streams when dropped: on every way out of a pipeline (an error returned
+/// early, a panic unwinding) no copy still touches the caller's memory, nor the device buffers
+/// the caller frees on warpkit's stream right after.
+struct Drain<'s>([&'s Arc<CudaStream>; 2]);
+
+impl Drop for Drain<'_> {
+    fn drop(&mut self) {
+        for stream in self.0 {
+            // Directly, not through cudarc, which would first return an earlier error.
+            // SAFETY: the stream is the context's, alive for the pipeline's duration.
+            let _ = unsafe { result::stream::synchronize(stream.cu_stream()) };
         }
-        copied_in.and(copied_out)
     }
 }

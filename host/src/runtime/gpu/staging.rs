@@ -173,14 +173,20 @@ pub(super) fn page_locked<T>(s: &[T]) -> bool {
 /// answers a memory type for those, and none (0) for ordinary pageable memory. The plural
 /// query answers that without an error, which the sanitizers would report.
 fn known_to_driver<T>(s: &[T]) -> bool {
-    let mut kind = 0u32;
-    let mut attribute = sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
-    let mut data = [(&raw mut kind).cast::<std::ffi::c_void>()];
-    // SAFETY: one attribute, a 32-bit memory type written to `kind`; any address may be asked.
-    let answer = unsafe {
-        sys::cuPointerGetAttributes(1, &mut attribute, data.as_mut_ptr(), s.as_ptr() as CUdeviceptr)
+    let known = |address: usize| {
+        let mut kind = 0u32;
+        let mut attribute = sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+        let mut data = [(&raw mut kind).cast::<std::ffi::c_void>()];
+        // SAFETY: one attribute, a 32-bit memory type written to `kind`; any address may be
+        // asked.
+        let answer = unsafe {
+            sys::cuPointerGetAttributes(1, &mut attribute, data.as_mut_ptr(), address as CUdeviceptr)
+        };
+        answer == sys::cudaError_enum::CUDA_SUCCESS && kind != 0
     };
-    answer == sys::cudaError_enum::CUDA_SUCCESS && kind != 0
+    // Both ends: a slice that runs past another library's allocation is not all known.
+    let start = s.as_ptr() as usize;
+    known(start) && known(start + size_of_val(s).saturating_sub(1))
 }
 
 /// Runs `stripe` for each of `stripes` stripes: on the rayon workers, or on the calling thread
