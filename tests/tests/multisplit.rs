@@ -8,7 +8,7 @@ use warpkit::multisplit::{
     BucketFn, Buckets, Keep, Key, Method, Multisplit, MultisplitKey, Plain, Split, compact,
 };
 use warpkit::{Backend, Error, Philox};
-use warpkit_tests::{Agreement, cap, fresh_rng, on_every_device};
+use warpkit_tests::{Agreement, cap, devices, fresh_rng, on_every_device};
 
 /// A bucket function under test: its name, the multisplit, and a key of bucket `b` made from
 /// random bits `r`.
@@ -486,8 +486,7 @@ unsafe impl Plain for Halves {}
 #[test]
 fn values_travel_whatever_their_alignment() {
     let mut rng = fresh_rng("multisplit value alignment");
-    let mut devices = vec![warpkit::Device::emulator()];
-    devices.extend(warpkit_tests::gpu_or_skip("multisplit value alignment"));
+    let devices = devices("multisplit value alignment");
     let keys: Vec<u32> = (0..cap(100_003)).map(|_| rng.next_u32()).collect();
     let halves: Vec<Halves> = (0..keys.len())
         .map(|i| Halves([i as u16, (i >> 16) as u16]))

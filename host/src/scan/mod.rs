@@ -1,6 +1,8 @@
 //! Exclusive and inclusive prefix sums of u32, u64, i32, i64, f32 or f64
-//! ([`Backend::exclusive_scan`], [`Backend::inclusive_scan`]): on a device a single pass with decoupled look-back
-//! ([`Device::exclusive_scan_into`], `device.rs`), on the CPU fixed chunks with rayon
+//! ([`Backend::exclusive_scan`], [`Backend::inclusive_scan`]): on a device a single pass with
+//! decoupled look-back ([`Device::exclusive_scan_into`], `device.rs`; host memory that is
+//! page-locked both ways goes through chunk by chunk with its copies overlapped,
+//! `runtime/gpu/pipeline.rs`), on the CPU fixed chunks with rayon
 //! ([`Cpu::exclusive_scan`], `cpu.rs`). Integers wrap; at most
 //! [`MAX_LEN`] elements.
 //!
@@ -63,9 +65,9 @@ impl Backend {
                         last.add(*chunk_in.last().expect("not empty"))
                     }
                 };
-                // SAFETY: both buffers hold `input.len()` elements of this GPU and live until
-                // the scans are done (dropping them queues their release on warpkit's stream
-                // after the pipeline's last copies); each chunk's scan touches its own elements.
+                // SAFETY: both buffers hold `input.len()` elements of this GPU, allocated on
+                // warpkit's stream and freed there after the pipeline, which returns only once
+                // its copies are done; each chunk's scan touches its own elements.
                 unsafe {
                     gpu.pipeline(
                         (input, out),
