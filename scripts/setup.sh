@@ -10,6 +10,10 @@
 #      download them.
 # Also installs ptxas (PyPI nvidia-cuda-nvcc-cu12), which the build uses to embed machine code
 # and `scripts/check-ptx.sh` reads the reports of, and records its path in the same file.
+#
+# It says what it installs before it does, and asks before running `sudo` (from a terminal;
+# otherwise it stops unless WARPKIT_SETUP_YES=1 allows it). Only the kernels' build from source
+# needs any of this: a build of warpkit that embeds the checked-in kernels does not.
 set -euo pipefail
 
 home="${WARPKIT_TOOLCHAIN_DIR:-$HOME/.local/share/warpkit}"
@@ -17,6 +21,23 @@ envfile="$home/toolchain.env"
 mkdir -p "$home/bin"
 
 say() { echo "warpkit setup: $*" >&2; }
+
+# Prints the command that needs root, then asks (or reads WARPKIT_SETUP_YES) before running it
+# under sudo; runs it directly as root.
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; return; fi
+    say "this needs root: sudo $*"
+    if [ "${WARPKIT_SETUP_YES:-}" != 1 ]; then
+        if ! [ -t 0 ]; then
+            say "not run: no terminal to ask on; set WARPKIT_SETUP_YES=1 to allow it"
+            return 1
+        fi
+        local answer
+        read -r -p "warpkit setup: run it with sudo? [y/N] " answer
+        case "$answer" in y | Y | yes) ;; *) say "not run"; return 1 ;; esac
+    fi
+    sudo "$@"
+}
 
 toolchain_ok() {
     [ -f "$envfile" ] || return 1
@@ -29,11 +50,9 @@ debian_route() {
     command -v apt-get >/dev/null || return 1
     local src=/usr/src/rustc-1.96.0
     if ! [ -x /usr/bin/rustc ] || ! [ -d "$src/library" ] || ! [ -x /usr/lib/llvm-22/bin/llc ]; then
-        say "installing rustc-web cargo-web rust-web-src llvm-22 from Debian"
-        local sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-        $sudo apt-get update -qq || return 1
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-            rustc-web cargo-web rust-web-src llvm-22 >/dev/null || return 1
+        say "installing the device toolchain from Debian: rustc-web cargo-web rust-web-src llvm-22"
+        as_root sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            rustc-web cargo-web rust-web-src llvm-22 >/dev/null' || return 1
     fi
     /usr/bin/rustc --print target-list | grep -qx nvptx64-nvidia-cuda || return 1
     if ! [ -x "$home/bin/llvm-bitcode-linker" ]; then
@@ -87,7 +106,7 @@ else
 fi
 
 if ! ptxas_ok; then
-    say "installing ptxas (PyPI nvidia-cuda-nvcc-cu12)"
+    say "installing ptxas for the current user's python3 (pip: nvidia-cuda-nvcc-cu12)"
     python3 -m pip install -q nvidia-cuda-nvcc-cu12 2>/dev/null ||
         python3 -m pip install -q --break-system-packages nvidia-cuda-nvcc-cu12
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # warpkit's test command: set-up (if needed), PTX build and ptxas check (no spills), format,
-# clippy, and every test. GPU tests run where a CUDA device is present and print SKIPPED
+# clippy, every test, and the crates as dependents get them. GPU tests run where a CUDA device is present and print SKIPPED
 # otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,3 +10,9 @@ scripts/check-ptx.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
+# What a dependent gets: the default build (the checked-in kernel images, which it refuses if
+# they are older than the kernel sources), both crates as `cargo package` makes and builds
+# them, and their docs as docs.rs builds them.
+cargo check -p warpkit
+cargo package -p warpkit-kernels -p warpkit
+RUSTDOCFLAGS="-D warnings" cargo doc -p warpkit-kernels -p warpkit --no-deps

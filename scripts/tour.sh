@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# warpkit's main job: the tour of the primitives (GPU if present, else CPU). Sets up the
-# device toolchain first if it is missing. Extra arguments go to the tour (cpu | gpu).
+# warpkit's main job: the tour of the primitives (GPU if present, else CPU). It embeds the
+# checked-in kernels (host/kernels/), so it needs no device toolchain. Extra arguments go to the
+# tour (cpu | gpu | emulator).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
 cargo run --release -p warpkit --example tour -- "$@"

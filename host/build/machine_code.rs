@@ -45,6 +45,11 @@ impl Ptxas {
         })
     }
 
+    /// `ptxas --version`'s last line.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
     /// Assembles `ptx` for `arch` (`sm_90`): the cubin and `ptxas -v`'s report (registers,
     /// stack and spills per kernel). Panics with ptxas's message if it rejects the PTX.
     pub fn assemble(&self, ptx: &str, arch: &str, cache: &Cache) -> (Vec<u8>, String) {

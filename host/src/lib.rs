@@ -1,7 +1,9 @@
 //! warpkit: GPU primitives whose device code is written in Rust.
 //!
-//! The kernels live in the `warpkit-kernels` crate, compiled to PTX at build time and embedded
-//! here, and compiled for the host as well, where its SIMT emulator runs them. This crate owns
+//! The kernels live in the `warpkit-kernels` crate, compiled to PTX and machine code for sm_80
+//! and sm_90 and embedded here (checked in, so no device toolchain is needed to build; the
+//! `build-kernels` feature builds them from source), and compiled for the host as well, where
+//! its SIMT emulator runs them. This crate owns
 //! everything a caller touches: the choice of [`Backend`] (a CUDA GPU when one is present,
 //! otherwise the CPU; the emulator when asked for), [`Device`]s with typed buffers and checked
 //! launches, one [`Error`] type, and the primitives themselves.

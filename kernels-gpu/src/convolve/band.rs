@@ -10,7 +10,7 @@
 //! eight `b[k]` come in as two 128-bit loads each (`b`'s a broadcast), for 64 FMAs. The zeros
 //! replace the seed's two triangles, so the inner loop has no branch. With one slice a block
 //! writes its outputs; with several it writes a partial sum per slice and
-//! [`sum_slices`](convolve_sum_slices_f32) adds them in slice order, so results do not depend on
+//! [`sum_slices`](fn@convolve_sum_slices_f32) adds them in slice order, so results do not depend on
 //! timing (no atomics).
 //!
 //! A staged zero times an infinite or NaN element would be NaN where the sum has no such term,

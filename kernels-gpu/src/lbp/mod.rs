@@ -106,7 +106,7 @@ impl Plan {
 #[cfg(not(target_arch = "nvptx64"))]
 /// The histogram kernel of each input type, for host code generic over it.
 pub trait LbpKernels: Copy + PartialOrd {
-    /// [`histogram::lbp_histogram_i32`] and its twins.
+    /// [`lbp_histogram_i32`](fn@histogram::lbp_histogram_i32) and its twins.
     type Histogram: crate::kernel::Kernel<Args = histogram::Args<Self>>;
 }
 

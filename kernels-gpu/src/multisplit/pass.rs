@@ -1,5 +1,5 @@
 //! One digit pass of the multisplit: which digit of the bucket id it splits by ([`Pass`]), and
-//! the built-in bucket functions a launch names by its parameters ([`with_buckets!`], compiled
+//! the built-in bucket functions a launch names by its parameters (`with_buckets!`, compiled
 //! once per function). A shift, a mask and a min a key on top of the bucket function.
 
 use super::bucket::{BucketFn, Key};
@@ -18,7 +18,7 @@ pub const BUCKETS_BIT_FIELD: u32 = 1;
 pub const BUCKETS_MODULO: u32 = 2;
 /// `kind`: the multiplicative hash into `2^a` buckets.
 pub const BUCKETS_HASH: u32 = 3;
-/// `kind`s of compaction ([`Keep`]): keys below, or at or above, `a | b << 32`; keys with bit
+/// `kind`s of compaction (`Keep`): keys below, or at or above, `a | b << 32`; keys with bit
 /// `a` set, or clear.
 pub const BUCKETS_KEEP_BELOW: u32 = 4;
 /// See [`BUCKETS_KEEP_BELOW`].

@@ -1,7 +1,7 @@
 //! The scatter launch of a digit pass: each block loads its tile, ranks it by digit
 //! ([`crate::block::rank`]) and writes it out in one of four ways ([`DIRECT`] here,
-//! [`WARP_LEVEL`] in [`super::scatter_warp`], [`BLOCK_LEVEL`] in [`super::scatter_block`],
-//! [`COUNTED`] in [`super::scatter_counted`]). Each key (and value) read once and written
+//! [`WARP_LEVEL`] in `scatter_warp`, [`BLOCK_LEVEL`] in `scatter_block`,
+//! [`COUNTED`] in `scatter_counted`). Each key (and value) read once and written
 //! once; the group start and the tile's prefix read per digit; the keys of the tile
 //! [`PREFETCH_AHEAD`] on prefetched into L2.
 
@@ -29,7 +29,7 @@ pub const WARP_LEVEL: u32 = 1;
 /// See [`DIRECT`].
 pub const BLOCK_LEVEL: u32 = 2;
 /// The block-level write of a pass of at most [`COUNTED_RADIX`] digits, ranked by counters
-/// instead of by matching ([`super::scatter_counted`]): kernels of their own, so that neither ranking
+/// instead of by matching (`scatter_counted`): kernels of their own, so that neither ranking
 /// pays for the other's registers (one kernel with both ran no faster on the H100).
 pub const COUNTED: u32 = 3;
 

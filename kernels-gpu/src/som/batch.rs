@@ -2,15 +2,15 @@
 //! average of all nodes weighted by a Gaussian of the map distance between the cell and each
 //! node's best cell. With the Gaussian separable over a rectangular map, that is
 //!
-//! 1. [`som_accumulate`]: per cell, the sum of the nodes that chose it and their count, one
+//! 1. [`som_accumulate`](fn@som_accumulate): per cell, the sum of the nodes that chose it and their count, one
 //!    plane a dimension plus a count plane (`plane · cells + cell`), in 64-bit fixed point;
-//! 2. [`som_smooth_rows`]: each plane smoothed along the map's rows;
-//! 3. [`som_smooth_columns`]: then along its columns, and each weight set to its smoothed sum
+//! 2. [`som_smooth_rows`](fn@som_smooth_rows): each plane smoothed along the map's rows;
+//! 3. [`som_smooth_columns`](fn@som_smooth_columns): then along its columns, and each weight set to its smoothed sum
 //!    over the smoothed count (left as it was where no node falls within the window).
 //!
 //! The sums are integers so that their order does not matter: node `x` of dimension `p` adds
 //! `trunc(x · scale[p])`, with `scale[p]` a power of two chosen from the dimension's largest
-//! magnitude ([`som_magnitudes`], once a training call) so that no sum can pass 2^62 (for
+//! magnitude ([`som_magnitudes`](fn@som_magnitudes), once a training call) so that no sum can pass 2^62 (for
 //! 12000 nodes, a step near 2^-47 of the largest value: far finer than an f32 where a
 //! dimension's values are of one magnitude; an outlier 2^40 times the rest leaves them 7 bits).
 //! The atomics may land in any order and every engine still gets the same bits, which is what
@@ -82,7 +82,7 @@ unsafe fn scales(largest: *const u32, count: u32, p: u32, dim: u32) -> (f64, f64
     (power_of_two(k), power_of_two(-k))
 }
 
-/// Nodes a thread of [`som_magnitudes`] takes in one dimension.
+/// Nodes a thread of [`som_magnitudes`](fn@som_magnitudes) takes in one dimension.
 pub const MAGNITUDE_RUN: u32 = 64;
 
 crate::kernel! {
@@ -138,7 +138,7 @@ crate::kernel! {
         }
     }
 
-    /// Smooths each plane of `sums` (integers, scaled back as [`som_accumulate`] scaled them
+    /// Smooths each plane of `sums` (integers, scaled back as [`som_accumulate`](fn@som_accumulate) scaled them
     /// for `count` nodes) along the rows of a `rows × cols` map: `out[p · cells + r · cols + c]`
     /// is the sum over `c'` within `radius` of `c` of `table[|c − c'|] · value(p, r, c')`.
     ///

@@ -17,9 +17,9 @@ pub mod online;
 /// The kernels of each accumulator type (f32 or f64) that sums distances, for host code generic
 /// over it.
 pub trait BmuKernels: Copy {
-    /// [`bmu::som_bmu_f32`] or [`bmu::som_bmu_f64`].
+    /// [`som_bmu_f32`](fn@bmu::som_bmu_f32) or [`som_bmu_f64`](fn@bmu::som_bmu_f64).
     type Search: crate::kernel::Kernel<Args = bmu::Args>;
-    /// [`online::som_online_f32`] or [`online::som_online_f64`].
+    /// [`som_online_f32`](fn@online::som_online_f32) or [`som_online_f64`](fn@online::som_online_f64).
     type Online: crate::kernel::Kernel<Args = online::Args>;
 }
 

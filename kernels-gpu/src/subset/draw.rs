@@ -112,7 +112,7 @@ impl<const F: usize> Draw<F> {
     /// (`first_word ..` here) of subset `s`.
     ///
     /// The rounds do not stop when the draw settles part way: a round after that leaves the
-    /// result as it is (see [`Draw::round`]), and the checks it would take cost more than the
+    /// result as it is (see `Draw::round`), and the checks it would take cost more than the
     /// rounds they skip (H100, 2026-11-25: threadwise lanes run the whole block anyway while
     /// any lane of the warp has not settled).
     ///

@@ -3,7 +3,7 @@
 //! diverging between lanes); 32 lanes per subset its warpwise one (a row, or folded rows, per
 //! lane, decisions shared through the team sum); teams of 2 to 16 lanes put several small
 //! subsets in one warp. The teams of a warp take the warp's subsets in turn as they finish
-//! ([`Order`]) and write each as its bit vector or as its sorted element positions.
+//! (`Order`) and write each as its bit vector or as its sorted element positions.
 
 use super::draw::{Draw, Lanes};
 use crate::simt::warp::{FULL_MASK, any, ballot, shfl_up};

@@ -1,0 +1,62 @@
+//! A fingerprint of everything the kernel images are made from: the device crate's sources and
+//! manifest and the build code that cuts and assembles them (the emulator, which never reaches
+//! the device, is left out). The build that writes `host/kernels/` records it there; the
+//! default build compares it with the sources it finds.
+//!
+//! FNV-1a over the files in path order: a staleness check needs a hash that is stable across
+//! Rust releases (std's `DefaultHasher` promises no such thing) and nothing cryptographic, so
+//! six lines here serve better than a hashing crate in every dependent's build. Carriage
+//! returns are dropped, so that a checkout with Windows line endings gives the same value.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Paths, relative to the repository root, whose contents make the images.
+pub const INPUTS: [&str; 3] = ["kernels-gpu/src", "kernels-gpu/Cargo.toml", "host/build"];
+
+/// What the fingerprint does not cover, relative to the repository root.
+const LEFT_OUT: [&str; 1] = ["kernels-gpu/src/emu"];
+
+/// The file, relative to the host crate, that records the fingerprint of the checked-in images.
+pub const FILE: &str = "kernels/SOURCES";
+
+/// The fingerprint of the sources under `repo`, as 16 hex digits.
+pub fn of_sources(repo: &Path) -> String {
+    let mut files = Vec::new();
+    for input in INPUTS {
+        collect(repo, &repo.join(input), &mut files);
+    }
+    files.sort();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for rel in files {
+        let text = fs::read(repo.join(&rel)).unwrap_or_default();
+        let name = rel.to_string_lossy().replace('\\', "/");
+        for &byte in name.as_bytes().iter().chain(&[0]).chain(&text).chain(&[0]) {
+            if byte != b'\r' {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    format!("{hash:016x}")
+}
+
+/// The fingerprint a `SOURCES` file records (its `fingerprint = ...` line).
+pub fn recorded(text: &str) -> Option<&str> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("fingerprint = "))
+        .map(str::trim)
+}
+
+fn collect(repo: &Path, path: &Path, files: &mut Vec<PathBuf>) {
+    let rel = path.strip_prefix(repo).unwrap().to_path_buf();
+    if LEFT_OUT.iter().any(|l| rel == Path::new(l)) {
+        return;
+    }
+    if path.is_dir() {
+        for entry in fs::read_dir(path).into_iter().flatten().flatten() {
+            collect(repo, &entry.path(), files);
+        }
+    } else if path.is_file() {
+        files.push(rel);
+    }
+}

@@ -1,0 +1,381 @@
+//! Compiles `kernels-gpu` to PTX (sm_80 and sm_90) with the device toolchain that
+//! `scripts/setup.sh` installs, cuts each PTX into one module per area
+//! (`warpkit_kernels::area`), assembles every module to machine code for sm_80 and sm_90 with
+//! `ptxas`, and generates `kernels.rs` in OUT_DIR: per area, its entry points and its images
+//! (zstd-compressed cubins, and the sm_90 PTX for newer GPUs), which the host loads the first
+//! time the area is used on a device. Kernels are launched through the types
+//! `warpkit_kernels::kernel!` declares, so no kernel is named by an unchecked string.
+//!
+//! Without `ptxas` the build still works: it embeds the PTX of both targets and warns once
+//! that start-up will wait for the driver's JIT compiler. OUT_DIR also receives each module's
+//! PTX (`ptx/<area>_<sm>.ptx`) and `ptxas -v` report (`ptxas/<area>_<sm>.txt`), which
+//! `scripts/check-ptx.sh` reads.
+//!
+//! With `WARPKIT_UPDATE_KERNELS` set (`scripts/update-kernels.sh`) it also writes the images,
+//! their index and the sources' fingerprint to `host/kernels/`, which the default build embeds.
+//!
+//! Rebuilds only when a kernel source, the kernels' manifest, the toolchain file or the
+//! `ptxas` choice changes; `ptxas` and compression reuse their cached outputs for areas whose
+//! PTX did not change.
+
+use crate::area::Area;
+use crate::fingerprint;
+use crate::launch_bounds;
+use crate::machine_code::{Cache, Ptxas, compress};
+use crate::ptx_split::Ptx;
+use std::env;
+use std::fmt::Write;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// (target CPU, PTX ISA feature) of each PTX the crate embeds.
+const TARGETS: [(&str, &str); 2] = [("sm_80", "+ptx70"), ("sm_90", "+ptx80")];
+
+fn toolchain_file() -> PathBuf {
+    if let Some(dir) = env::var_os("WARPKIT_TOOLCHAIN_DIR") {
+        return PathBuf::from(dir).join("toolchain.env");
+    }
+    let home = env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    home.join(".local/share/warpkit/toolchain.env")
+}
+
+struct Toolchain {
+    cargo: String,
+    rustc: String,
+    path: String,
+    /// The `ptxas` that set-up installed, if it recorded one.
+    ptxas: Option<String>,
+}
+
+fn read_toolchain(file: &Path) -> Toolchain {
+    let text = fs::read_to_string(file).unwrap_or_else(|_| {
+        panic!(
+            "\n\nwarpkit: no device toolchain (Rust -> PTX) was found: {} is missing.\n\
+             Run `scripts/setup.sh` from the warpkit repository once; it installs the toolchain \
+             (Debian packages or rustup) and writes that file.\n\n",
+            file.display()
+        )
+    });
+    let find = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
+            .map(|v| v.trim().to_string())
+    };
+    let get = |key: &str| {
+        find(key)
+            .unwrap_or_else(|| panic!("warpkit: {} has no {key}; rerun scripts/setup.sh", file.display()))
+    };
+    Toolchain {
+        cargo: get("WARPKIT_DEVICE_CARGO"),
+        rustc: get("WARPKIT_DEVICE_RUSTC"),
+        path: get("WARPKIT_DEVICE_PATH"),
+        ptxas: find("WARPKIT_PTXAS"),
+    }
+}
+
+fn build_ptx(tc: &Toolchain, kernels: &Path, out: &Path, cpu: &str, ptx_isa: &str) -> PathBuf {
+    let target_dir = out.join(format!("kernels-{cpu}"));
+    let mut cmd = Command::new(&tc.cargo);
+    // The outer build's variables would leak its flags, target and lock into the inner build.
+    for (key, _) in env::vars_os() {
+        let key = key.to_string_lossy().into_owned();
+        let outer = (key.starts_with("CARGO") && key != "CARGO_HOME")
+            || key.starts_with("RUSTC")
+            || key.starts_with("RUSTDOC")
+            || key.starts_with("RUSTUP")
+            || key == "RUSTFLAGS";
+        if outer {
+            cmd.env_remove(&key);
+        }
+    }
+    let path = format!("{}:{}", tc.path, env::var("PATH").unwrap_or_default());
+    let flags = [
+        "-Ctarget-cpu=".to_string() + cpu,
+        "-Ctarget-feature=".to_string() + ptx_isa,
+        "-Zunstable-options".into(),
+        "-Cpanic=immediate-abort".into(),
+        // Tile loops over register arrays must unroll fully, or the arrays go to local
+        // memory (ptxas then reports a stack frame); LLVM's default threshold is too low.
+        "-Cllvm-args=-unroll-threshold=1000".into(),
+    ];
+    cmd.current_dir(kernels)
+        .env("PATH", path)
+        .env("RUSTC", &tc.rustc)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
+        .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
+        .args(["rustc", "--quiet", "--release", "--lib", "--crate-type", "cdylib"])
+        .args(["--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core"])
+        .arg("--target-dir")
+        .arg(&target_dir);
+    let result = cmd.output().unwrap_or_else(|e| {
+        panic!(
+            "warpkit: cannot run the device cargo {}: {e}; rerun scripts/setup.sh",
+            tc.cargo
+        )
+    });
+    if !result.status.success() {
+        panic!(
+            "warpkit: building the kernels for {cpu} failed:\n{}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+    }
+    target_dir.join("nvptx64-nvidia-cuda/release/warpkit_kernels.ptx")
+}
+
+/// One embedded image of an area's module: machine code for one architecture, or PTX.
+struct Image {
+    cubin: bool,
+    sm: u32,
+    file: PathBuf,
+}
+
+/// Builds the images from `kernels-gpu` into OUT_DIR (and into `host/kernels/` when
+/// `WARPKIT_UPDATE_KERNELS` is set).
+pub fn build(manifest: &Path) {
+    let kernels = manifest.parent().unwrap().join("kernels-gpu");
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let file = toolchain_file();
+    println!("cargo:rerun-if-changed={}", kernels.join("src").display());
+    println!("cargo:rerun-if-changed={}", kernels.join("Cargo.toml").display());
+    println!("cargo:rerun-if-changed={}", file.display());
+    println!("cargo:rerun-if-changed={}", manifest.join("build").display());
+    for var in [
+        "WARPKIT_TOOLCHAIN_DIR",
+        "PTXAS",
+        "CUDA_HOME",
+        "PATH",
+        "WARPKIT_UPDATE_KERNELS",
+    ] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+
+    let tc = read_toolchain(&file);
+    let ptxas = Ptxas::find(tc.ptxas.as_deref());
+    if ptxas.is_none() {
+        println!(
+            "cargo:warning=warpkit: ptxas not found (scripts/setup.sh installs it; or set PTXAS): \
+             the kernels are embedded as PTX only, so a process's first use of each kernel area \
+             waits for the driver to compile it (tens of seconds without a JIT cache)"
+        );
+    }
+    let cache = Cache::new(out.join("cache"));
+    for dir in ["ptx", "ptxas", "images"] {
+        // Emptied first: what a build leaves there is exactly what it embedded and checked.
+        fs::remove_dir_all(out.join(dir)).ok();
+        fs::create_dir_all(out.join(dir)).unwrap();
+    }
+
+    let (entries, pieces) = cut_by_area(&tc, &kernels, &out);
+    let images = make_images(&pieces, ptxas.as_ref(), &cache, &out);
+    cache.prune();
+    let source = generated_source(&entries, &images, ptxas.is_some(), |image| {
+        format!("{:?}", image.file.display())
+    });
+    fs::write(out.join("kernels.rs"), source).unwrap();
+    if env::var_os("WARPKIT_UPDATE_KERNELS").is_some() {
+        check_in(manifest, &tc, ptxas.as_ref(), &entries, &images);
+    } else {
+        let recorded = fs::read_to_string(manifest.join(fingerprint::FILE)).unwrap_or_default();
+        let current = fingerprint::of_sources(manifest.parent().unwrap());
+        if fingerprint::recorded(&recorded) != Some(current.as_str()) {
+            println!(
+                "cargo:warning=warpkit: host/kernels/ is older than the kernel sources: run \
+                 scripts/update-kernels.sh before committing (the default build refuses it)"
+            );
+        }
+    }
+}
+
+/// Writes the images every user needs to `host/kernels/` (all but the test-only area), their
+/// index and the fingerprint of the sources they were made from: what the default build embeds.
+fn check_in(
+    manifest: &Path,
+    tc: &Toolchain,
+    ptxas: Option<&Ptxas>,
+    entries: &[String],
+    images: &[(Area, Image)],
+) {
+    let ptxas =
+        ptxas.expect("warpkit: the checked-in kernels need machine code: run scripts/setup.sh for ptxas");
+    let dir = manifest.join("kernels");
+    fs::remove_dir_all(&dir).ok();
+    fs::create_dir_all(dir.join("images")).unwrap();
+    let shipped: Vec<(Area, Image)> = images
+        .iter()
+        .filter(|(area, _)| *area != Area::Checks)
+        .map(|(area, image)| {
+            let name = image.file.file_name().unwrap();
+            fs::copy(&image.file, dir.join("images").join(name)).unwrap();
+            let file = PathBuf::from(name);
+            (*area, Image { file, ..*image })
+        })
+        .collect();
+    let index = generated_source(entries, &shipped, true, |image| {
+        format!(
+            "concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/kernels/images/{}\")",
+            image.file.display()
+        )
+    });
+    fs::write(dir.join("index.rs"), index).unwrap();
+    let device_rustc = Command::new(&tc.rustc)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let record = format!(
+        "# Made by scripts/update-kernels.sh from the sources this fingerprint covers\n\
+         # (host/build/fingerprint.rs); the default build checks it. Do not edit.\n\
+         fingerprint = {}\ndevice rustc = {device_rustc}\nptxas = {}\n",
+        fingerprint::of_sources(manifest.parent().unwrap()),
+        ptxas.version()
+    );
+    fs::write(manifest.join(fingerprint::FILE), record).unwrap();
+}
+
+/// One area's PTX for one target.
+struct Piece {
+    area: Area,
+    cpu: &'static str,
+    ptx: String,
+}
+
+/// Builds the PTX of each target and cuts it by area: the entry names (the same for every
+/// target) and the pieces, also written to `ptx/<area>_<sm>.ptx`.
+fn cut_by_area(tc: &Toolchain, kernels: &Path, out: &Path) -> (Vec<String>, Vec<Piece>) {
+    let mut pieces = Vec::new();
+    let mut entries: Option<Vec<String>> = None;
+    for (cpu, isa) in TARGETS {
+        let text = fs::read_to_string(build_ptx(tc, kernels, out, cpu, isa))
+            .expect("PTX written by the device build");
+        let text = with_launch_bounds(&text);
+        let ptx = Ptx::parse(&text);
+        let names: Vec<String> = ptx.entries().into_iter().map(String::from).collect();
+        let unclaimed: Vec<&String> = names.iter().filter(|n| Area::of(n).is_none()).collect();
+        assert!(
+            unclaimed.is_empty(),
+            "kernels no area claims (see kernels-gpu/src/area.rs): {unclaimed:?}"
+        );
+        if let Some(prev) = &entries {
+            assert_eq!(prev, &names, "the sm_80 and sm_90 PTX define different kernels");
+        }
+        entries = Some(names);
+        for area in Area::ALL {
+            let piece = ptx.piece(|name| Area::of(name) == Some(area));
+            fs::write(out.join(format!("ptx/{}_{cpu}.ptx", area.name())), &piece).unwrap();
+            pieces.push(Piece {
+                area,
+                cpu,
+                ptx: piece,
+            });
+        }
+    }
+    (entries.unwrap_or_default(), pieces)
+}
+
+/// `ptx` with the `.maxntid` and `.minnctapersm` directives of every entry that
+/// `launch_bounds.rs` bounds, placed after the entry's parameter list (where PTX wants them)
+/// and indented, so that [`Ptx::parse`] keeps them inside the entry's item.
+fn with_launch_bounds(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    // The bounds of the entry whose parameter list is still open.
+    let mut open = None;
+    for line in ptx.split_inclusive('\n') {
+        out.push_str(line);
+        if line.starts_with('.') && line.contains(".entry ") {
+            let name = line.split(".entry ").nth(1).and_then(|r| r.split('(').next());
+            open = name.and_then(|n| launch_bounds::of(n.trim()).map(|b| (n.trim().to_string(), b)));
+            if !line.contains(')') {
+                continue;
+            }
+        } else if !line.starts_with(')') {
+            continue;
+        }
+        if let Some((name, bounds)) = open.take() {
+            let _ = writeln!(
+                out,
+                "\t// launch bounds of {name} (kernels-gpu/src/launch_bounds.rs)\n\t.maxntid {}, 1, 1\n\t.minnctapersm {}",
+                bounds.max_threads, bounds.min_blocks_per_sm
+            );
+        }
+    }
+    out
+}
+
+/// The images each piece gives, compressed into `images/`: machine code (and `ptxas -v`'s
+/// report in `ptxas/`) where there is a `ptxas`, and the PTX of the newest target for newer
+/// GPUs, or of every target without `ptxas`. Pieces are assembled in parallel: `ptxas` uses
+/// one core.
+fn make_images(pieces: &[Piece], ptxas: Option<&Ptxas>, cache: &Cache, out: &Path) -> Vec<(Area, Image)> {
+    let newest = TARGETS[TARGETS.len() - 1].0;
+    let embed = |piece: &Piece, cubin: bool, bytes: &[u8]| {
+        let kind = if cubin { "cubin" } else { "ptx" };
+        let file = out.join(format!("images/{}_{}.{kind}.zst", piece.area.name(), piece.cpu));
+        fs::write(&file, compress(bytes, cache)).unwrap();
+        let sm = piece.cpu.trim_start_matches("sm_").parse().unwrap();
+        (piece.area, Image { cubin, sm, file })
+    };
+    std::thread::scope(|s| {
+        let jobs: Vec<_> = pieces
+            .iter()
+            .map(|piece| {
+                s.spawn(move || {
+                    let mut made = Vec::new();
+                    if let Some(ptxas) = ptxas {
+                        let (cubin, report) = ptxas.assemble(&piece.ptx, piece.cpu, cache);
+                        let name = format!("ptxas/{}_{}.txt", piece.area.name(), piece.cpu);
+                        fs::write(out.join(name), report).unwrap();
+                        made.push(embed(piece, true, &cubin));
+                    }
+                    if ptxas.is_none() || piece.cpu == newest {
+                        made.push(embed(piece, false, piece.ptx.as_bytes()));
+                    }
+                    made
+                })
+            })
+            .collect();
+        jobs.into_iter().flat_map(|j| j.join().unwrap()).collect()
+    })
+}
+
+/// `kernels.rs`: per area, its entry points and its images (see `host/src/runtime/gpu/module.rs`).
+/// `include_path` gives the argument of `include_bytes!` that finds an image.
+fn generated_source(
+    entries: &[String],
+    images: &[(Area, Image)],
+    machine_code: bool,
+    include_path: impl Fn(&Image) -> String,
+) -> String {
+    let mut generated = String::from(
+        "// Generated by host/build/from_source.rs: each area's kernels and module images.\n\
+         pub(crate) static AREAS: [AreaImages; AREA_COUNT] = [\n",
+    );
+    for area in Area::ALL {
+        let _ = writeln!(
+            generated,
+            "    AreaImages {{\n        area: Area::{area:?},\n        entries: &["
+        );
+        for name in entries.iter().filter(|n| Area::of(n) == Some(area)) {
+            let _ = writeln!(generated, "            {name:?},");
+        }
+        generated += "        ],\n        images: &[\n";
+        for (_, image) in images.iter().filter(|(a, _)| *a == area) {
+            let format = if image.cubin { "Cubin" } else { "Ptx" };
+            let _ = writeln!(
+                generated,
+                "            Image {{ format: Format::{format}, sm: {}, zstd: include_bytes!({}) }},",
+                image.sm,
+                include_path(image)
+            );
+        }
+        generated += "        ],\n    },\n";
+    }
+    generated += "];\n";
+    let _ = writeln!(
+        generated,
+        "/// Whether the images hold machine code (`ptxas` was found at build time).\n\
+         pub(crate) const MACHINE_CODE: bool = {machine_code};"
+    );
+    generated
+}
