@@ -4,7 +4,7 @@
 
 use rand_core::RngCore;
 use warpkit::alias::{AliasTable, Order, Sampling};
-use warpkit::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use warpkit::cudarc::driver::{CudaContext, DeviceRepr, ValidAsZeroBits};
 use warpkit::multisplit::{Buckets, Multisplit};
 use warpkit::{Backend, Device, Error, Philox};
 use warpkit_tests::*;
@@ -163,8 +163,8 @@ fn cudarc_slices_pass_in_and_out_without_copies() {
     let Some(device) = gpu_or_skip("cudarc interop") else {
         return;
     };
-    let gpu = device.as_gpu().expect("a GPU").clone();
-    let theirs = gpu.context().new_stream().unwrap();
+    // The caller's own context object (warpkit's never leaves it) on the same device.
+    let theirs = CudaContext::new(0).unwrap().new_stream().unwrap();
     let input: Vec<u32> = random_vec(&mut fresh_rng("cudarc interop"), cap(1 << 20) + 3);
     let slice = theirs.clone_htod(&input).unwrap();
     let address = |s: &warpkit::cudarc::driver::CudaSlice<u32>| {
@@ -192,6 +192,42 @@ fn cudarc_slices_pass_in_and_out_without_copies() {
         mine.into_cuda_slice(&theirs),
         Err(Error::WrongDevice { .. })
     ));
+}
+
+/// A device on a caller's stream runs warpkit's calls in order with the caller's own work on
+/// that stream, and refuses buffers of other handles, whose work no stream orders with it.
+#[test]
+fn calls_run_on_a_callers_stream() {
+    let Some(device) = gpu_or_skip("caller's stream") else {
+        return;
+    };
+    let ctx = CudaContext::new(0).unwrap();
+    let stream = ctx.new_stream().unwrap();
+    let on = Device::gpu_on_stream(stream.clone()).unwrap();
+    let input: Vec<u32> = random_vec(&mut fresh_rng("caller's stream"), cap(1 << 22) + 5);
+    let expected = Backend::cpu().exclusive_scan(&input).unwrap();
+    for round in 0..3 {
+        // Their copy in, warpkit's scan and their copy out, all queued before any wait.
+        let mut slice = stream.alloc_zeros::<u32>(input.len()).unwrap();
+        stream.memcpy_htod(&input, &mut slice).unwrap();
+        let adopted = on.adopt(slice).unwrap();
+        let mut out = on.filled(input.len(), u32::poison()).unwrap();
+        on.exclusive_scan_into(&adopted, &mut out).unwrap();
+        let back = out.into_cuda_slice(&stream).unwrap();
+        let got = stream.clone_dtoh(&back).unwrap();
+        assert!(got == expected, "round {round}: scan on the caller's stream");
+    }
+    let others = device.upload(&input).unwrap();
+    let mut out = on.zeros::<u32>(input.len()).unwrap();
+    assert!(matches!(
+        on.exclusive_scan_into(&others, &mut out),
+        Err(Error::WrongDevice { .. })
+    ));
+    assert!(
+        on.download(&on.exclusive_scan(&on.upload(&input).unwrap()).unwrap())
+            .unwrap()
+            == expected
+    );
 }
 
 #[test]

@@ -7,10 +7,11 @@ use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream};
 use std::sync::Arc;
 
-/// Which device a buffer belongs to.
+/// Which device a buffer belongs to: a GPU handle (its ordinal and its number in the process,
+/// see `Gpu::identity`) or the emulator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Owner {
-    Gpu(usize),
+    Gpu { ordinal: usize, handle: u64 },
     Emulator,
 }
 
@@ -43,17 +44,10 @@ impl<T> DeviceBuffer<T> {
         self.len() == 0
     }
 
-    /// The underlying `cudarc` slice of a GPU buffer, for use with other `cudarc` code.
-    pub fn as_cuda_slice(&self) -> Option<&CudaSlice<T>> {
-        match &self.memory {
-            Memory::Cuda { slice, .. } => Some(slice),
-            Memory::Host(_) => None,
-        }
-    }
-
-    /// The buffer as a `cudarc` slice on `stream`, a stream of its GPU's context, without a
-    /// copy: `stream` first waits for the work warpkit submitted so far, and the slice is
-    /// freed in order on it. `Err(WrongDevice)` (the buffer dropped) for an emulator buffer or
+    /// The buffer as a `cudarc` slice on `stream` (any stream of the GPU's context, from any
+    /// `cudarc` context object, for use with other `cudarc` code), without a copy: `stream`
+    /// first waits for the work warpkit submitted so far, and the slice is freed in order on
+    /// it. `Err(WrongDevice)` (the buffer dropped) for an emulator buffer or
     /// a stream of another context.
     pub fn into_cuda_slice(self, stream: &Arc<CudaStream>) -> Result<CudaSlice<T>> {
         let slice = match self.memory {

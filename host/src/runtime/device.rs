@@ -35,6 +35,12 @@ impl Device {
         Ok(Device::Gpu(Gpu::open(ordinal)?))
     }
 
+    /// A GPU device whose calls run on `stream`, a caller's `cudarc` stream (see
+    /// [`Gpu::on_stream`]): for programs that order warpkit's work with their own.
+    pub fn gpu_on_stream(stream: std::sync::Arc<cudarc::driver::CudaStream>) -> Result<Device> {
+        Ok(Device::Gpu(Gpu::on_stream(stream)?))
+    }
+
     /// The SIMT emulator with default options (a worker per core).
     pub fn emulator() -> Device {
         Device::Emulator(Emulator::default())
@@ -60,7 +66,7 @@ impl Device {
         }
     }
 
-    /// The CUDA handle, for timing with [`crate::GpuTimer`] and interoperation with `cudarc`.
+    /// The GPU handle, for timing with [`crate::GpuTimer`] and the device's own settings.
     pub fn as_gpu(&self) -> Option<&Gpu> {
         match self {
             Device::Gpu(g) => Some(g),
@@ -70,7 +76,10 @@ impl Device {
 
     fn owner(&self) -> Owner {
         match self {
-            Device::Gpu(g) => Owner::Gpu(g.ordinal()),
+            Device::Gpu(g) => {
+                let (ordinal, handle) = g.identity();
+                Owner::Gpu { ordinal, handle }
+            }
             Device::Emulator(_) => Owner::Emulator,
         }
     }

@@ -1,6 +1,10 @@
 //! [`Gpu`]: one CUDA device with its context, stream, the kernels' modules (each area loaded
 //! the first time it is used on the device, then kept) and the limits that launches are
 //! checked against.
+//!
+//! A GPU opened by ordinal works on a non-blocking stream of its own, in a `cudarc` context
+//! object that never leaves warpkit, so nothing it does waits for (or holds up) other streams
+//! of the process; [`Gpu::on_stream`] puts the work on a caller's stream instead.
 
 use super::driver::ensure_driver;
 use super::module::{AREA_COUNT, Area, LoadedArea};
@@ -12,6 +16,7 @@ use crate::runtime::shape::DeviceLimits;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaStream};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 struct Inner {
@@ -31,10 +36,19 @@ struct Inner {
     /// Streams of the copies in and out of a pipelined call ([`Gpu::copy_streams`]).
     copy_streams: OnceLock<[Arc<CudaStream>; 2]>,
     ordinal: usize,
+    /// This handle's number in the process: buffers carry it, so that a buffer is only used on
+    /// the stream that orders its work.
+    instance: u64,
 }
 
 /// A CUDA device ready to run warpkit's kernels. Cheap to clone; all clones share one context,
 /// one stream and the same loaded modules, so work submitted through any of them runs in order.
+///
+/// Its stream is non-blocking: warpkit's work is not ordered with the legacy default stream or
+/// any other stream of the process. Data moves between warpkit and other `cudarc` code through
+/// [`Device::adopt`](crate::Device::adopt) and
+/// [`DeviceBuffer::into_cuda_slice`](crate::DeviceBuffer::into_cuda_slice), which order the two
+/// streams; [`Gpu::on_stream`] runs warpkit's calls on a stream of the caller's.
 #[derive(Clone)]
 pub struct Gpu {
     inner: Arc<Inner>,
@@ -73,18 +87,35 @@ impl Gpu {
                 "device {ordinal} requested, {count} present"
             )));
         }
-        let gpu = Gpu::create(ordinal)?;
+        let ctx = CudaContext::new(ordinal)?;
+        // One stream orders everything, so cudarc's per-buffer event tracking is redundant work
+        // on every allocation.
+        // SAFETY: warpkit submits its work to its one stream, except the copies of a pipelined
+        // call, which events order with that stream (`pipeline.rs`). This context object, and
+        // every stream and slice made from it, stays inside warpkit (`context` and `stream` are
+        // not public, and slices leave only through `into_cuda_slice`, on the caller's stream
+        // after a join), so no other code can use its untracked memory on another stream.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.new_stream()?;
+        let gpu = Gpu::create(ctx, stream)?;
         opened.insert(ordinal, gpu.clone());
         Ok(gpu)
     }
 
-    fn create(ordinal: usize) -> Result<Gpu> {
-        let ctx = CudaContext::new(ordinal)?;
-        // One stream orders everything, so cudarc's per-buffer event tracking is redundant work
-        // on every launch.
-        // SAFETY: warpkit submits its work to its one stream, except the copies of a pipelined
-        // call, which events order with that stream (`pipeline.rs`).
-        unsafe { ctx.disable_event_tracking() };
+    /// A handle whose calls run on `stream`, a caller's `cudarc` stream, in order with the
+    /// caller's own work there (and under the caller's choice of event tracking). It is a device
+    /// of its own: it loads the kernels' modules again as its calls need them (milliseconds an
+    /// area), and buffers of other handles are refused (`WrongDevice`) rather than used without
+    /// an order between the two streams; move them with [`DeviceBuffer::into_cuda_slice`] and
+    /// [`Device::adopt`](crate::Device::adopt).
+    ///
+    /// [`DeviceBuffer::into_cuda_slice`]: crate::DeviceBuffer::into_cuda_slice
+    pub fn on_stream(stream: Arc<CudaStream>) -> Result<Gpu> {
+        Gpu::create(stream.context().clone(), stream)
+    }
+
+    fn create(ctx: Arc<CudaContext>, stream: Arc<CudaStream>) -> Result<Gpu> {
+        static INSTANCES: AtomicU64 = AtomicU64::new(0);
         if ctx.has_async_alloc() {
             // Keep all freed memory (the driver's default returns it at each synchronization),
             // so that a call after a synchronization does not map its allocations afresh.
@@ -95,9 +126,10 @@ impl Gpu {
         if major < 8 {
             return Err(Error::UnsupportedDevice { major, minor });
         }
-        let stream = ctx.default_stream();
         Ok(Gpu {
             inner: Arc::new(Inner {
+                ordinal: ctx.ordinal(),
+                instance: INSTANCES.fetch_add(1, Ordering::Relaxed),
                 ctx,
                 stream,
                 limits,
@@ -107,7 +139,6 @@ impl Gpu {
                 readback: Default::default(),
                 staging: Default::default(),
                 copy_streams: OnceLock::new(),
-                ordinal,
             }),
         })
     }
@@ -118,12 +149,12 @@ impl Gpu {
     }
 
     /// The stream every warpkit call on this device runs on.
-    pub fn stream(&self) -> &Arc<CudaStream> {
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
         &self.inner.stream
     }
 
-    /// The CUDA context (for interoperation with other `cudarc` code).
-    pub fn context(&self) -> &Arc<CudaContext> {
+    /// The `cudarc` context object of this handle.
+    pub(crate) fn context(&self) -> &Arc<CudaContext> {
         &self.inner.ctx
     }
 
@@ -157,9 +188,9 @@ impl Gpu {
         Ok(slot.get().expect("the area was loaded above"))
     }
 
-    /// The device's ordinal, which its buffers carry.
-    pub(crate) fn ordinal(&self) -> usize {
-        self.inner.ordinal
+    /// The device's ordinal and this handle's number, which its buffers carry.
+    pub(crate) fn identity(&self) -> (usize, u64) {
+        (self.inner.ordinal, self.inner.instance)
     }
 
     /// Scratch memory kept between calls (see `Device::scratch`).
@@ -193,8 +224,8 @@ impl Gpu {
     }
 
     /// The two streams of a pipelined call's copies, to the device and to the host, made on
-    /// first use. Both are non-blocking: nothing orders them with warpkit's stream (the legacy
-    /// default stream) but the events the pipeline records.
+    /// first use. Nothing orders them with warpkit's stream but the events the pipeline
+    /// records.
     pub(super) fn copy_streams(&self) -> Result<&[Arc<CudaStream>; 2]> {
         if let Some(streams) = self.inner.copy_streams.get() {
             return Ok(streams);

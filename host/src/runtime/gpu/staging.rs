@@ -240,10 +240,12 @@ impl Gpu {
         self.context().bind_to_thread()?;
         if direct(src) {
             if page_locked(src) {
-                // SAFETY: `dst` holds `src.len()` elements. The synchronous copy is ordered with
-                // the legacy default stream, which is warpkit's, and returns once `src` has
-                // been read (an asynchronous copy of page-locked memory would return before).
-                return Ok(unsafe { result::memcpy_htod_sync(dst, src) }?);
+                // SAFETY: `dst` holds `src.len()` elements; the copy is queued on warpkit's
+                // stream, and the wait returns once `src` has been read (an asynchronous copy
+                // of page-locked memory returns before). Not a synchronous copy: that would be
+                // ordered with the legacy default stream, not with warpkit's.
+                unsafe { result::memcpy_htod_async(dst, src, self.stream().cu_stream()) }?;
+                return self.synchronize();
             }
             // SAFETY: `dst` holds `src.len()` elements; the copy is queued on warpkit's stream.
             // From pageable memory the driver takes the bytes before it returns, so `src` may
@@ -291,9 +293,10 @@ impl Gpu {
         }
         self.context().bind_to_thread()?;
         if direct(dst) {
-            // SAFETY: `src` holds `dst.len()` elements. The synchronous copy is ordered with the
-            // legacy default stream, which is warpkit's, and returns once `dst` is written.
-            return Ok(unsafe { result::memcpy_dtoh_sync(dst, src) }?);
+            // SAFETY: `src` holds `dst.len()` elements; the copy is queued on warpkit's stream
+            // after the work before it, and `dst` is written when the wait returns.
+            unsafe { result::memcpy_dtoh_async(dst, src, self.stream().cu_stream()) }?;
+            return self.synchronize();
         }
         let mut staging = self.staging().lock().unwrap_or_else(|e| e.into_inner());
         let layout = Layout::new::<T>(staging.bytes, dst.len());
