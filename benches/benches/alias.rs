@@ -6,7 +6,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
-use warpkit::alias::{AliasTable, AliasWeight, Construction, Layout, Order, Sampling};
+use warpkit::alias::{AliasTable, AliasWeight, Construction, Layout, Order, SampleOptions, Sampling};
 use warpkit::{Backend, Device, Philox};
 use warpkit_benches::{brief, time_on_gpu};
 
@@ -107,7 +107,11 @@ fn sampling(c: &mut Criterion, device: &Device) {
                 b.iter_custom(|iters| {
                     time_on_gpu(gpu, iters, || {
                         table
-                            .sample_into_ordered(&mut rng, &mut out, method, Order::AsDrawn)
+                            .sample_into(
+                                &mut rng,
+                                &mut out,
+                                SampleOptions::default().method(method).order(Order::AsDrawn),
+                            )
                             .unwrap()
                     })
                 })
@@ -144,7 +148,11 @@ fn samples_drawn(c: &mut Criterion, device: &Device) {
                     b.iter_custom(|iters| {
                         time_on_gpu(gpu, iters, || {
                             table
-                                .sample_into_ordered(&mut rng, &mut out, method, Order::AsDrawn)
+                                .sample_into(
+                                    &mut rng,
+                                    &mut out,
+                                    SampleOptions::default().method(method).order(Order::AsDrawn),
+                                )
                                 .unwrap()
                         })
                     })
@@ -156,7 +164,7 @@ fn samples_drawn(c: &mut Criterion, device: &Device) {
                         b.iter_custom(|iters| {
                             time_on_gpu(gpu, iters, || {
                                 table
-                                    .sample_into_ordered(&mut rng, &mut out, method, Order::Shuffled)
+                                    .sample_into(&mut rng, &mut out, SampleOptions::default().method(method))
                                     .unwrap()
                             })
                         })

@@ -12,7 +12,7 @@ use criterion::{
 };
 use rand_core::{RngCore, SeedableRng};
 use std::time::Duration;
-use warpkit::alias::AliasTable;
+use warpkit::alias::{AliasTable, SampleOptions};
 use warpkit::convolve::Convolution;
 use warpkit::multisplit::{Buckets, Multisplit};
 use warpkit::som::{
@@ -93,13 +93,21 @@ fn host_paths(c: &mut Criterion) {
     settings(&mut group);
     group.throughput(Throughput::BytesDecimal(4 * SAMPLES as u64));
     group.bench_function("fill slice", |b| {
-        b.iter(|| table.fill(&mut rng, &mut samples).unwrap())
+        b.iter(|| {
+            table
+                .sample_into(&mut rng, &mut samples[..], SampleOptions::default())
+                .unwrap()
+        })
     });
     group.bench_function("fill pinned", |b| {
-        b.iter(|| table.fill(&mut rng, &mut pinned_samples).unwrap())
+        b.iter(|| {
+            table
+                .sample_into(&mut rng, &mut pinned_samples[..], SampleOptions::default())
+                .unwrap()
+        })
     });
     group.bench_function("sample to new vec", |b| {
-        b.iter(|| table.sample(&mut rng, SAMPLES).unwrap())
+        b.iter(|| table.sample(&mut rng, SAMPLES, SampleOptions::default()).unwrap())
     });
     group.finish();
 
@@ -186,7 +194,11 @@ fn crossover_more_work(c: &mut Criterion, gpu: &Backend, cpu: &Backend) {
         for log_n in [12, 16, 20, 24, 26] {
             let out = &mut samples[..1 << log_n];
             group.bench_function(format!("alias fill 2^{log_n} from 2^20 {name}"), |bench| {
-                bench.iter(|| table.fill(&mut rng, out).unwrap())
+                bench.iter(|| {
+                    table
+                        .sample_into(&mut rng, &mut *out, SampleOptions::default())
+                        .unwrap()
+                })
             });
         }
         for log_n in [12, 16, 20, 22] {

@@ -7,7 +7,7 @@
 use rand_core::RngCore;
 use rand_core::SeedableRng;
 use std::time::Instant;
-use warpkit::alias::{AliasTable, check_table};
+use warpkit::alias::{AliasTable, SampleOptions, check_table};
 use warpkit::convolve::Convolution;
 use warpkit::lbp::{bins, histogram, histograms_into};
 use warpkit::moments::{SUMMARY_WORDS, summary, summary_into};
@@ -137,7 +137,7 @@ fn alias_tour(backend: &Backend, items: usize, samples: usize) -> Result<usize, 
         if ok { "checked" } else { "WRONG" }
     );
     let t = Instant::now();
-    let drawn_samples = table.sample(&mut rng, samples)?;
+    let drawn_samples = table.sample(&mut rng, samples, SampleOptions::default())?;
     let drawn = t.elapsed().as_secs_f64();
     let top = weights.iter().position(|&w| w == 1.0).expect("the weight 1/1");
     let total: f64 = weights.iter().sum();

@@ -131,7 +131,7 @@ pub enum Error {
     SignalTooShort { index: usize, len: usize, n: u32 },
 
     #[error(
-        "{method} cannot {what}: it is one of the seed's kernels, which compute forward products of one pair in the input's type"
+        "{method} cannot {what}: it is one of the article's five convolution kernels (v0-v4), which compute forward products of one pair in the input's type"
     )]
     MethodCannot { method: String, what: &'static str },
 }

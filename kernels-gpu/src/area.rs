@@ -20,7 +20,7 @@ pub enum Area {
     Multisplit,
     /// Random K-subsets: the sampling kernels of every team shape.
     Subset,
-    /// Banded convolution: the seed's kernels, the band kernel and its slice sums.
+    /// Banded convolution: the paper's kernels, the band kernel and its slice sums.
     Convolve,
     /// One-pass moments: partial summaries and their combine.
     Moments,

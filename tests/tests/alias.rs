@@ -2,8 +2,11 @@
 //! weight distributions, identical tables across methods and devices, sampling against the
 //! weights (chi-square), reproducible samples, and bad input.
 
+use rand::distr::Distribution;
 use rand_core::{RngCore, SeedableRng};
-use warpkit::alias::{AliasTable, AliasWeight, Construction, Order, Row, Sampling, check_table};
+use warpkit::alias::{
+    AliasTable, AliasWeight, Construction, Order, Row, SampleOptions, Sampling, check_table,
+};
 use warpkit::{Backend, Device, Error, Philox};
 use warpkit_tests::*;
 
@@ -138,17 +141,12 @@ fn chi_square_samples() -> usize {
     cap(100_000_000).max(1 << 20)
 }
 
-/// Draws `s` samples and tests their counts against the weights: items of weight 0 are never
-/// drawn, and the chi-square statistic stays below its 1e-6 critical value. With 10^8 samples
-/// this detects (power > 0.99) a relative probability error of about 3e-3 in one item of
-/// N = 10, or spread over all items of N = 10^4 (see [`chi_square_samples`] for fewer).
-fn sampling_matches_weights(backend: &Backend, method: Sampling, weights: &[f64], s: usize, seed: u64) {
-    let label = format!("n={} {method:?} on {}", weights.len(), backend.describe());
-    let table = AliasTable::new(backend, weights).unwrap();
-    let mut rng = Philox::seed_from_u64(seed);
-    let samples = table.sample_with(&mut rng, s, method).unwrap();
+/// Tests the counts of `samples` against `weights`: items of weight 0 never drawn, and the
+/// chi-square statistic below its 1e-6 critical value (power: see [`sampling_matches_weights`]).
+fn chi_square_test(label: &str, weights: &[f64], samples: &[u32]) {
+    let s = samples.len();
     let mut counts = vec![0u64; weights.len()];
-    for &x in &samples {
+    for &x in samples {
         counts[x as usize] += 1;
     }
     let total: f64 = weights.iter().sum();
@@ -165,14 +163,69 @@ fn sampling_matches_weights(backend: &Backend, method: Sampling, weights: &[f64]
     let critical = chi_square_critical(dof);
     println!("{label}: chi-square {chi2:.1} over {dof} degrees of freedom (critical {critical:.1})");
     assert!(chi2 < critical, "{label}: chi-square {chi2} >= {critical}");
+}
+
+/// Draws `s` samples and tests their counts against the weights: items of weight 0 are never
+/// drawn, and the chi-square statistic stays below its 1e-6 critical value. With 10^8 samples
+/// this detects (power > 0.99) a relative probability error of about 3e-3 in one item of
+/// N = 10, or spread over all items of N = 10^4 (see [`chi_square_samples`] for fewer).
+fn sampling_matches_weights(backend: &Backend, method: Sampling, weights: &[f64], s: usize, seed: u64) {
+    let label = format!("n={} {method:?} on {}", weights.len(), backend.describe());
+    let table = AliasTable::new(backend, weights).unwrap();
+    let mut rng = Philox::seed_from_u64(seed);
+    let samples = table
+        .sample(&mut rng, s, SampleOptions::default().method(method))
+        .unwrap();
+    chi_square_test(&label, weights, &samples);
     // The same seed gives the same samples.
     let some = table
-        .sample_with(&mut Philox::seed_from_u64(seed), cap(1 << 20), method)
+        .sample(
+            &mut Philox::seed_from_u64(seed),
+            cap(1 << 20),
+            SampleOptions::default().method(method),
+        )
         .unwrap();
     let again = table
-        .sample_with(&mut Philox::seed_from_u64(seed), cap(1 << 20), method)
+        .sample(
+            &mut Philox::seed_from_u64(seed),
+            cap(1 << 20),
+            SampleOptions::default().method(method),
+        )
         .unwrap();
     assert!(again == some, "{label}: samples differ for the same seed");
+}
+
+/// One draw per call through `rand`'s `Distribution`, from a CPU table and from device tables
+/// (their rows copied to the host): 2^20 draws pass the chi-square test (a relative error of
+/// about 3e-2 in one item of ten is detected, see [`chi_square_samples`]), and a sampler gives
+/// the same draws for the same seed as one over the same rows.
+#[test]
+fn host_samplers_follow_the_weights() {
+    let weights: Vec<f64> = (0..10).map(|i| i as f64).collect();
+    let mut rng = fresh_rng("host sampler");
+    let cpu = AliasTable::new(&Backend::cpu(), &weights).unwrap();
+    let mut backends = vec![Backend::cpu()];
+    backends.extend(devices("host sampler").into_iter().map(Backend::Device));
+    for backend in backends {
+        let label = format!("host sampler of a table on {}", backend.describe());
+        let table = AliasTable::new(&backend, &weights).unwrap();
+        let sampler = table.sampler().unwrap();
+        let seed = rng.next_u64();
+        let draws: Vec<u32> = sampler
+            .sample_iter(Philox::seed_from_u64(seed))
+            .take(1 << 20)
+            .collect();
+        chi_square_test(&label, &weights, &draws);
+        if table.rows().unwrap() == cpu.rows().unwrap() {
+            let theirs = cpu.sampler().unwrap();
+            let mut a = Philox::seed_from_u64(seed);
+            let same = (0..1000).map(|_| theirs.sample(&mut a)).collect::<Vec<_>>();
+            assert!(
+                same[..] == draws[..1000],
+                "{label}: draws differ over the same rows"
+            );
+        }
+    }
 }
 
 #[test]
@@ -198,7 +251,7 @@ fn samples_follow_the_weights() {
         }
     }
     let cpu_table = AliasTable::new(&Backend::cpu(), &ten).unwrap();
-    let refused = cpu_table.sample_with(&mut rng, 10, METHODS[1]);
+    let refused = cpu_table.sample(&mut rng, 10, SampleOptions::default().method(METHODS[1]));
     assert!(matches!(refused, Err(Error::UnsupportedMethod { .. })));
 }
 
@@ -240,7 +293,11 @@ fn devices_draw_the_same_samples_by(method: Sampling) {
             let table = AliasTable::new(&Backend::Device(device.clone()), weights)?;
             let mut out = device.filled(cap(100_003), u32::poison())?;
             let method = scaled(method, weights.len());
-            table.sample_into_with(&mut Philox::seed_from_u64(*seed), &mut out, method)?;
+            table.sample_into(
+                &mut Philox::seed_from_u64(*seed),
+                &mut out,
+                SampleOptions::default().method(method),
+            )?;
             device.download(&out)
         },
         |(weights, _), got, label| {
@@ -287,7 +344,11 @@ fn shuffled_samples_are_the_drawn_ones_in_random_order() {
                 for order in [Order::AsDrawn, Order::Shuffled] {
                     let mut out = device.filled(s, u32::poison())?;
                     let mut rng = Philox::seed_from_u64(*seed);
-                    table.sample_into_ordered(&mut rng, &mut out, method, order)?;
+                    table.sample_into(
+                        &mut rng,
+                        &mut out,
+                        SampleOptions::default().method(method).order(order),
+                    )?;
                     got.extend(device.download(&out)?);
                 }
             }
@@ -343,7 +404,11 @@ fn folded_samples_xor_to_the_drawn_ones() {
             let mut got = Vec::new();
             for method in METHODS.map(|m| scaled(m, weights.len())) {
                 let mut stored = device.zeros(s)?;
-                table.sample_into_with(&mut Philox::seed_from_u64(*seed), &mut stored, method)?;
+                table.sample_into(
+                    &mut Philox::seed_from_u64(*seed),
+                    &mut stored,
+                    SampleOptions::default().method(method),
+                )?;
                 let mut folded = device.zeros(s)?;
                 table.sample_into_folded(&mut Philox::seed_from_u64(*seed), &mut folded, method)?;
                 got.extend(device.download(&stored)?);
@@ -438,11 +503,19 @@ fn bad_weights_are_refused_before_anything_runs() {
         assert!(matches!(f32_overflow, Some(Error::WeightOverflow)), "{label}");
         let table = AliasTable::new(b, &[1.0f64, 2.0]).unwrap();
         let mut rng = Philox::seed_from_u64(1);
-        assert!(table.sample(&mut rng, 0).unwrap().is_empty(), "{label}: S = 0");
+        assert!(
+            table
+                .sample(&mut rng, 0, SampleOptions::default())
+                .unwrap()
+                .is_empty(),
+            "{label}: S = 0"
+        );
         // The default method exists on every backend, also where a device would section.
         let big = AliasTable::new(b, &vec![1.0f64; 10_000]).unwrap();
         assert_eq!(
-            big.sample(&mut rng, 40_000).unwrap().len(),
+            big.sample(&mut rng, 40_000, SampleOptions::default())
+                .unwrap()
+                .len(),
             40_000,
             "{label}: default method"
         );
@@ -481,10 +554,16 @@ fn default_samples_come_in_random_order() {
         let label = device.describe();
         let table = AliasTable::new(&Backend::Device(device), &weights).unwrap();
         let seed = rng.next_u64();
-        let default = table.sample(&mut Philox::seed_from_u64(seed), s).unwrap();
+        let default = table
+            .sample(&mut Philox::seed_from_u64(seed), s, SampleOptions::default())
+            .unwrap();
         let method = Sampling::SharedMemorySectioned;
         let grouped = table
-            .sample_ordered(&mut Philox::seed_from_u64(seed), s, method, Order::AsDrawn)
+            .sample(
+                &mut Philox::seed_from_u64(seed),
+                s,
+                SampleOptions::default().method(method).order(Order::AsDrawn),
+            )
             .unwrap();
         let random = close_share(&default, n, |t| random_pair[t]);
         let tolerance = 6.0 * (2.0 * random * (1.0 - random) / s as f64).sqrt();

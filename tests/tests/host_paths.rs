@@ -3,7 +3,7 @@
 //! their errors before any copy.
 
 use rand_core::RngCore;
-use warpkit::alias::{AliasTable, Order, Sampling};
+use warpkit::alias::{AliasTable, Order, SampleOptions, Sampling};
 use warpkit::cudarc::driver::{CudaContext, DeviceRepr, ValidAsZeroBits};
 use warpkit::multisplit::{Buckets, Multisplit};
 use warpkit::{Backend, Device, Error, Philox};
@@ -128,26 +128,31 @@ fn host_calls_write_the_callers_slices() {
         assert!(pinned_out[..] == want[..], "{label}: scan pinned to pinned");
         assert_eq!(backend.sum(&pinned_in).unwrap(), backend.sum(&input).unwrap());
 
-        // `fill` gives what `sample` gives for the same seed and method.
+        // `sample_into` host memory gives what `sample` gives for the same seed and options.
         let weights: Vec<f64> = (1..=1000).map(|i| 1.0 / i as f64).collect();
         let table = AliasTable::new(&backend, &weights).unwrap();
         let s = cap(1 << 20) + 3;
-        let sampled = table.sample(&mut Philox::new([1, 2], [0; 4]), s).unwrap();
+        let sampled = table
+            .sample(&mut Philox::new([1, 2], [0; 4]), s, SampleOptions::default())
+            .unwrap();
         let mut filled = vec![u32::poison(); s];
-        table.fill(&mut Philox::new([1, 2], [0; 4]), &mut filled).unwrap();
-        assert!(filled == sampled, "{label}: fill = sample");
+        table
+            .sample_into(
+                &mut Philox::new([1, 2], [0; 4]),
+                &mut filled[..],
+                SampleOptions::default(),
+            )
+            .unwrap();
+        assert!(filled == sampled, "{label}: sample_into = sample");
         let mut pinned = device.pinned::<u32>(s).unwrap();
-        let method = Sampling::auto(weights.len(), s, Order::AsDrawn);
+        let grouped = SampleOptions::default()
+            .method(Sampling::auto(weights.len(), s, Order::AsDrawn))
+            .order(Order::AsDrawn);
         let ordered = table
-            .sample_ordered(&mut Philox::new([3, 4], [0; 4]), s, method, Order::AsDrawn)
+            .sample(&mut Philox::new([3, 4], [0; 4]), s, grouped)
             .unwrap();
         table
-            .fill_ordered(
-                &mut Philox::new([3, 4], [0; 4]),
-                &mut pinned,
-                method,
-                Order::AsDrawn,
-            )
+            .sample_into(&mut Philox::new([3, 4], [0; 4]), &mut pinned[..], grouped)
             .unwrap();
         assert!(
             pinned[..] == ordered[..],
@@ -246,7 +251,12 @@ fn host_slices_of_the_wrong_length_are_refused_before_any_copy() {
             Err(Error::LengthMismatch { .. })
         ));
         let table = AliasTable::new(&backend, &[1.0f64, 2.0]).unwrap();
-        assert!(table.fill(&mut Philox::new([0, 0], [0; 4]), &mut []).is_ok());
+        let empty: &mut [u32] = &mut [];
+        assert!(
+            table
+                .sample_into(&mut Philox::new([0, 0], [0; 4]), empty, SampleOptions::default())
+                .is_ok()
+        );
         match device.as_gpu() {
             Some(g) => {
                 for bad in [0, 1, 4095] {

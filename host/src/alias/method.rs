@@ -103,7 +103,7 @@ impl Construction {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
     /// Each item's quantized weight beside its index (16 bytes an item): the pack reads
-    /// everything it needs from the partitioned array. The seed's faster layout.
+    /// everything it needs from the partitioned array. The paper's faster layout.
     WeightsBeside,
     /// The index alone (4 bytes an item): less for the partition to write, but the pack reads
     /// each weight through its index, a scattered load, and quantizes it again.
@@ -115,7 +115,7 @@ pub enum Layout {
 pub enum SplitMethod {
     /// One binary search per boundary (the paper's baseline).
     Binary,
-    /// The seed's partial p-ary search: a block narrows the range for its consecutive
+    /// The paper's partial p-ary search: a block narrows the range for its consecutive
     /// boundaries together, then each thread finishes with a binary search.
     PartialPary,
 }
@@ -125,11 +125,11 @@ pub enum SplitMethod {
 pub enum PackMethod {
     /// One thread per section of 256 rows, reading light and heavy items from global memory.
     Baseline,
-    /// The seed's shared-memory pack: a block copies the items of its 2048 rows to shared
+    /// The paper's shared-memory pack: a block copies the items of its 2048 rows to shared
     /// memory (coalesced), then each of its 256 threads finds where its 8 rows start (a search
     /// narrowed to the block's items) and sweeps them from there.
     SharedMemory,
-    /// The seed's chunked pack: sections of 1024 rows, 64 a block, each thread's items loaded
+    /// The paper's chunked pack: sections of 1024 rows, 64 a block, each thread's items loaded
     /// into shared memory 16 light and 16 heavy at a time as its sweep runs out of them.
     Chunked,
 }
@@ -169,6 +169,45 @@ pub enum Order {
     /// grouped by section for the sectioned samplers (consecutive samples then come from the
     /// same few rows). The fastest; for callers that use the samples as a multiset.
     AsDrawn,
+}
+
+/// How a sampling call draws ([`AliasTable::sample`](super::AliasTable::sample),
+/// [`AliasTable::sample_into`](super::AliasTable::sample_into)): the method, or none to let
+/// [`Sampling::auto`] pick one for the table, the sample count and the order; and the order.
+/// `SampleOptions::default()` is random order by the method picked for it.
+///
+/// ```
+/// use warpkit::alias::{Order, SampleOptions, Sampling};
+/// let grouped = SampleOptions::default().order(Order::AsDrawn);
+/// let shared = SampleOptions::default().method(Sampling::SharedMemorySectioned);
+/// # let _ = (grouped, shared);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SampleOptions {
+    /// The sampler, or `None` for the one [`Sampling::auto`] picks.
+    pub method: Option<Sampling>,
+    /// The order the samples come out in.
+    pub order: Order,
+}
+
+impl SampleOptions {
+    /// These options drawing by `method`.
+    pub const fn method(mut self, method: Sampling) -> SampleOptions {
+        self.method = Some(method);
+        self
+    }
+
+    /// These options giving samples in `order`.
+    pub const fn order(mut self, order: Order) -> SampleOptions {
+        self.order = order;
+        self
+    }
+
+    /// The method that draws `s` samples from `n` rows.
+    pub(super) fn resolve(self, n: usize, s: usize) -> Sampling {
+        self.method.unwrap_or_else(|| Sampling::auto(n, s, self.order))
+    }
 }
 
 impl Order {

@@ -1,15 +1,23 @@
 //! Weighted random sampling with alias tables: build a table from weights once, then draw any
-//! number of samples with replacement in constant time each. The GPU construction (PSA and
-//! PSA+) and samplers follow Lehmann et al., "Weighted Random Sampling on GPUs" (2021).
+//! number of samples with replacement in constant time each. The GPU construction and
+//! samplers follow Lehmann et al., "Weighted Random Sampling on GPUs" (2021): PSA, the
+//! parallel split-and-pack construction of Hübschle-Schneider and Sanders, and PSA+, which
+//! packs greedily within tiles first (both below).
 //!
 //! ```no_run
+//! use rand::distr::Distribution;
 //! use rand_core::SeedableRng;
-//! use warpkit::{Backend, alias::AliasTable};
+//! use warpkit::{Backend, alias::{AliasTable, SampleOptions}};
 //!
 //! let weights = [1.0f64, 2.0, 0.0, 5.0];
 //! let table = AliasTable::new(&Backend::auto(), &weights)?;
 //! let mut rng = warpkit::Philox::seed_from_u64(42);
-//! let samples: Vec<u32> = table.sample(&mut rng, 1_000_000)?; // item 2 never appears
+//! // Many at once, on the table's backend; item 2 never appears:
+//! let samples: Vec<u32> = table.sample(&mut rng, 1_000_000, SampleOptions::default())?;
+//! // One at a time on the host, as a `rand` distribution:
+//! let sampler = table.sampler()?;
+//! let one: u32 = sampler.sample(&mut rng);
+//! let few: Vec<u32> = sampler.sample_iter(&mut rng).take(10).collect();
 //! # Ok::<(), warpkit::Error>(())
 //! ```
 //!
@@ -34,7 +42,7 @@ mod table;
 pub use crate::error::TableDefect;
 pub use check::{check_table, item_masses};
 pub use kernels::AliasWeight;
-pub use method::{Construction, Layout, Order, PackMethod, Sampling, SplitMethod};
-pub use table::AliasTable;
+pub use method::{Construction, Layout, Order, PackMethod, SampleOptions, Sampling, SplitMethod};
+pub use table::{AliasSampler, AliasTable, SampleOutput};
 use table::{Stream, check_count, quantize_scale};
 pub use warpkit_kernels::alias::{Entry, Row};

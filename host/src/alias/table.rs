@@ -2,13 +2,16 @@
 //! reading it back, and the checks on weights that run before anything is launched.
 
 use super::kernels::AliasWeight;
-use super::method::{Construction, Order, Sampling};
+use super::method::{Construction, SampleOptions, Sampling};
 use super::{cpu, device, item_masses};
 use crate::error::{Error, Result};
 use crate::runtime::backend::Backend;
 use crate::runtime::cpu::filled_by;
 use crate::runtime::device::{Device, DeviceBuffer};
+use rand::distr::Distribution;
 use rand_core::RngCore;
+use sealed::Target;
+use std::borrow::Cow;
 use warpkit_kernels::alias::{Row, sample};
 
 /// An alias table over `N` items, on the backend that built it (device memory for a device).
@@ -179,99 +182,56 @@ impl<F: AliasWeight> AliasTable<F> {
         Ok(item_masses(&rows)?.into_iter().map(|m| m / n).collect())
     }
 
-    /// `s` samples with replacement in random order (exchangeable: any `k` of them are `k`
-    /// independent draws), keyed by three words of `rng`, by the method [`Sampling::auto`]
-    /// picks for that order (the baseline, on every backend); `s = 0` gives an empty vector.
-    pub fn sample(&self, rng: &mut (impl RngCore + ?Sized), s: usize) -> Result<Vec<u32>> {
-        filled_by(s, |out| self.fill(rng, out))
-    }
-
-    /// As [`AliasTable::sample`], by `method`, in random order: the same seed and method give
-    /// the same samples on every device.
-    pub fn sample_with(
+    /// `s` samples with replacement, keyed by three words of `rng`, drawn as `options` says
+    /// (by default: in random order, by the method [`Sampling::auto`] picks for it); `s = 0`
+    /// gives an empty vector. The same seed and options give the same samples on every device.
+    pub fn sample(
         &self,
         rng: &mut (impl RngCore + ?Sized),
         s: usize,
-        method: Sampling,
+        options: SampleOptions,
     ) -> Result<Vec<u32>> {
-        self.sample_ordered(rng, s, method, Order::Shuffled)
+        filled_by(s, |out| self.sample_into(rng, out, options))
     }
 
-    /// As [`AliasTable::sample_with`], in `order`: [`Order::AsDrawn`] leaves a sectioned
-    /// sampler's output grouped by section, which is faster where the order does not matter.
-    pub fn sample_ordered(
+    /// Writes `out.len()` samples into `out`, as [`AliasTable::sample`] would return them:
+    /// host memory (`&mut [u32]`; reuse it across calls, or make it a
+    /// [`PinnedBuffer`](crate::PinnedBuffer) for the link's full speed), or a [`DeviceBuffer`]
+    /// of the table's device. On a GPU, samples for host memory are drawn into device memory
+    /// and copied back chunk by chunk through the staging buffers.
+    pub fn sample_into<O: SampleOutput + ?Sized>(
         &self,
         rng: &mut (impl RngCore + ?Sized),
-        s: usize,
-        method: Sampling,
-        order: Order,
-    ) -> Result<Vec<u32>> {
-        filled_by(s, |out| self.fill_ordered(rng, out, method, order))
-    }
-
-    /// Fills `out` (host memory) with the samples [`AliasTable::sample`] would return for
-    /// `out.len()`, without allocating them: reuse `out` across calls, or make it a
-    /// [`PinnedBuffer`](crate::PinnedBuffer) for the link's full speed.
-    pub fn fill(&self, rng: &mut (impl RngCore + ?Sized), out: &mut [u32]) -> Result<()> {
-        let method = Sampling::auto(self.n, out.len(), Order::Shuffled);
-        self.fill_ordered(rng, out, method, Order::Shuffled)
-    }
-
-    /// As [`AliasTable::fill`], by `method` and in `order`. On a GPU the samples are drawn
-    /// into device memory and copied back chunk by chunk through the staging buffers.
-    pub fn fill_ordered(
-        &self,
-        rng: &mut (impl RngCore + ?Sized),
-        out: &mut [u32],
-        method: Sampling,
-        order: Order,
+        out: &mut O,
+        options: SampleOptions,
     ) -> Result<()> {
-        let stream = Stream::from_rng(rng);
-        match &self.storage {
-            Storage::Host(rows, _) => {
+        let target = out.target();
+        let len = match &target {
+            Target::Host(h) => h.len(),
+            Target::Device(d) => d.len(),
+        };
+        let method = options.resolve(self.n, len);
+        let (stream, code) = (Stream::from_rng(rng), options.order.code(method));
+        match (target, &self.storage) {
+            (Target::Device(out), _) => self.draw_on_device(stream, out, method, code),
+            (Target::Host(out), Storage::Host(rows, _)) => {
                 check_host_method(method)?;
                 cpu::sample(rows, stream, out);
                 Ok(())
             }
-            Storage::Device(t) => {
+            (Target::Host(out), Storage::Device(t)) => {
                 let mut drawn = t.device().workspace(out.len())?;
-                t.sample_into(stream, &mut drawn, method, order.code(method))?;
+                t.sample_into(stream, &mut drawn, method, code)?;
                 t.device().download_into(&drawn, out)
             }
         }
     }
 
-    /// Fills `out` (in the table's device memory) with samples, keyed by `rng` as
-    /// [`AliasTable::sample`] is.
-    pub fn sample_into(&self, rng: &mut (impl RngCore + ?Sized), out: &mut DeviceBuffer<u32>) -> Result<()> {
-        self.sample_into_with(rng, out, Sampling::auto(self.n, out.len(), Order::Shuffled))
-    }
-
-    /// As [`AliasTable::sample_into`], by `method`, in random order.
-    pub fn sample_into_with(
-        &self,
-        rng: &mut (impl RngCore + ?Sized),
-        out: &mut DeviceBuffer<u32>,
-        method: Sampling,
-    ) -> Result<()> {
-        self.sample_into_ordered(rng, out, method, Order::Shuffled)
-    }
-
-    /// As [`AliasTable::sample_into_with`], in `order`.
-    pub fn sample_into_ordered(
-        &self,
-        rng: &mut (impl RngCore + ?Sized),
-        out: &mut DeviceBuffer<u32>,
-        method: Sampling,
-        order: Order,
-    ) -> Result<()> {
-        self.sample_into_code(rng, out, method, order.code(method))
-    }
-
-    /// For benchmarks: draws as [`AliasTable::sample_into_with`] does, but stores only one
-    /// word per GPU thread, the xor of its samples, at the position of its first sample, and
-    /// leaves the rest of `out` as it was. This is the paper's own benchmark mode (samples
-    /// consumed in registers): the cost of drawing without the cost of storing.
+    /// For benchmarks: draws as [`AliasTable::sample_into`] does, but stores only one word per
+    /// GPU thread, the xor of its samples, at the position of its first sample, and leaves the
+    /// rest of `out` as it was. This is the paper's own benchmark mode (samples consumed in
+    /// registers): the cost of drawing without the cost of storing.
+    #[cfg(feature = "checks")]
     #[doc(hidden)]
     pub fn sample_into_folded(
         &self,
@@ -279,24 +239,82 @@ impl<F: AliasWeight> AliasTable<F> {
         out: &mut DeviceBuffer<u32>,
         method: Sampling,
     ) -> Result<()> {
-        self.sample_into_code(rng, out, method, sample::OUTPUT_FOLDED)
+        self.draw_on_device(Stream::from_rng(rng), out, method, sample::OUTPUT_FOLDED)
     }
 
-    fn sample_into_code(
+    /// A sampler on the host that draws one sample at a time from `rng`
+    /// ([`rand::distr::Distribution`]): the table's rows, borrowed from a CPU table or copied
+    /// from a device's. For a few draws at a time; [`AliasTable::sample`] for many.
+    pub fn sampler(&self) -> Result<AliasSampler<'_, F>> {
+        let rows = match &self.storage {
+            Storage::Host(rows, _) => Cow::Borrowed(&rows[..]),
+            Storage::Device(t) => Cow::Owned(t.rows()?),
+        };
+        Ok(AliasSampler { rows })
+    }
+
+    fn draw_on_device(
         &self,
-        rng: &mut (impl RngCore + ?Sized),
+        stream: Stream,
         out: &mut DeviceBuffer<u32>,
         method: Sampling,
-        output: u32,
+        code: u32,
     ) -> Result<()> {
-        let stream = Stream::from_rng(rng);
         match &self.storage {
-            Storage::Device(t) => t.sample_into(stream, out, method, output),
+            Storage::Device(t) => t.sample_into(stream, out, method, code),
             Storage::Host(..) => Err(Error::WrongDevice {
                 buffer: "a device".into(),
                 device: "a host table".into(),
             }),
         }
+    }
+}
+
+/// Where [`AliasTable::sample_into`] writes: host memory (`[u32]`) or a [`DeviceBuffer<u32>`].
+pub trait SampleOutput: sealed::Output {}
+
+impl SampleOutput for [u32] {}
+impl SampleOutput for DeviceBuffer<u32> {}
+
+mod sealed {
+    /// The memory a sampling call writes to.
+    #[derive(Debug)]
+    pub enum Target<'a> {
+        Host(&'a mut [u32]),
+        Device(&'a mut crate::DeviceBuffer<u32>),
+    }
+
+    pub trait Output {
+        fn target(&mut self) -> Target<'_>;
+    }
+
+    impl Output for [u32] {
+        fn target(&mut self) -> Target<'_> {
+            Target::Host(self)
+        }
+    }
+
+    impl Output for crate::DeviceBuffer<u32> {
+        fn target(&mut self) -> Target<'_> {
+            Target::Device(self)
+        }
+    }
+}
+
+/// An alias table's rows on the host, drawing one sample per call from the caller's generator
+/// ([`AliasTable::sampler`]): `sampler.sample(&mut rng)`, or `sampler.sample_iter(rng)` for
+/// an iterator. Each draw takes one `u64` of `rng` and reads one row, the baseline sampler's
+/// rule, so its samples follow the table's [`AliasTable::probabilities`] exactly.
+#[derive(Debug, Clone)]
+pub struct AliasSampler<'a, F: AliasWeight> {
+    rows: Cow<'a, [Row<F>]>,
+}
+
+impl<F: AliasWeight> Distribution<u32> for AliasSampler<'_, F> {
+    fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> u32 {
+        sample::draw(0, self.rows.len() as u32, rng.next_u64(), |i| {
+            self.rows[i as usize]
+        })
     }
 }
 

@@ -65,7 +65,7 @@ pub(super) unsafe fn run<F: Real>(
         let (m, size) = (a.span.len as u64, size_of::<F>() as u32);
         let linear = |blocks: u64, shared: u32| LaunchShape::linear(blocks, SEED_THREADS, shared * size);
         // SAFETY: `m >= n >= 1` (the larger operand is `a`), spans in range (the caller's
-        // contract), each launch the seed's shape for its version.
+        // contract), each launch the article's shape for its version.
         unsafe {
             match method {
                 Method::V0 => d.launch::<F::V0>(

@@ -68,15 +68,15 @@ impl Real for f64 {
 /// The kernel a device runs. Every method gives the same sums up to rounding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
-    /// The seed's v0: a thread per output testing every term against the band.
+    /// The article's v0: a thread per output testing every term against the band.
     V0,
-    /// The seed's v1: a thread per pair of outputs (`r[i]`, `r[i + m]`), equal work each.
+    /// The article's v1: a thread per pair of outputs (`r[i]`, `r[i + m]`), equal work each.
     V1,
-    /// The seed's v2: v1 with `q` staged in shared memory.
+    /// The article's v2: v1 with `q` staged in shared memory.
     V2,
-    /// The seed's v3: v2 with `p` staged too.
+    /// The article's v3: v2 with `p` staged too.
     V3,
-    /// The seed's v4: a warp per pair of outputs, summed by shuffles.
+    /// The article's v4: a warp per pair of outputs, summed by shuffles.
     V4,
     /// warpkit's band kernel: tiles of outputs in registers, the inner sum split over blocks
     /// where the outputs alone would not fill the device; the only method for gradients,
@@ -280,7 +280,7 @@ impl Convolution {
         unsafe { self.run_into(device, &inputs, r, work) }
     }
 
-    /// The seed's strided form inside one device buffer, as when convolving rows or columns of
+    /// The article's strided form inside one device buffer, as when convolving rows or columns of
     /// a matrix in place: `r = p ⊛ q` with all three spans of `data`; `r` may not share an
     /// element with `p` or `q`.
     pub fn strided_into<F: Real>(

@@ -42,7 +42,7 @@ impl DeviceLimits {
     }
 
     /// Dynamic shared memory that lets at most `blocks` blocks reside on a multiprocessor (the
-    /// seed's trick of limiting residency by reserving shared memory), within what one block
+    /// alias paper's trick of limiting residency by reserving shared memory), within what one block
     /// may ask for.
     pub fn shared_for_blocks_per_multiprocessor(&self, blocks: u32) -> u32 {
         (self.shared_per_multiprocessor / blocks.max(1))

@@ -1,6 +1,6 @@
-//! The two layouts of the partitioned items (the seed's l and h arrays, here one array: light
+//! The two layouts of the partitioned items (the paper's l and h arrays, here one array: light
 //! items, then heavy ones): each item's quantized weight stored beside its index (16-byte
-//! [`Entry`]s, the seed's faster layout), or indices only (4 bytes an item), the pack then
+//! [`Entry`]s, the paper's faster layout), or indices only (4 bytes an item), the pack then
 //! reading each weight through its index and quantizing it again.
 //!
 //! Both give the pack the same entries, bit for bit (quantizing is a pure function of the

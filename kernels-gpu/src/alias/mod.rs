@@ -1,4 +1,4 @@
-//! Alias tables (seed 000, "Weighted Random Sampling on GPUs"): PSA construction split into
+//! Alias tables (Lehmann et al., "Weighted Random Sampling on GPUs", 2021): PSA construction split into
 //! partition, prefix sums, split and pack, and sampling, on the GPU and, through the same
 //! functions, on the CPU.
 //!

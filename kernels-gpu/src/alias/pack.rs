@@ -1,5 +1,5 @@
 //! Pack: each section between two splits is swept on its own, writing its rows into the table:
-//! the seed's baseline (one thread a section, light and heavy items read straight from global
+//! the paper's baseline (one thread a section, light and heavy items read straight from global
 //! memory), shared-memory and chunked packs, each reading the items in either layout of
 //! [`super::layout`].
 
@@ -42,7 +42,7 @@ pub unsafe fn pack_section<F: Weight, W: PrefixWord, E: EntrySource>(
     }
 }
 
-/// The seed's baseline pack: section `s` by thread `s` of the grid.
+/// The paper's baseline pack: section `s` by thread `s` of the grid.
 ///
 /// # Safety
 /// As for [`pack_section`], with `sections + 1` splits.
@@ -116,7 +116,7 @@ impl<W: PrefixWord> Prefix for BlockPrefix<'_, W> {
     }
 }
 
-/// The seed's shared-memory pack, with the block's section split again inside the block: block
+/// The paper's shared-memory pack, with the block's section split again inside the block: block
 /// `b` packs rows `splits[b] .. splits[b + 1]` ([`SHARED_PACK_ROWS`] of them). It copies the
 /// light entries and the heavy entries those rows touch into shared memory (asynchronous
 /// copies, all in flight at once, where weights lie beside the indices; indices only gathers
@@ -124,7 +124,7 @@ impl<W: PrefixWord> Prefix for BlockPrefix<'_, W> {
 /// split at its own first row by a binary search in those sums; then every thread sweeps its
 /// [`SHARED_PACK_THREAD_ROWS`] rows from shared memory, staging the rows there, and the block
 /// writes them out in item order. Many short sweeps keep 8 warps a block busy where one long
-/// sweep a thread left the SM waiting on the sweep's dependent steps (the seed's version: 64
+/// sweep a thread left the SM waiting on the sweep's dependent steps (the paper's version: 64
 /// threads of 32 rows), and searching shared memory replaces some ten dependent global reads a
 /// thread.
 ///
@@ -279,7 +279,7 @@ pub const fn chunked_pack_bytes() -> u32 {
     (threads * 16 + threads * 2 * CHUNK_ITEMS * size_of::<Entry>() as u64 + threads / 32 * 8) as u32
 }
 
-/// The seed's chunked pack: each thread sweeps a long section, reading its light and heavy
+/// The paper's chunked pack: each thread sweeps a long section, reading its light and heavy
 /// items from windows of [`CHUNK_ITEMS`] each in shared memory. In rounds, every thread posts
 /// where its sweep stands, the block copies every unfinished thread's next windows together
 /// (coalesced runs of 16 entries), each thread sweeps until a window runs out, and a block-wide
@@ -422,7 +422,7 @@ macro_rules! pack_kernels {
     };
 }
 pack_kernels! {
-    pack_thread_baseline, "one thread a section, the seed's baseline" => alias_pack_baseline_f32,
+    pack_thread_baseline, "one thread a section, the paper's baseline" => alias_pack_baseline_f32,
         alias_pack_baseline_f64, alias_pack_baseline_plus_f32, alias_pack_baseline_plus_f64,
         alias_pack_baseline_indices_f32, alias_pack_baseline_indices_f64;
     pack_block_shared, "items staged in shared memory" => alias_pack_shared_f32, alias_pack_shared_f64,

@@ -1,6 +1,6 @@
 //! PSA+: each partition tile first runs the sweep over its own items while they sit in shared
 //! memory ("greedy packing"), writes those rows, and passes only what it could not finish on to
-//! PSA (the seed's GPU variant: greedy packing during the partition, no extra global traffic).
+//! PSA (the paper's GPU variant: greedy packing during the partition, no extra global traffic).
 //!
 //! A tile's own sweep is the sequential sweep of [`super::sweep`] over the tile's light and heavy
 //! items alone, in units of the whole table (a row still holds `Q`, weights are still `N·q`). It
@@ -19,7 +19,7 @@
 //! them with the whole table's row size finishes the table.
 //!
 //! Greedy packing is tried only in tiles with at least [`GREEDY_MIN_ITEMS`] light and heavy
-//! items (the seed's threshold for promising tiles).
+//! items (the paper's threshold for promising tiles).
 
 use super::ALIAS_BLOCK_THREADS;
 use super::partition::{PARTITION_TILE, StagedTile, TileScans, stage_tile};

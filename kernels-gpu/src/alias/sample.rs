@@ -15,7 +15,7 @@ pub const OUTPUT_IN_ORDER: u32 = 0;
 /// `output` code: sample `t` stored at `π(t)`, a keyed random permutation of `0..s`.
 pub const OUTPUT_SHUFFLED: u32 = 1;
 /// `output` code: nothing stored per sample; each thread xors its samples and stores that one
-/// word at the position of its first sample (the seed's benchmark mode, samples consumed in
+/// word at the position of its first sample (the paper's benchmark mode, samples consumed in
 /// registers).
 pub const OUTPUT_FOLDED: u32 = 2;
 
@@ -216,7 +216,7 @@ pub fn stream(key: u64, counter_lo: u64, counter_hi: u64) -> ([u32; 2], [u32; 4]
 macro_rules! sample_kernels {
     ($($name:ident: $f:ty),*) => {$(
         $crate::kernel! {
-            /// Draws samples `0..s` with replacement (the seed's baseline: a random row, then
+            /// Draws samples `0..s` with replacement (the paper's baseline: a random row, then
             /// its item or alias), a grid-stride loop, into `out` as `output` says
             /// ([`OUTPUT_IN_ORDER`] or [`OUTPUT_FOLDED`]).
             ///

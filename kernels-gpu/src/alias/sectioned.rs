@@ -1,4 +1,4 @@
-//! Sectioned sampling (the seed's batched samplers): the table is cut into sections of
+//! Sectioned sampling (the paper's batched samplers): the table is cut into sections of
 //! `section_rows` rows, one block each, and block `b` draws all the samples that fall into its
 //! section, so its threads touch one small region of the table (in cache, or copied to shared
 //! memory) instead of the whole table.

@@ -122,7 +122,7 @@ pub fn heavy_range(shape: &Shape, k: u64) -> (u64, u64) {
 }
 
 /// The split after `k` rows, by binary search for the heavy count within `[lo, hi]` (which
-/// must contain the answer): the seed's baseline.
+/// must contain the answer): the paper's baseline.
 #[inline(always)]
 pub fn search(shape: &Shape, prefix: &impl Prefix, k: u64, lo: u64, hi: u64) -> Split {
     let (mut lo, mut hi) = (lo, hi);
@@ -156,7 +156,7 @@ pub fn section_start(shape: &Shape, s: u64, rows_per_section: u64) -> u64 {
 }
 
 /// One split per section boundary, `splits[s]` for `s` in `0..=sections`, by binary search
-/// (the seed's baseline split), one thread a boundary.
+/// (the paper's baseline split), one thread a boundary.
 ///
 /// # Safety
 /// `prefix` holds `n + 1` sums, `splits` `sections + 1` entries; `rows_per_section *
@@ -189,7 +189,7 @@ fn heavy_done_clamped(shape: &Shape, prefix: &impl Prefix, k: u64, j: u64) -> bo
     j <= lo || (j <= hi && heavy_done(shape, prefix, k, j))
 }
 
-/// The seed's partial p-ary search for the splits of a block's consecutive boundaries `k` in
+/// The paper's partial p-ary search for the splits of a block's consecutive boundaries `k` in
 /// `[k_min, k_max]`: while the heavy-count range `[lo, hi]` holding every answer is wider than
 /// the block, each thread tests one of `p` evenly spaced pivots for `k_min` and for `k_max`,
 /// and a block-wide count narrows the range to the pivots that bracket both answers; then each
@@ -244,7 +244,7 @@ pub unsafe fn search_pary(
     search(shape, prefix, k, lo.max(own_lo), hi.min(own_hi))
 }
 
-/// One split per section boundary by the seed's partial p-ary search (see [`search_pary`]):
+/// One split per section boundary by the paper's partial p-ary search (see [`search_pary`]):
 /// each block finds `blockDim.x` consecutive splits.
 ///
 /// # Safety

@@ -8,7 +8,7 @@
 //! item `i`'s, aliased to heavy item `j`.
 
 /// A light or heavy item as the partition writes it: its quantized weight beside its index
-/// (the seed's faster layout, so packing reads no other array). Its weight in scaled units is
+/// (the paper's faster layout, so packing reads no other array). Its weight in scaled units is
 /// `N·q + rem`: `rem` (in what would be padding) is 0 except for the one item per PSA+ tile that
 /// the greedy sweep left partly used, whose remaining weight need not be a multiple of N.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -60,7 +60,7 @@ impl<F: Weight> Row<F> {
         }
     }
 
-    /// Writes the row with one store: 128 bits for f64 rows, 64 for f32 (the seed's int4
+    /// Writes the row with one store: 128 bits for f64 rows, 64 for f32 (the paper's int4
     /// stores, which halve the pack's write transactions against two narrower stores).
     ///
     /// # Safety

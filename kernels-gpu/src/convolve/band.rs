@@ -8,7 +8,7 @@
 //! outside both vectors, in shared memory; each thread then runs eight consecutive outputs over
 //! the chunk, eight steps at a time: the eight elements of `a` that enter its window and the
 //! eight `b[k]` come in as two 128-bit loads each (`b`'s a broadcast), for 64 FMAs. The zeros
-//! replace the seed's two triangles, so the inner loop has no branch. With one slice a block
+//! replace the article's two triangles, so the inner loop has no branch. With one slice a block
 //! writes its outputs; with several it writes a partial sum per slice and
 //! [`sum_slices`](fn@convolve_sum_slices_f32) adds them in slice order, so results do not depend on
 //! timing (no atomics).

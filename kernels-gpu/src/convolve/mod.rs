@@ -1,9 +1,9 @@
-//! Sums of discrete random variables (seed 001): the full convolution `r = band(p, n) q` of two
+//! Sums of discrete random variables (after the article "Sums of Discrete Random Variables as Banded Matrix Products"): the full convolution `r = band(p, n) q` of two
 //! probability vectors, `r[i] = Σ_j p[i − j] q[j]`, summed directly so every term stays
 //! non-negative and small tail probabilities keep their relative accuracy (an FFT's rounding
 //! error is relative to the largest entry instead).
 //!
-//! [`seed`] holds the seed's five kernels (v0 to v4) as entry points of their own, for
+//! [`seed`] holds the article's five kernels (v0 to v4) as entry points of their own, for
 //! comparison; [`band`] the kernel the host runs: a block computes a tile of outputs over a
 //! slice of the inner index, each thread eight consecutive outputs whose window of `p` slides
 //! through registers, fed from shared memory by 128-bit loads. The same kernel computes the

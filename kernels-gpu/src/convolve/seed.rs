@@ -1,6 +1,6 @@
-//! The seed's five forward kernels, written again on the SIMT layer so that the host can run
+//! The article's five forward kernels, written again on the SIMT layer so that the host can run
 //! and time each as the seed describes it. All take `m >= n` (the host swaps the vectors) and
-//! the seed's strides, and write `r[i · incr]` for `i < m + n − 1`.
+//! the article's strides, and write `r[i · incr]` for `i < m + n − 1`.
 //!
 //! - v0: a thread per output, testing every `j` against the band;
 //! - v1: `m` threads, thread `i` computing `r[i]` and the wrapped `r[i + m]`, the same work each;
@@ -20,7 +20,7 @@ use crate::simt::shared::SharedSlice;
 use crate::simt::warp::{FULL_MASK, shfl_xor};
 use crate::simt::{block_dim_x, block_idx, global_x, lane_id, sync_threads, thread_idx, thread_x};
 
-/// The seed's parameters: `m`, `n`, `p`, `incp`, `q`, `incq`, `r`, `incr`.
+/// The article's parameters: `m`, `n`, `p`, `incp`, `q`, `incq`, `r`, `incr`.
 pub type SeedArgs<F> = (u32, u32, *const F, i64, *const F, i64, *mut F, i64);
 
 /// Threads per block of v0 to v3, and `32 × WARPS_V4` of v4.
@@ -274,11 +274,11 @@ macro_rules! seed_kernels {
     )*};
     (@one $body:ident, $name:ident, $t:ty) => {
         $crate::kernel! {
-            #[doc = concat!("The seed's ", stringify!($body), " (see the [module](self)).")]
+            #[doc = concat!("The article's ", stringify!($body), " (see the [module](self)).")]
             ///
             /// # Safety
             /// `m >= n >= 1`; `p`, `q` and `r` hold `m`, `n` and `m + n − 1` elements at their
-            /// strides; the launch is the seed's for this version (the host's `Method`).
+            /// strides; the launch is the article's for this version (the host's `Method`).
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn $name(m: u32, n: u32, p: *const $t, incp: i64, q: *const $t, incq: i64, r: *mut $t, incr: i64) {
                 // SAFETY: forwarded to the launch contract above.

@@ -1,4 +1,4 @@
-//! Local binary pattern histograms of 1D signals (seed 003).
+//! Local binary pattern histograms of 1D signals (after the Alea.CUDA article series on GPU image and signal kernels).
 //!
 //! For a neighbourhood `n` (1..=8) the pattern at position `i` of a signal `x` (`n <= i <
 //! len − n`) has `2n` bits: bit `j < n` is set when `x[i − n + j] >= x[i]`, bit `n + j` when
@@ -6,7 +6,7 @@
 //! no bit and clears every bit of its own pattern). A signal's histogram counts its patterns
 //! over `2^(2n)` bins.
 //!
-//! The seed's kernel added each pattern to the global histogram with one atomic, serialized on
+//! The article's kernel added each pattern to the global histogram with one atomic, serialized on
 //! the frequent bins. Here a block counts tiles of positions ([`Plan::tile`]) into a histogram
 //! of its own in shared memory ([`Plan`] says how it is laid out for each `n`) and adds that to
 //! the global one once, skipping empty bins; each tile's window (the tile plus `2n` neighbours)

@@ -1,4 +1,4 @@
-//! One-pass moments (seed 003): count, mean, sum of squared deviations, minimum and maximum of
+//! One-pass moments (Chan et al.'s pairwise combine): count, mean, sum of squared deviations, minimum and maximum of
 //! a vector in one read.
 //!
 //! Each thread folds its grid-stride share into shifted sums: the shift `K` is its first

@@ -1,4 +1,4 @@
-//! Multisplit by digit passes, with the seed's three ways of writing: direct, warp-level and
+//! Multisplit by digit passes, with the paper's three ways of writing: direct, warp-level and
 //! block-level.
 //!
 //! One pass splits stably by a digit of the bucket id, at most [`RADIX`] values: two passes (low

@@ -1,9 +1,9 @@
-//! Multisplit (seed 002, "GPU Multisplit"): a stable reordering of keys, and optionally values,
+//! Multisplit (Ashkiani et al., "GPU Multisplit", 2016): a stable reordering of keys, and optionally values,
 //! by bucket: bucket 0's keys first, then bucket 1's, each bucket in input order.
 //!
 //! [`bucket`] holds what maps a key to its bucket, shared by the device kernels and the host's
 //! CPU backend so that both compute the same buckets; [`digit_pass`] declares the kernels of the
-//! seed's direct, warp-level and block-level methods, built from one module per part: the pass
+//! paper's direct, warp-level and block-level methods, built from one module per part: the pass
 //! and its bucket functions ([`pass`]), the pass's table ([`table`]), the [`histogram`] launch,
 //! the [`scatter`] launch and its writes (`scatter_warp`, `scatter_block`, `scatter_counted`),
 //! and the [`bounds`] launch. The tile loads, counts, ranking and staged write-out they use

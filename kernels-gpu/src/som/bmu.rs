@@ -10,7 +10,7 @@
 //! differences of nodes `4ty + i` (i < 4) and cells `4tx + j` and `64 + 4tx + j` (j < 4), read
 //! as three 16-byte vectors a dimension, in the accumulator type `A`: 32 pairs a thread, so
 //! that each shared read, barrier and staged element serves twice the arithmetic a 4 × 4 tile
-//! gives it (the seed's case on the H200: 0.64 ms, against 0.70 ms with 4 × 4). After the last dimension
+//! gives it (the article's case on the H200: 0.64 ms, against 0.70 ms with 4 × 4). After the last dimension
 //! each thread keeps the best cell of each of its 4 nodes; at the end the 16 threads of a node
 //! row combine theirs by shuffles ([`ArgMin`]). With one slice the index goes straight out; with several, each
 //! slice writes a candidate and [`som_bmu_combine`](fn@som_bmu_combine) keeps the best in slice order.

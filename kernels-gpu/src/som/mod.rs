@@ -1,4 +1,4 @@
-//! Self-organizing maps (seed 003): the best-matching-unit search that every epoch of training
+//! Self-organizing maps (after the Alea.CUDA article series): the best-matching-unit search that every epoch of training
 //! begins with ([`bmu`]), the rest of a batch epoch ([`batch`]) and online steps ([`online`]).
 //!
 //! The seed launched one kernel a node and reduced on the host. Here one launch finds every

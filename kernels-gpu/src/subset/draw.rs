@@ -5,7 +5,7 @@
 //! random word per candidate word; the candidates under its one-bits (about half) are the
 //! selection. If the selection still fits (no more elements than needed) it joins the subset
 //! and leaves the candidates; otherwise the candidates shrink to it. Either way about half the
-//! candidates go, so a subset takes about log2 N rounds (the seed's algorithm). It stops once
+//! candidates go, so a subset takes about log2 N rounds (the paper's algorithm). It stops once
 //! the subset is full, or once every candidate left is needed (no spare candidates: those join
 //! without another round).
 //!

@@ -1,4 +1,4 @@
-//! Random K-subsets of an N-element base set (seed 004), as bit vectors: the seed's bit-parallel
+//! Random K-subsets of an N-element base set (after Borsos, "Generating small random grids with a given number of occupied sites"), as bit vectors: the paper's bit-parallel
 //! algorithm ([`draw`]: select a random half of the candidates, count it with popc, keep it if
 //! it fits, otherwise shrink the candidates to it), run by teams of 1 to 32 lanes per subset
 //! ([`sample`]). Random words come from Philox keyed by the seed and counted by the subset's

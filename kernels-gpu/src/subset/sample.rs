@@ -1,5 +1,5 @@
 //! The sampling kernels: a team of `LANES` lanes per subset, `WORDS` words of it per lane.
-//! One lane per subset is the seed's threadwise variant (its words in registers, decisions
+//! One lane per subset is the paper's threadwise variant (its words in registers, decisions
 //! diverging between lanes); 32 lanes per subset its warpwise one (a row, or folded rows, per
 //! lane, decisions shared through the team sum); teams of 2 to 16 lanes put several small
 //! subsets in one warp. The teams of a warp take the warp's subsets in turn as they finish

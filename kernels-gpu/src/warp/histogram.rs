@@ -1,4 +1,4 @@
-//! The multisplit seed's warp histogram: each lane holds a bucket id below `m`; after
+//! The multisplit paper's warp histogram: each lane holds a bucket id below `m`; after
 //! ceil(log2 m) ballots (one per bit of the bucket id) every lane knows, with `popc`, how many
 //! lanes of the warp fall into the bucket numbered like the lane, and which lanes share its own
 //! bucket. Cost: `bits` ballots and a few integer operations, no shared memory.
