@@ -82,6 +82,9 @@ pub use warpkit_kernels::emu::{Fault, Misuse, Options as EmulatorOptions};
 /// buffers and work run on.
 pub use cudarc;
 
+/// The `bytemuck` whose `Pod` bounds the values that travel with multisplit keys.
+pub use bytemuck;
+
 /// The `rand_core` whose `RngCore` the samplers take and [`Philox`] implements, so that callers
 /// seed and pass generators without naming a version of their own.
 pub use rand_core;

@@ -4,9 +4,7 @@
 //! input.
 
 use rand_core::RngCore;
-use warpkit::multisplit::{
-    BucketFn, Buckets, Keep, Key, Method, Multisplit, MultisplitKey, Plain, Split, compact,
-};
+use warpkit::multisplit::{BucketFn, Buckets, Keep, Key, Method, Multisplit, MultisplitKey, Split, compact};
 use warpkit::{Backend, Error, Philox};
 use warpkit_tests::{Agreement, cap, devices, fresh_rng, on_every_device};
 
@@ -59,7 +57,7 @@ fn target_buckets(rng: &mut Philox, n: usize, m: u32, shape: &str) -> Vec<u32> {
 
 /// Checks the CPU backend against the reference for keys `keys` of `split`, keys-only and with
 /// their indices (u32) and a second value type as values.
-fn check<K: MultisplitKey + std::fmt::Debug, V: Plain + PartialEq + std::fmt::Debug>(
+fn check<K: MultisplitKey + std::fmt::Debug, V: bytemuck::Pod + Send + Sync + PartialEq + std::fmt::Debug>(
     split: &Multisplit<K>,
     bucket: impl Fn(K) -> u32 + Copy,
     keys: &[K],
@@ -476,10 +474,13 @@ fn compaction_keeps_in_order() {
 /// A user's value type aligned below its size: it cannot be read in place as words, so it
 /// takes the converting path.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
 struct Halves([u16; 2]);
 
-// SAFETY: four bytes, no padding, every bit pattern valid.
-unsafe impl Plain for Halves {}
+// SAFETY: four bytes, no padding, every bit pattern valid (what `#[derive(Pod, Zeroable)]`
+// checks; spelled out here to keep bytemuck's derive out of the tests' dependencies).
+unsafe impl bytemuck::Zeroable for Halves {}
+unsafe impl bytemuck::Pod for Halves {}
 
 /// Values of every alignment travel with their keys as the reference places them, on the
 /// devices as on the CPU: 4-byte types aligned like a word (read in place) and below it.

@@ -4,13 +4,13 @@
 //! A single pass's scatter also stores the buckets' offsets; after two passes one more launch
 //! finds them in the split keys. Keys and values cross as their bits (u32 or u64 words).
 
-use super::{Method, MultisplitKey, Plain, Split};
+use super::{Method, MultisplitKey, Split};
 use crate::error::{Error, Result};
 use crate::runtime::device::{Device, DeviceBuffer, LaunchShape, Scratch};
+use bytemuck::Pod;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use rayon::prelude::*;
 use std::borrow::Cow;
-use std::mem::transmute_copy;
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::digit_pass::{
     BLOCK_LEVEL, COUNTED, COUNTED_RADIX, DIRECT, HISTOGRAM_TILES, RADIX, THREADS, TILE, TableParts,
@@ -52,7 +52,7 @@ impl Word for u64 {
 }
 
 /// `keys` (and `values`) split on `d`; `values` of 4 or 8 bytes.
-pub(crate) fn split<K: MultisplitKey, V: Plain>(
+pub(crate) fn split<K: MultisplitKey, V: Pod + Send + Sync>(
     d: &Device,
     buckets: &BucketParams<K>,
     m: u32,
@@ -71,7 +71,7 @@ pub(crate) fn split<K: MultisplitKey, V: Plain>(
     }
 }
 
-fn run<K: MultisplitKey, W: Word, V: Plain>(
+fn run<K: MultisplitKey, W: Word + Pod, V: Pod + Send + Sync>(
     d: &Device,
     buckets: &BucketParams<K>,
     m: u32,
@@ -111,38 +111,25 @@ fn run<K: MultisplitKey, W: Word, V: Plain>(
     })
 }
 
-/// `values` as the words kernels move: the same memory where `V` is aligned like `W` (every
-/// `Plain` type warpkit implements), else a copy made by all cores.
-fn as_words<V: Plain, W: Word>(values: &[V]) -> Cow<'_, [W]> {
-    if align_of::<V>() >= align_of::<W>() {
-        // SAFETY: `V` has `W`'s size (checked by `split`) and at least its alignment, and any
-        // bit pattern is a valid `W`.
-        Cow::Borrowed(unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) })
-    } else {
-        // SAFETY: as above; `transmute_copy` reads unaligned.
-        Cow::Owned(
-            values
-                .par_iter()
-                .map(|v| unsafe { transmute_copy::<V, W>(v) })
-                .collect(),
-        )
+/// `values` as the words kernels move (`V` has `W`'s size, checked by `split`): the same
+/// memory where `V` is aligned like `W` (numbers are), else a copy made by all cores.
+fn as_words<V: Pod + Sync, W: Word + Pod>(values: &[V]) -> Cow<'_, [W]> {
+    match bytemuck::try_cast_slice(values) {
+        Ok(words) => Cow::Borrowed(words),
+        Err(_) => Cow::Owned(values.par_iter().map(|&v| bytemuck::cast(v)).collect()),
     }
 }
 
 /// The words of `buffer` back on the host as values: read straight into a new `Vec<V>` where
 /// `V` is aligned like `W`, else read as words and converted by all cores.
-fn from_words<V: Plain, W: Word>(d: &Device, buffer: &DeviceBuffer<W>) -> Result<Vec<V>> {
+fn from_words<V: Pod + Send, W: Word + Pod>(d: &Device, buffer: &DeviceBuffer<W>) -> Result<Vec<V>> {
     if align_of::<V>() >= align_of::<W>() {
-        // SAFETY: `Plain` values have `W`'s size and accept every bit pattern; the alignment
-        // is checked above.
+        // SAFETY: `Pod` values of `W`'s size (checked by `split`) accept every bit pattern; the
+        // alignment is checked above.
         unsafe { d.download_as(buffer) }
     } else {
         let words = d.download(buffer)?;
-        // SAFETY: as above; `transmute_copy` reads and writes unaligned.
-        Ok(words
-            .par_iter()
-            .map(|w| unsafe { transmute_copy::<W, V>(w) })
-            .collect())
+        Ok(words.par_iter().map(|&w| bytemuck::cast(w)).collect())
     }
 }
 

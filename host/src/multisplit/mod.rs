@@ -28,6 +28,7 @@ pub(crate) mod device;
 use crate::error::{Error, Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
+use bytemuck::Pod;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::multisplit::bucket::{BitField, Modulo, MultiplicativeHash, Splitters};
 use warpkit_kernels::multisplit::digit_pass::{
@@ -110,21 +111,6 @@ pub enum Buckets<'a, K> {
     /// Compaction: bucket 0 holds the keys `Keep` keeps, bucket 1 the rest (`m = 2`).
     Keep(Keep),
 }
-
-/// Values that travel with their keys: plain 4- or 8-byte data.
-///
-/// # Safety
-/// The type is 4 or 8 bytes, has no padding and no invalid bit patterns, and has no drop glue,
-/// so that kernels may move it as a u32 or u64.
-pub unsafe trait Plain: Copy + Send + Sync + 'static {}
-
-// SAFETY: 4- and 8-byte integers and floats: no padding, every bit pattern valid.
-unsafe impl Plain for u32 {}
-unsafe impl Plain for u64 {}
-unsafe impl Plain for i32 {}
-unsafe impl Plain for i64 {}
-unsafe impl Plain for f32 {}
-unsafe impl Plain for f64 {}
 
 /// A multisplit's output: keys (and values, empty for a keys-only split) grouped by bucket, and
 /// each bucket's offset (the exclusive scan of the counts) and count.
@@ -228,7 +214,16 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
     }
 
     /// `keys` and `values` (one per key) grouped by the keys' buckets, stably.
-    pub fn pairs<V: Plain>(&self, backend: &Backend, keys: &[K], values: &[V]) -> Result<Split<K, V>> {
+    ///
+    /// Values are any 4- or 8-byte [`bytemuck::Pod`] type (numbers, or a `#[repr(C)]` struct
+    /// of them deriving `Pod`), which kernels move as words; other sizes are
+    /// `Err(UnsupportedMethod)`.
+    pub fn pairs<V: Pod + Send + Sync>(
+        &self,
+        backend: &Backend,
+        keys: &[K],
+        values: &[V],
+    ) -> Result<Split<K, V>> {
         check_same_len("multisplit values", keys.len(), values.len())?;
         self.run(backend, keys, Some(values))
     }
@@ -275,7 +270,12 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
         Ok(Bounds { offsets, counts })
     }
 
-    fn run<V: Plain>(&self, backend: &Backend, keys: &[K], values: Option<&[V]>) -> Result<Split<K, V>> {
+    fn run<V: Pod + Send + Sync>(
+        &self,
+        backend: &Backend,
+        keys: &[K],
+        values: Option<&[V]>,
+    ) -> Result<Split<K, V>> {
         check_len("multisplit keys", keys.len(), crate::MAX_LEN)?;
         match backend {
             Backend::Cpu(_) if let Some(method) = self.method => Err(Error::UnsupportedMethod {
