@@ -12,6 +12,7 @@ mod device;
 
 use crate::error::Result;
 use crate::runtime::backend::Backend;
+use rand_core::block::{BlockRng, BlockRngCore};
 use rand_core::{RngCore, SeedableRng};
 pub use warpkit_kernels::rng::philox::{counter_add, philox4x32_10};
 
@@ -23,68 +24,66 @@ pub use warpkit_kernels::rng::philox::{counter_add, philox4x32_10};
 /// let mut b = warpkit::Philox::new([7, 0], [0; 4]);
 /// assert_eq!(a.next_u32(), b.next_u32());
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Philox {
+#[derive(Clone, Debug)]
+pub struct Philox(BlockRng<PhiloxBlocks>);
+
+/// The Philox block function over successive counters, one block of four words a call:
+/// `rand_core`'s [`BlockRng`] hands the words out (and pairs them for `next_u64`, low word
+/// first, as the device's samplers read them).
+#[derive(Clone, Debug)]
+struct PhiloxBlocks {
     key: [u32; 2],
     /// The counter of the next block to compute.
     counter: [u32; 4],
-    block: [u32; 4],
-    /// Words of `block` already handed out (4: none left).
-    used: usize,
+}
+
+impl BlockRngCore for PhiloxBlocks {
+    type Item = u32;
+    type Results = [u32; 4];
+
+    fn generate(&mut self, results: &mut [u32; 4]) {
+        *results = philox4x32_10(self.counter, self.key);
+        self.counter = counter_add(self.counter, 1);
+    }
 }
 
 impl Philox {
     /// The stream of `key` starting at `counter`.
     pub fn new(key: [u32; 2], counter: [u32; 4]) -> Philox {
-        Philox {
-            key,
-            counter,
-            block: [0; 4],
-            used: 4,
-        }
+        Philox(BlockRng::new(PhiloxBlocks { key, counter }))
     }
 
     /// The key.
     pub fn key(&self) -> [u32; 2] {
-        self.key
+        self.0.core.key
     }
 
     /// Skips `blocks` counter blocks (4 × `blocks` words) ahead, dropping any buffered words.
     pub fn skip_blocks(&mut self, blocks: u64) {
-        self.counter = counter_add(self.counter, blocks);
-        self.used = 4;
+        self.0.core.counter = counter_add(self.0.core.counter, blocks);
+        self.0.reset();
     }
 
     /// The counter of the next unused block: with [`Philox::key`], where another backend can
     /// continue the stream after the words buffered here.
     pub fn next_counter(&self) -> [u32; 4] {
-        self.counter
+        self.0.core.counter
     }
 }
 
 impl RngCore for Philox {
     fn next_u32(&mut self) -> u32 {
-        if self.used == 4 {
-            self.block = philox4x32_10(self.counter, self.key);
-            self.counter = counter_add(self.counter, 1);
-            self.used = 0;
-        }
-        self.used += 1;
-        self.block[self.used - 1]
+        self.0.next_u32()
     }
 
     /// Two consecutive words, the first in the low half.
     fn next_u64(&mut self) -> u64 {
-        let lo = self.next_u32() as u64;
-        lo | (self.next_u32() as u64) << 32
+        self.0.next_u64()
     }
 
     /// Consecutive words in little-endian byte order; a partial last word is consumed whole.
     fn fill_bytes(&mut self, dest: &mut [u8]) {
-        for chunk in dest.chunks_mut(4) {
-            let word = self.next_u32().to_le_bytes();
-            chunk.copy_from_slice(&word[..chunk.len()]);
-        }
+        self.0.fill_bytes(dest)
     }
 }
 
@@ -148,6 +147,17 @@ mod tests {
         assert_eq!(&bytes[..4], &w0.to_le_bytes());
         assert_eq!(&bytes[4..], &w1.to_le_bytes()[..2]);
         assert_eq!(c.next_u32(), a.next_u32(), "a partial word is consumed whole");
+    }
+
+    #[test]
+    fn a_u64_across_blocks_takes_the_last_word_and_the_next_blocks_first() {
+        let mut a = Philox::seed_from_u64(3);
+        let words: Vec<u32> = (0..5).map(|_| a.next_u32()).collect();
+        let mut b = Philox::seed_from_u64(3);
+        for _ in 0..3 {
+            b.next_u32();
+        }
+        assert_eq!(b.next_u64(), words[3] as u64 | (words[4] as u64) << 32);
     }
 
     #[test]
