@@ -1,6 +1,7 @@
-//! A fingerprint of everything the kernel images are made from: the device crate's sources and
-//! manifest and the build code that cuts and assembles them (the emulator, which never reaches
-//! the device, is left out). The build that writes `host/kernels/` records it there; the
+//! A fingerprint of everything the kernel images are made from: the device crate's Rust sources
+//! and manifest and the build code that cuts and assembles them (the emulator, which never
+//! reaches the device, is left out; so is the lock file: after a `cargo update` that moves
+//! libm, run `scripts/update-kernels.sh`). The build that writes `host/kernels/` records it there; the
 //! default build compares it with the sources it finds.
 //!
 //! FNV-1a over the files in path order: a staleness check needs a hash that is stable across
@@ -56,7 +57,9 @@ fn collect(repo: &Path, path: &Path, files: &mut Vec<PathBuf>) {
         for entry in fs::read_dir(path).into_iter().flatten().flatten() {
             collect(repo, &entry.path(), files);
         }
-    } else if path.is_file() {
+    } else if path.is_file() && (rel.extension().is_some_and(|e| e == "rs") || rel.ends_with("Cargo.toml")) {
+        // Sources only: an editor's backup or a stray note beside them changes no image, and
+        // would make every clean clone refuse what this checkout recorded.
         files.push(rel);
     }
 }

@@ -519,6 +519,12 @@ fn bad_weights_are_refused_before_anything_runs() {
             40_000,
             "{label}: default method"
         );
+        let grouped = SampleOptions::default().order(Order::AsDrawn);
+        assert_eq!(
+            big.sample(&mut rng, 40_000, grouped).unwrap().len(),
+            40_000,
+            "{label}: default method, grouped"
+        );
     }
     // Methods a backend does not offer are refused, not switched silently.
     let cpu_shared_pack =

@@ -469,6 +469,14 @@ fn compaction_keeps_in_order() {
         compact(&Backend::cpu(), &[1u32], Keep::BitSet(32)),
         Err(Error::BitFieldOutsideKey { .. })
     ));
+    // Values other than 4 or 8 bytes are refused on every backend, the CPU's included.
+    let split = Multisplit::new(Buckets::Modulo(2)).unwrap();
+    for backend in [Backend::cpu(), Backend::emulator()] {
+        assert!(matches!(
+            split.pairs(&backend, &[1u32, 2], &[1u16, 2]),
+            Err(Error::UnsupportedMethod { .. })
+        ));
+    }
 }
 
 /// A user's value type aligned below its size: it cannot be read in place as words, so it

@@ -204,9 +204,14 @@ impl SampleOptions {
         self
     }
 
-    /// The method that draws `s` samples from `n` rows.
-    pub(super) fn resolve(self, n: usize, s: usize) -> Sampling {
-        self.method.unwrap_or_else(|| Sampling::auto(n, s, self.order))
+    /// The method that draws `s` samples from `n` rows, on a device or (`on_host`) on the CPU
+    /// backend, which draws by the baseline only.
+    pub(super) fn resolve(self, n: usize, s: usize, on_host: bool) -> Sampling {
+        match self.method {
+            Some(method) => method,
+            None if on_host => Sampling::Baseline,
+            None => Sampling::auto(n, s, self.order),
+        }
     }
 }
 

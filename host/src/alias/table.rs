@@ -210,7 +210,8 @@ impl<F: AliasWeight> AliasTable<F> {
             Target::Host(h) => h.len(),
             Target::Device(d) => d.len(),
         };
-        let method = options.resolve(self.n, len);
+        let on_host = matches!(self.storage, Storage::Host(..));
+        let method = options.resolve(self.n, len, on_host);
         let (stream, code) = (Stream::from_rng(rng), options.order.code(method));
         match (target, &self.storage) {
             (Target::Device(out), _) => self.draw_on_device(stream, out, method, code),

@@ -225,6 +225,13 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
         values: &[V],
     ) -> Result<Split<K, V>> {
         check_same_len("multisplit values", keys.len(), values.len())?;
+        let size = size_of::<V>();
+        if size != 4 && size != 8 {
+            return Err(Error::UnsupportedMethod {
+                method: format!("multisplit of {size}-byte values"),
+                backend: backend.describe(),
+            });
+        }
         self.run(backend, keys, Some(values))
     }
 

@@ -30,12 +30,22 @@ pub struct Philox(BlockRng<PhiloxBlocks>);
 /// The Philox block function over successive counters, one block of four words a call:
 /// `rand_core`'s [`BlockRng`] hands the words out (and pairs them for `next_u64`, low word
 /// first, as the device's samplers read them).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct PhiloxBlocks {
     key: [u32; 2],
     /// The counter of the next block to compute.
     counter: [u32; 4],
 }
+
+/// Two generators are equal when they will give the same words: the same key, counter and
+/// position in the buffered block (whose words follow from the counter before it).
+impl PartialEq for Philox {
+    fn eq(&self, other: &Philox) -> bool {
+        self.0.core == other.0.core && self.0.index() == other.0.index()
+    }
+}
+
+impl Eq for Philox {}
 
 impl BlockRngCore for PhiloxBlocks {
     type Item = u32;
@@ -158,6 +168,17 @@ mod tests {
             b.next_u32();
         }
         assert_eq!(b.next_u64(), words[3] as u64 | (words[4] as u64) << 32);
+    }
+
+    #[test]
+    fn generators_are_equal_when_their_streams_are() {
+        let mut a = Philox::seed_from_u64(8);
+        let mut b = a.clone();
+        assert_eq!(a, b);
+        a.next_u32();
+        assert_ne!(a, b);
+        b.next_u32();
+        assert_eq!(a, b);
     }
 
     #[test]

@@ -54,6 +54,14 @@ pub struct Gpu {
     inner: Arc<Inner>,
 }
 
+impl Drop for Inner {
+    /// Waits for the queued work before the modules its kernels run from are unloaded (a handle
+    /// on a caller's stream can be dropped; opened ones live as long as the process).
+    fn drop(&mut self) {
+        let _ = self.stream.synchronize();
+    }
+}
+
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gpu").field("limits", &self.inner.limits).finish()
@@ -96,6 +104,11 @@ impl Gpu {
         // not public, and slices leave only through `into_cuda_slice`, on the caller's stream
         // after a join), so no other code can use its untracked memory on another stream.
         unsafe { ctx.disable_event_tracking() };
+        if ctx.has_async_alloc() {
+            // Keep all freed memory (the driver's default returns it at each synchronization),
+            // so that a call after a synchronization does not map its allocations afresh.
+            set_release_threshold(&ctx, u64::MAX)?;
+        }
         let stream = ctx.new_stream()?;
         let gpu = Gpu::create(ctx, stream)?;
         opened.insert(ordinal, gpu.clone());
@@ -107,7 +120,10 @@ impl Gpu {
     /// of its own: it loads the kernels' modules again as its calls need them (milliseconds an
     /// area), and buffers of other handles are refused (`WrongDevice`) rather than used without
     /// an order between the two streams; move them with [`DeviceBuffer::into_cuda_slice`] and
-    /// [`Device::adopt`](crate::Device::adopt).
+    /// [`Device::adopt`](crate::Device::adopt). It leaves the device's memory pool as it finds
+    /// it (see [`Gpu::set_pool_release_threshold`]), and a pipelined call makes two more streams
+    /// on the caller's context. Dropping its last clone first waits for the work it queued,
+    /// since its modules are unloaded then.
     ///
     /// [`DeviceBuffer::into_cuda_slice`]: crate::DeviceBuffer::into_cuda_slice
     pub fn on_stream(stream: Arc<CudaStream>) -> Result<Gpu> {
@@ -116,11 +132,6 @@ impl Gpu {
 
     fn create(ctx: Arc<CudaContext>, stream: Arc<CudaStream>) -> Result<Gpu> {
         static INSTANCES: AtomicU64 = AtomicU64::new(0);
-        if ctx.has_async_alloc() {
-            // Keep all freed memory (the driver's default returns it at each synchronization),
-            // so that a call after a synchronization does not map its allocations afresh.
-            set_release_threshold(&ctx, u64::MAX)?;
-        }
         let limits = read_limits(&ctx)?;
         let (major, minor) = limits.compute_capability;
         if major < 8 {

@@ -14,8 +14,8 @@
 //! returns once the caller's memory has been read (its last pieces may still be on their way
 //! from the staging buffers); a download once the caller's memory has been written. Small
 //! transfers, page-locked memory and calls from rayon workers go to the driver directly
-//! instead ([`direct`]): uploads of pageable memory queued on the stream (the driver takes the
-//! bytes before it returns), everything else by its synchronous copies.
+//! instead ([`direct`]): queued on the stream, then waited for, except uploads of pageable
+//! memory (the driver takes their bytes before it returns).
 
 use super::Gpu;
 use super::pinned::is_pinned;
