@@ -41,11 +41,16 @@ pub fn of_sources(repo: &Path) -> String {
     format!("{hash:016x}")
 }
 
-/// The fingerprint a `SOURCES` file records (its `fingerprint = ...` line).
-pub fn recorded(text: &str) -> Option<&str> {
-    text.lines()
+/// `Some((current, recorded))` when the images checked in under the host crate `manifest` were
+/// not made from the sources of the repository around it (`recorded` is "none" without a record).
+pub fn stale(manifest: &Path) -> Option<(String, String)> {
+    let text = fs::read_to_string(manifest.join(FILE)).unwrap_or_default();
+    let recorded = text
+        .lines()
         .find_map(|l| l.strip_prefix("fingerprint = "))
-        .map(str::trim)
+        .map_or("none", str::trim);
+    let current = of_sources(manifest.parent().unwrap());
+    (current != recorded).then(|| (current, recorded.to_string()))
 }
 
 fn collect(repo: &Path, path: &Path, files: &mut Vec<PathBuf>) {

@@ -177,9 +177,7 @@ pub fn build(manifest: &Path) {
     if env::var_os("WARPKIT_UPDATE_KERNELS").is_some() {
         check_in(manifest, &tc, ptxas.as_ref(), &entries, &images);
     } else {
-        let recorded = fs::read_to_string(manifest.join(fingerprint::FILE)).unwrap_or_default();
-        let current = fingerprint::of_sources(manifest.parent().unwrap());
-        if fingerprint::recorded(&recorded) != Some(current.as_str()) {
+        if fingerprint::stale(manifest).is_some() {
             println!(
                 "cargo:warning=warpkit: host/kernels/ is older than the kernel sources: run \
                  scripts/update-kernels.sh before committing (the default build refuses it)"

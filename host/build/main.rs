@@ -53,15 +53,12 @@ fn check_checked_in(manifest: &std::path::Path) {
     for input in fingerprint::INPUTS {
         println!("cargo:rerun-if-changed={}", repo.join(input).display());
     }
-    let recorded = std::fs::read_to_string(manifest.join(fingerprint::FILE)).unwrap_or_default();
-    let current = fingerprint::of_sources(repo);
-    if fingerprint::recorded(&recorded) != Some(current.as_str()) {
+    if let Some((current, recorded)) = fingerprint::stale(manifest) {
         panic!(
             "\n\nwarpkit: the kernel images in host/kernels/ were not made from the kernel sources \
-             as they are now (fingerprint {current}, recorded {:?}).\n\
+             as they are now (fingerprint {current}, recorded {recorded}).\n\
              Run `scripts/update-kernels.sh` (it sets up the device toolchain if needed), or build \
-             with `--features build-kernels`.\n\n",
-            fingerprint::recorded(&recorded).unwrap_or("none")
+             with `--features build-kernels`.\n\n"
         );
     }
 }
