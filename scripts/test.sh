@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # warpkit's test command: set-up (if needed), PTX build and ptxas check (no spills), format,
-# clippy, every test, and the crates as dependents get them. GPU tests run where a CUDA device is present and print SKIPPED
-# otherwise.
+# clippy, every test, the crates as dependents get them, and the build without the GPU backend.
+# GPU tests run where a CUDA device is present and print SKIPPED otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -16,3 +16,12 @@ cargo test --workspace
 cargo check -p warpkit
 cargo package -p warpkit-kernels -p warpkit
 RUSTDOCFLAGS="-D warnings" cargo doc -p warpkit-kernels -p warpkit --no-deps
+# Without the GPU backend (`default-features = false`): no CUDA bindings compiled, the rest
+# lints clean, passes its unit tests and runs on the CPU.
+if cargo tree -p warpkit --no-default-features -e normal | grep -q cudarc; then
+    echo "cudarc is compiled without warpkit's cuda feature" >&2
+    exit 1
+fi
+cargo clippy -p warpkit --no-default-features --all-targets -- -D warnings
+cargo test -p warpkit --no-default-features --lib
+cargo run -p warpkit --no-default-features --example scan

@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Result, check_same_len};
 use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
-use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use bytemuck::Pod;
 use warpkit_kernels::block::operator_check as ops;
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::op::Moments;
@@ -72,7 +72,7 @@ unsafe fn per_element<I, O, K: Kernel<Args = (*const I, u64, *mut O)>>(
 }
 
 /// Element types the level test kernels exist for.
-pub trait LevelElement: DeviceRepr + ValidAsZeroBits + Copy {
+pub trait LevelElement: Pod {
     #[doc(hidden)]
     fn kernel(k: LevelKernel) -> PerElement<Self, Self>;
 }
@@ -293,7 +293,7 @@ pub fn simt_atomics(
 }
 
 /// Math check kernel for f32 or f64: `out[5i..5i+5]` = (ln, exp, sin, cos, sqrt) of `x[i]`.
-pub trait MathElement: DeviceRepr + ValidAsZeroBits + Copy {
+pub trait MathElement: Pod {
     #[doc(hidden)]
     const KERNEL: PerElement<Self, Self>;
 }
@@ -320,11 +320,13 @@ pub fn multisplit_claiming_buckets(
     m: u32,
     method: crate::multisplit::Method,
 ) -> Result<crate::multisplit::Split<u32, u32>> {
-    use crate::multisplit::device::{BucketParams, split};
-    let buckets = BucketParams {
+    use crate::multisplit::device::{Params, split};
+    let params = Params {
         kind: warpkit_kernels::multisplit::digit_pass::BUCKETS_MODULO,
         splitters: &[],
         ab: modulo as u64,
+        m,
+        method: Some(method),
     };
-    split::<u32, u32>(device, &buckets, m, Some(method), keys, None)
+    split::<u32, u32>(device, &params, keys, None)
 }

@@ -2,6 +2,7 @@
 //! check on the caller's input happens before anything is launched, so an `Err` leaves device
 //! memory as it was.
 
+#[cfg(feature = "cuda")]
 use cudarc::driver::{DriverError, sys::cudaError_enum};
 
 /// Everything that can go wrong in warpkit. New kinds of failure may be added in minor
@@ -23,6 +24,7 @@ pub enum Error {
     OutOfMemory,
     /// Any other CUDA driver failure, including a kernel that faulted.
     #[error("CUDA driver error: {0}")]
+    #[cfg(feature = "cuda")]
     Driver(DriverError),
     /// An input longer than the primitive indexes.
     #[error("{what} has {len} elements; at most {max} are supported")]
@@ -159,6 +161,7 @@ pub enum TableDefect {
 /// `Result` with warpkit's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+#[cfg(feature = "cuda")]
 impl From<DriverError> for Error {
     fn from(e: DriverError) -> Self {
         if e.0 == cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
@@ -253,6 +256,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "cuda")]
     fn out_of_memory_is_its_own_variant() {
         let oom = DriverError(cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY);
         assert!(matches!(Error::from(oom), Error::OutOfMemory));

@@ -19,9 +19,9 @@
 //! ```
 //!
 //! Layers, from the bottom: [`error`] (the one error type); the runtime (`src/runtime/`), which
-//! imports no primitive: [`gpu`] (driver discovery, context, per-area modules, launches,
-//! timing) and [`emulator`] (the same kernels on the CPU) over the launch shapes, buffers and
-//! scratch they share, joined by [`Device`]; [`cpu`] (the rayon engine, also the reference in
+//! imports no primitive: `gpu` (feature `cuda`: driver discovery, context, per-area modules,
+//! launches, timing) and [`emulator`] (the same kernels on the CPU) over the launch shapes,
+//! buffers and scratch they share, joined by [`Device`]; [`cpu`] (the rayon engine, also the reference in
 //! tests); [`Backend`] (which of them runs a call on host data) and [`element`]. Above it, one
 //! folder per primitive area, each the same shape: `mod.rs` its API (on [`Backend`] or a type
 //! built from one), `device.rs` its launches on a [`Device`], `cpu.rs` the same with rayon:
@@ -50,7 +50,9 @@ pub mod subset;
 #[doc(hidden)]
 pub mod checks;
 
-pub use runtime::{backend, cpu, device, element, emulator, gpu};
+#[cfg(feature = "cuda")]
+pub use runtime::gpu;
+pub use runtime::{backend, cpu, device, element, emulator};
 
 // The Philox area (`philox/`) under the path its items have always had.
 /// warpkit's random stream on the host ([`Philox`], a `rand_core` generator) and on a device
@@ -72,17 +74,21 @@ pub use element::Scalar;
 pub use emulator::Emulator;
 pub use error::{Error, Result};
 #[doc(no_inline)]
-pub use gpu::{Gpu, GpuTimer, PinnedBuffer};
+#[cfg(feature = "cuda")]
+pub use gpu::{Gpu, GpuTimer};
 #[doc(no_inline)]
 pub use rng::Philox;
+pub use runtime::pinned::PinnedBuffer;
 pub use warpkit_kernels::emu::{Fault, Misuse, Options as EmulatorOptions};
 
-/// The `cudarc` warpkit is built on: its traits bound the element types of device buffers
-/// (`DeviceRepr`, `ValidAsZeroBits`), and its `CudaSlice`s and streams are what warpkit's GPU
-/// buffers and work run on.
+/// The `cudarc` warpkit's GPU backend is built on (feature `cuda`): its `CudaSlice`s and
+/// streams are what warpkit's GPU buffers and work run on, and pass in and out of it
+/// ([`Device::adopt`], [`DeviceBuffer::into_cuda_slice`], [`Device::gpu_on_stream`]).
+#[cfg(feature = "cuda")]
 pub use cudarc;
 
-/// The `bytemuck` whose `Pod` bounds the values that travel with multisplit keys.
+/// The `bytemuck` whose `Pod` bounds the element types of device buffers and the values that
+/// travel with multisplit keys.
 pub use bytemuck;
 
 /// The `rand_core` whose `RngCore` the samplers take and [`Philox`] implements, so that callers

@@ -76,7 +76,7 @@ pub fn sizes_up_to(max: usize) -> impl Iterator<Item = usize> {
 pub fn max_len(device: &Device) -> usize {
     cap(match device {
         Device::Gpu(_) => usize::MAX,
-        Device::Emulator(_) => CPU_MAX_LEN,
+        _ => CPU_MAX_LEN,
     })
 }
 

@@ -4,7 +4,8 @@
 
 use rand_core::RngCore;
 use warpkit::alias::{AliasTable, Order, SampleOptions, Sampling};
-use warpkit::cudarc::driver::{CudaContext, DeviceRepr, ValidAsZeroBits};
+use warpkit::bytemuck::Pod;
+use warpkit::cudarc::driver::CudaContext;
 use warpkit::multisplit::{Buckets, Multisplit};
 use warpkit::{Backend, Device, Error, Philox};
 use warpkit_tests::*;
@@ -35,7 +36,7 @@ fn lengths(staging: usize, size: usize) -> Vec<usize> {
 /// Uploads, downloads (new vector and poisoned slice) and overwrites `data` on `device`.
 fn round_trip<T>(device: &Device, data: &[T], poison: T, label: &str)
 where
-    T: DeviceRepr + ValidAsZeroBits + Copy + PartialEq + std::fmt::Debug,
+    T: Pod + PartialEq + std::fmt::Debug,
 {
     let buffer = device.upload(data).unwrap();
     assert!(

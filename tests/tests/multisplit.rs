@@ -479,8 +479,8 @@ fn compaction_keeps_in_order() {
     }
 }
 
-/// A user's value type aligned below its size: it cannot be read in place as words, so it
-/// takes the converting path.
+/// A user's value type aligned below its size (2 of 4 bytes): kernels move it as words, which
+/// device buffers, aligned like CUDA allocations, hold whatever the type's alignment.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 struct Halves([u16; 2]);
@@ -491,7 +491,8 @@ unsafe impl bytemuck::Zeroable for Halves {}
 unsafe impl bytemuck::Pod for Halves {}
 
 /// Values of every alignment travel with their keys as the reference places them, on the
-/// devices as on the CPU: 4-byte types aligned like a word (read in place) and below it.
+/// devices as on the CPU, from host slices and in device buffers: 4-byte types aligned like a
+/// word and below it. Device buffers of other sizes are refused.
 #[test]
 fn values_travel_whatever_their_alignment() {
     let mut rng = fresh_rng("multisplit value alignment");
@@ -523,5 +524,33 @@ fn values_travel_whatever_their_alignment() {
             "{}",
             backend.describe()
         );
+        let Backend::Device(device) = &backend else {
+            continue;
+        };
+        let (d_keys, d_halves) = (device.upload(&keys).unwrap(), device.upload(&halves).unwrap());
+        let mut out_keys = device.filled(keys.len(), u32::MAX).unwrap();
+        let mut out_halves = device.filled(keys.len(), Halves([u16::MAX; 2])).unwrap();
+        let bounds = split
+            .pairs_into(device, &d_keys, &d_halves, &mut out_keys, &mut out_halves)
+            .unwrap();
+        assert_eq!(
+            device.download(&out_keys).unwrap(),
+            want_halves.keys,
+            "{}",
+            device.describe()
+        );
+        assert_eq!(
+            device.download(&out_halves).unwrap(),
+            want_halves.values,
+            "{}",
+            device.describe()
+        );
+        assert_eq!(bounds.offsets, want_halves.offsets, "{}", device.describe());
+        let shorts = device.upload(&vec![0u16; keys.len()]).unwrap();
+        let mut out_shorts = device.zeros::<u16>(keys.len()).unwrap();
+        assert!(matches!(
+            split.pairs_into(device, &d_keys, &shorts, &mut out_keys, &mut out_shorts),
+            Err(Error::UnsupportedMethod { .. })
+        ));
     }
 }

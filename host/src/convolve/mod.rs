@@ -34,7 +34,7 @@ mod span;
 use crate::error::{Error, Result, check_len, check_offsets, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
-use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use bytemuck::Pod;
 pub use span::Span;
 use std::fmt::Debug;
 use warpkit_kernels::convolve::kernels::ConvolveKernels;
@@ -46,9 +46,7 @@ pub const MAX_LEN: u64 = i32::MAX as u64;
 pub const V4_UP_TO: usize = 1536;
 
 /// The element types convolved: f32 and f64.
-pub trait Real:
-    ConvolveKernels + DeviceRepr + ValidAsZeroBits + Default + Debug + Send + Sync + Into<f64>
-{
+pub trait Real: ConvolveKernels + Pod + Default + Debug + Send + Sync + Into<f64> {
     /// `x` rounded to this type.
     fn from_f64(x: f64) -> Self;
 }

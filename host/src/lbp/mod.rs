@@ -29,13 +29,13 @@ mod device;
 use crate::error::{Error, Result, check_len, check_offsets, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
-use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use bytemuck::Pod;
 use std::fmt::Debug;
 use warpkit_kernels::lbp::LbpKernels;
 pub use warpkit_kernels::lbp::{MAX_NEIGHBOURHOOD, bins};
 
 /// The element types of signals: i32, u32 and f32.
-pub trait Signal: LbpKernels + DeviceRepr + ValidAsZeroBits + Unpin + Debug + Send + Sync + 'static {}
+pub trait Signal: LbpKernels + Pod + Unpin + Debug + Send + Sync + 'static {}
 
 impl Signal for i32 {}
 impl Signal for u32 {}

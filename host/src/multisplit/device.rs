@@ -8,9 +8,6 @@ use super::{Method, MultisplitKey, Split};
 use crate::error::{Error, Result};
 use crate::runtime::device::{Device, DeviceBuffer, LaunchShape, Scratch};
 use bytemuck::Pod;
-use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
-use rayon::prelude::*;
-use std::borrow::Cow;
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::digit_pass::{
     BLOCK_LEVEL, COUNTED, COUNTED_RADIX, DIRECT, HISTOGRAM_TILES, RADIX, THREADS, TILE, TableParts,
@@ -18,22 +15,22 @@ use warpkit_kernels::multisplit::digit_pass::{
 };
 use warpkit_kernels::multisplit::kernels::ScatterArgs;
 
-/// A built-in bucket function as kernel parameters: `kind`, splitters, `a | b << 32`.
-pub(crate) struct BucketParams<'a, K> {
+/// A multisplit as the device passes take it: the built-in bucket function as kernel
+/// parameters (`kind`, splitters, `a | b << 32`), the number of buckets and the method (`None`:
+/// [`Method::auto`]'s pick).
+pub(crate) struct Params<'a, K> {
     pub kind: u32,
     pub splitters: &'a [K],
     pub ab: u64,
+    pub m: u32,
+    pub method: Option<Method>,
 }
 
-/// A value's bits as a kernel moves them: u32 or u64.
-pub trait Word: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 'static {
-    #[doc(hidden)]
+/// A value's bits as a kernel moves them, u32 or u64, with the scatter kernels that move them.
+pub(crate) trait Word: Pod {
     type Direct<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
-    #[doc(hidden)]
     type Warp<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
-    #[doc(hidden)]
     type Block<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
-    #[doc(hidden)]
     type Counted<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
 }
 
@@ -51,31 +48,10 @@ impl Word for u64 {
     type Counted<K: MultisplitKey> = K::Counted64;
 }
 
-/// `keys` (and `values`) split on `d`; `values` of 4 or 8 bytes.
-pub(crate) fn split<K: MultisplitKey, V: Pod + Send + Sync>(
+/// `keys` (and `values`) split on `d`.
+pub(crate) fn split<K: MultisplitKey, V: Pod>(
     d: &Device,
-    buckets: &BucketParams<K>,
-    m: u32,
-    method: Option<Method>,
-    keys: &[K],
-    values: Option<&[V]>,
-) -> Result<Split<K, V>> {
-    match (values, size_of::<V>()) {
-        (None, _) => run::<K, u32, V>(d, buckets, m, method, keys, None),
-        (Some(v), 4) => run::<K, u32, V>(d, buckets, m, method, keys, Some(v)),
-        (Some(v), 8) => run::<K, u64, V>(d, buckets, m, method, keys, Some(v)),
-        (Some(_), size) => Err(Error::UnsupportedMethod {
-            method: format!("multisplit of {size}-byte values"),
-            backend: d.describe(),
-        }),
-    }
-}
-
-fn run<K: MultisplitKey, W: Word + Pod, V: Pod + Send + Sync>(
-    d: &Device,
-    buckets: &BucketParams<K>,
-    m: u32,
-    method: Option<Method>,
+    params: &Params<K>,
     keys: &[K],
     values: Option<&[V]>,
 ) -> Result<Split<K, V>> {
@@ -83,23 +59,23 @@ fn run<K: MultisplitKey, W: Word + Pod, V: Pod + Send + Sync>(
     let mut out_keys = d.workspace(keys.len())?;
     let (offsets, counts, values) = match values {
         Some(v) => {
-            let d_values = d.upload(&as_words::<V, W>(v))?;
+            let d_values = d.upload(v)?;
             let mut out_values = d.workspace(v.len())?;
             let io = Io {
                 keys: &d_keys,
                 values: Some((&d_values, &mut out_values)),
                 out_keys: &mut out_keys,
             };
-            let (offsets, counts) = split_on_device(d, buckets, m, method, io)?;
-            (offsets, counts, from_words(d, &out_values)?)
+            let (offsets, counts) = split_on_device(d, params, io)?;
+            (offsets, counts, d.download(&out_values)?)
         }
         None => {
-            let io = Io::<K, W> {
+            let io = Io::<K, V> {
                 keys: &d_keys,
                 values: None,
                 out_keys: &mut out_keys,
             };
-            let (offsets, counts) = split_on_device(d, buckets, m, method, io)?;
+            let (offsets, counts) = split_on_device(d, params, io)?;
             (offsets, counts, Vec::new())
         }
     };
@@ -111,33 +87,28 @@ fn run<K: MultisplitKey, W: Word + Pod, V: Pod + Send + Sync>(
     })
 }
 
-/// `values` as the words kernels move (`V` has `W`'s size, checked by `split`): the same
-/// memory where `V` is aligned like `W` (numbers are), else a copy made by all cores.
-fn as_words<V: Pod + Sync, W: Word + Pod>(values: &[V]) -> Cow<'_, [W]> {
-    match bytemuck::try_cast_slice(values) {
-        Ok(words) => Cow::Borrowed(words),
-        Err(_) => Cow::Owned(values.par_iter().map(|&v| bytemuck::cast(v)).collect()),
-    }
-}
-
-/// The words of `buffer` back on the host as values: read straight into a new `Vec<V>` where
-/// `V` is aligned like `W`, else read as words and converted by all cores.
-fn from_words<V: Pod + Send, W: Word + Pod>(d: &Device, buffer: &DeviceBuffer<W>) -> Result<Vec<V>> {
-    if align_of::<V>() >= align_of::<W>() {
-        // SAFETY: `Pod` values of `W`'s size (checked by `split`) accept every bit pattern; the
-        // alignment is checked above.
-        unsafe { d.download_as(buffer) }
-    } else {
-        let words = d.download(buffer)?;
-        Ok(words.par_iter().map(|&w| bytemuck::cast(w)).collect())
-    }
-}
-
 /// Keys (and values) in device memory, and where their split goes (buffers of their lengths).
-pub(super) struct Io<'b, K, W> {
+pub(super) struct Io<'b, K, V> {
     pub keys: &'b DeviceBuffer<K>,
-    pub values: Option<(&'b DeviceBuffer<W>, &'b mut DeviceBuffer<W>)>,
+    pub values: Option<(&'b DeviceBuffer<V>, &'b mut DeviceBuffer<V>)>,
     pub out_keys: &'b mut DeviceBuffer<K>,
+}
+
+/// Splits in device memory; returns the buckets' offsets and counts. Values move as words of
+/// their size, 4 or 8 bytes (`Err(UnsupportedMethod)` for others, before any launch).
+pub(super) fn split_on_device<K: MultisplitKey, V: Pod>(
+    d: &Device,
+    params: &Params<K>,
+    io: Io<K, V>,
+) -> Result<(Vec<u32>, Vec<u32>)> {
+    match (io.values.is_some(), size_of::<V>()) {
+        (false, _) | (true, 4) => split_words::<K, u32, V>(d, params, io),
+        (true, 8) => split_words::<K, u64, V>(d, params, io),
+        (true, size) => Err(Error::UnsupportedMethod {
+            method: format!("multisplit of {size}-byte values"),
+            backend: d.describe(),
+        }),
+    }
 }
 
 /// Where a call's small arrays lie in the device's call scratch ([`Scratch::Call`], kept
@@ -161,20 +132,25 @@ impl CallScratch {
     }
 }
 
-/// Splits in device memory; returns the buckets' offsets and counts. Two passes (above 256
-/// buckets) go through scratch buffers; the inputs are left as they were.
-pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
+/// [`split_on_device`] with values of `W`'s size moved as `W`s. Two passes (above 256 buckets)
+/// go through scratch buffers; the inputs are left as they were.
+fn split_words<K: MultisplitKey, W: Word, V: Pod>(
     d: &Device,
-    buckets: &BucketParams<K>,
-    m: u32,
-    method: Option<Method>,
-    io: Io<K, W>,
+    params: &Params<K>,
+    io: Io<K, V>,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
+    let (m, method) = (params.m, params.method);
+    debug_assert!(io.values.is_none() || size_of::<V>() == size_of::<W>());
     let n = io.keys.len() as u64;
     let tiles = n.div_ceil(TILE);
     let src = (
         d.ptr(io.keys)?,
-        io.values.as_ref().map_or(Ok(std::ptr::null()), |v| d.ptr(v.0))?,
+        // Device buffers start 256-byte aligned (in the emulator too), so values of `W`'s size
+        // are `W`-aligned words.
+        io.values
+            .as_ref()
+            .map_or(Ok(std::ptr::null()), |v| d.ptr(v.0))?
+            .cast::<W>(),
     );
     let (mut out_values, values_len) = match io.values {
         Some((v, out)) => (Some(out), v.len()),
@@ -184,19 +160,20 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         d.ptr_mut(io.out_keys)?,
         out_values
             .as_mut()
-            .map_or(Ok(std::ptr::null_mut()), |v| d.ptr_mut(v))?,
+            .map_or(Ok(std::ptr::null_mut()), |v| d.ptr_mut(v))?
+            .cast::<W>(),
     );
     if n == 0 {
         return Ok((vec![0; m as usize], vec![0; m as usize]));
     }
     // No splitters, no upload: the kernels get a null pointer (a search over none reads
     // nothing, and the other bucket functions read no splitters).
-    let splitters = match buckets.splitters {
+    let splitters = match params.splitters {
         [] => None,
         s => Some(d.upload(s)?),
     };
     let split_ptr = splitters.as_ref().map_or(Ok(std::ptr::null()), |s| d.ptr(s))?;
-    let (kind, ab) = (buckets.kind, buckets.ab);
+    let (kind, ab) = (params.kind, params.ab);
     let passes: &[(u32, u32)] = if m <= RADIX {
         &[(0, m)]
     } else {
@@ -318,7 +295,7 @@ pub(super) fn split_on_device<K: MultisplitKey, W: Word>(
         });
     }
     if !single {
-        return bounds_of_buckets(d, buckets, m, dst.0.cast_const(), n, split_ptr);
+        return bounds_of_buckets(d, params, dst.0.cast_const(), n, split_ptr);
     }
     let offsets = offsets.to_vec();
     let counts = offsets
@@ -367,19 +344,19 @@ fn keys_only<K, W>(args: ScatterArgs<K, W>) -> ScatterArgs<K, u32> {
 /// (one launch of the bounds kernel).
 fn bounds_of_buckets<K: MultisplitKey>(
     d: &Device,
-    buckets: &BucketParams<K>,
-    m: u32,
+    params: &Params<K>,
     keys: *const K,
     n: u64,
     splitters: *const K,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
+    let m = params.m;
     // Each bucket's begin, then each bucket's end: one allocation and one read back.
     let mut bounds = d.zeros::<u32>(2 * m as usize)?;
     let begin = d.ptr_mut(&mut bounds)?;
     let blocks = n.div_ceil(THREADS as u64).min(1 << 16);
     // A device address: offset without dereferencing (`bounds` holds 2m words).
     let end = begin.wrapping_add(m as usize);
-    let args = (keys, n, buckets.kind, splitters, buckets.ab, m, begin, end);
+    let args = (keys, n, params.kind, splitters, params.ab, m, begin, end);
     // SAFETY: n split keys on this device; one word per bucket at `begin` and at `end`.
     unsafe { d.launch::<K::Bounds>(LaunchShape::linear(blocks, THREADS, 0), args)? };
     // Empty buckets keep begin = end = 0.

@@ -29,7 +29,6 @@ use crate::error::{Error, Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use bytemuck::Pod;
-use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpkit_kernels::multisplit::bucket::{BitField, Modulo, MultiplicativeHash, Splitters};
 use warpkit_kernels::multisplit::digit_pass::{
     BUCKETS_BIT_FIELD, BUCKETS_HASH, BUCKETS_KEEP_AT_LEAST, BUCKETS_KEEP_BELOW, BUCKETS_KEEP_BIT_CLEAR,
@@ -37,12 +36,11 @@ use warpkit_kernels::multisplit::digit_pass::{
 };
 use warpkit_kernels::multisplit::kernels::MultisplitKernels;
 
-pub use device::Word;
 pub use warpkit_kernels::multisplit::bucket::{BucketFn, Keep, Key};
 
 /// Keys a multisplit takes, tied to their kernels (the table in
 /// `warpkit_kernels::multisplit::kernels`): u32 and u64.
-pub trait MultisplitKey: Key + DeviceRepr + ValidAsZeroBits + MultisplitKernels {}
+pub trait MultisplitKey: Key + Pod + MultisplitKernels {}
 
 impl MultisplitKey for u32 {}
 impl MultisplitKey for u64 {}
@@ -250,19 +248,20 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
             values: None,
             out_keys: out,
         };
-        let (offsets, counts) = device::split_on_device(device, &self.params(), self.m, self.method, io)?;
+        let (offsets, counts) = device::split_on_device(device, &self.params(), io)?;
         Ok(Bounds { offsets, counts })
     }
 
-    /// Splits keys and values already in `device`'s memory (values as their 4- or 8-byte
-    /// words) into `out_keys` and `out_values`; returns the buckets' offsets and counts.
-    pub fn pairs_into<W: Word>(
+    /// Splits keys and values already in `device`'s memory into `out_keys` and `out_values`;
+    /// returns the buckets' offsets and counts. Values are any 4- or 8-byte `Pod` type, as for
+    /// [`Multisplit::pairs`].
+    pub fn pairs_into<V: Pod>(
         &self,
         device: &Device,
         keys: &DeviceBuffer<K>,
-        values: &DeviceBuffer<W>,
+        values: &DeviceBuffer<V>,
         out_keys: &mut DeviceBuffer<K>,
-        out_values: &mut DeviceBuffer<W>,
+        out_values: &mut DeviceBuffer<V>,
     ) -> Result<Bounds> {
         check_len("multisplit keys", keys.len(), crate::MAX_LEN)?;
         check_same_len("multisplit values", keys.len(), values.len())?;
@@ -273,7 +272,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
             values: Some((values, out_values)),
             out_keys,
         };
-        let (offsets, counts) = device::split_on_device(device, &self.params(), self.m, self.method, io)?;
+        let (offsets, counts) = device::split_on_device(device, &self.params(), io)?;
         Ok(Bounds { offsets, counts })
     }
 
@@ -302,13 +301,13 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
                 Buckets::Hash { bits } => cpu::split(MultiplicativeHash { bits }, self.m, keys, values),
                 Buckets::Keep(keep) => cpu::split(keep, self.m, keys, values),
             },
-            Backend::Device(d) => device::split(d, &self.params(), self.m, self.method, keys, values),
+            Backend::Device(d) => device::split(d, &self.params(), keys, values),
         }
     }
 
-    /// The bucket function as the device kernels' parameters (`ab = a | b << 32`, see
-    /// the `with_buckets!` macro of `warpkit_kernels::multisplit::digit_pass`).
-    fn params(&self) -> device::BucketParams<'a, K> {
+    /// The split as the device passes take it (`ab = a | b << 32`, see the `with_buckets!`
+    /// macro of `warpkit_kernels::multisplit::digit_pass`).
+    fn params(&self) -> device::Params<'a, K> {
         let (kind, splitters, ab) = match self.buckets {
             Buckets::Splitters(s) => (BUCKETS_SPLITTERS, s, s.len() as u64),
             Buckets::BitField { shift, bits } => {
@@ -321,7 +320,13 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
             Buckets::Keep(Keep::BitSet(bit)) => (BUCKETS_KEEP_BIT_SET, &[][..], bit as u64),
             Buckets::Keep(Keep::BitClear(bit)) => (BUCKETS_KEEP_BIT_CLEAR, &[][..], bit as u64),
         };
-        device::BucketParams { kind, splitters, ab }
+        device::Params {
+            kind,
+            splitters,
+            ab,
+            m: self.m,
+            method: self.method,
+        }
     }
 }
 

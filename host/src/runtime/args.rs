@@ -1,20 +1,24 @@
 //! Kernel arguments on a GPU: a kernel's argument tuple (its [`Kernel::Args`]), pushed into a
 //! `cudarc` launch one parameter at a time. The emulator needs none of this: it calls the
-//! kernel's Rust function with the tuple itself.
+//! kernel's Rust function with the tuple itself. Without the `cuda` feature the traits stay,
+//! empty, so that launches are bounded alike in every build.
 //!
 //! [`Kernel::Args`]: warpkit_kernels::kernel::Kernel::Args
 
+#[cfg(feature = "cuda")]
 use cudarc::driver::{LaunchArgs, PushKernelArg};
 
 /// A parameter type kernels take: plain numbers and raw pointers to device memory.
 pub trait Param: Copy {
     /// Pushes a reference to this parameter's bytes, which CUDA copies at launch.
+    #[cfg(feature = "cuda")]
     fn push<'a>(&'a self, launch: &mut LaunchArgs<'a>);
 }
 
 macro_rules! number_param {
     ($($t:ty),*) => {$(
         impl Param for $t {
+            #[cfg(feature = "cuda")]
             fn push<'a>(&'a self, launch: &mut LaunchArgs<'a>) {
                 launch.arg(self);
             }
@@ -25,6 +29,7 @@ number_param!(u32, u64, i32, i64, f32, f64);
 
 /// Small arrays by value (the convolution kernels' inline jobs).
 impl<const N: usize> Param for [u64; N] {
+    #[cfg(feature = "cuda")]
     fn push<'a>(&'a self, launch: &mut LaunchArgs<'a>) {
         launch.arg(self);
     }
@@ -33,6 +38,7 @@ impl<const N: usize> Param for [u64; N] {
 macro_rules! pointer_param {
     ($($p:ty),*) => {$(
         impl<T> Param for $p {
+            #[cfg(feature = "cuda")]
             fn push<'a>(&'a self, launch: &mut LaunchArgs<'a>) {
                 // SAFETY: a thin raw pointer has the size and alignment of u64 on the 64-bit
                 // hosts CUDA runs on; its bits are the device address the kernel receives.
@@ -46,12 +52,14 @@ pointer_param!(*const T, *mut T);
 
 /// A kernel's whole argument tuple.
 pub trait Args: Copy {
+    #[cfg(feature = "cuda")]
     fn push_all<'a>(&'a self, launch: &mut LaunchArgs<'a>);
 }
 
 macro_rules! tuple_args {
     ($(($($name:ident),+))*) => {$(
         impl<$($name: Param),+> Args for ($($name,)+) {
+            #[cfg(feature = "cuda")]
             #[allow(non_snake_case)]
             fn push_all<'a>(&'a self, launch: &mut LaunchArgs<'a>) {
                 let ($($name,)+) = self;

@@ -3,23 +3,35 @@
 //! emulator's kernels read and write like device memory.
 
 use super::host_memory::HostMemory;
+#[cfg(feature = "cuda")]
 use crate::error::{Error, Result};
+#[cfg(feature = "cuda")]
 use cudarc::driver::{CudaSlice, CudaStream};
+#[cfg(feature = "cuda")]
 use std::sync::Arc;
 
 /// Which device a buffer belongs to: a GPU handle (its ordinal and its number in the process,
 /// see `Gpu::identity`) or the emulator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Owner {
-    Gpu { ordinal: usize, handle: u64 },
+    #[cfg(feature = "cuda")]
+    Gpu {
+        ordinal: usize,
+        handle: u64,
+    },
     Emulator,
 }
 
 pub(crate) enum Memory<T> {
+    /// GPU memory, untyped in `cudarc` (its element traits are not required of `T`: warpkit's
+    /// buffers hold `bytemuck::Pod` values, plain bytes to the driver).
+    #[cfg(feature = "cuda")]
     Cuda {
-        slice: CudaSlice<T>,
+        bytes: CudaSlice<u8>,
         /// The device address, as kernels receive it.
         addr: u64,
+        /// The number of `T`s.
+        len: usize,
     },
     Host(HostMemory<T>),
 }
@@ -34,7 +46,8 @@ impl<T> DeviceBuffer<T> {
     /// Number of elements.
     pub fn len(&self) -> usize {
         match &self.memory {
-            Memory::Cuda { slice, .. } => slice.len(),
+            #[cfg(feature = "cuda")]
+            Memory::Cuda { len, .. } => *len,
             Memory::Host(h) => h.len(),
         }
     }
@@ -49,9 +62,12 @@ impl<T> DeviceBuffer<T> {
     /// first waits for the work warpkit submitted so far, and the slice is freed in order on
     /// it. `Err(WrongDevice)` (the buffer dropped) for an emulator buffer or
     /// a stream of another context.
+    #[cfg(feature = "cuda")]
     pub fn into_cuda_slice(self, stream: &Arc<CudaStream>) -> Result<CudaSlice<T>> {
-        let slice = match self.memory {
-            Memory::Cuda { slice, .. } if slice.context().cu_ctx() == stream.context().cu_ctx() => slice,
+        let (bytes, len) = match self.memory {
+            Memory::Cuda { bytes, len, .. } if bytes.context().cu_ctx() == stream.context().cu_ctx() => {
+                (bytes, len)
+            }
             _ => {
                 return Err(Error::WrongDevice {
                     buffer: format!("{:?}", self.owner),
@@ -59,9 +75,8 @@ impl<T> DeviceBuffer<T> {
                 });
             }
         };
-        stream.join(slice.stream())?;
-        let len = slice.len();
-        let ptr = slice.leak();
+        stream.join(bytes.stream())?;
+        let ptr = bytes.leak();
         // SAFETY: `ptr` holds `len` elements of `T`, owned by nobody since the leak.
         Ok(unsafe { stream.upgrade_device_ptr(ptr, len) })
     }
@@ -70,6 +85,7 @@ impl<T> DeviceBuffer<T> {
     /// a host address in the emulator.
     pub(crate) fn kernel_ptr(&self) -> *mut T {
         match &self.memory {
+            #[cfg(feature = "cuda")]
             Memory::Cuda { addr, .. } => *addr as usize as *mut T,
             Memory::Host(h) => h.as_ptr(),
         }

@@ -11,18 +11,23 @@ use super::args::Args;
 use super::buffer::{Memory, Owner};
 use super::cpu::prefer_huge_pages;
 use super::emulator::Emulator;
-use super::gpu::{Gpu, PinnedBuffer};
+#[cfg(feature = "cuda")]
+use super::gpu::Gpu;
+use super::pinned::PinnedBuffer;
 use crate::error::{Error, Result, check_same_len};
-use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use bytemuck::Pod;
 use std::mem::MaybeUninit;
 use std::sync::MutexGuard;
 use std::sync::atomic::Ordering;
 use warpkit_kernels::kernel::Kernel;
 
-/// A device that runs warpkit's kernels. Cheap to clone.
+/// A device that runs warpkit's kernels. Cheap to clone. Its variants depend on the crate's
+/// features (`Gpu` needs `cuda`), so matches need a wildcard arm.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum Device {
     /// A CUDA GPU: launches are asynchronous, in order on one stream.
+    #[cfg(feature = "cuda")]
     Gpu(Gpu),
     /// The SIMT emulator on the CPU: launches finish before they return.
     Emulator(Emulator),
@@ -30,13 +35,19 @@ pub enum Device {
 
 impl Device {
     /// CUDA device `ordinal`, or why it cannot be opened (`Error::NoDevice` without a driver
-    /// or device: never a panic).
+    /// or device, or in a build without the `cuda` feature: never a panic).
     pub fn gpu(ordinal: usize) -> Result<Device> {
-        Ok(Device::Gpu(Gpu::open(ordinal)?))
+        #[cfg(feature = "cuda")]
+        return Ok(Device::Gpu(Gpu::open(ordinal)?));
+        #[cfg(not(feature = "cuda"))]
+        return Err(Error::NoDevice(format!(
+            "device {ordinal} requested from a warpkit built without its `cuda` feature"
+        )));
     }
 
     /// A GPU device whose calls run on `stream`, a caller's `cudarc` stream (see
     /// [`Gpu::on_stream`]): for programs that order warpkit's work with their own.
+    #[cfg(feature = "cuda")]
     pub fn gpu_on_stream(stream: std::sync::Arc<cudarc::driver::CudaStream>) -> Result<Device> {
         Ok(Device::Gpu(Gpu::on_stream(stream)?))
     }
@@ -49,6 +60,7 @@ impl Device {
     /// The device's limits and name.
     pub fn limits(&self) -> &DeviceLimits {
         match self {
+            #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.limits(),
             Device::Emulator(e) => e.limits(),
         }
@@ -58,6 +70,7 @@ impl Device {
     pub fn describe(&self) -> String {
         let l = self.limits();
         match self {
+            #[cfg(feature = "cuda")]
             Device::Gpu(_) => {
                 let (major, minor) = l.compute_capability;
                 format!("GPU {} (sm_{major}{minor}, {} SMs)", l.name, l.multiprocessors)
@@ -67,6 +80,7 @@ impl Device {
     }
 
     /// The GPU handle, for timing with [`crate::GpuTimer`] and the device's own settings.
+    #[cfg(feature = "cuda")]
     pub fn as_gpu(&self) -> Option<&Gpu> {
         match self {
             Device::Gpu(g) => Some(g),
@@ -76,6 +90,7 @@ impl Device {
 
     fn owner(&self) -> Owner {
         match self {
+            #[cfg(feature = "cuda")]
             Device::Gpu(g) => {
                 let (ordinal, handle) = g.identity();
                 Owner::Gpu { ordinal, handle }
@@ -84,12 +99,9 @@ impl Device {
         }
     }
 
-    fn alloc<T: DeviceRepr + ValidAsZeroBits + Copy>(
-        &self,
-        len: usize,
-        data: Option<&[T]>,
-    ) -> Result<DeviceBuffer<T>> {
+    fn alloc<T: Pod>(&self, len: usize, data: Option<&[T]>) -> Result<DeviceBuffer<T>> {
         let memory = match self {
+            #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.alloc(len, data)?,
             Device::Emulator(e) => Memory::Host(e.alloc(len, data)?),
         };
@@ -100,23 +112,21 @@ impl Device {
     }
 
     /// Copies `data` to a new device buffer.
-    pub fn upload<T: DeviceRepr + ValidAsZeroBits + Copy>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+    pub fn upload<T: Pod>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         self.alloc(data.len(), Some(data))
     }
 
     /// A new buffer of `len` zeroed elements.
-    pub fn zeros<T: DeviceRepr + ValidAsZeroBits + Copy>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+    pub fn zeros<T: Pod>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         self.alloc(len, None)
     }
 
     /// A new buffer of `len` elements whose contents are unspecified (zeros in the emulator):
     /// for work space that a kernel writes in full before anything reads it, without the
     /// zeroing pass of [`Device::zeros`].
-    pub(crate) fn workspace<T: DeviceRepr + ValidAsZeroBits + Copy>(
-        &self,
-        len: usize,
-    ) -> Result<DeviceBuffer<T>> {
+    pub(crate) fn workspace<T: Pod>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let memory = match self {
+            #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.alloc_unset(len)?,
             Device::Emulator(e) => Memory::Host(e.alloc(len, None)?),
         };
@@ -127,31 +137,29 @@ impl Device {
     }
 
     /// A new buffer of `len` copies of `value` (tests poison outputs this way).
-    pub fn filled<T: DeviceRepr + ValidAsZeroBits + Copy>(
-        &self,
-        len: usize,
-        value: T,
-    ) -> Result<DeviceBuffer<T>> {
+    pub fn filled<T: Pod>(&self, len: usize, value: T) -> Result<DeviceBuffer<T>> {
         self.upload(&vec![value; len])
     }
 
     /// Copies `src` into the existing buffer `dst` of the same length (in order with the
     /// launches on a GPU), so per-step data needs no new allocation. Returns once `src` has been
     /// read.
-    pub fn copy_from_host<T: DeviceRepr + Copy>(&self, src: &[T], dst: &mut DeviceBuffer<T>) -> Result<()> {
+    pub fn copy_from_host<T: Pod>(&self, src: &[T], dst: &mut DeviceBuffer<T>) -> Result<()> {
         check_same_len("copy destination", src.len(), dst.len())?;
         self.check_owner(dst)?;
         match (&mut dst.memory, self) {
+            #[cfg(feature = "cuda")]
             (Memory::Cuda { addr, .. }, Device::Gpu(g)) => g.copy_to_device(src, *addr)?,
             // SAFETY: same length, distinct memory; no launch is in flight in the emulator.
             (Memory::Host(h), _) => unsafe { h.as_ptr().copy_from_nonoverlapping(src.as_ptr(), src.len()) },
+            #[cfg(feature = "cuda")]
             (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("ownership checked"),
         }
         Ok(())
     }
 
     /// Copies a device buffer back to a new `Vec`, waiting for the work before it.
-    pub fn download<T: DeviceRepr + Copy>(&self, buffer: &DeviceBuffer<T>) -> Result<Vec<T>> {
+    pub fn download<T: Pod>(&self, buffer: &DeviceBuffer<T>) -> Result<Vec<T>> {
         // SAFETY: `T` is `T`.
         unsafe { self.download_as(buffer) }
     }
@@ -161,10 +169,7 @@ impl Device {
     ///
     /// # Safety
     /// `V` has `T`'s size, at least its alignment, and every bit pattern of a `T` is a valid `V`.
-    pub(crate) unsafe fn download_as<T: DeviceRepr + Copy, V>(
-        &self,
-        buffer: &DeviceBuffer<T>,
-    ) -> Result<Vec<V>> {
+    pub(crate) unsafe fn download_as<T: Pod, V>(&self, buffer: &DeviceBuffer<T>) -> Result<Vec<V>> {
         debug_assert!(size_of::<V>() == size_of::<T>() && align_of::<V>() >= align_of::<T>());
         let n = buffer.len();
         let mut out: Vec<V> = Vec::new();
@@ -184,7 +189,7 @@ impl Device {
     /// Copies a device buffer into `out`, of the same length (`Err(LengthMismatch)` before any
     /// copy otherwise), waiting for the work before it. Reusing `out` across calls saves the
     /// page faults of fresh memory; a slice of a [`PinnedBuffer`] moves at the link's speed.
-    pub fn download_into<T: DeviceRepr + Copy>(&self, buffer: &DeviceBuffer<T>, out: &mut [T]) -> Result<()> {
+    pub fn download_into<T: Pod>(&self, buffer: &DeviceBuffer<T>, out: &mut [T]) -> Result<()> {
         check_same_len("download destination", buffer.len(), out.len())?;
         // SAFETY: `MaybeUninit<T>` has `T`'s layout, and only initialized `T`s are written.
         let out = unsafe { &mut *(out as *mut [T] as *mut [MaybeUninit<T>]) };
@@ -192,13 +197,10 @@ impl Device {
     }
 
     /// Writes all of `out`, of `buffer`'s length, from the buffer.
-    fn download_uninit<T: DeviceRepr + Copy>(
-        &self,
-        buffer: &DeviceBuffer<T>,
-        out: &mut [MaybeUninit<T>],
-    ) -> Result<()> {
+    fn download_uninit<T: Pod>(&self, buffer: &DeviceBuffer<T>, out: &mut [MaybeUninit<T>]) -> Result<()> {
         self.check_owner(buffer)?;
         match (&buffer.memory, self) {
+            #[cfg(feature = "cuda")]
             (Memory::Cuda { addr, .. }, Device::Gpu(g)) => g.copy_to_host(*addr, out),
             (Memory::Host(h), _) => {
                 // SAFETY: emulator launches are finished when they return; none is in flight.
@@ -208,6 +210,7 @@ impl Device {
                 }
                 Ok(())
             }
+            #[cfg(feature = "cuda")]
             (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("ownership checked"),
         }
     }
@@ -216,7 +219,8 @@ impl Device {
     /// streams), without a copy: warpkit's stream first waits for the work submitted to the
     /// slice's stream so far. `Err(WrongDevice)` for a slice of another context, or on the
     /// emulator. [`DeviceBuffer::into_cuda_slice`] gives it (or any result) back.
-    pub fn adopt<T: DeviceRepr>(&self, slice: cudarc::driver::CudaSlice<T>) -> Result<DeviceBuffer<T>> {
+    #[cfg(feature = "cuda")]
+    pub fn adopt<T: Pod>(&self, slice: cudarc::driver::CudaSlice<T>) -> Result<DeviceBuffer<T>> {
         match self {
             Device::Gpu(g) if slice.context().cu_ctx() == g.context().cu_ctx() => Ok(DeviceBuffer {
                 memory: g.adopt(slice)?,
@@ -231,8 +235,9 @@ impl Device {
 
     /// `len` zeroed elements of host memory that this device copies at the link's speed:
     /// page-locked for a GPU, ordinary memory for the emulator.
-    pub fn pinned<T: DeviceRepr + ValidAsZeroBits + Copy>(&self, len: usize) -> Result<PinnedBuffer<T>> {
+    pub fn pinned<T: Pod>(&self, len: usize) -> Result<PinnedBuffer<T>> {
         match self {
+            #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.alloc_pinned(len),
             Device::Emulator(_) => Ok(PinnedBuffer::ordinary(len)),
         }
@@ -243,9 +248,11 @@ impl Device {
     pub(crate) fn download_words(&self, buffer: &DeviceBuffer<u8>, words: usize) -> Result<Vec<u32>> {
         self.check_owner(buffer)?;
         let bytes = match (&buffer.memory, self) {
-            (Memory::Cuda { slice, .. }, Device::Gpu(g)) => g.read_back(&slice.slice(..4 * words))?,
+            #[cfg(feature = "cuda")]
+            (Memory::Cuda { bytes, .. }, Device::Gpu(g)) => g.read_back(&bytes.slice(..4 * words))?,
             // SAFETY: emulator launches are finished when they return; none is in flight.
             (Memory::Host(h), _) => unsafe { &h.as_slice()[..4 * words] }.to_vec(),
+            #[cfg(feature = "cuda")]
             (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("ownership checked"),
         };
         Ok(bytes
@@ -257,6 +264,7 @@ impl Device {
     /// Waits until all submitted work has finished; reports any fault it raised.
     pub fn synchronize(&self) -> Result<()> {
         match self {
+            #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.synchronize(),
             Device::Emulator(_) => Ok(()),
         }
@@ -286,17 +294,16 @@ impl Device {
     }
 
     /// Zeroes the first `len` elements of `buffer`, in order with the launches.
-    pub(crate) fn zero_prefix<T: DeviceRepr + ValidAsZeroBits>(
-        &self,
-        buffer: &mut DeviceBuffer<T>,
-        len: usize,
-    ) -> Result<()> {
+    pub(crate) fn zero_prefix<T: Pod>(&self, buffer: &mut DeviceBuffer<T>, len: usize) -> Result<()> {
         match (&mut buffer.memory, self) {
-            (Memory::Cuda { slice, .. }, Device::Gpu(g)) => {
-                g.stream().memset_zeros(&mut slice.slice_mut(..len))?;
+            #[cfg(feature = "cuda")]
+            (Memory::Cuda { bytes, .. }, Device::Gpu(g)) => {
+                g.stream()
+                    .memset_zeros(&mut bytes.slice_mut(..len * size_of::<T>()))?;
             }
             // SAFETY: `len` is within the buffer; no launch is in flight in the emulator.
             (Memory::Host(h), _) => unsafe { h.as_ptr().write_bytes(0, len) },
+            #[cfg(feature = "cuda")]
             (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("scratch is the device's own"),
         }
         Ok(())
@@ -308,6 +315,7 @@ impl Device {
     /// the marked words (zero, the scratch's first contents, is then nobody's mark).
     pub(crate) fn next_call_tag(&self) -> u32 {
         let slots = match self {
+            #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.scratch_slots(),
             Device::Emulator(e) => e.scratch_slots(),
         };
@@ -328,6 +336,7 @@ impl Device {
         bytes: usize,
     ) -> Result<MutexGuard<'_, Option<DeviceBuffer<u8>>>> {
         let slots = match self {
+            #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.scratch_slots(),
             Device::Emulator(e) => e.scratch_slots(),
         };
@@ -354,6 +363,7 @@ impl Device {
         // SAFETY: forwarded to the caller's contract.
         unsafe {
             match self {
+                #[cfg(feature = "cuda")]
                 Device::Gpu(g) => g.launch::<K>(shape, args),
                 Device::Emulator(e) => e.launch::<K>(shape, args),
             }
@@ -362,8 +372,13 @@ impl Device {
 
     /// Blocks of kernel `K` that keep every multiprocessor busy once (the grid of a
     /// grid-stride kernel): by occupancy on a GPU, four per worker in the emulator.
+    #[cfg_attr(
+        not(feature = "cuda"),
+        allow(unused_variables, clippy::extra_unused_type_parameters)
+    )]
     pub(crate) fn resident_blocks<K: Kernel>(&self, threads: u32, shared_bytes: u32) -> Result<u64> {
         match self {
+            #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.resident_blocks::<K>(threads, shared_bytes),
             Device::Emulator(e) => Ok(4 * e.limits().multiprocessors as u64),
         }

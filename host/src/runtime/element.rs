@@ -1,41 +1,39 @@
 //! The element types of the scans and reductions (sum, minimum, maximum), tied to their
 //! kernels.
 
-use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use bytemuck::Pod;
 use warpkit_kernels::device::{reduce, scan};
-use warpkit_kernels::kernel::Kernel;
 pub use warpkit_kernels::num::Element;
-
-mod sealed {
-    pub trait Sealed {}
-}
 
 /// u32, u64, i32, i64, f32 or f64: the types the device-wide scan and reduction are built for.
 /// Integers wrap on overflow; floats follow IEEE addition (the device's summation order differs
 /// from a sequential loop, so float results differ from it by rounding).
-pub trait Scalar: Element + DeviceRepr + ValidAsZeroBits + Unpin + std::fmt::Debug + sealed::Sealed {
-    #[doc(hidden)]
-    type Scan: Kernel<Args = (*const Self, *mut Self, u64, *mut u8, u64)>;
-    #[doc(hidden)]
-    type InclusiveScan: Kernel<Args = (*const Self, *mut Self, u64, *mut u8, u64)>;
-    #[doc(hidden)]
-    type Reduce: Kernel<Args = (*const Self, u64, *mut Self)>;
-    #[doc(hidden)]
-    type Min: Kernel<Args = (*const Self, u64, *mut Self)>;
-    #[doc(hidden)]
-    type Max: Kernel<Args = (*const Self, u64, *mut Self)>;
+pub trait Scalar: Element + Pod + Unpin + std::fmt::Debug + sealed::Kernels {}
+
+/// Sealed: the kernels of each scalar type, out of the public API (their argument tuples are
+/// raw pointers).
+mod sealed {
+    use warpkit_kernels::kernel::Kernel;
+
+    pub trait Kernels: Sized {
+        type Scan: Kernel<Args = (*const Self, *mut Self, u64, *mut u8, u64)>;
+        type InclusiveScan: Kernel<Args = (*const Self, *mut Self, u64, *mut u8, u64)>;
+        type Reduce: Kernel<Args = (*const Self, u64, *mut Self)>;
+        type Min: Kernel<Args = (*const Self, u64, *mut Self)>;
+        type Max: Kernel<Args = (*const Self, u64, *mut Self)>;
+    }
 }
 
 macro_rules! scalar {
     ($($t:ty: $scan:ident, $inclusive:ident, $reduce:ident, $min:ident, $max:ident);*) => {$(
-        impl sealed::Sealed for $t {}
-        impl Scalar for $t {
+        impl sealed::Kernels for $t {
             type Scan = scan::$scan;
             type InclusiveScan = scan::$inclusive;
             type Reduce = reduce::$reduce;
             type Min = reduce::$min;
             type Max = reduce::$max;
         }
+        impl Scalar for $t {}
     )*};
 }
 scalar!(

@@ -2,10 +2,12 @@
 //! here imports an area). From the bottom:
 //!
 //! - `shape` (launch shapes and device limits), `args` (kernel arguments on a GPU), `buffer`
-//!   (typed device buffers over GPU memory or the emulator's `host_memory`) and `scratch` (the
-//!   scratch buffers a device keeps between calls): the vocabulary both engines share;
-//! - [`gpu`] (the CUDA driver, context, per-area modules, launches, timing) and [`emulator`]
-//!   (the SIMT emulator as a device), each over that vocabulary and neither over the other;
+//!   (typed device buffers over GPU memory or the emulator's `host_memory`), `scratch` (the
+//!   scratch buffers a device keeps between calls) and `pinned` (host memory a GPU copies at
+//!   the link's speed): the vocabulary both engines share;
+//! - [`gpu`] (the CUDA driver, context, per-area modules, launches, timing; feature `cuda`) and
+//!   [`emulator`] (the SIMT emulator as a device), each over that vocabulary and neither over
+//!   the other;
 //! - [`device`]: [`Device`](device::Device), one of the two, through which areas allocate and
 //!   launch;
 //! - [`cpu`]: the rayon engine, [`Cpu`](cpu::Cpu), and its chunking;
@@ -19,7 +21,9 @@ pub mod cpu;
 pub mod device;
 pub mod element;
 pub mod emulator;
+#[cfg(feature = "cuda")]
 pub mod gpu;
 mod host_memory;
+pub(crate) mod pinned;
 mod scratch;
 mod shape;

@@ -127,6 +127,7 @@ impl Device {
     ///
     /// # Safety
     /// As for [`Device::scan_raw`].
+    #[cfg(feature = "cuda")]
     pub(super) unsafe fn scan_chunk<T: Scalar>(
         &self,
         inclusive: bool,

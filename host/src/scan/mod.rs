@@ -48,6 +48,7 @@ impl Backend {
         check_len("scan input", input.len(), MAX_LEN)?;
         check_same_len("scan output", input.len(), out.len())?;
         match self {
+            #[cfg(feature = "cuda")]
             Backend::Device(d)
                 if let Some(gpu) = d.as_gpu()
                     && let Some(chunk) = gpu.pipeline_chunk(input, out) =>

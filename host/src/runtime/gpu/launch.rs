@@ -7,8 +7,9 @@ use crate::error::{Error, Result};
 use crate::runtime::args::Args;
 use crate::runtime::buffer::Memory;
 use crate::runtime::shape::LaunchShape;
-use cudarc::driver::LaunchConfig;
+use bytemuck::Pod;
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
+use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 use std::sync::atomic::Ordering;
 use warpkit_kernels::kernel::Kernel;
 
@@ -102,48 +103,32 @@ impl Gpu {
 
     /// A new device allocation of `len` elements, copied from `data` (through the staging
     /// buffers, [`Gpu::copy_to_device`]) or zeroed.
-    pub(crate) fn alloc<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Copy>(
-        &self,
-        len: usize,
-        data: Option<&[T]>,
-    ) -> Result<Memory<T>> {
-        use cudarc::driver::DevicePtr;
-        let slice = match data {
-            Some(d) => {
-                // SAFETY: the copy below writes every element before anything reads them.
-                let slice = unsafe { self.stream().alloc::<T>(d.len())? };
-                let (addr, _) = slice.device_ptr(self.stream());
-                self.copy_to_device(d, addr)?;
-                slice
-            }
-            None => self.stream().alloc_zeros(len)?,
+    pub(crate) fn alloc<T: Pod>(&self, len: usize, data: Option<&[T]>) -> Result<Memory<T>> {
+        let size = bytes_of::<T>(len)?;
+        let bytes = match data {
+            // SAFETY: the copy below writes every byte before anything reads them.
+            Some(_) => unsafe { self.stream().alloc::<u8>(size)? },
+            None => self.stream().alloc_zeros::<u8>(size)?,
         };
-        let (addr, _) = slice.device_ptr(self.stream());
-        Ok(Memory::Cuda { slice, addr })
+        let (addr, _) = bytes.device_ptr(self.stream());
+        if let Some(d) = data {
+            self.copy_to_device(d, addr)?;
+        }
+        Ok(Memory::Cuda { bytes, addr, len })
     }
 
     /// A new device allocation of `len` elements, not initialized (stream-ordered, so it is
-    /// cheap to take per call).
-    pub(crate) fn alloc_unset<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
-        &self,
-        len: usize,
-    ) -> Result<Memory<T>> {
-        use cudarc::driver::DevicePtr;
-        // SAFETY: the memory is only read back as `T` (integers here, valid for every bit
-        // pattern) after a kernel has written it, as `Device::workspace` documents.
-        let slice = unsafe { self.stream().alloc::<T>(len)? };
-        let (addr, _) = slice.device_ptr(self.stream());
-        Ok(Memory::Cuda { slice, addr })
+    /// cheap to take per call). `Device::workspace` documents when it is read.
+    pub(crate) fn alloc_unset<T: Pod>(&self, len: usize) -> Result<Memory<T>> {
+        // SAFETY: bytes are valid for every bit pattern; `T: Pod` makes them valid `T`s too.
+        let bytes = unsafe { self.stream().alloc::<u8>(bytes_of::<T>(len)?)? };
+        Ok(self.memory(bytes, len))
     }
 
     /// Takes over `slice`, a `cudarc` allocation of this context made on any stream, without a
     /// copy: this GPU's stream first waits for all the work submitted to the slice's stream so
     /// far, then the memory is warpkit's, used and freed in order on its stream.
-    pub(crate) fn adopt<T: cudarc::driver::DeviceRepr>(
-        &self,
-        slice: cudarc::driver::CudaSlice<T>,
-    ) -> Result<Memory<T>> {
-        use cudarc::driver::DevicePtr;
+    pub(crate) fn adopt<T: Pod>(&self, slice: cudarc::driver::CudaSlice<T>) -> Result<Memory<T>> {
         let (theirs, len) = (slice.stream().clone(), slice.len());
         // Leaking enqueues, on their stream, the waits for the slice's pending reads and writes.
         let ptr = slice.leak();
@@ -154,8 +139,18 @@ impl Gpu {
         }
         // SAFETY: `ptr` is a live allocation of `len` elements of `T` in this context, owned by
         // nobody since the leak; its contents are the caller's valid `T`s.
-        let slice = unsafe { self.stream().upgrade_device_ptr::<T>(ptr, len) };
-        let (addr, _) = slice.device_ptr(self.stream());
-        Ok(Memory::Cuda { slice, addr })
+        let bytes = unsafe { self.stream().upgrade_device_ptr::<u8>(ptr, len * size_of::<T>()) };
+        Ok(self.memory(bytes, len))
     }
+
+    /// `bytes`, `len` elements of `T`, as a buffer's memory.
+    fn memory<T>(&self, bytes: CudaSlice<u8>, len: usize) -> Memory<T> {
+        let (addr, _) = bytes.device_ptr(self.stream());
+        Memory::Cuda { bytes, addr, len }
+    }
+}
+
+/// The bytes of `len` elements of `T`, or `OutOfMemory` when they overflow the address space.
+fn bytes_of<T>(len: usize) -> Result<usize> {
+    len.checked_mul(size_of::<T>()).ok_or(Error::OutOfMemory)
 }

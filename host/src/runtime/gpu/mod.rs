@@ -14,6 +14,5 @@ mod timing;
 
 pub use context::Gpu;
 pub use module::machine_code_embedded;
-pub use pinned::PinnedBuffer;
 pub use timing::GpuTimer;
 pub use warpkit_kernels::area::Area;

@@ -18,8 +18,8 @@
 //! memory (the driver takes their bytes before it returns).
 
 use super::Gpu;
-use super::pinned::is_pinned;
 use crate::error::{Error, Result};
+use crate::runtime::pinned::is_pinned;
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{CudaContext, CudaEvent, PinnedHostSlice, result};
 use rayon::prelude::*;
