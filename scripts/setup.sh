@@ -17,6 +17,9 @@
 set -euo pipefail
 
 home="${WARPKIT_TOOLCHAIN_DIR:-$HOME/.local/share/warpkit}"
+# The ptxas the checked-in kernel images were assembled with (host/kernels/SOURCES): the same
+# sources give the same images only with the same assembler.
+PTXAS_VERSION=12.9.86
 envfile="$home/toolchain.env"
 mkdir -p "$home/bin"
 
@@ -106,9 +109,9 @@ else
 fi
 
 if ! ptxas_ok; then
-    say "installing ptxas for the current user's python3 (pip: nvidia-cuda-nvcc-cu12)"
-    python3 -m pip install -q nvidia-cuda-nvcc-cu12 2>/dev/null ||
-        python3 -m pip install -q --break-system-packages nvidia-cuda-nvcc-cu12
+    say "installing ptxas for the current user's python3 (pip: nvidia-cuda-nvcc-cu12 $PTXAS_VERSION)"
+    python3 -m pip install -q "nvidia-cuda-nvcc-cu12==$PTXAS_VERSION" 2>/dev/null ||
+        python3 -m pip install -q --break-system-packages "nvidia-cuda-nvcc-cu12==$PTXAS_VERSION"
 fi
 
 # The host build assembles the kernels to machine code with this ptxas (without one it embeds

@@ -1,8 +1,10 @@
 //! A fingerprint of everything the kernel images are made from: the device crate's Rust sources
 //! and manifest and the build code that cuts and assembles them (the emulator, which never
 //! reaches the device, is left out; so is the lock file: after a `cargo update` that moves
-//! libm, run `scripts/update-kernels.sh`). The build that writes `host/kernels/` records it there; the
-//! default build compares it with the sources it finds.
+//! libm, run `scripts/update-kernels.sh`). The build that writes `host/kernels/` records it
+//! there with a hash of each image's contents; the default build compares the first with the
+//! sources it finds and the second with the images it embeds, and a build from source compares
+//! the images it made with the checked-in ones.
 //!
 //! FNV-1a over the files in path order: a staleness check needs a hash that is stable across
 //! Rust releases (std's `DefaultHasher` promises no such thing) and nothing cryptographic, so
@@ -28,17 +30,47 @@ pub fn of_sources(repo: &Path) -> String {
         collect(repo, &repo.join(input), &mut files);
     }
     files.sort();
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut hash = FNV_START;
     for rel in files {
         let text = fs::read(repo.join(&rel)).unwrap_or_default();
         let name = rel.to_string_lossy().replace('\\', "/");
-        for &byte in name.as_bytes().iter().chain(&[0]).chain(&text).chain(&[0]) {
-            if byte != b'\r' {
-                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-            }
-        }
+        let bytes = name.as_bytes().iter().chain(&[0]).chain(&text).chain(&[0]);
+        hash = fnv(hash, bytes.filter(|&&byte| byte != b'\r'));
     }
     format!("{hash:016x}")
+}
+
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a of `bytes`, continuing from `hash`.
+fn fnv<'a>(hash: u64, bytes: impl Iterator<Item = &'a u8>) -> u64 {
+    bytes.fold(hash, |h, &byte| {
+        (h ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The record line of image `name` (a file name under `images/`) whose decompressed contents are
+/// `contents`: the contents, not the zstd stream, so that another zstd gives the same line.
+pub fn image_line(name: &str, contents: &[u8]) -> String {
+    format!("image {name} = {:016x}", fnv(FNV_START, contents.iter()))
+}
+
+/// The images recorded in the host crate `manifest`'s record that `images` (a folder of
+/// compressed images) lacks or holds with other contents.
+pub fn images_differing(manifest: &Path, images: &Path) -> Vec<String> {
+    let text = fs::read_to_string(manifest.join(FILE)).unwrap_or_default();
+    let recorded = text.lines().filter(|l| l.starts_with("image "));
+    recorded
+        .filter_map(|line| {
+            let name = line.strip_prefix("image ")?.split_once(" = ")?.0;
+            let contents = fs::read(images.join(name))
+                .ok()
+                .and_then(|z| zstd::decode_all(&z[..]).ok());
+            contents
+                .is_none_or(|c| image_line(name, &c) != line)
+                .then(|| name.to_string())
+        })
+        .collect()
 }
 
 /// `Some((current, recorded))` when the images checked in under the host crate `manifest` were

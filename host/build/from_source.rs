@@ -141,12 +141,18 @@ pub fn build(manifest: &Path) {
     println!("cargo:rerun-if-changed={}", kernels.join("Cargo.toml").display());
     println!("cargo:rerun-if-changed={}", file.display());
     println!("cargo:rerun-if-changed={}", manifest.join("build").display());
+    // What the built images are compared with.
+    println!(
+        "cargo:rerun-if-changed={}",
+        manifest.join(fingerprint::FILE).display()
+    );
     for var in [
         "WARPKIT_TOOLCHAIN_DIR",
         "PTXAS",
         "CUDA_HOME",
         "PATH",
         "WARPKIT_UPDATE_KERNELS",
+        "WARPKIT_CHECK_IMAGES",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -176,14 +182,36 @@ pub fn build(manifest: &Path) {
     fs::write(out.join("kernels.rs"), source).unwrap();
     if env::var_os("WARPKIT_UPDATE_KERNELS").is_some() {
         check_in(manifest, &tc, ptxas.as_ref(), &entries, &images);
+    } else if fingerprint::stale(manifest).is_some() {
+        println!(
+            "cargo:warning=warpkit: host/kernels/ is older than the kernel sources: run \
+             scripts/update-kernels.sh before committing (the default build refuses it)"
+        );
     } else {
-        if fingerprint::stale(manifest).is_some() {
-            println!(
-                "cargo:warning=warpkit: host/kernels/ is older than the kernel sources: run \
-                 scripts/update-kernels.sh before committing (the default build refuses it)"
-            );
-        }
+        compare_with_checked_in(manifest, &out.join("images"));
     }
+}
+
+/// Compares the images just built with the checked-in ones made from the same sources: they
+/// differ only where the toolchain does (the device rustc or `ptxas` recorded in
+/// `host/kernels/SOURCES`), or where an image was changed by hand. A warning, or a failure with
+/// `WARPKIT_CHECK_IMAGES` set (as `scripts/test.sh` sets it, on the toolchain `scripts/setup.sh`
+/// pins).
+fn compare_with_checked_in(manifest: &Path, built: &Path) {
+    let differing = fingerprint::images_differing(manifest, built);
+    if differing.is_empty() {
+        return;
+    }
+    let message = format!(
+        "warpkit: the kernel images built from source differ from the checked-in ones made from \
+         the same sources ({}): another device rustc or ptxas than host/kernels/SOURCES records, \
+         or an image changed by hand",
+        differing.join(", ")
+    );
+    if env::var_os("WARPKIT_CHECK_IMAGES").is_some() {
+        panic!("\n\n{message}\n\n");
+    }
+    println!("cargo:warning={message}");
 }
 
 /// Writes the images every user needs to `host/kernels/` (all but the test-only area), their
@@ -200,12 +228,16 @@ fn check_in(
     let dir = manifest.join("kernels");
     fs::remove_dir_all(&dir).ok();
     fs::create_dir_all(dir.join("images")).unwrap();
+    let mut image_lines = String::new();
     let shipped: Vec<(Area, Image)> = images
         .iter()
         .filter(|(area, _)| *area != Area::Checks)
         .map(|(area, image)| {
             let name = image.file.file_name().unwrap();
             fs::copy(&image.file, dir.join("images").join(name)).unwrap();
+            let contents = zstd::decode_all(&fs::read(&image.file).unwrap()[..]).unwrap();
+            let line = fingerprint::image_line(&name.to_string_lossy(), &contents);
+            writeln!(image_lines, "{line}").unwrap();
             let file = PathBuf::from(name);
             (*area, Image { file, ..*image })
         })
@@ -223,9 +255,9 @@ fn check_in(
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
     let record = format!(
-        "# Made by scripts/update-kernels.sh from the sources this fingerprint covers\n\
-         # (host/build/fingerprint.rs); the default build checks it. Do not edit.\n\
-         fingerprint = {}\ndevice rustc = {device_rustc}\nptxas = {}\n",
+        "# Made by scripts/update-kernels.sh: the fingerprint of the sources the images were made\n\
+         # from and the hash of each image (host/build/fingerprint.rs), which builds check. Do not edit.\n\
+         fingerprint = {}\ndevice rustc = {device_rustc}\nptxas = {}\n{image_lines}",
         fingerprint::of_sources(manifest.parent().unwrap()),
         ptxas.version()
     );

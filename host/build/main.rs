@@ -4,7 +4,8 @@
 //!   cubins for sm_80 and sm_90, and sm_90 PTX for newer GPUs), so a project that depends on
 //!   warpkit builds with the ordinary stable toolchain: no Rust-to-PTX toolchain, no CUDA. In
 //!   the warpkit repository this script checks that those images were made from the kernel
-//!   sources as they are ([`fingerprint`]) and stops the build with what to run if not.
+//!   sources as they are, and are the images recorded then ([`fingerprint`]), and stops the
+//!   build with what to run if not.
 //! - With the `build-kernels` feature (which the workspace's tests and benches turn on) it
 //!   builds them from `kernels-gpu` with the device toolchain that `scripts/setup.sh` installs
 //!   ([`from_source`]), and `scripts/update-kernels.sh` copies that build into `host/kernels/`.
@@ -53,12 +54,24 @@ fn check_checked_in(manifest: &std::path::Path) {
     for input in fingerprint::INPUTS {
         println!("cargo:rerun-if-changed={}", repo.join(input).display());
     }
+    println!(
+        "cargo:rerun-if-changed={}",
+        manifest.join("kernels/images").display()
+    );
     if let Some((current, recorded)) = fingerprint::stale(manifest) {
         panic!(
             "\n\nwarpkit: the kernel images in host/kernels/ were not made from the kernel sources \
              as they are now (fingerprint {current}, recorded {recorded}).\n\
              Run `scripts/update-kernels.sh` (it sets up the device toolchain if needed), or build \
              with `--features build-kernels`.\n\n"
+        );
+    }
+    let differing = fingerprint::images_differing(manifest, &manifest.join("kernels/images"));
+    if !differing.is_empty() {
+        panic!(
+            "\n\nwarpkit: host/kernels/images/ does not hold the images host/kernels/SOURCES \
+             records ({}).\nRun `scripts/update-kernels.sh`, and commit host/kernels/ whole.\n\n",
+            differing.join(", ")
         );
     }
 }
