@@ -129,7 +129,8 @@ fn host_calls_write_the_callers_slices() {
         assert!(pinned_out[..] == want[..], "{label}: scan pinned to pinned");
         assert_eq!(backend.sum(&pinned_in).unwrap(), backend.sum(&input).unwrap());
 
-        // `sample_into` host memory gives what `sample` gives for the same seed and options.
+        // `sample_into` host memory (a `Vec`, a pinned buffer) gives what `sample` gives for the
+        // same seed and options.
         let weights: Vec<f64> = (1..=1000).map(|i| 1.0 / i as f64).collect();
         let table = AliasTable::new(&backend, &weights).unwrap();
         let s = cap(1 << 20) + 3;
@@ -140,7 +141,7 @@ fn host_calls_write_the_callers_slices() {
         table
             .sample_into(
                 &mut Philox::new([1, 2], [0; 4]),
-                &mut filled[..],
+                &mut filled,
                 SampleOptions::default(),
             )
             .unwrap();
@@ -153,7 +154,7 @@ fn host_calls_write_the_callers_slices() {
             .sample(&mut Philox::new([3, 4], [0; 4]), s, grouped)
             .unwrap();
         table
-            .sample_into(&mut Philox::new([3, 4], [0; 4]), &mut pinned[..], grouped)
+            .sample_into(&mut Philox::new([3, 4], [0; 4]), &mut pinned, grouped)
             .unwrap();
         assert!(
             pinned[..] == ordered[..],

@@ -271,10 +271,14 @@ impl<F: AliasWeight> AliasTable<F> {
     }
 }
 
-/// Where [`AliasTable::sample_into`] writes: host memory (`[u32]`) or a [`DeviceBuffer<u32>`].
+/// Where [`AliasTable::sample_into`] writes: host memory (a `[u32]` slice, a `Vec<u32>` or a
+/// [`PinnedBuffer<u32>`](crate::PinnedBuffer), each filled over its length) or a
+/// [`DeviceBuffer<u32>`].
 pub trait SampleOutput: sealed::Output {}
 
 impl SampleOutput for [u32] {}
+impl SampleOutput for Vec<u32> {}
+impl SampleOutput for crate::PinnedBuffer<u32> {}
 impl SampleOutput for DeviceBuffer<u32> {}
 
 mod sealed {
@@ -289,11 +293,17 @@ mod sealed {
         fn target(&mut self) -> Target<'_>;
     }
 
-    impl Output for [u32] {
-        fn target(&mut self) -> Target<'_> {
-            Target::Host(self)
-        }
+    /// Host memory: whatever dereferences to a `[u32]`.
+    macro_rules! host_output {
+        ($($t:ty),*) => {$(
+            impl Output for $t {
+                fn target(&mut self) -> Target<'_> {
+                    Target::Host(&mut self[..])
+                }
+            }
+        )*};
     }
+    host_output!([u32], Vec<u32>, crate::PinnedBuffer<u32>);
 
     impl Output for crate::DeviceBuffer<u32> {
         fn target(&mut self) -> Target<'_> {
