@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-# The kernels built from source must be the checked-in images (the build fails otherwise).
+# The kernels built from source must be the checked-in images where the toolchain is the one
+# host/kernels/SOURCES records (the build fails otherwise; it warns on another toolchain).
 export WARPKIT_CHECK_IMAGES=1
 cargo build --workspace --all-targets
 scripts/check-ptx.sh
@@ -20,7 +21,8 @@ cargo package -p warpkit-kernels -p warpkit
 RUSTDOCFLAGS="-D warnings" cargo doc -p warpkit-kernels -p warpkit --no-deps
 # Without the GPU backend (`default-features = false`): no CUDA bindings compiled, the rest
 # lints clean, passes its unit tests and runs on the CPU.
-if cargo tree -p warpkit --no-default-features -e normal | grep -q cudarc; then
+tree=$(cargo tree -p warpkit --no-default-features -e normal)
+if grep -q cudarc <<<"$tree"; then
     echo "cudarc is compiled without warpkit's cuda feature" >&2
     exit 1
 fi

@@ -76,13 +76,18 @@ pub fn images_differing(manifest: &Path, images: &Path) -> Vec<String> {
 /// `Some((current, recorded))` when the images checked in under the host crate `manifest` were
 /// not made from the sources of the repository around it (`recorded` is "none" without a record).
 pub fn stale(manifest: &Path) -> Option<(String, String)> {
-    let text = fs::read_to_string(manifest.join(FILE)).unwrap_or_default();
-    let recorded = text
-        .lines()
-        .find_map(|l| l.strip_prefix("fingerprint = "))
-        .map_or("none", str::trim);
+    let recorded = recorded(manifest, "fingerprint").unwrap_or_else(|| "none".into());
     let current = of_sources(manifest.parent().unwrap());
-    (current != recorded).then(|| (current, recorded.to_string()))
+    (current != recorded).then_some((current, recorded))
+}
+
+/// The value of `key` in the host crate `manifest`'s record (`key = value` lines).
+pub fn recorded(manifest: &Path, key: &str) -> Option<String> {
+    let text = fs::read_to_string(manifest.join(FILE)).unwrap_or_default();
+    let prefix = format!("{key} = ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .map(|v| v.trim().to_string())
 }
 
 fn collect(repo: &Path, path: &Path, files: &mut Vec<PathBuf>) {

@@ -187,31 +187,46 @@ pub fn build(manifest: &Path) {
             "cargo:warning=warpkit: host/kernels/ is older than the kernel sources: run \
              scripts/update-kernels.sh before committing (the default build refuses it)"
         );
-    } else {
-        compare_with_checked_in(manifest, &out.join("images"));
+    } else if let Some(ptxas) = &ptxas {
+        compare_with_checked_in(manifest, &out.join("images"), &device_rustc(&tc), ptxas.version());
     }
 }
 
-/// Compares the images just built with the checked-in ones made from the same sources: they
-/// differ only where the toolchain does (the device rustc or `ptxas` recorded in
-/// `host/kernels/SOURCES`), or where an image was changed by hand. A warning, or a failure with
-/// `WARPKIT_CHECK_IMAGES` set (as `scripts/test.sh` sets it, on the toolchain `scripts/setup.sh`
-/// pins).
-fn compare_with_checked_in(manifest: &Path, built: &Path) {
+/// Compares the images just built (with `ptxas`) with the checked-in ones made from the same
+/// sources. With the toolchain `host/kernels/SOURCES` records (the device rustc and `ptxas`
+/// versions), they are the same bytes, unless an image was changed by hand: then a difference
+/// fails the build under `WARPKIT_CHECK_IMAGES` (which `scripts/test.sh` sets) and warns
+/// otherwise. With another toolchain the images may differ, and a difference only warns.
+fn compare_with_checked_in(manifest: &Path, built: &Path, rustc: &str, ptxas: &str) {
     let differing = fingerprint::images_differing(manifest, built);
     if differing.is_empty() {
         return;
     }
+    let same_toolchain = fingerprint::recorded(manifest, "device rustc").as_deref() == Some(rustc)
+        && fingerprint::recorded(manifest, "ptxas").as_deref() == Some(ptxas);
     let message = format!(
         "warpkit: the kernel images built from source differ from the checked-in ones made from \
-         the same sources ({}): another device rustc or ptxas than host/kernels/SOURCES records, \
-         or an image changed by hand",
-        differing.join(", ")
+         the same sources ({}): {}",
+        differing.join(", "),
+        if same_toolchain {
+            "with the toolchain host/kernels/SOURCES records, so a checked-in image was changed"
+        } else {
+            "another device rustc or ptxas than host/kernels/SOURCES records made them"
+        }
     );
-    if env::var_os("WARPKIT_CHECK_IMAGES").is_some() {
+    if same_toolchain && env::var_os("WARPKIT_CHECK_IMAGES").is_some() {
         panic!("\n\n{message}\n\n");
     }
     println!("cargo:warning={message}");
+}
+
+/// The device rustc's `--version` line.
+fn device_rustc(tc: &Toolchain) -> String {
+    Command::new(&tc.rustc)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
 }
 
 /// Writes the images every user needs to `host/kernels/` (all but the test-only area), their
@@ -249,11 +264,7 @@ fn check_in(
         )
     });
     fs::write(dir.join("index.rs"), index).unwrap();
-    let device_rustc = Command::new(&tc.rustc)
-        .arg("--version")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
+    let device_rustc = device_rustc(tc);
     let record = format!(
         "# Made by scripts/update-kernels.sh: the fingerprint of the sources the images were made\n\
          # from and the hash of each image (host/build/fingerprint.rs), which builds check. Do not edit.\n\

@@ -39,6 +39,9 @@ pub enum Error {
     /// A launch shape the device cannot run.
     #[error("launch of {kernel} exceeds the device's limits: {reason}")]
     LaunchShape { kernel: &'static str, reason: String },
+    /// Memory that does not start on the boundary warpkit's kernels need.
+    #[error("{what} does not start on a {align}-byte boundary")]
+    Misaligned { what: &'static str, align: u64 },
     /// A buffer passed to a device other than the one that made it.
     #[error("a buffer of {buffer} was passed to {device}")]
     WrongDevice { buffer: String, device: String },

@@ -145,8 +145,8 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
     let tiles = n.div_ceil(TILE);
     let src = (
         d.ptr(io.keys)?,
-        // Device buffers start 256-byte aligned (in the emulator too), so values of `W`'s size
-        // are `W`-aligned words.
+        // Device buffers start 256-byte aligned (in the emulator too, and `Device::adopt`
+        // refuses others), so values of `W`'s size are `W`-aligned words.
         io.values
             .as_ref()
             .map_or(Ok(std::ptr::null()), |v| d.ptr(v.0))?

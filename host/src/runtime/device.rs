@@ -160,28 +160,14 @@ impl Device {
 
     /// Copies a device buffer back to a new `Vec`, waiting for the work before it.
     pub fn download<T: Pod>(&self, buffer: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        // SAFETY: `T` is `T`.
-        unsafe { self.download_as(buffer) }
-    }
-
-    /// Copies a device buffer of `T` back to a new `Vec` of `V`, bit for bit: values that
-    /// kernels move as plain words come back as their own type without a second pass.
-    ///
-    /// # Safety
-    /// `V` has `T`'s size, at least its alignment, and every bit pattern of a `T` is a valid `V`.
-    pub(crate) unsafe fn download_as<T: Pod, V>(&self, buffer: &DeviceBuffer<T>) -> Result<Vec<V>> {
-        debug_assert!(size_of::<V>() == size_of::<T>() && align_of::<V>() >= align_of::<T>());
         let n = buffer.len();
-        let mut out: Vec<V> = Vec::new();
+        let mut out: Vec<T> = Vec::new();
         out.try_reserve_exact(n).map_err(|_| Error::HostOutOfMemory {
             bytes: (n as u64).saturating_mul(size_of::<T>() as u64),
         })?;
         prefer_huge_pages(out.as_ptr().cast(), n * size_of::<T>());
-        let spare = &mut out.spare_capacity_mut()[..n];
-        // SAFETY: the caller's layout promise makes uninitialized `V`s uninitialized `T`s.
-        let spare = unsafe { &mut *(spare as *mut [MaybeUninit<V>] as *mut [MaybeUninit<T>]) };
-        self.download_uninit(buffer, spare)?;
-        // SAFETY: `download_uninit` wrote all `n` elements, valid `V`s by the caller's promise.
+        self.download_uninit(buffer, &mut out.spare_capacity_mut()[..n])?;
+        // SAFETY: `download_uninit` wrote all `n` elements.
         unsafe { out.set_len(n) };
         Ok(out)
     }
@@ -218,7 +204,9 @@ impl Device {
     /// A buffer made of `slice`, a `cudarc` allocation on this GPU's context (from any of its
     /// streams), without a copy: warpkit's stream first waits for the work submitted to the
     /// slice's stream so far. `Err(WrongDevice)` for a slice of another context, or on the
-    /// emulator. [`DeviceBuffer::into_cuda_slice`] gives it (or any result) back.
+    /// emulator; `Err(Misaligned)` for a slice that does not start where CUDA's allocations do
+    /// (on 256 bytes), as one made from an offset pointer may not.
+    /// [`DeviceBuffer::into_cuda_slice`] gives it (or any result) back.
     #[cfg(feature = "cuda")]
     pub fn adopt<T: Pod>(&self, slice: cudarc::driver::CudaSlice<T>) -> Result<DeviceBuffer<T>> {
         match self {
@@ -239,7 +227,7 @@ impl Device {
         match self {
             #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.alloc_pinned(len),
-            Device::Emulator(_) => Ok(PinnedBuffer::ordinary(len)),
+            Device::Emulator(_) => PinnedBuffer::ordinary(len),
         }
     }
 

@@ -25,7 +25,9 @@ impl<T: Copy> HostMemory<T> {
     /// Zeroed memory for `len` elements, or a copy of `data`.
     pub(super) fn new(len: usize, data: Option<&[T]>) -> Result<HostMemory<T>> {
         let bytes = len.checked_mul(size_of::<T>()).ok_or(Error::OutOfMemory)?;
-        let layout = Layout::from_size_align(bytes.max(ALIGN), ALIGN).map_err(|_| Error::OutOfMemory)?;
+        // A user's `Pod` type may ask for more than a CUDA allocation's alignment.
+        let align = ALIGN.max(align_of::<T>());
+        let layout = Layout::from_size_align(bytes.max(align), align).map_err(|_| Error::OutOfMemory)?;
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe {
             if data.is_some() {

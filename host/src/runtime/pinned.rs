@@ -6,6 +6,7 @@
 //! Each page-locked allocation is entered in a process-wide registry of address ranges, so that
 //! a plain `&[T]` can be told apart without asking the driver.
 
+use crate::error::{Error, Result};
 use bytemuck::Pod;
 #[cfg(feature = "cuda")]
 use cudarc::driver::PinnedHostSlice;
@@ -57,20 +58,26 @@ unsafe impl<T: Send> Send for PinnedBuffer<T> {}
 unsafe impl<T: Sync> Sync for PinnedBuffer<T> {}
 
 impl<T: Pod> PinnedBuffer<T> {
-    /// `len` zeros in ordinary memory.
-    pub(crate) fn ordinary(len: usize) -> PinnedBuffer<T> {
-        PinnedBuffer {
-            memory: Memory::Ordinary(vec![T::zeroed(); len]),
-        }
+    /// `len` zeros in ordinary memory (`HostOutOfMemory` where they do not fit).
+    pub(crate) fn ordinary(len: usize) -> Result<PinnedBuffer<T>> {
+        let mut zeros = Vec::new();
+        zeros.try_reserve_exact(len).map_err(|_| Error::HostOutOfMemory {
+            bytes: (len as u64).saturating_mul(size_of::<T>() as u64),
+        })?;
+        zeros.resize(len, T::zeroed());
+        Ok(PinnedBuffer {
+            memory: Memory::Ordinary(zeros),
+        })
     }
 
     /// `bytes`, page-locked and zeroed, as `bytes.len() / size_of::<T>()` elements (entered in
-    /// the registry until the buffer drops).
+    /// the registry until the buffer drops). `T` is not zero-sized, and aligned to a page at
+    /// most (`Gpu::alloc_pinned` sees to both).
     #[cfg(feature = "cuda")]
-    pub(crate) fn page_locked(mut bytes: PinnedHostSlice<u8>) -> crate::error::Result<PinnedBuffer<T>> {
+    pub(crate) fn page_locked(mut bytes: PinnedHostSlice<u8>) -> Result<PinnedBuffer<T>> {
         let len = bytes.len() / size_of::<T>();
         let ptr = bytes.as_mut_ptr()?.cast::<T>();
-        debug_assert!(ptr.is_aligned(), "page-locked memory starts on a page");
+        assert!(ptr.is_aligned(), "page-locked memory starts on a page");
         let start = ptr as usize;
         REGISTRY
             .lock()

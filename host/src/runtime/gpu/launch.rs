@@ -127,15 +127,25 @@ impl Gpu {
 
     /// Takes over `slice`, a `cudarc` allocation of this context made on any stream, without a
     /// copy: this GPU's stream first waits for all the work submitted to the slice's stream so
-    /// far, then the memory is warpkit's, used and freed in order on its stream.
+    /// far, then the memory is warpkit's, used and freed in order on its stream. The kernels
+    /// read 16-byte vectors from buffers that start where CUDA's allocations do, so a slice
+    /// that starts elsewhere (made from an offset pointer) is refused (`Misaligned`).
     pub(crate) fn adopt<T: Pod>(&self, slice: cudarc::driver::CudaSlice<T>) -> Result<Memory<T>> {
         let (theirs, len) = (slice.stream().clone(), slice.len());
         // Leaking enqueues, on their stream, the waits for the slice's pending reads and writes.
         let ptr = slice.leak();
-        if let Err(e) = self.stream().join(&theirs) {
+        let refused = if !ptr.is_multiple_of(ALLOCATION_ALIGN) {
+            Some(Error::Misaligned {
+                what: "an adopted cudarc slice",
+                align: ALLOCATION_ALIGN,
+            })
+        } else {
+            self.stream().join(&theirs).err().map(Error::from)
+        };
+        if let Some(e) = refused {
             // SAFETY: as below; the slice frees the memory on their stream again.
             drop(unsafe { theirs.upgrade_device_ptr::<T>(ptr, len) });
-            return Err(e.into());
+            return Err(e);
         }
         // SAFETY: `ptr` is a live allocation of `len` elements of `T` in this context, owned by
         // nobody since the leak; its contents are the caller's valid `T`s.
@@ -149,6 +159,9 @@ impl Gpu {
         Memory::Cuda { bytes, addr, len }
     }
 }
+
+/// The alignment of CUDA's allocations, which kernels rely on.
+const ALLOCATION_ALIGN: u64 = 256;
 
 /// The bytes of `len` elements of `T`, or `OutOfMemory` when they overflow the address space.
 fn bytes_of<T>(len: usize) -> Result<usize> {

@@ -1,17 +1,24 @@
 //! Page-locked host memory for [`PinnedBuffer`]s made on a GPU.
 
 use super::Gpu;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::runtime::pinned::PinnedBuffer;
 use bytemuck::Pod;
 use cudarc::driver::sys;
 
+/// The alignment page-locked allocations have at least.
+const PAGE: usize = 4096;
+
 impl Gpu {
     /// `len` zeroed elements of page-locked host memory, usable with every context (portable).
+    /// Ordinary memory for no bytes (and zero-sized `T`s) and for types aligned beyond a page.
     pub(crate) fn alloc_pinned<T: Pod>(&self, len: usize) -> Result<PinnedBuffer<T>> {
-        let bytes = len.saturating_mul(size_of::<T>());
-        if bytes == 0 {
-            return Ok(PinnedBuffer::ordinary(len));
+        let bytes = len
+            .checked_mul(size_of::<T>())
+            .filter(|&b| b <= isize::MAX as usize)
+            .ok_or(Error::HostOutOfMemory { bytes: u64::MAX })?;
+        if bytes == 0 || align_of::<T>() > PAGE {
+            return PinnedBuffer::ordinary(len);
         }
         // SAFETY: the memory is zeroed below before any element is read.
         let mut slice = unsafe {
