@@ -21,8 +21,8 @@
 //! Layers, from the bottom: [`error`] (the one error type); the runtime (`src/runtime/`), which
 //! imports no primitive: `gpu` (feature `cuda`: driver discovery, context, per-area modules,
 //! launches, timing) and [`emulator`] (the same kernels on the CPU) over the launch shapes,
-//! buffers and scratch they share, joined by [`Device`]; [`cpu`] (the rayon engine, also the reference in
-//! tests); [`Backend`] (which of them runs a call on host data) and [`element`]. Above it, one
+//! buffers and scratch they share, joined by [`Device`]; [`cpu`] (the rayon engine, also the
+//! reference in tests); [`Backend`] (which of them runs a call on host data) and [`element`]. Above it, one
 //! folder per primitive area, each the same shape: `mod.rs` its API (on [`Backend`] or a type
 //! built from one), `device.rs` its launches on a [`Device`], `cpu.rs` the same with rayon:
 //! [`scan`], reduce, copy (device only), Philox ([`rng`]), [`alias`], [`multisplit`],
