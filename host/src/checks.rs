@@ -62,7 +62,7 @@ type PerElement<I, O> = unsafe fn(&Device, LaunchShape, (*const I, u64, *mut O))
 ///
 /// # Safety
 /// `args` and `shape` meet `K`'s contract.
-unsafe fn per_element<I, O, K: Kernel<Args = (*const I, u64, *mut O)>>(
+unsafe fn per_element<I, O, K: Kernel<Params = (*const I, u64, *mut O)>>(
     device: &Device,
     shape: LaunchShape,
     args: (*const I, u64, *mut O),

@@ -1,52 +1,169 @@
 //! Kernel entry points, declared once for both engines.
 //!
-//! [`kernel!`](crate::kernel!) turns `pub unsafe fn name(args) { body }` into an unmangled
-//! `extern "ptx-kernel"` function on nvptx64 (the PTX entry `name`), and on the host into a
-//! plain `unsafe fn` of the same name plus a type of the same name implementing [`Kernel`]. The
-//! host crate launches a kernel through that type: by [`Kernel::NAME`] on a GPU, by
-//! [`Kernel::run`] on the emulator, with one argument tuple type checked at compile time for
-//! both.
+//! A kernel family is three things in its area: a parameter struct, a body (an ordinary generic
+//! `unsafe fn` taking that struct) and a plan that turns the parameters and the device's limits
+//! into a launch shape ([`crate::launch`]). [`kernel!`](crate::kernel!) declares the struct and
+//! stamps the body over the element types it is launched with:
 //!
-//! Kernels generic over an element type are instantiated once per type under names ending in the
-//! type (`alias_pack_shared_f32`, `_f64`). [`kernel_table!`](crate::kernel_table!) writes each
-//! area's list of them once: a trait whose associated types name, for each element type, its
-//! instantiation of every kernel, so that host code generic over the type launches the right
-//! entry.
+//! ```ignore
+//! kernel! {
+//!     /// Parameters of the tile totals.
+//!     pub struct TileTotal<F: Weight> {
+//!         pub weights: *const F,
+//!         pub n: u64,
+//!         pub totals: *mut u64,
+//!     }
+//!     /// Each tile's total (see `tile_total`).
+//!     fn tile_total => alias_tile_total_f32<f32>, alias_tile_total_f64<f64>;
+//! }
+//! ```
+//!
+//! On nvptx64 each instance is an unmangled `extern "ptx-kernel"` entry (`alias_tile_total_f32`)
+//! whose PTX parameters are the struct's fields, one by one: LLVM treats a kernel's pointer
+//! parameters as global memory and loads through them with `ld.global`, which it does not for
+//! pointers read out of a struct passed whole. On the host each instance is a type of the same
+//! name implementing [`Kernel`], whose [`Kernel::Params`] is the struct: the host launches it by
+//! [`Kernel::NAME`] on a GPU and by [`Kernel::run`] in the emulator, with the same checked type.
+//!
+//! Host code generic over an element type picks the instance through a table,
+//! [`kernel_table!`](crate::kernel_table!): a trait whose associated types name, for each
+//! element type, its instance of every kernel of the area.
 
 /// A kernel entry point as the host sees it.
 #[cfg(not(target_arch = "nvptx64"))]
 pub trait Kernel {
-    /// The PTX entry name (the function's name).
+    /// The PTX entry name (the instance's name).
     const NAME: &'static str;
     /// The area whose GPU module holds the kernel (from its name; see [`crate::area`]). The
     /// host build checks that every kernel of this crate has one; `None` is for kernels that
     /// exist only in the emulator (those that tests declare).
     const AREA: Option<crate::area::Area>;
-    /// The parameters, in order: raw pointers to device memory and plain numbers.
-    type Args: Copy;
+    /// The parameters: the family's struct.
+    type Params: Params;
     /// Runs the kernel body as the current emulated thread.
     ///
     /// # Safety
-    /// The kernel's own contract (its `# Safety` section) for `args`, and it must run inside an
-    /// emulator launch.
-    unsafe fn run(args: Self::Args);
+    /// The kernel's own contract (its body's `# Safety` section) for `params`, and it must run
+    /// inside an emulator launch.
+    unsafe fn run(params: Self::Params);
 }
 
-/// Declares kernel entry points; see the [module docs](mod@crate::kernel).
+/// A kernel's parameters as a GPU receives them: one PTX parameter per field.
+///
+/// # Safety
+/// [`Params::for_each_field`] visits, in order, exactly the PTX parameters of the kernels that
+/// take this type, each address pointing at a value of that parameter's type and size (raw
+/// pointers are 64-bit addresses, plain numbers and `repr(C)` structs of numbers their bytes).
+/// [`kernel!`](crate::kernel!) implements it for the structs it declares.
+#[cfg(not(target_arch = "nvptx64"))]
+pub unsafe trait Params: Copy {
+    /// Calls `visit` with the address of each PTX parameter, in order.
+    fn for_each_field(&self, visit: &mut dyn FnMut(*const ()));
+}
+
+/// Declares a kernel family: its parameter struct and the instances of its body; see the
+/// [module docs](mod@crate::kernel). After the struct, each line names a body (a path to an
+/// `unsafe fn(Struct) `, with turbofish for generics the struct does not fix) and its
+/// instances, each with the struct's type arguments. The body's `# Safety` section is the
+/// launch contract of every instance.
 #[macro_export]
 macro_rules! kernel {
+    (
+        $(#[$sattr:meta])*
+        pub struct $params:ident $(<$($g:ident $(: $bound:path)?),+ $(,)?>)? {
+            $($(#[$fattr:meta])* pub $field:ident: $fty:ty),+ $(,)?
+        }
+        $(
+            $(#[$kattr:meta])*
+            fn $body:expr => $($entry:ident $(<$($t:ty),+>)?),+ ;
+        )+
+    ) => {
+        $(#[$sattr])*
+        #[repr(C)]
+        pub struct $params $(<$($g $(: $bound)?),+>)? {
+            $($(#[$fattr])* pub $field: $fty),+
+        }
+
+        impl $(<$($g $(: $bound)?),+>)? Clone for $params $(<$($g),+>)? {
+            #[inline(always)]
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        impl $(<$($g $(: $bound)?),+>)? Copy for $params $(<$($g),+>)? {}
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        // SAFETY: the entries below take the fields one by one, in this order.
+        unsafe impl $(<$($g $(: $bound)?),+>)? $crate::kernel::Params for $params $(<$($g),+>)? {
+            fn for_each_field(&self, visit: &mut dyn FnMut(*const ())) {
+                $(visit((&self.$field as *const $fty).cast());)+
+            }
+        }
+
+        $crate::kernel!(
+            @entries $params [$($($g),+)?] [$($field: $fty),+]
+            $([$(#[$kattr])*] $body => $($entry [$($($t),+)?]),+ ;)+
+        );
+    };
+    (
+        @entries $params:ident $generics:tt $fields:tt
+        $($attrs:tt $body:expr => $($entry:ident $types:tt),+ ;)+
+    ) => {
+        $($(
+            $crate::kernel!(@entry $params $generics $types $fields $attrs $entry $body);
+        )+)+
+    };
+    (
+        @entry $params:ident [$($g:ident),*] [$($t:ty),*] [$($field:ident: $fty:ty),+]
+        [$(#[$kattr:meta])*] $entry:ident $body:expr
+    ) => {
+        // The entry lives in a module of its own name, where the struct's type parameters are
+        // aliases of this instance's types, so that the fields' types name concrete types.
+        #[cfg(target_arch = "nvptx64")]
+        #[allow(non_snake_case, non_camel_case_types, unused_imports)]
+        mod $entry {
+            use super::*;
+            $(type $g = $t;)*
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn $entry($($field: $fty),+) {
+                let params: $params<$($g),*> = $params { $($field),+ };
+                // SAFETY: the launch contract is the body's.
+                unsafe { ($body)(params) }
+            }
+        }
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        #[allow(non_camel_case_types)]
+        $(#[$kattr])*
+        #[doc = ""]
+        #[doc = concat!("Launch handle of the entry `", stringify!($entry), "`.")]
+        pub struct $entry {}
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl $crate::kernel::Kernel for $entry {
+            const NAME: &'static str = stringify!($entry);
+            const AREA: Option<$crate::area::Area> = $crate::area::Area::of(stringify!($entry));
+            type Params = $params<$($t),*>;
+            unsafe fn run(params: Self::Params) {
+                // SAFETY: forwarded to the caller's contract.
+                unsafe { ($body)(params) }
+            }
+        }
+    };
+    // The earlier form, a parameter list of its own, while areas move to parameter structs.
     ($(
         $(#[$attr:meta])*
-        pub unsafe fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block
+        pub unsafe fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $fbody:block
     )*) => {$(
         #[cfg(target_arch = "nvptx64")]
         $(#[$attr])*
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
+        pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $fbody
 
         #[cfg(not(target_arch = "nvptx64"))]
         $(#[$attr])*
-        pub unsafe fn $name($($arg: $ty),*) $body
+        pub unsafe fn $name($($arg: $ty),*) $fbody
 
         #[cfg(not(target_arch = "nvptx64"))]
         #[allow(non_camel_case_types)]
@@ -57,9 +174,9 @@ macro_rules! kernel {
         impl $crate::kernel::Kernel for $name {
             const NAME: &'static str = stringify!($name);
             const AREA: Option<$crate::area::Area> = $crate::area::Area::of(stringify!($name));
-            type Args = ($($ty,)*);
-            unsafe fn run(args: Self::Args) {
-                let ($($arg,)*) = args;
+            type Params = ($($ty,)*);
+            unsafe fn run(params: Self::Params) {
+                let ($($arg,)*) = params;
                 // SAFETY: forwarded to the caller's contract.
                 unsafe { $name($($arg),*) }
             }
@@ -67,33 +184,51 @@ macro_rules! kernel {
     )*};
 }
 
-/// Declares a kernel table; see the [module docs](mod@crate::kernel). The header names the
-/// element types' common trait (which the argument tuples may need) and the two types. Each line
-/// is one kernel:
-/// its name in the table, its argument tuple (in terms of `Self`, the element type) and its
-/// entry for each of the two element types, in the order the header lists them.
+/// The earlier form's parameters: a tuple of plain numbers and raw pointers, one PTX
+/// parameter per element.
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! tuple_params {
+    ($(($($name:ident),+))*) => {$(
+        // SAFETY: the earlier form of `kernel!` declares its entries with these parameters.
+        unsafe impl<$($name: Copy),+> Params for ($($name,)+) {
+            #[allow(non_snake_case)]
+            fn for_each_field(&self, visit: &mut dyn FnMut(*const ())) {
+                let ($($name,)+) = self;
+                $(visit(($name as *const $name).cast());)+
+            }
+        }
+    )*};
+}
+#[cfg(not(target_arch = "nvptx64"))]
+tuple_params! {
+    (A) (A, B) (A, B, C) (A, B, C, D) (A, B, C, D, E) (A, B, C, D, E, F) (A, B, C, D, E, F, G)
+    (A, B, C, D, E, F, G, H) (A, B, C, D, E, F, G, H, I) (A, B, C, D, E, F, G, H, I, J)
+    (A, B, C, D, E, F, G, H, I, J, K) (A, B, C, D, E, F, G, H, I, J, K, L)
+}
+
+/// Declares a kernel table; see the [module docs](mod@crate::kernel). The trait lists each
+/// kernel by its name in the table and its parameter type (in terms of `Self`, the element
+/// type); then each element type names its instance of each kernel.
 #[macro_export]
 macro_rules! kernel_table {
     (
         $(#[$attr:meta])*
-        pub trait $table:ident: $bound:path; for $a:ty, $b:ty {
-            $($(#[$kattr:meta])* $kernel:ident($args:ty) = $for_a:path, $for_b:path;)*
+        pub trait $table:ident: $bound:path {
+            $($(#[$kattr:meta])* $kernel:ident: $params:ty;)+
         }
+        $($elem:ty { $($name:ident = $entry:path),+ $(,)? })+
     ) => {
         #[cfg(not(target_arch = "nvptx64"))]
         $(#[$attr])*
         pub trait $table: $bound {
-            $($(#[$kattr])* type $kernel: $crate::kernel::Kernel<Args = $args>;)*
+            $($(#[$kattr])* type $kernel: $crate::kernel::Kernel<Params = $params>;)+
         }
 
-        #[cfg(not(target_arch = "nvptx64"))]
-        impl $table for $a {
-            $(type $kernel = $for_a;)*
-        }
-
-        #[cfg(not(target_arch = "nvptx64"))]
-        impl $table for $b {
-            $(type $kernel = $for_b;)*
-        }
+        $(
+            #[cfg(not(target_arch = "nvptx64"))]
+            impl $table for $elem {
+                $(type $name = $entry;)+
+            }
+        )+
     };
 }

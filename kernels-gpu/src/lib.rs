@@ -25,6 +25,7 @@ pub mod device;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
 pub mod kernel;
+pub mod launch;
 pub mod launch_bounds;
 pub mod lbp;
 pub mod moments;

@@ -236,7 +236,7 @@ impl<F: Weight> TablePtr<F> {
 /// `out.len()` samples of `stream` from `table` into `out`, the same as every other backend
 /// draws.
 pub(super) fn sample<F: Weight>(table: &[Row<F>], stream: Stream, out: &mut [u32]) {
-    let (n, key, counter) = (table.len() as u64, stream.key(), stream.counter());
+    let (n, key, counter) = (table.len() as u64, stream.key, stream.counter);
     out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
         let first_pair = (c * CHUNK / 2) as u64;
         for (p, o) in chunk.chunks_mut(2).enumerate() {

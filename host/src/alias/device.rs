@@ -14,24 +14,26 @@ use super::{
     AliasWeight, Construction, Layout, PackMethod, Sampling, SplitMethod, Stream, check_count, quantize_scale,
 };
 use crate::error::{Error, Result};
-use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
-use warpkit_kernels::alias::kernels::{IndexedPackArgs, PackArgs};
+use crate::runtime::device::{Device, DeviceBuffer};
 use warpkit_kernels::alias::pack::{
-    CHUNKED_PACK_ROWS, CHUNKED_PACK_THREADS, SHARED_PACK_ROWS, SHARED_PACK_THREADS, chunked_pack_bytes,
-    shared_pack_bytes,
+    CHUNKED_PACK_ROWS, Pack, PackIndexed, SHARED_PACK_ROWS, plan_block_chunked, plan_block_shared,
+    plan_thread_baseline,
 };
 use warpkit_kernels::alias::partition::{
-    PARTITION_TILE, TILE_COUNTS, TILE_SUM_BYTES, blocks_for, partition_bytes,
+    CheckSum, PARTITION_TILE, Partition, TILE_COUNTS, TileCounts, TileTotal,
 };
-use warpkit_kernels::alias::plus::LEFTOVER_SUMS;
-use warpkit_kernels::alias::sectioned::{alias_section_shares, shared_section_bytes, shared_section_rows};
+use warpkit_kernels::alias::plus::{GreedyTiles, LEFTOVER_SUMS, PartitionLeftovers};
+use warpkit_kernels::alias::sample::Sample;
+use warpkit_kernels::alias::sectioned::{
+    SectionShares, SectionSource, Sectioned, alias_section_shares, section_plan,
+};
 use warpkit_kernels::alias::split::{
-    PrefixWord, alias_split_binary, alias_split_binary_plus, alias_split_pary, alias_split_pary_plus,
+    PrefixWord, Splits, alias_split_binary, alias_split_binary_plus, alias_split_pary, alias_split_pary_plus,
 };
-use warpkit_kernels::alias::{ALIAS_BLOCK_THREADS, Entry, Row, Shape, Split};
+use warpkit_kernels::alias::{Entry, Quantizer, Row, Shape, Split};
 use warpkit_kernels::device::reduce::REDUCE_FIXED_GRID;
 use warpkit_kernels::kernel::Kernel;
-use warpkit_kernels::policy::{ALIAS_ROWS_PER_SECTION, SHARED_SAMPLER_BLOCKS_PER_SM};
+use warpkit_kernels::policy::ALIAS_ROWS_PER_SECTION;
 
 /// Words (u64) that hold `len` values of `T`.
 fn words<T>(len: usize) -> usize {
@@ -173,31 +175,30 @@ impl<F: AliasWeight> DeviceTable<F> {
     ) -> Result<()> {
         let d = &self.device;
         let (n, s) = (self.n as u64, out.len() as u64);
-        let dst = d.ptr_mut(out)?;
+        let out = d.ptr_mut(out)?;
         if s == 0 {
             return Ok(());
         }
         let table = d.ptr(&self.table)?.cast::<Row<F>>();
-        let ([lo, hi], key) = (stream.counter, stream.key);
-        let (section_rows, shared) = match method {
+        let (source, section_rows) = match method {
             Sampling::Baseline => {
-                let resident = d.resident_blocks::<F::Sample>(ALIAS_BLOCK_THREADS, 0)?;
-                let shape = LaunchShape::linear(blocks_for(s).min(resident), ALIAS_BLOCK_THREADS, 0);
+                let p = Sample {
+                    table,
+                    n,
+                    out,
+                    s,
+                    stream,
+                    output,
+                };
+                let shape = d.cap_to_resident::<F::Sample>(p.plan(), 1)?;
                 // SAFETY: the table holds n valid rows; `out` holds s elements.
-                return unsafe { d.launch::<F::Sample>(shape, (table, n, dst, s, key, lo, hi, output)) };
+                return unsafe { d.launch::<F::Sample>(shape, p) };
             }
-            Sampling::CachedSectioned { section_rows } => (section_rows as u64, 0),
-            Sampling::CachedLimitedSectioned { section_rows } => {
-                (section_rows as u64, d.limits().shared_per_block_optin)
-            }
-            Sampling::SharedMemorySectioned => {
-                let rows = shared_section_rows(n, d.limits().shared_per_block);
-                let cap = d
-                    .limits()
-                    .shared_for_blocks_per_multiprocessor(SHARED_SAMPLER_BLOCKS_PER_SM);
-                (rows, shared_section_bytes(rows).max(cap))
-            }
+            Sampling::CachedSectioned { section_rows } => (SectionSource::Cached, section_rows),
+            Sampling::CachedLimitedSectioned { section_rows } => (SectionSource::CachedLimited, section_rows),
+            Sampling::SharedMemorySectioned => (SectionSource::Shared, 0),
         };
+        let (section_rows, shared) = section_plan(source, n, section_rows as u64, &d.limits().launch);
         if section_rows == 0 {
             return Err(Error::TooLong {
                 what: "rows per section (at least 1)",
@@ -206,10 +207,20 @@ impl<F: AliasWeight> DeviceTable<F> {
             });
         }
         let sections = n.div_ceil(section_rows);
-        let shape = LaunchShape::linear(sections, ALIAS_BLOCK_THREADS, shared);
+        let mut p = Sectioned {
+            table,
+            n,
+            out,
+            s,
+            stream,
+            section_rows,
+            shares: std::ptr::null(),
+            output,
+        };
+        let shape = p.plan(shared);
         // Refused before the shares' scratch is allocated (a section a row would ask for 16
         // bytes a row, kept for the device's lifetime).
-        if let Some(reason) = shape.violation(d.limits()) {
+        if let Some(reason) = d.limits().refusal(&shape) {
             return Err(Error::LaunchShape {
                 kernel: "alias sectioned sampler",
                 reason,
@@ -219,30 +230,23 @@ impl<F: AliasWeight> DeviceTable<F> {
         let shares = d
             .ptr_mut(scratch.as_mut().expect("scratch allocated"))?
             .cast::<[u64; 2]>();
-        let args = (
-            table,
-            n,
-            dst,
+        let q = SectionShares {
             s,
-            key,
-            lo,
-            hi,
+            n,
+            stream,
             section_rows,
-            shares.cast_const(),
-            output,
-        );
+            sections,
+            shares,
+        };
+        p.shares = shares.cast_const();
         // SAFETY: `shares` holds `sections` pairs (the scratch, held until both launches are
         // queued in order); the table holds n valid rows; `out` holds s elements; one block per
         // section, with the shared memory the shared-memory sampler carves.
         unsafe {
-            let one_per_section = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
-            d.launch::<alias_section_shares>(
-                one_per_section,
-                (s, n, key, lo, hi, section_rows, sections, shares),
-            )?;
-            match method {
-                Sampling::SharedMemorySectioned => d.launch::<F::SampleShared>(shape, args),
-                _ => d.launch::<F::SampleCached>(shape, args),
+            d.launch::<alias_section_shares>(q.plan(), q)?;
+            match source {
+                SectionSource::Shared => d.launch::<F::SampleShared>(shape, p),
+                _ => d.launch::<F::SampleCached>(shape, p),
             }
         }
     }
@@ -263,11 +267,17 @@ fn checked_total<F: AliasWeight>(
     // SAFETY: `total` is the second word of `scalars` (F is at most 8 bytes); the check kernel
     // writes the partials of `reduce_sum` and touches `first_bad` atomically.
     unsafe {
-        d.sum_over_grid_by(weights, total, REDUCE_FIXED_GRID, |grid, src, n, partials| {
+        d.sum_over_grid_by(weights, total, REDUCE_FIXED_GRID, |grid, weights, n, partials| {
             if check {
-                d.launch::<F::Check>(grid, (src, n, partials, first_bad))
+                let p = CheckSum {
+                    weights,
+                    n,
+                    partials,
+                    first_bad,
+                };
+                d.launch::<F::Check>(grid, p)
             } else {
-                d.launch::<F::Reduce>(grid, (src, n, partials))
+                d.launch::<F::Reduce>(grid, (weights, n, partials))
             }
         })?
     };
@@ -295,13 +305,16 @@ fn construct<F: AliasWeight>(
     let src = d.ptr(weights)?;
     let total = checked_total(d, &mut w.scalars, weights, check)?;
     let (shift, scale) = quantize_scale::<F>(n as usize, total)?;
-    let tile_grid = |shared| LaunchShape::linear(n.div_ceil(PARTITION_TILE), ALIAS_BLOCK_THREADS, shared);
-    // SAFETY: `weights` holds n elements, `tile_q` one per tile; one block per tile with
-    // the shared memory the tile sums carve.
-    unsafe {
-        let args = (src, n, shift, scale, d.ptr_mut(&mut w.tile_q)?);
-        d.launch::<F::TileTotal>(tile_grid(TILE_SUM_BYTES), args)?
+    let quantizer = Quantizer { shift, scale };
+    let p = TileTotal {
+        weights: src,
+        n,
+        quantizer,
+        tile_q: d.ptr_mut(&mut w.tile_q)?,
     };
+    // SAFETY: `weights` holds n elements, `tile_q` one per tile; the plan's one block per
+    // tile with the shared memory the tile sums carve.
+    unsafe { d.launch::<F::TileTotal>(p.plan(), p)? };
     d.sum_into(&w.tile_q, &mut w.total_q)?;
     let total = d.download(&w.total_q)?[0];
     let sums = d.ptr_mut(&mut w.tile_sums)?;
@@ -310,27 +323,49 @@ fn construct<F: AliasWeight>(
     let (scans, counts) = (d.ptr(&w.tile_scans)?, d.ptr_mut(&mut w.counts)?);
     match method {
         Construction::Psa { split, pack, layout } => {
-            // SAFETY: as above; the sums hold TILE_COUNTS segments of tiles + 1.
-            unsafe {
-                let args = (src, n, shift, scale, total, sums);
-                d.launch::<F::TileCounts>(tile_grid(TILE_SUM_BYTES), args)?
+            let p = TileCounts {
+                weights: src,
+                n,
+                quantizer,
+                total,
+                sums,
             };
+            // SAFETY: as above; the sums hold TILE_COUNTS segments of tiles + 1.
+            unsafe { d.launch::<F::TileCounts>(p.plan(), p)? };
             d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
             let prefix = d.ptr_mut(&mut w.prefix)?;
-            let grid = tile_grid(partition_bytes());
+            let n_light = d.ptr_mut(&mut w.counts)?;
             // SAFETY: n > 0 weights, room for n entries (16-byte aligned: device buffers are
             // 256-byte aligned) and n + 1 prefix sums; the scan of these weights' tile sums;
-            // one block per tile with the partition's shared memory.
+            // the plan's block per tile with the partition's shared memory.
             unsafe {
                 match layout {
                     Layout::WeightsBeside => {
-                        let args = (src, n, shift, scale, total, scans, entries, prefix, counts);
-                        d.launch::<F::Partition>(grid, args)?
+                        let p = Partition {
+                            weights: src,
+                            n,
+                            quantizer,
+                            total,
+                            scans,
+                            entries,
+                            prefix,
+                            n_light,
+                        };
+                        d.launch::<F::Partition>(p.plan(), p)?
                     }
                     Layout::IndicesOnly => {
-                        let items = entries.cast::<u32>();
-                        let args = (src, n, shift, scale, total, scans, items, prefix, counts);
-                        d.launch::<F::PartitionIndices>(grid, args)?
+                        let entries = entries.cast::<u32>();
+                        let p = Partition {
+                            weights: src,
+                            n,
+                            quantizer,
+                            total,
+                            scans,
+                            entries,
+                            prefix,
+                            n_light,
+                        };
+                        d.launch::<F::PartitionIndices>(p.plan(), p)?
                     }
                 }
             };
@@ -342,29 +377,43 @@ fn construct<F: AliasWeight>(
             unsafe {
                 match layout {
                     Layout::WeightsBeside => {
-                        let args = packs.stored(entries.cast_const());
-                        packs.launch::<F::Pack, F::PackShared, F::PackChunked>(d, args)
+                        let p = packs.stored(entries.cast_const());
+                        packs.launch::<F::Pack, F::PackShared, F::PackChunked>(d, p)
                     }
                     Layout::IndicesOnly => {
-                        let args = packs.indexed(entries.cast::<u32>().cast_const(), src, shift, scale);
-                        packs.launch::<F::PackIndices, F::PackSharedIndices, F::PackChunkedIndices>(d, args)
+                        let p = packs.indexed(entries.cast::<u32>().cast_const(), src, quantizer);
+                        packs.launch::<F::PackIndices, F::PackSharedIndices, F::PackChunkedIndices>(d, p)
                     }
                 }
             }
         }
         Construction::PsaPlus { split, pack } => {
+            let p = GreedyTiles {
+                weights: src,
+                n,
+                quantizer,
+                total,
+                sums,
+                table: rows,
+            };
             // SAFETY: as above; the sums hold LEFTOVER_SUMS segments of tiles + 1; the table n
             // rows, each greedy row written once.
-            unsafe {
-                let args = (src, n, shift, scale, total, sums, rows);
-                d.launch::<F::GreedyTiles>(tile_grid(partition_bytes()), args)?
-            };
+            unsafe { d.launch::<F::GreedyTiles>(p.plan(), p)? };
             d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
             let prefix = d.ptr_mut(&mut w.prefix)?.cast::<[u64; 2]>();
-            let args = (src, n, shift, scale, total, scans, entries, prefix, counts);
+            let p = PartitionLeftovers {
+                weights: src,
+                n,
+                quantizer,
+                total,
+                scans,
+                entries,
+                prefix,
+                counts,
+            };
             // SAFETY: as for PSA's partition, with room for n + 1 prefix pairs (the leftovers
             // are at most n).
-            unsafe { d.launch::<F::PartitionLeftovers>(tile_grid(partition_bytes()), args)? };
+            unsafe { d.launch::<F::PartitionLeftovers>(p.plan(), p)? };
             let [n_light, left] = d.download(&w.counts)?[..] else {
                 unreachable!("two counts")
             };
@@ -378,10 +427,10 @@ fn construct<F: AliasWeight>(
                 scale: n,
             };
             let packs = split_sections::<F, PsaPlusKernels>(d, w, &shape, split, pack, rows)?;
-            let args = packs.stored(entries.cast_const());
+            let p = packs.stored(entries.cast_const());
             // SAFETY: the leftovers' entries, their prefix sums and the splits just computed;
             // the greedy sweeps wrote the other rows.
-            unsafe { packs.launch::<F::PackPlus, F::PackSharedPlus, F::PackChunkedPlus>(d, args) }
+            unsafe { packs.launch::<F::PackPlus, F::PackSharedPlus, F::PackChunkedPlus>(d, p) }
         }
         Construction::Sequential => {
             unreachable!("devices build by PSA and PSA+ only (checked by the caller)")
@@ -390,26 +439,22 @@ fn construct<F: AliasWeight>(
 }
 
 /// The split kernels of one prefix-sum word: PSA's or those of PSA+'s PSA step.
-trait Splits {
+trait Splitters {
     type Word: PrefixWord;
-    type Binary: Kernel<Args = SplitArgs<Self::Word>>;
-    type Pary: Kernel<Args = SplitArgs<Self::Word>>;
+    type Binary: Kernel<Params = Splits<Self::Word>>;
+    type Pary: Kernel<Params = Splits<Self::Word>>;
 }
-
-/// Parameters of the split kernels: prefix sums, items, light items, quantized total, scale,
-/// sections, rows per section, splits.
-type SplitArgs<W> = (*const W, u64, u64, u64, u64, u64, u64, *mut Split);
 
 struct PsaKernels;
 struct PsaPlusKernels;
 
-impl Splits for PsaKernels {
+impl Splitters for PsaKernels {
     type Word = u64;
     type Binary = alias_split_binary;
     type Pary = alias_split_pary;
 }
 
-impl Splits for PsaPlusKernels {
+impl Splitters for PsaPlusKernels {
     type Word = [u64; 2];
     type Binary = alias_split_binary_plus;
     type Pary = alias_split_pary_plus;
@@ -417,7 +462,7 @@ impl Splits for PsaPlusKernels {
 
 /// PSA's split over the prefix sums in `w` (of `shape.n` items, `shape.n > 0`) at the section
 /// boundaries of `pack`, into `w.splits`; what its pack into `table` then needs.
-fn split_sections<F: AliasWeight, K: Splits>(
+fn split_sections<F: AliasWeight, K: Splitters>(
     d: &Device,
     w: &mut Workspace,
     shape: &Shape,
@@ -430,52 +475,33 @@ fn split_sections<F: AliasWeight, K: Splits>(
         PackMethod::SharedMemory => SHARED_PACK_ROWS,
         PackMethod::Chunked => CHUNKED_PACK_ROWS,
     };
-    let sections = shape.n.div_ceil(rows_per_section);
-    let prefix = d.ptr(&w.prefix)?.cast::<K::Word>();
-    let splits = d.ptr_mut(&mut w.splits)?.cast::<Split>();
-    let Shape {
-        n,
-        n_light,
-        total,
-        scale,
-    } = *shape;
-    let args = (
-        prefix,
-        n,
-        n_light,
-        total,
-        scale,
-        sections,
+    let p = Splits {
+        prefix: d.ptr(&w.prefix)?.cast::<K::Word>(),
+        shape: *shape,
+        sections: shape.n.div_ceil(rows_per_section),
         rows_per_section,
-        splits,
-    );
-    let blocks = blocks_for(sections + 1);
+        splits: d.ptr_mut(&mut w.splits)?.cast::<Split>(),
+    };
     // SAFETY: n + 1 prefix sums, sections + 1 splits (the buffer holds those of the smallest
-    // sections), sections × rows per section >= n; the p-ary search's block reduction has a
-    // u64 of shared memory per warp.
+    // sections), sections × rows per section >= n; the plan gives the p-ary search's block
+    // reduction a u64 of shared memory per warp.
     unsafe {
         match split {
-            SplitMethod::PartialPary => {
-                let grid = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, ALIAS_BLOCK_THREADS / 32 * 8);
-                d.launch::<K::Pary>(grid, args)?
-            }
-            SplitMethod::Binary => {
-                let grid = LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, 0);
-                d.launch::<K::Binary>(grid, args)?
-            }
+            SplitMethod::PartialPary => d.launch::<K::Pary>(p.plan(), p)?,
+            SplitMethod::Binary => d.launch::<K::Binary>(p.plan(), p)?,
         }
     };
     Ok(Packs {
         pack,
         shape: *shape,
-        prefix,
-        splits: splits.cast_const(),
-        sections,
+        prefix: p.prefix,
+        splits: p.splits.cast_const(),
+        sections: p.sections,
         table,
     })
 }
 
-/// A pack of split sections: every argument but where the items come from.
+/// A pack of split sections: every parameter but where the items come from.
 struct Packs<F: AliasWeight, W> {
     pack: PackMethod,
     shape: Shape,
@@ -485,60 +511,48 @@ struct Packs<F: AliasWeight, W> {
     table: *mut Row<F>,
 }
 
-/// A pack's arguments after where its items come from: prefix sums, items, light items,
-/// quantized total, scale, splits, sections, table.
-type PackTail<F, W> = (*const W, u64, u64, u64, u64, *const Split, u64, *mut Row<F>);
-
 impl<F: AliasWeight, W: PrefixWord> Packs<F, W> {
-    fn tail(&self) -> PackTail<F, W> {
-        let Shape {
-            n,
-            n_light,
-            total,
-            scale,
-        } = self.shape;
-        let (prefix, splits, sections, table) = (self.prefix, self.splits, self.sections, self.table);
-        (prefix, n, n_light, total, scale, splits, sections, table)
-    }
-
-    /// The arguments of the packs that read entries, weights beside indices.
-    fn stored(&self, entries: *const Entry) -> PackArgs<F, W> {
-        let (prefix, n, n_light, total, scale, splits, sections, table) = self.tail();
-        (entries, prefix, n, n_light, total, scale, splits, sections, table)
+    /// The parameters of the packs that read entries, weights beside indices.
+    fn stored(&self, entries: *const Entry) -> Pack<F, W> {
+        let Packs {
+            shape,
+            prefix,
+            splits,
+            sections,
+            table,
+            ..
+        } = *self;
+        Pack {
+            entries,
+            prefix,
+            shape,
+            splits,
+            sections,
+            table,
+        }
     }
 
     /// Launches the kernel of this pack method (`B`, `S`, `C`: baseline, shared-memory,
-    /// chunked) with `args`.
+    /// chunked) with `params`.
     ///
     /// # Safety
-    /// `args` are this pack's, with items partitioned as the kernels read them; every row of
+    /// `params` are this pack's, with items partitioned as the kernels read them; every row of
     /// the table is written by one section (or was by a greedy sweep).
-    unsafe fn launch<B, S, C>(&self, d: &Device, args: B::Args) -> Result<()>
+    unsafe fn launch<B, S, C>(&self, d: &Device, params: B::Params) -> Result<()>
     where
         B: Kernel,
-        S: Kernel<Args = B::Args>,
-        C: Kernel<Args = B::Args>,
-        B::Args: crate::runtime::args::Args,
+        S: Kernel<Params = B::Params>,
+        C: Kernel<Params = B::Params>,
     {
         let sections = self.sections;
-        // SAFETY: the caller's contract; the shared packs get their sections' size, their
-        // block size and shared memory.
+        // SAFETY: the caller's contract; each pack's plan gives it its sections' blocks and
+        // shared memory.
         unsafe {
             match self.pack {
-                PackMethod::Baseline => {
-                    let grid = LaunchShape::linear(blocks_for(sections), ALIAS_BLOCK_THREADS, 0);
-                    d.launch::<B>(grid, args)
-                }
-                PackMethod::Chunked => {
-                    let threads = CHUNKED_PACK_THREADS;
-                    let grid =
-                        LaunchShape::linear(sections.div_ceil(threads as u64), threads, chunked_pack_bytes());
-                    d.launch::<C>(grid, args)
-                }
+                PackMethod::Baseline => d.launch::<B>(plan_thread_baseline(sections), params),
+                PackMethod::Chunked => d.launch::<C>(plan_block_chunked(sections), params),
                 PackMethod::SharedMemory => {
-                    let bytes = shared_pack_bytes(size_of::<W>());
-                    let grid = LaunchShape::linear(sections, SHARED_PACK_THREADS, bytes);
-                    d.launch::<S>(grid, args)
+                    d.launch::<S>(plan_block_shared(sections, size_of::<W>()), params)
                 }
             }
         }
@@ -546,12 +560,26 @@ impl<F: AliasWeight, W: PrefixWord> Packs<F, W> {
 }
 
 impl<F: AliasWeight> Packs<F, u64> {
-    /// The arguments of PSA's packs that read indices only, with the weights and their
+    /// The parameters of PSA's packs that read indices only, with the weights and their
     /// quantization.
-    fn indexed(&self, items: *const u32, weights: *const F, shift: i32, quantum: f64) -> IndexedPackArgs<F> {
-        let (prefix, n, n_light, total, scale, splits, sections, table) = self.tail();
-        (
-            items, weights, shift, quantum, prefix, n, n_light, total, scale, splits, sections, table,
-        )
+    fn indexed(&self, items: *const u32, weights: *const F, quantizer: Quantizer) -> PackIndexed<F> {
+        let Packs {
+            shape,
+            prefix,
+            splits,
+            sections,
+            table,
+            ..
+        } = *self;
+        PackIndexed {
+            items,
+            weights,
+            quantizer,
+            prefix,
+            shape,
+            splits,
+            sections,
+            table,
+        }
     }
 }

@@ -44,5 +44,6 @@ pub use check::{check_table, item_masses};
 pub use kernels::AliasWeight;
 pub use method::{Construction, Layout, Order, PackMethod, SampleOptions, Sampling, SplitMethod};
 pub use table::{AliasSampler, AliasTable, SampleOutput};
-use table::{Stream, check_count, quantize_scale};
+use table::{check_count, quantize_scale};
 pub use warpkit_kernels::alias::{Entry, Row};
+use warpkit_kernels::rng::philox::Stream;

@@ -3,7 +3,7 @@
 
 use super::kernels::AliasWeight;
 use super::method::{Construction, SampleOptions, Sampling};
-use super::{cpu, device, item_masses};
+use super::{Stream, cpu, device, item_masses};
 use crate::error::{Error, Result};
 use crate::runtime::backend::Backend;
 use crate::runtime::cpu::filled_by;
@@ -212,7 +212,7 @@ impl<F: AliasWeight> AliasTable<F> {
         };
         let on_host = matches!(self.storage, Storage::Host(..));
         let method = options.resolve(self.n, len, on_host);
-        let (stream, code) = (Stream::from_rng(rng), options.order.code(method));
+        let (stream, code) = (stream_from(rng), options.order.code(method));
         match (target, &self.storage) {
             (Target::Device(out), _) => self.draw_on_device(stream, out, method, code),
             (Target::Host(out), Storage::Host(rows, _)) => {
@@ -240,7 +240,7 @@ impl<F: AliasWeight> AliasTable<F> {
         out: &mut DeviceBuffer<u32>,
         method: Sampling,
     ) -> Result<()> {
-        self.draw_on_device(Stream::from_rng(rng), out, method, sample::OUTPUT_FOLDED)
+        self.draw_on_device(stream_from(rng), out, method, sample::OUTPUT_FOLDED)
     }
 
     /// A sampler on the host that draws one sample at a time from `rng`
@@ -341,29 +341,10 @@ fn check_host_method(method: Sampling) -> Result<()> {
     }
 }
 
-/// The Philox key and counter of one call's samples.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Stream {
-    pub(super) key: u64,
-    pub(super) counter: [u64; 2],
-}
-
-impl Stream {
-    pub(super) fn from_rng(rng: &mut (impl RngCore + ?Sized)) -> Stream {
-        Stream {
-            key: rng.next_u64(),
-            counter: [rng.next_u64(), rng.next_u64()],
-        }
-    }
-
-    pub(super) fn key(&self) -> [u32; 2] {
-        [self.key as u32, (self.key >> 32) as u32]
-    }
-
-    pub(super) fn counter(&self) -> [u32; 4] {
-        let [lo, hi] = self.counter;
-        [lo as u32, (lo >> 32) as u32, hi as u32, (hi >> 32) as u32]
-    }
+/// The Philox stream of one call's samples: a key and a counter drawn from `rng`.
+fn stream_from(rng: &mut (impl RngCore + ?Sized)) -> Stream {
+    let key = rng.next_u64();
+    Stream::from_words(key, [rng.next_u64(), rng.next_u64()])
 }
 
 #[cfg(test)]

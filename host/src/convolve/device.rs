@@ -176,7 +176,7 @@ unsafe fn band<F: Real>(
     let shared = shared_bytes(sum_bytes as u32);
     // Enough blocks for two waves of about `RESIDENT_PER_SM` where the tiles alone make fewer,
     // a slice of at least one chunk each. (An occupancy query here cost microseconds a call.)
-    let waves = 2 * RESIDENT_PER_SM * d.limits().multiprocessors as u64;
+    let waves = 2 * RESIDENT_PER_SM * d.limits().launch.multiprocessors as u64;
     let slices = match tiles {
         t if t >= waves => 1,
         t => waves
@@ -214,7 +214,7 @@ unsafe fn band<F: Real>(
     if slices > 1 {
         let blocks = total
             .div_ceil(SUM_THREADS as u64)
-            .min(d.limits().multiprocessors as u64 * 8);
+            .min(d.limits().launch.multiprocessors as u64 * 8);
         let shape = LaunchShape::linear(blocks, SUM_THREADS, 0);
         let (slices, partial) = (slices as u32, partial_ptr.cast_const());
         // SAFETY: after the band launch over the same jobs with `slices` slices.

@@ -82,7 +82,9 @@ pub(super) fn columns_into<F: Sample>(
     unsafe {
         d.launch::<F::Columns>(shape, (src, rows, cols, slice_rows, partials, out_ptr))?;
         if slices > 1 {
-            let blocks = cols.div_ceil(256).min(d.limits().multiprocessors as u64 * 8);
+            let blocks = cols
+                .div_ceil(256)
+                .min(d.limits().launch.multiprocessors as u64 * 8);
             let args = (partials.cast_const(), slices as u32, cols, out_ptr);
             d.launch::<moments_columns_combine>(LaunchShape::linear(blocks, 256, 0), args)?;
         }

@@ -28,10 +28,10 @@ pub(crate) struct Params<'a, K> {
 
 /// A value's bits as a kernel moves them, u32 or u64, with the scatter kernels that move them.
 pub(crate) trait Word: Pod {
-    type Direct<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
-    type Warp<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
-    type Block<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
-    type Counted<K: MultisplitKey>: Kernel<Args = ScatterArgs<K, Self>>;
+    type Direct<K: MultisplitKey>: Kernel<Params = ScatterArgs<K, Self>>;
+    type Warp<K: MultisplitKey>: Kernel<Params = ScatterArgs<K, Self>>;
+    type Block<K: MultisplitKey>: Kernel<Params = ScatterArgs<K, Self>>;
+    type Counted<K: MultisplitKey>: Kernel<Params = ScatterArgs<K, Self>>;
 }
 
 impl Word for u32 {
@@ -311,13 +311,17 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
 ///
 /// # Safety
 /// As for the kernels' launch contract, with `args` and `shape` made for this method.
-unsafe fn launch_scatter<D, Wl, B, C>(d: &Device, write: u32, shape: LaunchShape, args: D::Args) -> Result<()>
+unsafe fn launch_scatter<D, Wl, B, C>(
+    d: &Device,
+    write: u32,
+    shape: LaunchShape,
+    args: D::Params,
+) -> Result<()>
 where
     D: Kernel,
-    Wl: Kernel<Args = D::Args>,
-    B: Kernel<Args = D::Args>,
-    C: Kernel<Args = D::Args>,
-    D::Args: crate::runtime::args::Args,
+    Wl: Kernel<Params = D::Params>,
+    B: Kernel<Params = D::Params>,
+    C: Kernel<Params = D::Params>,
 {
     // SAFETY: the caller's contract.
     unsafe {

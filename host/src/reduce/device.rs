@@ -60,7 +60,7 @@ impl Device {
     }
 
     /// The reduction by kernel `K` over as many blocks as fit the device at once.
-    fn reduce_into<T: Scalar, K: Kernel<Args = ReduceKernel<T>>>(
+    fn reduce_into<T: Scalar, K: Kernel<Params = ReduceKernel<T>>>(
         &self,
         input: &DeviceBuffer<T>,
         output: &mut DeviceBuffer<T>,
@@ -72,7 +72,7 @@ impl Device {
 
     /// The reduction by `K` with at most `max_blocks` blocks in the first pass: with a grid
     /// fixed in advance, float sums are the same bits on every device and in the emulator.
-    fn reduce_over_grid<T: Scalar, K: Kernel<Args = ReduceKernel<T>>>(
+    fn reduce_over_grid<T: Scalar, K: Kernel<Params = ReduceKernel<T>>>(
         &self,
         input: &DeviceBuffer<T>,
         output: &mut DeviceBuffer<T>,
@@ -110,7 +110,7 @@ impl Device {
     ///
     /// # Safety
     /// As for [`Device::sum_over_grid_by`], with `K`'s partials in place of the sum's.
-    unsafe fn reduce_over_grid_by<T: Scalar, K: Kernel<Args = ReduceKernel<T>>>(
+    unsafe fn reduce_over_grid_by<T: Scalar, K: Kernel<Params = ReduceKernel<T>>>(
         &self,
         input: &DeviceBuffer<T>,
         dst: *mut T,

@@ -5,9 +5,8 @@
 
 pub use super::buffer::DeviceBuffer;
 pub(crate) use super::scratch::Scratch;
-pub use super::shape::{DeviceLimits, LaunchShape};
+pub use super::shape::{DeviceLimits, LaunchShape, Limits};
 
-use super::args::Args;
 use super::buffer::{Memory, Owner};
 use super::cpu::prefer_huge_pages;
 use super::emulator::Emulator;
@@ -73,7 +72,10 @@ impl Device {
             #[cfg(feature = "cuda")]
             Device::Gpu(_) => {
                 let (major, minor) = l.compute_capability;
-                format!("GPU {} (sm_{major}{minor}, {} SMs)", l.name, l.multiprocessors)
+                format!(
+                    "GPU {} (sm_{major}{minor}, {} SMs)",
+                    l.name, l.launch.multiprocessors
+                )
             }
             Device::Emulator(_) => l.name.clone(),
         }
@@ -337,23 +339,20 @@ impl Device {
         Ok(guard)
     }
 
-    /// Launches kernel `K` over `shape` with `args`: asynchronously on a GPU, to completion in
-    /// the emulator. The shape is checked against the device's limits first.
+    /// Launches kernel `K` over `shape` with `params`: asynchronously on a GPU, to completion
+    /// in the emulator. The shape is checked against the device's limits first.
     ///
     /// # Safety
-    /// `args` and `shape` meet `K`'s contract (its `# Safety` section), and every pointer in
-    /// `args` comes from [`Device::ptr`] or [`Device::ptr_mut`] of a buffer that outlives the
+    /// `params` and `shape` meet `K`'s contract (its body's `# Safety` section), and every
+    /// pointer in `params` comes from [`Device::ptr`] or [`Device::ptr_mut`] of a buffer that outlives the
     /// call.
-    pub(crate) unsafe fn launch<K: Kernel>(&self, shape: LaunchShape, args: K::Args) -> Result<()>
-    where
-        K::Args: Args,
-    {
+    pub(crate) unsafe fn launch<K: Kernel>(&self, shape: LaunchShape, params: K::Params) -> Result<()> {
         // SAFETY: forwarded to the caller's contract.
         unsafe {
             match self {
                 #[cfg(feature = "cuda")]
-                Device::Gpu(g) => g.launch::<K>(shape, args),
-                Device::Emulator(e) => e.launch::<K>(shape, args),
+                Device::Gpu(g) => g.launch::<K>(shape, params),
+                Device::Emulator(e) => e.launch::<K>(shape, params),
             }
         }
     }
@@ -368,7 +367,15 @@ impl Device {
         match self {
             #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.resident_blocks::<K>(threads, shared_bytes),
-            Device::Emulator(e) => Ok(4 * e.limits().multiprocessors as u64),
+            Device::Emulator(e) => Ok(4 * e.limits().launch.multiprocessors as u64),
         }
+    }
+
+    /// `shape` with its grid cut to the blocks of `K` that fit the device `waves` times at
+    /// once: the grid of a grid-stride kernel, whose plan asks for a block per share of work.
+    pub(crate) fn cap_to_resident<K: Kernel>(&self, shape: LaunchShape, waves: u64) -> Result<LaunchShape> {
+        let resident = self.resident_blocks::<K>(shape.block[0], shape.shared_bytes)?;
+        let blocks = (shape.grid[0] as u64).min(waves * resident);
+        Ok(LaunchShape::linear(blocks, shape.block[0], shape.shared_bytes))
     }
 }

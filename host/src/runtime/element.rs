@@ -16,11 +16,11 @@ mod sealed {
     use warpkit_kernels::kernel::Kernel;
 
     pub trait Kernels: Sized {
-        type Scan: Kernel<Args = (*const Self, *mut Self, u64, *mut u8, u64)>;
-        type InclusiveScan: Kernel<Args = (*const Self, *mut Self, u64, *mut u8, u64)>;
-        type Reduce: Kernel<Args = (*const Self, u64, *mut Self)>;
-        type Min: Kernel<Args = (*const Self, u64, *mut Self)>;
-        type Max: Kernel<Args = (*const Self, u64, *mut Self)>;
+        type Scan: Kernel<Params = (*const Self, *mut Self, u64, *mut u8, u64)>;
+        type InclusiveScan: Kernel<Params = (*const Self, *mut Self, u64, *mut u8, u64)>;
+        type Reduce: Kernel<Params = (*const Self, u64, *mut Self)>;
+        type Min: Kernel<Params = (*const Self, u64, *mut Self)>;
+        type Max: Kernel<Params = (*const Self, u64, *mut Self)>;
     }
 }
 

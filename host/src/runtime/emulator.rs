@@ -72,14 +72,14 @@ impl Emulator {
         HostMemory::new(len, data)
     }
 
-    /// Runs `K` over `shape` with `args` and returns when every block has finished; misuse is
+    /// Runs `K` over `shape` with `params` and returns when every block has finished; misuse is
     /// an [`Error::Emulator`] naming the kernel, block, warp and lanes.
     ///
     /// # Safety
-    /// `args` and `shape` meet `K`'s contract, and every pointer in `args` addresses emulator
+    /// `params` and `shape` meet `K`'s contract, and every pointer in `params` addresses emulator
     /// memory that outlives the call.
-    pub(crate) unsafe fn launch<K: Kernel>(&self, shape: LaunchShape, args: K::Args) -> Result<()> {
-        if let Some(reason) = shape.violation(self.limits()) {
+    pub(crate) unsafe fn launch<K: Kernel>(&self, shape: LaunchShape, params: K::Params) -> Result<()> {
+        if let Some(reason) = self.limits().refusal(&shape) {
             return Err(Error::LaunchShape {
                 kernel: K::NAME,
                 reason,
@@ -95,19 +95,19 @@ impl Emulator {
             block: dim(shape.block),
             shared_bytes: shape.shared_bytes,
         };
-        let args = SharedArgs(args);
+        let params = SharedParams(params);
         let body = || {
-            let args = &args;
+            let params = &params;
             // SAFETY: the caller's contract for `K`.
-            unsafe { K::run(args.0) }
+            unsafe { K::run(params.0) }
         };
         emu::launch(K::NAME, launch, &self.inner.options, &body).map_err(Error::Emulator)
     }
 }
 
-/// A kernel's argument tuple, read by the emulator's worker threads at once.
-struct SharedArgs<A>(A);
+/// A kernel's parameters, read by the emulator's worker threads at once.
+struct SharedParams<P>(P);
 
-// SAFETY: the tuple holds plain numbers and pointers into emulator memory that outlives the
+// SAFETY: the parameters hold plain numbers and pointers into emulator memory that outlives the
 // launch; the kernel's contract governs how its threads share that memory, as on a GPU.
-unsafe impl<A> Sync for SharedArgs<A> {}
+unsafe impl<P> Sync for SharedParams<P> {}

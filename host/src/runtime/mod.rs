@@ -1,7 +1,7 @@
 //! The runtime: everything the primitive areas are built on, and nothing of theirs (no module
 //! here imports an area). From the bottom:
 //!
-//! - `shape` (launch shapes and device limits), `args` (kernel arguments on a GPU), `buffer`
+//! - `shape` (launch shapes and device limits), `args` (kernel parameters on a GPU), `buffer`
 //!   (typed device buffers over GPU memory or the emulator's `host_memory`), `scratch` (the
 //!   scratch buffers a device keeps between calls) and `pinned` (host memory a GPU copies at
 //!   the link's speed): the vocabulary both engines share;
@@ -14,6 +14,7 @@
 //! - [`backend`]: [`Backend`](backend::Backend), a device or the CPU, which the areas' APIs take;
 //!   [`element`]: the scalar types of the scans and reductions.
 
+#[cfg(feature = "cuda")]
 pub(crate) mod args;
 pub mod backend;
 mod buffer;

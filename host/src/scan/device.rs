@@ -36,7 +36,7 @@ pub const SCAN_TUNING_U32: [(&str, ScanPolicy, ScanU32); 7] = [
 /// A tuning candidate: kernel `K` launched under the policy of `B` threads, `V` vectors a
 /// thread and ticket order `T`.
 const fn tuning<
-    K: Kernel<Args = (*const u32, *mut u32, u64, *mut u8, u64)>,
+    K: Kernel<Params = (*const u32, *mut u32, u64, *mut u8, u64)>,
     const B: u32,
     const V: u32,
     const T: bool,
@@ -80,7 +80,7 @@ impl Device {
     }
 
     /// The scan by kernel `K` into a new buffer (not zeroed: the scan writes every element).
-    fn scan_to_new<T: Scalar, K: Kernel<Args = (*const T, *mut T, u64, *mut u8, u64)>>(
+    fn scan_to_new<T: Scalar, K: Kernel<Params = (*const T, *mut T, u64, *mut u8, u64)>>(
         &self,
         input: &DeviceBuffer<T>,
     ) -> Result<DeviceBuffer<T>> {
@@ -89,7 +89,7 @@ impl Device {
         Ok(output)
     }
 
-    fn scan_with<T: Scalar, K: Kernel<Args = (*const T, *mut T, u64, *mut u8, u64)>>(
+    fn scan_with<T: Scalar, K: Kernel<Params = (*const T, *mut T, u64, *mut u8, u64)>>(
         &self,
         policy: ScanPolicy,
         input: &DeviceBuffer<T>,
@@ -148,7 +148,7 @@ impl Device {
     /// # Safety
     /// `src` and `dst` hold `n` elements in this device's memory, which stays allocated until
     /// the work is done; `n` is at most [`MAX_LEN`]; `K` is a scan kernel of `policy`.
-    unsafe fn scan_raw<T: Scalar, K: Kernel<Args = (*const T, *mut T, u64, *mut u8, u64)>>(
+    unsafe fn scan_raw<T: Scalar, K: Kernel<Params = (*const T, *mut T, u64, *mut u8, u64)>>(
         &self,
         policy: ScanPolicy,
         src: *const T,
@@ -171,7 +171,7 @@ impl Device {
 
     /// # Safety
     /// As for [`Device::exclusive_scan_u32_cleared`], with `K` a scan kernel of `policy`.
-    unsafe fn scan_launch<T: Scalar, K: Kernel<Args = (*const T, *mut T, u64, *mut u8, u64)>>(
+    unsafe fn scan_launch<T: Scalar, K: Kernel<Params = (*const T, *mut T, u64, *mut u8, u64)>>(
         &self,
         policy: ScanPolicy,
         src: *const T,

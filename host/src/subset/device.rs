@@ -62,7 +62,7 @@ pub(super) fn draw(d: &Device, subsets: &Subsets, seed: u64, count: usize, out: 
 
 /// Launches `K` on enough blocks for `count` subsets, at most four times the blocks the device
 /// holds at once.
-fn launch<K: Kernel<Args = SampleArgs>>(
+fn launch<K: Kernel<Params = SampleArgs>>(
     d: &Device,
     shape: Shape,
     count: usize,

@@ -3,10 +3,13 @@
 //! memory), shared-memory and chunked packs, each reading the items in either layout of
 //! [`super::layout`].
 
+use super::ALIAS_BLOCK_THREADS;
 use super::layout::{EntrySource, Indexed, Stored};
 use super::quantizer::Quantizer;
 use super::split::{Prefix, PrefixWord, prefix_in, spill};
 use super::sweep::{Cursor, Entry, Row, RowOf, Shape, Split, Weight, rows};
+use crate::launch::LaunchShape;
+use crate::num::Element;
 pub use crate::policy::alias::{
     CHUNK_ITEMS, CHUNKED_PACK_ROWS, CHUNKED_PACK_THREADS, SHARED_PACK_ROWS, SHARED_PACK_THREAD_ROWS,
     SHARED_PACK_THREADS,
@@ -47,14 +50,17 @@ pub unsafe fn pack_section<F: Weight, W: PrefixWord, E: EntrySource>(
 /// # Safety
 /// As for [`pack_section`], with `sections + 1` splits.
 #[inline(always)]
-pub unsafe fn pack_thread_baseline<F: Weight, W: PrefixWord, E: EntrySource>(
-    shape: &Shape,
-    entries: E,
-    prefix: *const W,
-    splits: *const Split,
-    sections: u64,
-    table: *mut Row<F>,
-) {
+pub unsafe fn pack_thread_baseline<P: PackParams>(p: P) {
+    let (
+        entries,
+        Sections {
+            ref shape,
+            prefix,
+            splits,
+            sections,
+            table,
+        },
+    ) = p.parts();
     let s = global_x();
     if s < sections {
         // SAFETY: forwarded to the caller's contract.
@@ -137,14 +143,17 @@ impl<W: PrefixWord> Prefix for BlockPrefix<'_, W> {
 /// [`SHARED_PACK_THREADS`] threads a section and [`shared_pack_bytes`] of dynamic shared memory
 /// for `W`.
 #[inline(always)]
-pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord, E: EntrySource>(
-    shape: &Shape,
-    entries: E,
-    prefix: *const W,
-    splits: *const Split,
-    sections: u64,
-    table: *mut Row<F>,
-) {
+pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
+    let (
+        entries,
+        Sections {
+            ref shape,
+            prefix,
+            splits,
+            sections,
+            table,
+        },
+    ) = p.parts();
     use super::split::{heavy_range, search};
     use crate::simt::shared::wait_copies;
     use crate::simt::{block_x, sync_threads, thread_x};
@@ -153,7 +162,7 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord, E: EntrySource>(
     if b >= sections {
         return;
     }
-    let [sums_at, splits_at, scratch_at, _] = shared_pack_layout(size_of::<W>() as u64);
+    let [sums_at, splits_at, scratch_at, _] = shared_pack_layout(size_of::<P::W>() as u64);
     // SAFETY: split indices up to `sections`; entry indices below `n`; the shared slices fit
     // the launch's bytes (the layout above), entries at offset 0 (16-byte aligned); every
     // thread of the block reaches every barrier and block scan.
@@ -164,7 +173,7 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord, E: EntrySource>(
         let h1 = (to.heavy as u64 + 1).min(shape.n_heavy());
         let (n_light, count) = (l1 - l0, l1 - l0 + h1 - h0);
         let local = SharedSlice::<Entry>::carve(0, padded(count) + 1);
-        let sums = SharedSlice::<W>::carve(sums_at as u32, count as u32 + 1);
+        let sums = SharedSlice::<P::W>::carve(sums_at as u32, count as u32 + 1);
         let mine = SharedSlice::<Split>::carve(splits_at as u32, threads as u32 + 1);
         let scratch = SharedSlice::<u64>::carve(scratch_at as u32, threads as u32 / 32);
         let mut e = t;
@@ -185,14 +194,14 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord, E: EntrySource>(
         // The block's prefix sums: each thread scans a run of consecutive entries.
         let run = count.div_ceil(threads);
         let (first, last) = ((t * run).min(count), ((t + 1) * run).min(count));
-        let mut sum = W::ZERO;
+        let mut sum = <P::W>::ZERO;
         for e in first..last {
-            sum = sum.add(W::of(local.get(padded(e))));
+            sum = sum.add(<P::W>::of(local.get(padded(e))));
         }
         let mut sum = sum.block_exclusive_scan(scratch);
         for e in first..last {
             sums.set(e as u32, sum);
-            sum = sum.add(W::of(local.get(padded(e))));
+            sum = sum.add(<P::W>::of(local.get(padded(e))));
         }
         if first < last && last == count {
             sums.set(count as u32, sum);
@@ -235,7 +244,7 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord, E: EntrySource>(
             start_spill,
             light,
             heavy,
-            |item, row: Row<F>, of| match of {
+            |item, row: Row<P::F>, of| match of {
                 RowOf::Light(i) => {
                     let staged = Entry {
                         q: row.threshold.to_bits64(),
@@ -253,7 +262,7 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord, E: EntrySource>(
         let mut e = t;
         while e < n_light {
             let staged = local.get(padded(e));
-            let row = Row::<F>::new(F::from_bits64(staged.q), staged.rem);
+            let row = Row::<P::F>::new(<P::F>::from_bits64(staged.q), staged.rem);
             row.store(table.add(staged.item as usize));
             e += threads;
         }
@@ -265,7 +274,7 @@ pub unsafe fn pack_block_shared<F: Weight, W: PrefixWord, E: EntrySource>(
             } else {
                 h.item
             };
-            let threshold = F::from_bits64(thresholds.get(e as u32));
+            let threshold = <P::F>::from_bits64(thresholds.get(e as u32));
             Row::new(threshold, alias).store(table.add(h.item as usize));
             e += threads;
         }
@@ -289,14 +298,17 @@ pub const fn chunked_pack_bytes() -> u32 {
 /// As for [`pack_section`], with sections of at most [`CHUNKED_PACK_ROWS`] rows, blocks of
 /// [`CHUNKED_PACK_THREADS`] threads and [`chunked_pack_bytes`] of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn pack_block_chunked<F: Weight, W: PrefixWord, E: EntrySource>(
-    shape: &Shape,
-    entries: E,
-    prefix: *const W,
-    splits: *const Split,
-    sections: u64,
-    table: *mut Row<F>,
-) {
+pub unsafe fn pack_block_chunked<P: PackParams>(p: P) {
+    let (
+        entries,
+        Sections {
+            ref shape,
+            prefix,
+            splits,
+            sections,
+            table,
+        },
+    ) = p.parts();
     use crate::block;
     use crate::op::Sum;
     use crate::simt::shared::SharedSlice;
@@ -356,7 +368,7 @@ pub unsafe fn pack_block_chunked<F: Weight, W: PrefixWord, E: EntrySource>(
                     lo_heavy + C,
                     light,
                     heavy,
-                    |item, row: Row<F>, _| row.store(table.add(item as usize)),
+                    |item, row: Row<P::F>, _| row.store(table.add(item as usize)),
                 );
             }
             // The count's barriers also end this round's reads of the windows and starts.
@@ -367,82 +379,150 @@ pub unsafe fn pack_block_chunked<F: Weight, W: PrefixWord, E: EntrySource>(
     }
 }
 
-/// Declares the kernels of each pack method, f32 and f64 each: PSA's with weights beside the
-/// indices, the PSA step of PSA+'s, and PSA's with indices only.
-macro_rules! pack_kernels {
-    ($($pack:ident, $what:literal => $psa:ident, $psa64:ident, $plus:ident, $plus64:ident, $indices:ident, $indices64:ident;)*) => {$(
-        pack_kernels!(@layout $psa, f32, u64, stored, $pack, $what);
-        pack_kernels!(@layout $psa64, f64, u64, stored, $pack, $what);
-        pack_kernels!(@layout $plus, f32, [u64; 2], stored, $pack, concat!("the PSA step of PSA+, ", $what));
-        pack_kernels!(@layout $plus64, f64, [u64; 2], stored, $pack, concat!("the PSA step of PSA+, ", $what));
-        pack_kernels!(@layout $indices, f32, u64, indexed, $pack, concat!("indices only, ", $what));
-        pack_kernels!(@layout $indices64, f64, u64, indexed, $pack, concat!("indices only, ", $what));
-    )*};
-    (@layout $name:ident, $f:ty, $word:ty, stored, $pack:ident, $what:expr) => {
-        pack_kernels!(@kernel $name, $f, $word, (entries: *const Entry) => Stored(entries), $pack, $what, "");
-    };
-    (@layout $name:ident, $f:ty, $word:ty, indexed, $pack:ident, $what:expr) => {
-        pack_kernels!(
-            @kernel $name, $f, $word,
-            (items: *const u32, weights: *const $f, shift: i32, quantum: f64)
-                => indexed(items, weights, shift, quantum),
-            $pack, $what,
-            concat!(
-                " `items` holds the `n` indices the indices-only partition wrote for these ",
-                "`weights`, quantized by `shift` and `quantum` as there."
-            )
-        );
-    };
-    (
-        @kernel $name:ident, $f:ty, $word:ty, ($($src:ident: $src_ty:ty),*) => $entries:expr,
-        $pack:ident, $what:expr, $safety:expr
-    ) => {
-        $crate::kernel! {
-            #[doc = concat!("Packs every section: ", $what, " (see [`", stringify!($pack), "`]).")]
-            ///
-            /// # Safety
-            #[doc = concat!("As for [`", stringify!($pack), "`].", $safety)]
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $name(
-                $($src: $src_ty,)*
-                prefix: *const $word,
-                n: u64,
-                n_light: u64,
-                total: u64,
-                scale: u64,
-                splits: *const Split,
-                sections: u64,
-                table: *mut Row<$f>,
-            ) {
-                let shape = Shape { n, n_light, total, scale };
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { $pack(&shape, $entries, prefix, splits, sections, table) }
-            }
-        }
-    };
-}
-pack_kernels! {
-    pack_thread_baseline, "one thread a section, the paper's baseline" => alias_pack_baseline_f32,
-        alias_pack_baseline_f64, alias_pack_baseline_plus_f32, alias_pack_baseline_plus_f64,
-        alias_pack_baseline_indices_f32, alias_pack_baseline_indices_f64;
-    pack_block_shared, "items staged in shared memory" => alias_pack_shared_f32, alias_pack_shared_f64,
-        alias_pack_shared_plus_f32, alias_pack_shared_plus_f64, alias_pack_shared_indices_f32,
-        alias_pack_shared_indices_f64;
-    pack_block_chunked, "long sections, items loaded in chunks" => alias_pack_chunked_f32,
-        alias_pack_chunked_f64, alias_pack_chunked_plus_f32, alias_pack_chunked_plus_f64,
-        alias_pack_chunked_indices_f32, alias_pack_chunked_indices_f64;
+/// The parts of a pack's parameters that every layout shares.
+pub struct Sections<F: Weight, W> {
+    pub shape: Shape,
+    /// The `shape.n + 1` prefix sums.
+    pub prefix: *const W,
+    /// The `sections + 1` splits.
+    pub splits: *const Split,
+    pub sections: u64,
+    /// The table's rows.
+    pub table: *mut Row<F>,
 }
 
-/// The indices-only source of the pack kernels' parameters (the weights' quantizer is named
-/// `quantum` there: `scale` is the shape's).
-#[inline(always)]
-fn indexed<F>(items: *const u32, weights: *const F, shift: i32, quantum: f64) -> Indexed<F> {
-    Indexed {
-        items,
-        weights,
-        quantizer: Quantizer {
-            shift,
-            scale: quantum,
-        },
+/// A pack's parameters: where its items come from, and its sections.
+pub trait PackParams: Copy {
+    type F: Weight;
+    type W: PrefixWord;
+    type Items: EntrySource;
+    fn parts(self) -> (Self::Items, Sections<Self::F, Self::W>);
+}
+
+crate::kernel! {
+    /// Parameters of the packs that read entries, weights beside indices.
+    pub struct Pack<F: Weight, W: PrefixWord> {
+        /// The `shape.n` partitioned entries.
+        pub entries: *const Entry,
+        /// Their `shape.n + 1` prefix sums: u64 for PSA, `[u64; 2]` for the PSA step of PSA+.
+        pub prefix: *const W,
+        pub shape: Shape,
+        /// The `sections + 1` splits.
+        pub splits: *const Split,
+        pub sections: u64,
+        /// The table's rows.
+        pub table: *mut Row<F>,
     }
+    /// One thread a section, the paper's baseline (PSA, then the PSA step of PSA+).
+    fn pack_thread_baseline => alias_pack_baseline_f32<f32, u64>, alias_pack_baseline_f64<f64, u64>,
+        alias_pack_baseline_plus_f32<f32, [u64; 2]>, alias_pack_baseline_plus_f64<f64, [u64; 2]>;
+    /// Items staged in shared memory (PSA, then the PSA step of PSA+).
+    fn pack_block_shared => alias_pack_shared_f32<f32, u64>, alias_pack_shared_f64<f64, u64>,
+        alias_pack_shared_plus_f32<f32, [u64; 2]>, alias_pack_shared_plus_f64<f64, [u64; 2]>;
+    /// Long sections, items loaded in chunks (PSA, then the PSA step of PSA+).
+    fn pack_block_chunked => alias_pack_chunked_f32<f32, u64>, alias_pack_chunked_f64<f64, u64>,
+        alias_pack_chunked_plus_f32<f32, [u64; 2]>, alias_pack_chunked_plus_f64<f64, [u64; 2]>;
+}
+
+impl<F: Weight, W: PrefixWord> PackParams for Pack<F, W> {
+    type F = F;
+    type W = W;
+    type Items = Stored;
+    #[inline(always)]
+    fn parts(self) -> (Stored, Sections<F, W>) {
+        let Pack {
+            entries,
+            prefix,
+            shape,
+            splits,
+            sections,
+            table,
+        } = self;
+        (
+            Stored(entries),
+            Sections {
+                shape,
+                prefix,
+                splits,
+                sections,
+                table,
+            },
+        )
+    }
+}
+
+crate::kernel! {
+    /// Parameters of PSA's packs that read indices only.
+    pub struct PackIndexed<F: Weight> {
+        /// The `shape.n` indices the indices-only partition wrote for these `weights`,
+        /// quantized by `quantizer` as there.
+        pub items: *const u32,
+        pub weights: *const F,
+        pub quantizer: Quantizer,
+        /// Their `shape.n + 1` prefix sums.
+        pub prefix: *const u64,
+        pub shape: Shape,
+        /// The `sections + 1` splits.
+        pub splits: *const Split,
+        pub sections: u64,
+        /// The table's rows.
+        pub table: *mut Row<F>,
+    }
+    /// One thread a section, the paper's baseline, indices only.
+    fn pack_thread_baseline => alias_pack_baseline_indices_f32<f32>, alias_pack_baseline_indices_f64<f64>;
+    /// Items staged in shared memory, indices only.
+    fn pack_block_shared => alias_pack_shared_indices_f32<f32>, alias_pack_shared_indices_f64<f64>;
+    /// Long sections, items loaded in chunks, indices only.
+    fn pack_block_chunked => alias_pack_chunked_indices_f32<f32>, alias_pack_chunked_indices_f64<f64>;
+}
+
+impl<F: Weight> PackParams for PackIndexed<F> {
+    type F = F;
+    type W = u64;
+    type Items = Indexed<F>;
+    #[inline(always)]
+    fn parts(self) -> (Indexed<F>, Sections<F, u64>) {
+        let PackIndexed {
+            items,
+            weights,
+            quantizer,
+            prefix,
+            shape,
+            splits,
+            sections,
+            table,
+        } = self;
+        let items = Indexed {
+            items,
+            weights,
+            quantizer,
+        };
+        (
+            items,
+            Sections {
+                shape,
+                prefix,
+                splits,
+                sections,
+                table,
+            },
+        )
+    }
+}
+
+/// The launch of [`pack_thread_baseline`] over `sections`: one thread a section.
+pub const fn plan_thread_baseline(sections: u64) -> LaunchShape {
+    LaunchShape::linear(super::partition::blocks_for(sections), ALIAS_BLOCK_THREADS, 0)
+}
+
+/// The launch of [`pack_block_shared`] over `sections`, prefix words of `word` bytes: one block
+/// a section.
+pub const fn plan_block_shared(sections: u64, word: usize) -> LaunchShape {
+    LaunchShape::linear(sections, SHARED_PACK_THREADS, shared_pack_bytes(word))
+}
+
+/// The launch of [`pack_block_chunked`] over `sections`: one thread a section.
+pub const fn plan_block_chunked(sections: u64) -> LaunchShape {
+    let threads = CHUNKED_PACK_THREADS;
+    LaunchShape::linear(sections.div_ceil(threads as u64), threads, chunked_pack_bytes())
 }

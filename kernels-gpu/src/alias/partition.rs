@@ -19,6 +19,7 @@ use super::quantizer::{Quantizer, quantize};
 use super::sweep::{Entry, Shape, Weight};
 use crate::block::reduce::reduce;
 use crate::block::scan::exclusive_scan;
+use crate::launch::LaunchShape;
 use crate::op::Sum;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, sync_threads, thread_x};
@@ -78,13 +79,33 @@ fn my_sums(shape: &Shape, q: &[u64; ITEMS], items: u64) -> (u64, u64, u64) {
     (count, lq, hq)
 }
 
+crate::kernel! {
+    /// Parameters of [`tile_total`].
+    pub struct TileTotal<F: Weight> {
+        /// The `n` weights, quantized by `quantizer`.
+        pub weights: *const F,
+        pub n: u64,
+        pub quantizer: Quantizer,
+        /// One quantized weight per tile.
+        pub tile_q: *mut u64,
+    }
+    /// Each tile's quantized weight.
+    fn tile_total => alias_tile_total_f32<f32>, alias_tile_total_f64<f64>;
+}
+
 /// Tile `b`'s quantized weight to `tile_q[b]`.
 ///
 /// # Safety
 /// `weights` holds `n` elements, `tile_q` one per tile; one block of [`ALIAS_BLOCK_THREADS`]
 /// per tile with [`TILE_SUM_BYTES`] of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn tile_total<F: Weight>(weights: *const F, n: u64, z: Quantizer, tile_q: *mut u64) {
+pub unsafe fn tile_total<F: Weight>(p: TileTotal<F>) {
+    let TileTotal {
+        weights,
+        n,
+        quantizer: z,
+        tile_q,
+    } = p;
     // SAFETY: as the contract above; every thread reaches the reduction.
     unsafe {
         let q: u64 = my_weights(weights, n, z).0.iter().sum();
@@ -138,13 +159,36 @@ impl TileScans {
 /// Sums per tile of [`tile_counts`]: light items, their quantized weight, the heavy items'.
 pub const TILE_COUNTS: usize = 3;
 
+crate::kernel! {
+    /// Parameters of [`tile_counts`].
+    pub struct TileCounts<F: Weight> {
+        /// The `n` weights, quantized by `quantizer`.
+        pub weights: *const F,
+        pub n: u64,
+        pub quantizer: Quantizer,
+        /// Their total quantized weight.
+        pub total: u64,
+        /// The tiles' sums, laid out as [`TileScans`] reads them.
+        pub sums: *mut u64,
+    }
+    /// Each tile's light items, their weight and its heavy items' weight.
+    fn tile_counts => alias_tile_counts_f32<f32>, alias_tile_counts_f64<f64>;
+}
+
 /// Tile `b`'s light items, their quantized weight and its heavy items' weight to `sums` (at
 /// [`TileScans::slot`]), for items of total quantized weight `total`.
 ///
 /// # Safety
 /// As for [`tile_total`], with `sums` holding `TILE_COUNTS·(tiles + 1)` words.
 #[inline(always)]
-pub unsafe fn tile_counts<F: Weight>(weights: *const F, n: u64, z: Quantizer, total: u64, sums: *mut u64) {
+pub unsafe fn tile_counts<F: Weight>(p: TileCounts<F>) {
+    let TileCounts {
+        weights,
+        n,
+        quantizer: z,
+        total,
+        sums,
+    } = p;
     let shape = Shape::whole(n, 0, total);
     // SAFETY: as the contract above; every thread reaches the reductions.
     unsafe {
@@ -239,6 +283,30 @@ pub unsafe fn stage_tile<F: Weight>(weights: *const F, n: u64, z: Quantizer, tot
     }
 }
 
+crate::kernel! {
+    /// Parameters of [`partition`].
+    pub struct Partition<F: Weight, E: EntrySink> {
+        /// The `n` weights, quantized by `quantizer`.
+        pub weights: *const F,
+        pub n: u64,
+        pub quantizer: Quantizer,
+        /// Their total quantized weight.
+        pub total: u64,
+        /// The [`TileScans`] of [`tile_counts`]' sums.
+        pub scans: *const u64,
+        /// Where the partitioned items go: entries, or indices only.
+        pub entries: E,
+        /// The `n + 1` prefix sums.
+        pub prefix: *mut u64,
+        /// The count of light items.
+        pub n_light: *mut u32,
+    }
+    /// The partition, weights beside indices.
+    fn partition => alias_partition_f32<f32, *mut Entry>, alias_partition_f64<f64, *mut Entry>;
+    /// The partition, indices only.
+    fn partition => alias_partition_indices_f32<f32, *mut u32>, alias_partition_indices_f64<f64, *mut u32>;
+}
+
 /// Writes tile `b`'s entries (to either layout) and their prefix sums in the partitioned order,
 /// given the [`TileScans`] of [`tile_counts`]' sums, and `n_light` and `prefix[n] = total` from
 /// block 0.
@@ -248,17 +316,17 @@ pub unsafe fn stage_tile<F: Weight>(weights: *const F, n: u64, z: Quantizer, tot
 /// these weights; one block of [`ALIAS_BLOCK_THREADS`] per tile with [`partition_bytes`] of
 /// dynamic shared memory.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn partition<F: Weight, E: EntrySink>(
-    weights: *const F,
-    n: u64,
-    z: Quantizer,
-    total: u64,
-    scans: *const u64,
-    entries: E,
-    prefix: *mut u64,
-    n_light_out: *mut u32,
-) {
+pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
+    let Partition {
+        weights,
+        n,
+        quantizer: z,
+        total,
+        scans,
+        entries,
+        prefix,
+        n_light: n_light_out,
+    } = p;
     let (b, t) = (block_x() as u64, thread_x() as u64);
     let scans = TileScans {
         scans,
@@ -292,75 +360,28 @@ pub unsafe fn partition<F: Weight, E: EntrySink>(
     }
 }
 
-macro_rules! tile_kernels {
-    ($($f:ty => $total:ident, $counts:ident;)*) => {$(
-        $crate::kernel! {
-            /// [`tile_total`] of these weights.
-            ///
-            /// # Safety
-            /// As for [`tile_total`].
-            pub unsafe fn $total(weights: *const $f, n: u64, shift: i32, scale: f64, tile_q: *mut u64) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { tile_total(weights, n, Quantizer { shift, scale }, tile_q) }
-            }
-        }
-        $crate::kernel! {
-            /// [`tile_counts`] of these weights.
-            ///
-            /// # Safety
-            /// As for [`tile_counts`].
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $counts(
-                weights: *const $f,
-                n: u64,
-                shift: i32,
-                scale: f64,
-                total: u64,
-                sums: *mut u64,
-            ) {
-                let z = Quantizer { shift, scale };
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { tile_counts(weights, n, z, total, sums) }
-            }
-        }
-    )*};
-}
-tile_kernels! {
-    f32 => alias_tile_total_f32, alias_tile_counts_f32;
-    f64 => alias_tile_total_f64, alias_tile_counts_f64;
+/// One block of [`ALIAS_BLOCK_THREADS`] per tile of `n` items, with `shared_bytes` each: the
+/// shape of every pass over the tiles.
+pub const fn plan_tiles(n: u64, shared_bytes: u32) -> LaunchShape {
+    LaunchShape::linear(n.div_ceil(PARTITION_TILE), ALIAS_BLOCK_THREADS, shared_bytes)
 }
 
-macro_rules! partition_kernels {
-    ($($name:ident: $f:ty, $sink:ty, $what:literal;)*) => {$(
-        $crate::kernel! {
-            #[doc = concat!("[`partition`] of these weights, ", $what, ".")]
-            ///
-            /// # Safety
-            /// As for [`partition`].
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $name(
-                weights: *const $f,
-                n: u64,
-                shift: i32,
-                scale: f64,
-                total: u64,
-                scans: *const u64,
-                entries: $sink,
-                prefix: *mut u64,
-                n_light: *mut u32,
-            ) {
-                let z = Quantizer { shift, scale };
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { partition(weights, n, z, total, scans, entries, prefix, n_light) }
-            }
-        }
-    )*};
+impl<F: Weight> TileTotal<F> {
+    pub const fn plan(&self) -> LaunchShape {
+        plan_tiles(self.n, TILE_SUM_BYTES)
+    }
 }
-partition_kernels! {
-    alias_partition_f32: f32, *mut Entry, "weights beside indices";
-    alias_partition_f64: f64, *mut Entry, "weights beside indices";
-    alias_partition_indices_f32: f32, *mut u32, "indices only";
-    alias_partition_indices_f64: f64, *mut u32, "indices only";
+
+impl<F: Weight> TileCounts<F> {
+    pub const fn plan(&self) -> LaunchShape {
+        plan_tiles(self.n, TILE_SUM_BYTES)
+    }
+}
+
+impl<F: Weight, E: EntrySink> Partition<F, E> {
+    pub const fn plan(&self) -> LaunchShape {
+        plan_tiles(self.n, partition_bytes())
+    }
 }
 
 /// Blocks for a grid-stride pass over `n` items (at least one).
@@ -369,35 +390,41 @@ pub const fn blocks_for(n: u64) -> u64 {
     if b == 0 { 1 } else { b }
 }
 
-macro_rules! check_kernels {
-    ($($name:ident: $f:ty, $v:literal;)*) => {$(
-        $crate::kernel! {
-            /// The first pass of the weights' sum (as `reduce_sum`, the same order, so the
-            /// same bits) that also lowers `first_bad` to the index of every weight that is
-            /// negative, NaN or infinite (the caller starts it at `u64::MAX`).
-            ///
-            /// # Safety
-            /// As for `reduce_sum`; `first_bad` is one u64.
-            pub unsafe fn $name(weights: *const $f, n: u64, partials: *mut $f, first_bad: *mut u64) {
-                let mut first = u64::MAX;
-                // SAFETY: forwarded to the launch contract above; `first_bad` is only
-                // touched atomically.
-                unsafe {
-                    crate::device::reduce::reduce_partials::<$f, $f, _, $v>(weights, n, partials, Sum, |i, w| {
-                        if !(w >= 0.0 && w.is_finite()) {
-                            first = first.min(i);
-                        }
-                        w
-                    });
-                    if first != u64::MAX {
-                        crate::simt::atomic::min_u64(first_bad, first);
-                    }
-                }
-            }
-        }
-    )*};
+crate::kernel! {
+    /// Parameters of [`check_sum`].
+    pub struct CheckSum<F: Weight> {
+        /// The `n` weights.
+        pub weights: *const F,
+        pub n: u64,
+        /// One partial sum per block.
+        pub partials: *mut F,
+        /// The least index of a bad weight; the caller starts it at `u64::MAX`.
+        pub first_bad: *mut u64,
+    }
+    fn check_sum::<f32, 4> => alias_check_sum_f32<f32>;
+    fn check_sum::<f64, 2> => alias_check_sum_f64<f64>;
 }
-check_kernels! {
-    alias_check_sum_f32: f32, 4;
-    alias_check_sum_f64: f64, 2;
+
+/// The first pass of the weights' sum (as `reduce_sum` with `V`-element vectors, the same
+/// order, so the same bits) that also lowers `first_bad` to the index of every weight that is
+/// negative, NaN or infinite.
+///
+/// # Safety
+/// As for `reduce_sum`; `first_bad` is one u64.
+#[inline(always)]
+pub unsafe fn check_sum<F: Weight, const V: usize>(p: CheckSum<F>) {
+    let mut first = u64::MAX;
+    // SAFETY: forwarded to the launch contract above; `first_bad` is only touched atomically.
+    unsafe {
+        crate::device::reduce::reduce_partials::<F, F, _, V>(p.weights, p.n, p.partials, Sum, |i, w| {
+            let x = w.to_f64();
+            if !(x >= 0.0 && x.is_finite()) {
+                first = first.min(i);
+            }
+            w
+        });
+        if first != u64::MAX {
+            crate::simt::atomic::min_u64(p.first_bad, first);
+        }
+    }
 }

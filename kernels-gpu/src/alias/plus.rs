@@ -22,11 +22,12 @@
 //! items (the paper's threshold for promising tiles).
 
 use super::ALIAS_BLOCK_THREADS;
-use super::partition::{PARTITION_TILE, StagedTile, TileScans, stage_tile};
+use super::partition::{PARTITION_TILE, StagedTile, TileScans, partition_bytes, plan_tiles, stage_tile};
 use super::quantizer::Quantizer;
 use super::split::{heavy_range, search, spill};
 use super::sweep::{Cursor, Entry, Row, RowOf, Shape, Weight, rows};
 use crate::block::reduce::reduce;
+use crate::launch::LaunchShape;
 use crate::op::Sum;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, thread_x};
@@ -262,6 +263,24 @@ impl Greedy {
     }
 }
 
+crate::kernel! {
+    /// Parameters of [`greedy_tiles`].
+    pub struct GreedyTiles<F: Weight> {
+        /// The `n` weights, quantized by `quantizer`.
+        pub weights: *const F,
+        pub n: u64,
+        pub quantizer: Quantizer,
+        /// Their total quantized weight.
+        pub total: u64,
+        /// The tiles' [`LEFTOVER_SUMS`].
+        pub sums: *mut u64,
+        /// The `n` rows of the table.
+        pub table: *mut Row<F>,
+    }
+    /// PSA+'s greedy rows within each tile.
+    fn greedy_tiles => alias_greedy_tiles_f32<f32>, alias_greedy_tiles_f64<f64>;
+}
+
 /// PSA+ pass 2 (in place of PSA's tile counts): stages tile `b`, writes its greedy rows to
 /// `table` (each thread a consecutive share of them) and its [`LEFTOVER_SUMS`] to `sums` (at
 /// [`TileScans::slot`]).
@@ -271,14 +290,15 @@ impl Greedy {
 /// is these weights' quantized total; one block of [`ALIAS_BLOCK_THREADS`] per tile with
 /// [`super::partition::partition_bytes`] of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn greedy_tiles<F: Weight>(
-    weights: *const F,
-    n: u64,
-    z: Quantizer,
-    total: u64,
-    sums: *mut u64,
-    table: *mut Row<F>,
-) {
+pub unsafe fn greedy_tiles<F: Weight>(p: GreedyTiles<F>) {
+    let GreedyTiles {
+        weights,
+        n,
+        quantizer: z,
+        total,
+        sums,
+        table,
+    } = p;
     let whole = Shape::whole(n, 0, total);
     let (b, t, threads) = (block_x() as u64, thread_x() as u64, ALIAS_BLOCK_THREADS as u64);
     // SAFETY: as the contract above: rows written for the tile's own items, each once (the
@@ -302,6 +322,27 @@ pub unsafe fn greedy_tiles<F: Weight>(
     }
 }
 
+crate::kernel! {
+    /// Parameters of [`partition_leftovers`].
+    pub struct PartitionLeftovers<F: Weight> {
+        /// The `n` weights, quantized by `quantizer`.
+        pub weights: *const F,
+        pub n: u64,
+        pub quantizer: Quantizer,
+        /// Their total quantized weight.
+        pub total: u64,
+        /// The [`TileScans`] of [`greedy_tiles`]' sums.
+        pub scans: *const u64,
+        /// The leftovers' entries and `[Σq, Σrem]` prefix sums.
+        pub entries: *mut Entry,
+        pub prefix: *mut [u64; 2],
+        /// Light leftovers and all leftovers.
+        pub counts: *mut u32,
+    }
+    /// PSA+'s leftovers, partitioned.
+    fn partition_leftovers => alias_partition_leftovers_f32<f32>, alias_partition_leftovers_f64<f64>;
+}
+
 /// PSA+ pass 3 (in place of PSA's partition): stages tile `b` again, finds the same greedy
 /// stop, and writes its leftovers, entries and `[Σq, Σrem]` prefix sums, after the leftovers
 /// of the tiles before it (light ones from 0, heavy ones after every light one), given the
@@ -312,17 +353,17 @@ pub unsafe fn greedy_tiles<F: Weight>(
 /// As for [`greedy_tiles`], with `scans` as described, `entries` and `prefix` room for every
 /// leftover (`n` and `n + 1` suffice) and `counts` two words.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn partition_leftovers<F: Weight>(
-    weights: *const F,
-    n: u64,
-    z: Quantizer,
-    total: u64,
-    scans: *const u64,
-    entries: *mut Entry,
-    prefix: *mut [u64; 2],
-    counts: *mut u32,
-) {
+pub unsafe fn partition_leftovers<F: Weight>(p: PartitionLeftovers<F>) {
+    let PartitionLeftovers {
+        weights,
+        n,
+        quantizer: z,
+        total,
+        scans,
+        entries,
+        prefix,
+        counts,
+    } = p;
     let whole = Shape::whole(n, 0, total);
     let (b, t) = (block_x() as u64, thread_x() as u64);
     let scans = TileScans {
@@ -363,53 +404,14 @@ pub unsafe fn partition_leftovers<F: Weight>(
     }
 }
 
-macro_rules! plus_kernels {
-    ($($f:ty => $greedy:ident, $leftovers:ident;)*) => {$(
-        $crate::kernel! {
-            /// [`greedy_tiles`] of these weights.
-            ///
-            /// # Safety
-            /// As for [`greedy_tiles`].
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $greedy(
-                weights: *const $f,
-                n: u64,
-                shift: i32,
-                scale: f64,
-                total: u64,
-                sums: *mut u64,
-                table: *mut Row<$f>,
-            ) {
-                let z = Quantizer { shift, scale };
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { greedy_tiles(weights, n, z, total, sums, table) }
-            }
-        }
-        $crate::kernel! {
-            /// [`partition_leftovers`] of these weights.
-            ///
-            /// # Safety
-            /// As for [`partition_leftovers`].
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $leftovers(
-                weights: *const $f,
-                n: u64,
-                shift: i32,
-                scale: f64,
-                total: u64,
-                scans: *const u64,
-                entries: *mut Entry,
-                prefix: *mut [u64; 2],
-                counts: *mut u32,
-            ) {
-                let z = Quantizer { shift, scale };
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { partition_leftovers(weights, n, z, total, scans, entries, prefix, counts) }
-            }
-        }
-    )*};
+impl<F: Weight> GreedyTiles<F> {
+    pub const fn plan(&self) -> LaunchShape {
+        plan_tiles(self.n, partition_bytes())
+    }
 }
-plus_kernels! {
-    f32 => alias_greedy_tiles_f32, alias_partition_leftovers_f32;
-    f64 => alias_greedy_tiles_f64, alias_partition_leftovers_f64;
+
+impl<F: Weight> PartitionLeftovers<F> {
+    pub const fn plan(&self) -> LaunchShape {
+        plan_tiles(self.n, partition_bytes())
+    }
 }

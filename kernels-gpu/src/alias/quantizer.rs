@@ -27,6 +27,7 @@ pub fn quantize(w: f64, shift: i32, scale: f64) -> u64 {
 
 /// How to quantize weights: `quantize(w, shift, scale)` (see [`quantize_params`]).
 #[derive(Clone, Copy)]
+#[repr(C)]
 pub struct Quantizer {
     pub shift: i32,
     pub scale: f64,

@@ -5,8 +5,9 @@
 //! every engine give the same samples for the same key and counter.
 
 use super::sweep::{Row, Weight};
+use crate::launch::LaunchShape;
 use crate::rng::permute::Permutation;
-use crate::rng::philox::{counter_add, philox4x32_10};
+use crate::rng::philox::{Stream, counter_add, philox4x32_10};
 use crate::simt::math::mul_hi_lo;
 use crate::simt::{global_x, grid_threads_x};
 
@@ -200,47 +201,50 @@ pub fn draw_pair<F: Weight>(
     [draw(0, n, r[0], &read), draw(0, n, r[1], &read)]
 }
 
-/// The key and counter of a launch's samples from its three u64 parameters.
-#[inline(always)]
-pub fn stream(key: u64, counter_lo: u64, counter_hi: u64) -> ([u32; 2], [u32; 4]) {
-    let key = [key as u32, (key >> 32) as u32];
-    let counter = [
-        counter_lo as u32,
-        (counter_lo >> 32) as u32,
-        counter_hi as u32,
-        (counter_hi >> 32) as u32,
-    ];
-    (key, counter)
+crate::kernel! {
+    /// Parameters of the baseline sampler.
+    pub struct Sample<F: Weight> {
+        /// The `n > 0` rows, whose aliases are below `n`.
+        pub table: *const Row<F>,
+        pub n: u64,
+        /// Where the `s` samples go, as `output` says.
+        pub out: *mut u32,
+        pub s: u64,
+        pub stream: Stream,
+        /// [`OUTPUT_IN_ORDER`], [`OUTPUT_FOLDED`] or [`OUTPUT_SHUFFLED`].
+        pub output: u32,
+    }
+    /// The paper's baseline sampler.
+    fn sample_baseline => alias_sample_baseline_f32<f32>, alias_sample_baseline_f64<f64>;
 }
 
-macro_rules! sample_kernels {
-    ($($name:ident: $f:ty),*) => {$(
-        $crate::kernel! {
-            /// Draws samples `0..s` with replacement (the paper's baseline: a random row, then
-            /// its item or alias), a grid-stride loop, into `out` as `output` says
-            /// ([`OUTPUT_IN_ORDER`] or [`OUTPUT_FOLDED`]).
-            ///
-            /// # Safety
-            /// `table` holds `n > 0` rows whose aliases are below `n`, `out` `s` elements.
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $name(
-                table: *const Row<$f>,
-                n: u64,
-                out: *mut u32,
-                s: u64,
-                key: u64,
-                counter_lo: u64,
-                counter_hi: u64,
-                output: u32,
-            ) {
-                let (key, counter) = stream(key, counter_lo, counter_hi);
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { with_sink!(output, out, s, key, |sink| draw_all(table, n, s, key, counter, sink)) }
-            }
-        }
-    )*};
+impl<F: Weight> Sample<F> {
+    /// A thread a sample at most; the host caps the grid at the blocks that fit the device at
+    /// once (the loop is grid-stride, a pair a thread a step).
+    pub const fn plan(&self) -> LaunchShape {
+        LaunchShape::linear(
+            super::partition::blocks_for(self.s),
+            super::ALIAS_BLOCK_THREADS,
+            0,
+        )
+    }
 }
-sample_kernels!(alias_sample_baseline_f32: f32, alias_sample_baseline_f64: f64);
+
+/// Draws samples `0..s` with replacement (the paper's baseline: a random row, then its item or
+/// alias), a grid-stride loop, into `out` as `output` says.
+///
+/// # Safety
+/// `table` holds `n > 0` rows whose aliases are below `n`, `out` `s` elements.
+#[inline(always)]
+pub unsafe fn sample_baseline<F: Weight>(p: Sample<F>) {
+    let Stream { key, counter } = p.stream;
+    // SAFETY: forwarded to the launch contract above.
+    unsafe {
+        with_sink!(p.output, p.out, p.s, key, |sink| draw_all(
+            p.table, p.n, p.s, key, counter, sink
+        ))
+    }
+}
 
 /// The baseline's grid-stride loop: thread `g` draws pairs `g`, `g + threads`, ... into `sink`.
 ///

@@ -6,7 +6,7 @@
 //! How many of the `s` samples fall into each section is multinomial; as in Algorithm R it is
 //! split recursively, halving the sections each level with a binomial deviate keyed by the
 //! tree node, so each section's count and output offset follow from descending from the root,
-//! without communication: one thread per section does it ([`alias_section_shares`](fn@alias_section_shares)) before
+//! without communication: one thread per section does it ([`section_shares`]) before
 //! the sampler runs. The deviate is exact (inversion) while
 //! `min(np, n(1 − p)) < 100` and the normal approximation (skewness below 0.1) above.
 //!
@@ -14,9 +14,12 @@
 //! `t` of the grouped order goes to position `π(t)` of a keyed random permutation
 //! ([`crate::rng::permute::Permutation`]), at the cost of scattered 4-byte stores.
 
+use super::ALIAS_BLOCK_THREADS;
 use super::sample::{Sink, draw, keeps, locate, pair_numbers, with_sink};
 use super::sweep::{Row, Weight};
-use crate::rng::philox::{counter_add, philox4x32_10};
+use crate::launch::{LaunchShape, Limits};
+use crate::policy::SHARED_SAMPLER_BLOCKS_PER_SM;
+use crate::rng::philox::{Stream, counter_add, philox4x32_10};
 use crate::simt::math::FastMath;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_dim_x, block_x, global_x, sync_threads, thread_x};
@@ -103,38 +106,44 @@ pub struct Launch {
     pub key: [u32; 2],
     pub counter: [u32; 4],
     pub section_rows: u64,
-    /// Each section's count and offset, by [`alias_section_shares`](fn@alias_section_shares).
+    /// Each section's count and offset, by [`section_shares`].
     pub shares: *const [u64; 2],
     /// An `OUTPUT_*` code of [`super::sample`].
     pub output: u32,
 }
 
 crate::kernel! {
-    /// Each section's share of `s` samples, `shares[b] = [count, offset]` ([`section_share`]),
-    /// one thread per section. Apart from the samplers because the tree's floating-point
-    /// descent needs 25 registers more than the sampling loop: in the sampler it held the
-    /// H100 to 4 blocks per multiprocessor instead of 8.
-    ///
-    /// # Safety
-    /// `shares` holds `sections` pairs.
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn alias_section_shares(
-        s: u64,
-        n: u64,
-        key: u64,
-        counter_lo: u64,
-        counter_hi: u64,
-        section_rows: u64,
-        sections: u64,
-        shares: *mut [u64; 2],
-    ) {
-        let (key, counter) = super::sample::stream(key, counter_lo, counter_hi);
-        let b = global_x();
-        if b < sections {
-            let (count, offset) = section_share(s, n, section_rows, sections, b, key, counter);
-            // SAFETY: `b < sections`.
-            unsafe { *shares.add(b as usize) = [count, offset] };
-        }
+    /// Parameters of [`section_shares`].
+    pub struct SectionShares {
+        /// Samples drawn from a table of `n` rows.
+        pub s: u64,
+        pub n: u64,
+        pub stream: Stream,
+        /// Rows of each section but the last, and the sections.
+        pub section_rows: u64,
+        pub sections: u64,
+        /// One `[count, offset]` pair per section.
+        pub shares: *mut [u64; 2],
+    }
+    /// Each section's share of the samples.
+    fn section_shares => alias_section_shares;
+}
+
+/// Each section's share of `s` samples, `shares[b] = [count, offset]` ([`section_share`]), one
+/// thread per section. Apart from the samplers because the tree's floating-point descent needs
+/// 25 registers more than the sampling loop: in the sampler it held the H100 to 4 blocks per
+/// multiprocessor instead of 8.
+///
+/// # Safety
+/// `shares` holds `sections` pairs.
+#[inline(always)]
+pub unsafe fn section_shares(p: SectionShares) {
+    let Stream { key, counter } = p.stream;
+    let b = global_x();
+    if b < p.sections {
+        let (count, offset) = section_share(p.s, p.n, p.section_rows, p.sections, b, key, counter);
+        // SAFETY: `b < sections`.
+        unsafe { *p.shares.add(b as usize) = [count, offset] };
     }
 }
 
@@ -284,10 +293,11 @@ pub const fn shared_section_rows(n: u64, shared_bytes: u32) -> u64 {
 ///
 /// # Safety
 /// `table` holds `n` rows, `out` `s` elements; one block per section (`sections =
-/// ceil(n / section_rows)`), and `shares` their shares by [`alias_section_shares`](fn@alias_section_shares) of the same
+/// ceil(n / section_rows)`), and `shares` their shares by [`section_shares`] of the same
 /// `s`, `n`, key, counter and sections.
 #[inline(always)]
-pub unsafe fn sample_cached<F: Weight>(table: *const Row<F>, l: Launch) {
+pub unsafe fn sample_cached<F: Weight>(p: Sectioned<F>) {
+    let (table, l) = (p.table, p.launch());
     // SAFETY: rows of the block's section; outputs below `s`.
     unsafe {
         sample_section(l, |first, rows, r| {
@@ -303,7 +313,8 @@ pub unsafe fn sample_cached<F: Weight>(table: *const Row<F>, l: Launch) {
 /// As for [`sample_cached`], with at least `shared_section_bytes(section_rows)` bytes of
 /// dynamic shared memory (the host reserves more, to limit residency).
 #[inline(always)]
-pub unsafe fn sample_shared<F: Weight>(table: *const Row<F>, l: Launch) {
+pub unsafe fn sample_shared<F: Weight>(p: Sectioned<F>) {
+    let (table, l) = (p.table, p.launch());
     let first = block_x() as u64 * l.section_rows;
     let rows = l.section_rows.min(l.n - first);
     // SAFETY: the launch gives the section's bytes of shared memory; rows copied are the
@@ -323,40 +334,92 @@ pub unsafe fn sample_shared<F: Weight>(table: *const Row<F>, l: Launch) {
     }
 }
 
-macro_rules! sectioned_kernels {
-    ($($name:ident: $f:ty => $body:ident;)*) => {$(
-        $crate::kernel! {
-            #[doc = concat!("Sectioned sampling by [`", stringify!($body), "`], into `out` as `output`")]
-            /// says (grouped by section, shuffled or folded: see [`super::sample::Sink`]).
-            ///
-            /// # Safety
-            #[doc = concat!("As for [`", stringify!($body), "`].")]
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $name(
-                table: *const Row<$f>,
-                n: u64,
-                out: *mut u32,
-                s: u64,
-                key: u64,
-                counter_lo: u64,
-                counter_hi: u64,
-                section_rows: u64,
-                shares: *const [u64; 2],
-                output: u32,
-            ) {
-                let (key, counter) = super::sample::stream(key, counter_lo, counter_hi);
-                let launch = Launch { n, out, s, key, counter, section_rows, shares, output };
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { $body(table, launch) }
-            }
-        }
-    )*};
+crate::kernel! {
+    /// Parameters of the sectioned samplers.
+    pub struct Sectioned<F: Weight> {
+        /// The `n` rows.
+        pub table: *const Row<F>,
+        pub n: u64,
+        /// Where the `s` samples go, as `output` says.
+        pub out: *mut u32,
+        pub s: u64,
+        pub stream: Stream,
+        /// Rows of each section but the last.
+        pub section_rows: u64,
+        /// Each section's count and offset, by [`section_shares`].
+        pub shares: *const [u64; 2],
+        /// An `OUTPUT_*` code of [`super::sample`].
+        pub output: u32,
+    }
+    /// Sectioned sampling through the cache, grouped by section, shuffled or folded.
+    fn sample_cached => alias_sample_cached_f32<f32>, alias_sample_cached_f64<f64>;
+    /// Sectioned sampling from shared memory, grouped by section, shuffled or folded.
+    fn sample_shared => alias_sample_shared_f32<f32>, alias_sample_shared_f64<f64>;
 }
-sectioned_kernels! {
-    alias_sample_cached_f32: f32 => sample_cached;
-    alias_sample_cached_f64: f64 => sample_cached;
-    alias_sample_shared_f32: f32 => sample_shared;
-    alias_sample_shared_f64: f64 => sample_shared;
+
+impl<F: Weight> Sectioned<F> {
+    /// What every sectioned sampler's blocks share.
+    #[inline(always)]
+    fn launch(&self) -> Launch {
+        Launch {
+            n: self.n,
+            out: self.out,
+            s: self.s,
+            key: self.stream.key,
+            counter: self.stream.counter,
+            section_rows: self.section_rows,
+            shares: self.shares,
+            output: self.output,
+        }
+    }
+}
+
+impl SectionShares {
+    /// One thread a section.
+    pub const fn plan(&self) -> LaunchShape {
+        LaunchShape::linear(
+            super::partition::blocks_for(self.sections),
+            ALIAS_BLOCK_THREADS,
+            0,
+        )
+    }
+}
+
+/// Where the sectioned samplers keep their sections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SectionSource {
+    /// The table in global memory, through the cache ([`sample_cached`]).
+    Cached,
+    /// The same, with shared memory reserved so that one block runs per multiprocessor.
+    CachedLimited,
+    /// A copy in shared memory ([`sample_shared`]).
+    Shared,
+}
+
+/// Rows per section and dynamic shared memory of the sectioned samplers of a table of `n`
+/// rows; `section_rows` is the caller's choice for the cached samplers.
+pub const fn section_plan(source: SectionSource, n: u64, section_rows: u64, limits: &Limits) -> (u64, u32) {
+    match source {
+        SectionSource::Cached => (section_rows, 0),
+        SectionSource::CachedLimited => (section_rows, limits.shared_per_block_optin),
+        SectionSource::Shared => {
+            let rows = shared_section_rows(n, limits.shared_per_block);
+            let cap = limits.shared_for_blocks_per_multiprocessor(SHARED_SAMPLER_BLOCKS_PER_SM);
+            let bytes = shared_section_bytes(rows);
+            (rows, if bytes > cap { bytes } else { cap })
+        }
+    }
+}
+
+impl<F: Weight> Sectioned<F> {
+    /// One block a section, with `shared_bytes` of dynamic shared memory.
+    pub const fn plan(&self, shared_bytes: u32) -> LaunchShape {
+        LaunchShape::linear(
+            self.n.div_ceil(self.section_rows),
+            ALIAS_BLOCK_THREADS,
+            shared_bytes,
+        )
+    }
 }
 
 #[cfg(test)]

@@ -13,8 +13,10 @@
 //! weights (u64, `N·q` scaled units each); the PSA step of PSA+ scans pairs (Σq, Σrem), since
 //! the items the greedy sweep left partly used weigh `N·q + rem` ([`PrefixWord`]).
 
+use super::ALIAS_BLOCK_THREADS;
 use super::sweep::{Entry, Shape, Split};
 use crate::block;
+use crate::launch::LaunchShape;
 use crate::op::Sum;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{WARP_SIZE, block_dim_x, block_x, global_x, thread_x};
@@ -155,6 +157,28 @@ pub fn section_start(shape: &Shape, s: u64, rows_per_section: u64) -> u64 {
     (s * rows_per_section).min(shape.n)
 }
 
+crate::kernel! {
+    /// Parameters of the split kernels.
+    pub struct Splits<W: PrefixWord> {
+        /// The `shape.n + 1` prefix sums (PSA's, or of the PSA step of PSA+).
+        pub prefix: *const W,
+        pub shape: Shape,
+        /// Sections, and rows in each but the last.
+        pub sections: u64,
+        pub rows_per_section: u64,
+        /// One split per section boundary, `sections + 1` in all.
+        pub splits: *mut Split,
+    }
+    /// PSA's splits by binary search.
+    fn split_binary => alias_split_binary<u64>;
+    /// PSA's splits by partial p-ary search.
+    fn split_pary => alias_split_pary<u64>;
+    /// The splits of the PSA step of PSA+, by binary search.
+    fn split_binary => alias_split_binary_plus<[u64; 2]>;
+    /// The splits of the PSA step of PSA+, by partial p-ary search.
+    fn split_pary => alias_split_pary_plus<[u64; 2]>;
+}
+
 /// One split per section boundary, `splits[s]` for `s` in `0..=sections`, by binary search
 /// (the paper's baseline split), one thread a boundary.
 ///
@@ -162,13 +186,14 @@ pub fn section_start(shape: &Shape, s: u64, rows_per_section: u64) -> u64 {
 /// `prefix` holds `n + 1` sums, `splits` `sections + 1` entries; `rows_per_section *
 /// sections >= n`.
 #[inline(always)]
-pub unsafe fn split_binary<W: PrefixWord>(
-    shape: &Shape,
-    prefix: *const W,
-    sections: u64,
-    rows_per_section: u64,
-    splits: *mut Split,
-) {
+pub unsafe fn split_binary<W: PrefixWord>(p: Splits<W>) {
+    let Splits {
+        prefix,
+        ref shape,
+        sections,
+        rows_per_section,
+        splits,
+    } = p;
     let s = global_x();
     if s > sections {
         return;
@@ -250,13 +275,14 @@ pub unsafe fn search_pary(
 /// # Safety
 /// As for [`split_binary`], with one u64 of dynamic shared memory per warp.
 #[inline(always)]
-pub unsafe fn split_pary<W: PrefixWord>(
-    shape: &Shape,
-    prefix: *const W,
-    sections: u64,
-    rows_per_section: u64,
-    splits: *mut Split,
-) {
+pub unsafe fn split_pary<W: PrefixWord>(p: Splits<W>) {
+    let Splits {
+        prefix,
+        ref shape,
+        sections,
+        rows_per_section,
+        splits,
+    } = p;
     let first = block_x() as u64 * block_dim_x() as u64;
     let s = (first + thread_x() as u64).min(sections);
     let last = (first + block_dim_x() as u64 - 1).min(sections);
@@ -273,34 +299,11 @@ pub unsafe fn split_pary<W: PrefixWord>(
     }
 }
 
-macro_rules! split_kernels {
-    ($($name:ident: $word:ty => $body:ident, $what:literal;)*) => {$(
-        $crate::kernel! {
-            #[doc = concat!("The splits at every section boundary by [`", stringify!($body), "`], ", $what, ".")]
-            ///
-            /// # Safety
-            #[doc = concat!("As for [`", stringify!($body), "`].")]
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $name(
-                prefix: *const $word,
-                n: u64,
-                n_light: u64,
-                total: u64,
-                scale: u64,
-                sections: u64,
-                rows_per_section: u64,
-                splits: *mut Split,
-            ) {
-                let shape = Shape { n, n_light, total, scale };
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { $body(&shape, prefix, sections, rows_per_section, splits) }
-            }
-        }
-    )*};
-}
-split_kernels! {
-    alias_split_binary: u64 => split_binary, "PSA";
-    alias_split_pary: u64 => split_pary, "PSA";
-    alias_split_binary_plus: [u64; 2] => split_binary, "the PSA step of PSA+";
-    alias_split_pary_plus: [u64; 2] => split_pary, "the PSA step of PSA+";
+impl<W: PrefixWord> Splits<W> {
+    /// One thread a section boundary, with the p-ary search's u64 of shared memory per warp
+    /// (which the binary search leaves unused).
+    pub const fn plan(&self) -> LaunchShape {
+        let blocks = super::partition::blocks_for(self.sections + 1);
+        LaunchShape::linear(blocks, ALIAS_BLOCK_THREADS, ALIAS_BLOCK_THREADS / 32 * 8)
+    }
 }

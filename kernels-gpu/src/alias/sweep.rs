@@ -123,6 +123,7 @@ impl Weight for f64 {
 
 /// What every step of the construction knows about the partitioned items.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct Shape {
     /// Items (rows) of this sweep: the whole table for PSA, the greedy sweep's leftovers for
     /// the PSA step of PSA+, one tile's items for its greedy sweep.

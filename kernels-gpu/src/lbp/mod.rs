@@ -107,7 +107,7 @@ impl Plan {
 /// The histogram kernel of each input type, for host code generic over it.
 pub trait LbpKernels: Copy + PartialOrd {
     /// [`lbp_histogram_i32`](fn@histogram::lbp_histogram_i32) and its twins.
-    type Histogram: crate::kernel::Kernel<Args = histogram::Args<Self>>;
+    type Histogram: crate::kernel::Kernel<Params = histogram::Args<Self>>;
 }
 
 #[cfg(not(target_arch = "nvptx64"))]

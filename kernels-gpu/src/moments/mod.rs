@@ -257,9 +257,16 @@ crate::kernel! {
 
 crate::kernel_table! {
     /// The moments kernels of one input type (f32 or f64).
-    pub trait MomentsKernels: crate::num::Element; for f32, f64 {
-        Partials((*const Self, u64, *mut Summary)) = moments_partials_f32, moments_partials_f64;
-        Columns((*const Self, u64, u64, u64, *mut Summary, *mut f64)) =
-            columns::moments_columns_f32, columns::moments_columns_f64;
+    pub trait MomentsKernels: crate::num::Element {
+        Partials: (*const Self, u64, *mut Summary);
+        Columns: (*const Self, u64, u64, u64, *mut Summary, *mut f64);
+    }
+    f32 {
+        Partials = moments_partials_f32,
+        Columns = columns::moments_columns_f32,
+    }
+    f64 {
+        Partials = moments_partials_f64,
+        Columns = columns::moments_columns_f64,
     }
 }

@@ -78,3 +78,23 @@ mod tests {
         assert_eq!(counter_add([5, 0, 0, 0], u64::MAX), [4, 0, 1, 0]);
     }
 }
+
+/// One stream of Philox words: the key and the counter of its first block. A kernel that
+/// draws many numbers takes one as a parameter and counts blocks from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Stream {
+    pub key: [u32; 2],
+    pub counter: [u32; 4],
+}
+
+impl Stream {
+    /// The stream of a 64-bit key and a 128-bit counter, given as two words (low first).
+    pub fn from_words(key: u64, counter: [u64; 2]) -> Stream {
+        let [lo, hi] = counter;
+        Stream {
+            key: [key as u32, (key >> 32) as u32],
+            counter: [lo as u32, (lo >> 32) as u32, hi as u32, (hi >> 32) as u32],
+        }
+    }
+}

@@ -18,9 +18,9 @@ pub mod online;
 /// over it.
 pub trait BmuKernels: Copy {
     /// [`som_bmu_f32`](fn@bmu::som_bmu_f32) or [`som_bmu_f64`](fn@bmu::som_bmu_f64).
-    type Search: crate::kernel::Kernel<Args = bmu::Args>;
+    type Search: crate::kernel::Kernel<Params = bmu::Args>;
     /// [`som_online_f32`](fn@online::som_online_f32) or [`som_online_f64`](fn@online::som_online_f64).
-    type Online: crate::kernel::Kernel<Args = online::Args>;
+    type Online: crate::kernel::Kernel<Params = online::Args>;
 }
 
 #[cfg(not(target_arch = "nvptx64"))]

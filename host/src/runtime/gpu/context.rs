@@ -12,7 +12,7 @@ use super::readback::Readback;
 use super::staging::Staging;
 use crate::error::{Error, Result};
 use crate::runtime::scratch::ScratchSlots;
-use crate::runtime::shape::DeviceLimits;
+use crate::runtime::shape::{DeviceLimits, Limits};
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaStream};
 use std::collections::HashMap;
@@ -270,22 +270,24 @@ fn read_limits(ctx: &Arc<CudaContext>) -> Result<DeviceLimits> {
     Ok(DeviceLimits {
         name: ctx.name()?,
         compute_capability: ctx.compute_capability()?,
-        multiprocessors: get(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
-        max_threads_per_block: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-        max_block_dim: [
-            get(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
-            get(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
-            get(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
-        ],
-        max_grid_dim: [
-            get(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
-            get(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
-            get(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
-        ],
-        shared_per_block: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
-        shared_per_block_optin: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
-        shared_per_multiprocessor: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
-        shared_reserved_per_block: get(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?,
+        launch: Limits {
+            multiprocessors: get(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            max_threads_per_block: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_block_dim: [
+                get(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                get(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                get(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ],
+            max_grid_dim: [
+                get(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                get(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                get(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ],
+            shared_per_block: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            shared_per_block_optin: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+            shared_per_multiprocessor: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
+            shared_reserved_per_block: get(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?,
+        },
         total_memory: ctx.total_mem()?,
     })
 }

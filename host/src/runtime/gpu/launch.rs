@@ -1,10 +1,10 @@
 //! Launches on a GPU: the shape checked against the device, the kernel found by its PTX entry
-//! name in its area's module, its argument tuple pushed parameter by parameter.
+//! name in its area's module, its parameter struct pushed field by field.
 
 use super::Gpu;
 use super::module::Function;
 use crate::error::{Error, Result};
-use crate::runtime::args::Args;
+use crate::runtime::args::push_params;
 use crate::runtime::buffer::Memory;
 use crate::runtime::shape::LaunchShape;
 use bytemuck::Pod;
@@ -26,19 +26,16 @@ impl Gpu {
         function.ok_or_else(|| missing(format!("the {} module has no such entry point", area.name())))
     }
 
-    /// Launches `K` with `args` on the stream (asynchronously), after checking `shape` against
-    /// the device and raising the kernel's shared-memory limit where it needs more than the
-    /// default.
+    /// Launches `K` with `params` on the stream (asynchronously), after checking `shape`
+    /// against the device and raising the kernel's shared-memory limit where it needs more than
+    /// the default.
     ///
     /// # Safety
-    /// `args` and `shape` meet `K`'s contract, and every pointer in `args` addresses memory of
+    /// `params` and `shape` meet `K`'s contract, and every pointer in `params` addresses memory of
     /// this GPU that outlives the kernel (buffers are freed in stream order, so dropping them
     /// after this call is fine).
-    pub(crate) unsafe fn launch<K: Kernel>(&self, shape: LaunchShape, args: K::Args) -> Result<()>
-    where
-        K::Args: Args,
-    {
-        if let Some(reason) = shape.violation(self.limits()) {
+    pub(crate) unsafe fn launch<K: Kernel>(&self, shape: LaunchShape, params: K::Params) -> Result<()> {
+        if let Some(reason) = self.limits().refusal(&shape) {
             return Err(Error::LaunchShape {
                 kernel: K::NAME,
                 reason,
@@ -51,9 +48,9 @@ impl Gpu {
             shared_mem_bytes: shape.shared_bytes,
         };
         let mut launch = self.stream().launch_builder(&f.cuda);
-        args.push_all(&mut launch);
-        // SAFETY: the caller's contract; the parameters match `K`'s signature because `Args` is
-        // that signature's tuple.
+        push_params(&params, &mut launch);
+        // SAFETY: the caller's contract; the parameters match `K`'s entry because `K::Params`
+        // is the struct its entry takes field by field.
         unsafe { launch.launch(config) }?;
         Ok(())
     }
@@ -63,10 +60,10 @@ impl Gpu {
     /// host threads never lower it under each other, and once per device and process.
     fn function_with_shared<K: Kernel>(&self, shared_bytes: u32) -> Result<&Function> {
         let f = self.function::<K>()?;
-        if shared_bytes > self.limits().shared_per_block && !f.shared_raised.load(Ordering::Acquire) {
+        if shared_bytes > self.limits().launch.shared_per_block && !f.shared_raised.load(Ordering::Acquire) {
             f.cuda.set_attribute(
                 FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                self.limits().shared_per_block_optin as i32,
+                self.limits().launch.shared_per_block_optin as i32,
             )?;
             f.shared_raised.store(true, Ordering::Release);
         }
@@ -98,7 +95,7 @@ impl Gpu {
                 n
             }
         };
-        Ok(per_sm as u64 * self.limits().multiprocessors as u64)
+        Ok(per_sm as u64 * self.limits().launch.multiprocessors as u64)
     }
 
     /// A new device allocation of `len` elements, copied from `data` (through the staging
