@@ -5,7 +5,7 @@
 use super::race::SharedMemory;
 use super::warp::{Op, Pending, Warp};
 use super::{Launch, Misuse, Site, ThreadId, lanes, ranges};
-use crate::simt::Dim3;
+use crate::simt::types::Dim3;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};

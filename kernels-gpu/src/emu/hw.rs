@@ -5,8 +5,7 @@ pub use super::AccessKind;
 use super::block::current;
 use super::warp::Op;
 use super::{Access, Misuse, Site};
-use crate::simt::Dim3;
-use crate::simt::warp::{ShflMode, VoteMode};
+use crate::simt::types::{Dim3, ShflMode, VoteMode};
 use core::panic::Location;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 

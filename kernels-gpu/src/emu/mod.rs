@@ -25,7 +25,7 @@ pub(crate) mod hw;
 mod race;
 mod warp;
 
-use crate::simt::Dim3;
+use crate::simt::types::Dim3;
 use std::fmt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

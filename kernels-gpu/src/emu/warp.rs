@@ -4,7 +4,7 @@
 //! instruction would.
 
 use super::Site;
-use crate::simt::warp::{ShflMode, UNDEFINED_LANE_VALUE, VoteMode};
+use crate::simt::types::{ShflMode, UNDEFINED_LANE_VALUE, VoteMode};
 use std::fmt;
 
 /// A warp collective.

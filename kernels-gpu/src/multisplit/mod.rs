@@ -5,9 +5,9 @@
 //! CPU backend so that both compute the same buckets; [`digit_pass`] declares the kernels of the
 //! paper's direct, warp-level and block-level methods, built from one module per part: the pass
 //! and its bucket functions ([`pass`]), the pass's table ([`table`]), the [`histogram`] launch,
-//! the [`scatter`] launch and its writes (`scatter_warp`, `scatter_block`, `scatter_counted`),
-//! and the [`bounds`] launch. The tile loads, counts, ranking and staged write-out they use
-//! live in [`crate::block`].
+//! the [`scatter`] launch and its writes (`scatter_warp`, `scatter_block`, `scatter_counted`,
+//! and `lane_tile`, the ranked tile the scatter hands its writes), and the [`bounds`] launch.
+//! The tile loads, counts, ranking and staged write-out they use live in [`crate::block`].
 
 pub mod bounds;
 pub mod bucket;
@@ -15,6 +15,7 @@ pub mod digit_pass;
 pub mod histogram;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod kernels;
+mod lane_tile;
 pub mod pass;
 pub mod scatter;
 mod scatter_block;

@@ -7,6 +7,7 @@
 
 use super::Tile;
 use super::bucket::{BucketFn, Key};
+use super::lane_tile::LaneTile;
 use super::pass::Pass;
 use super::scatter_block::{moved_bytes, write_block_level};
 pub use super::scatter_counted::COUNTED_RADIX;
@@ -14,7 +15,7 @@ use super::scatter_counted::{counted_bytes, scatter_counted};
 use super::scatter_warp::write_warp_level;
 use super::table::TableParts;
 use crate::block::LaneLoad;
-use crate::block::rank::{Ranked, rank, warp_starts};
+use crate::block::rank::{rank, warp_starts};
 use crate::policy::multisplit::{HISTOGRAM_TILES, PREFETCH_AHEAD, TILE, WARPS, WINDOWS};
 use crate::simt::memory::prefetch_l2_block;
 use crate::simt::shared::SharedSlice;
@@ -51,17 +52,6 @@ pub const fn scatter_bytes(write: u32, radix: u32, key_bytes: u32, value_bytes: 
         COUNTED => counted_bytes(key_bytes, value_bytes),
         _ => rows + moved_bytes(radix) + WARPS * 4 + staged,
     }
-}
-
-/// A lane's keys and values of the tile after the ranking: what each write takes.
-pub(super) struct LaneTile<K, V> {
-    /// The lane's values (defaults past the end, and without values).
-    pub value: [V; WINDOWS],
-    /// The lane's keys (defaults past the end), each with its digit and rank among the warp's
-    /// keys of that digit.
-    pub ranked: Ranked<K, WINDOWS>,
-    /// The lane's windows that hold a key: key `k` is one when `k < windows`.
-    pub windows: u32,
 }
 
 /// A lane's keys of tile `tile` of `n` at `keys`, for [`rank`] to load.

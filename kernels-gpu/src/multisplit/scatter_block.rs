@@ -5,8 +5,8 @@
 //! block scan of the digit counts and one shared store and load a key on top of the direct write.
 
 use super::bucket::{BucketFn, Key};
+use super::lane_tile::LaneTile;
 use super::pass::Pass;
-use super::scatter::LaneTile;
 use crate::block::exchange::Staged;
 use crate::block::rank::warp_starts;
 use crate::block::scan::exclusive_scan;

@@ -4,8 +4,8 @@
 //! for stores that coalesce within each warp's runs; no block-wide step beyond the warp starts.
 
 use super::bucket::{BucketFn, Key};
+use super::lane_tile::LaneTile;
 use super::pass::Pass;
-use super::scatter::LaneTile;
 use crate::block::exchange::Staged;
 use crate::block::rank::warp_starts;
 use crate::op::Sum;

@@ -1,25 +1,10 @@
 //! Thread, block, grid, lane and warp indices.
 
 use super::hw;
+pub use super::types::Dim3;
 
 /// Lanes in a warp on every NVIDIA GPU warpkit supports.
 pub const WARP_SIZE: u32 = 32;
-
-/// A 3D extent or position, as the launch gave it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Dim3 {
-    pub x: u32,
-    pub y: u32,
-    pub z: u32,
-}
-
-impl Dim3 {
-    /// Threads (or blocks) in an extent.
-    #[inline(always)]
-    pub fn volume(self) -> u64 {
-        self.x as u64 * self.y as u64 * self.z as u64
-    }
-}
 
 /// `threadIdx`.
 #[inline(always)]

@@ -15,6 +15,7 @@ pub mod math;
 pub mod memory;
 pub mod shared;
 pub mod sync;
+pub mod types;
 pub mod warp;
 
 #[cfg(target_arch = "nvptx64")]
@@ -27,3 +28,4 @@ use crate::emu::hw;
 
 pub use index::*;
 pub use sync::*;
+pub use types::{Dim3, ShflMode, VoteMode};

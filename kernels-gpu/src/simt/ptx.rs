@@ -2,8 +2,7 @@
 //! inline PTX. The emulator (`crate::emu::hw`) provides the same functions on the host; the
 //! modules of [`crate::simt`] call only these.
 
-use super::index::Dim3;
-use super::warp::{ShflMode, VoteMode};
+use super::types::{Dim3, ShflMode, VoteMode};
 use core::arch::{asm, nvptx};
 
 macro_rules! dim3_reader {

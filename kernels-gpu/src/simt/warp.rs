@@ -8,38 +8,11 @@
 //! gives [`UNDEFINED_LANE_VALUE`] so that such reads show in the results.
 
 use super::hw;
+pub use super::types::{ShflMode, UNDEFINED_LANE_VALUE, VoteMode};
 use crate::op::Words;
 
 /// All 32 lanes.
 pub const FULL_MASK: u32 = u32::MAX;
-
-/// What the emulator returns for a 32-bit word shuffled from a lane outside the mask (a NaN as
-/// f32 and, doubled, as f64).
-pub const UNDEFINED_LANE_VALUE: u32 = 0x7fff_ffff;
-
-/// Which lane a shuffle reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ShflMode {
-    /// Lane `b`.
-    Idx,
-    /// Lane `lane - b`, or the own value below lane `b`.
-    Up,
-    /// Lane `lane + b`, or the own value above lane `31 - b`.
-    Down,
-    /// Lane `lane ^ b`.
-    Xor,
-}
-
-/// Which vote a warp takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum VoteMode {
-    /// Bit `i` set where lane `i` passed `true`.
-    Ballot,
-    /// 1 if any lane passed `true`.
-    Any,
-    /// 1 if every lane passed `true`.
-    All,
-}
 
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
