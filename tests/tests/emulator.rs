@@ -122,7 +122,7 @@ fn run<K: Kernel>(
     blocks: u32,
     threads: u32,
     shared_bytes: u32,
-    args: K::Args,
+    args: K::Params,
 ) -> (Result<(), Fault>, Duration) {
     struct Shared<A>(A);
     // SAFETY: the tuples here hold pointers to the test's own buffers, alive during the launch.
