@@ -128,8 +128,9 @@ macro_rules! kernel {
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn $entry($($field: $fty),+) {
                 let params: $params<$($g),*> = $params { $($field),+ };
+                let body = $body;
                 // SAFETY: the launch contract is the body's.
-                unsafe { ($body)(params) }
+                unsafe { body(params) }
             }
         }
 
@@ -146,8 +147,9 @@ macro_rules! kernel {
             const AREA: Option<$crate::area::Area> = $crate::area::Area::of(stringify!($entry));
             type Params = $params<$($t),*>;
             unsafe fn run(params: Self::Params) {
+                let body = $body;
                 // SAFETY: forwarded to the caller's contract.
-                unsafe { ($body)(params) }
+                unsafe { body(params) }
             }
         }
     };
