@@ -201,6 +201,11 @@ macro_rules! tuple_params {
         }
     )*};
 }
+// SAFETY: a kernel without parameters has no PTX parameters to visit.
+#[cfg(not(target_arch = "nvptx64"))]
+unsafe impl Params for () {
+    fn for_each_field(&self, _: &mut dyn FnMut(*const ())) {}
+}
 #[cfg(not(target_arch = "nvptx64"))]
 tuple_params! {
     (A) (A, B) (A, B, C) (A, B, C, D) (A, B, C, D, E) (A, B, C, D, E, F) (A, B, C, D, E, F, G)
