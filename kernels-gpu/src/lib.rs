@@ -20,6 +20,8 @@
 pub mod alias;
 pub mod area;
 pub mod block;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod checks;
 pub mod convolve;
 pub mod device;
 #[cfg(not(target_arch = "nvptx64"))]

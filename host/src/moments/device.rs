@@ -5,12 +5,9 @@
 
 use super::Sample;
 use crate::error::Result;
-use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
-use warpkit_kernels::moments::columns::{
-    COLUMN_SHARED_BYTES, COLUMN_THREADS, COLUMN_WARPS, moments_columns_combine,
-};
-use warpkit_kernels::moments::{SHARED_BYTES, Summary as Partial, moments_combine};
-use warpkit_kernels::policy::{REDUCE_BLOCK_THREADS, REDUCE_UNROLL, vector_len};
+use crate::runtime::device::{Device, DeviceBuffer};
+use warpkit_kernels::moments::columns::{Columns, ColumnsCombine, moments_columns_combine};
+use warpkit_kernels::moments::{Combine, Partials, Summary, moments_combine};
 
 /// The summary words of `data` into `out` (`data` not empty, at most `MAX_LEN` elements; `out`
 /// `SUMMARY_WORDS` long: checked by the caller).
@@ -19,24 +16,29 @@ pub(super) fn summary_into<F: Sample>(
     data: &DeviceBuffer<F>,
     out: &mut DeviceBuffer<f64>,
 ) -> Result<()> {
-    let n = data.len() as u64;
-    let src = d.ptr(data)?;
-    let resident = d.resident_blocks::<F::Partials>(REDUCE_BLOCK_THREADS, SHARED_BYTES)?;
-    let per_block = (REDUCE_BLOCK_THREADS * REDUCE_UNROLL * vector_len(size_of::<F>())) as u64;
-    let blocks = n.div_ceil(per_block).clamp(1, resident);
-    let out_ptr = d.ptr_mut(out)?;
-    let mut scratch = d.scratch(blocks as usize * size_of::<Partial>())?;
-    let partials = d
+    let mut p = Partials {
+        input: d.ptr(data)?,
+        n: data.len() as u64,
+        partials: std::ptr::null_mut(),
+    };
+    let wide = d.cap_to_resident::<F::Partials>(p.plan(), 1)?;
+    let blocks = wide.grid[0] as u64;
+    let mut scratch = d.scratch(blocks as usize * size_of::<Summary>())?;
+    p.partials = d
         .ptr_mut(scratch.as_mut().expect("scratch allocated"))?
-        .cast::<Partial>();
-    // SAFETY: `n` elements at `src`; a partial per block in the scratch (256-byte aligned,
-    // held until both launches are queued); blocks of REDUCE_BLOCK_THREADS with SHARED_BYTES;
-    // then one such block over the `blocks` partials into `out`'s SUMMARY_WORDS f64.
+        .cast::<Summary>();
+    let q = Combine {
+        partials: p.partials.cast_const(),
+        count: blocks,
+        out: d.ptr_mut(out)?,
+    };
+    // SAFETY: `n` elements at `input`; a partial per block of the capped grid in the scratch
+    // (256-byte aligned, held until both launches are queued), with each plan's block and
+    // shared memory; then the combine over those `blocks` partials into `out`'s SUMMARY_WORDS
+    // f64.
     unsafe {
-        let wide = LaunchShape::linear(blocks, REDUCE_BLOCK_THREADS, SHARED_BYTES);
-        d.launch::<F::Partials>(wide, (src, n, partials))?;
-        let single = LaunchShape::linear(1, REDUCE_BLOCK_THREADS, SHARED_BYTES);
-        d.launch::<moments_combine>(single, (partials.cast_const(), blocks, out_ptr))?;
+        d.launch::<F::Partials>(wide, p)?;
+        d.launch::<moments_combine>(q.plan(), q)?;
     }
     Ok(())
 }
@@ -50,43 +52,42 @@ pub(super) fn columns_into<F: Sample>(
     cols: u64,
     out: &mut DeviceBuffer<f64>,
 ) -> Result<()> {
-    let src = d.ptr(data)?;
-    let out_ptr = d.ptr_mut(out)?;
-    // Two waves of blocks where the columns alone make fewer, each slice at least a few rows a
-    // warp.
-    let strips = cols.div_ceil(32);
-    let waves = 2 * d.resident_blocks::<F::Columns>(COLUMN_THREADS, COLUMN_SHARED_BYTES)?;
-    let most = rows.div_ceil(4 * COLUMN_WARPS as u64).clamp(1, 65535);
-    let slice_rows = rows.div_ceil(waves.div_ceil(strips).clamp(1, most));
-    let slices = rows.div_ceil(slice_rows);
+    let whole = Columns {
+        input: d.ptr(data)?,
+        rows,
+        cols,
+        slice_rows: rows,
+        partials: std::ptr::null_mut(),
+        out: d.ptr_mut(out)?,
+    };
+    let block = whole.plan();
+    let resident = d.resident_blocks::<F::Columns>(block.block[0], block.shared_bytes)?;
+    let mut p = whole.sliced(resident, &d.limits().launch);
+    let slices = p.slices();
     let mut scratch = d.scratch(if slices > 1 {
-        (slices * cols) as usize * size_of::<Partial>()
+        (slices * cols) as usize * size_of::<Summary>()
     } else {
         0
     })?;
-    let partials = match slices {
-        1 => std::ptr::null_mut(),
-        _ => d
+    if slices > 1 {
+        p.partials = d
             .ptr_mut(scratch.as_mut().expect("scratch allocated"))?
-            .cast::<Partial>(),
+            .cast::<Summary>();
+    }
+    let q = ColumnsCombine {
+        partials: p.partials.cast_const(),
+        slices: slices as u32,
+        cols,
+        out: p.out,
     };
-    let shape = LaunchShape {
-        grid: [u32::try_from(strips).unwrap_or(u32::MAX), slices as u32, 1],
-        block: [COLUMN_THREADS, 1, 1],
-        shared_bytes: COLUMN_SHARED_BYTES,
-    };
-    // SAFETY: `rows * cols` elements at `src`; a block per 32 columns and slice of
+    // SAFETY: `rows * cols` elements at `input`; the plan's block per 32 columns and slice of
     // `slice_rows` rows; with several slices a partial per slice and column in the scratch
     // (held until both launches are queued), else the words straight into `out`, which holds
     // SUMMARY_WORDS a column; then the combine over the same partials.
     unsafe {
-        d.launch::<F::Columns>(shape, (src, rows, cols, slice_rows, partials, out_ptr))?;
+        d.launch::<F::Columns>(p.plan(), p)?;
         if slices > 1 {
-            let blocks = cols
-                .div_ceil(256)
-                .min(d.limits().launch.multiprocessors as u64 * 8);
-            let args = (partials.cast_const(), slices as u32, cols, out_ptr);
-            d.launch::<moments_columns_combine>(LaunchShape::linear(blocks, 256, 0), args)?;
+            d.launch::<moments_columns_combine>(q.plan(&d.limits().launch), q)?;
         }
     }
     Ok(())

@@ -27,8 +27,8 @@ use crate::error::{Error, Result, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::element::Scalar;
-use warpkit_kernels::moments::MomentsKernels;
 pub use warpkit_kernels::moments::SUMMARY_WORDS;
+use warpkit_kernels::moments::kernels::MomentsKernels;
 
 /// The element types summarized: f32 and f64.
 pub trait Sample: Scalar + MomentsKernels + Into<f64> {}

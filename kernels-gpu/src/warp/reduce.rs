@@ -1,8 +1,10 @@
 //! Warp-wide reduction by butterfly shuffles: 5 rounds, after which every lane holds the
 //! combination of all 32 values.
 
+use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{Operator, Sum, Words};
+use crate::policy::checks::per_element;
 use crate::simt::memory::read_or;
 use crate::simt::warp::{FULL_MASK, shfl_xor};
 use crate::simt::{WARP_SIZE, global_x, lane_id};
@@ -32,9 +34,32 @@ pub unsafe fn reduce<T: Words, O: Operator<T>>(v: T, op: O) -> T {
     v
 }
 
+crate::kernel! {
+    /// Parameters of the warp reduction's test kernel: `n` elements of `input`, one a thread,
+    /// each warp's sum to `out` (ceil(n / 32) of them).
+    pub struct WarpReduce<T: Element> {
+        pub input: *const T,
+        pub n: u64,
+        pub out: *mut T,
+    }
+    /// Sum of each warp's 32 elements.
+    fn reduce_each_warp => warp_reduce_u32<u32>, warp_reduce_f64<f64>;
+}
+
+impl<T: Element> WarpReduce<T> {
+    pub const fn plan(&self) -> LaunchShape {
+        per_element(self.n, 0)
+    }
+}
+
 /// Test kernel body: `out[w]` = sum of `input[32w .. 32w + 32]` (missing elements count 0).
+///
+/// # Safety
+/// `input` holds `n` elements, `out` ceil(n / 32); the launch is [`WarpReduce::plan`] (any
+/// whole warps).
 #[inline(always)]
-unsafe fn reduce_each_warp<T: Element>(input: *const T, n: u64, out: *mut T) {
+pub unsafe fn reduce_each_warp<T: Element>(p: WarpReduce<T>) {
+    let WarpReduce { input, n, out } = p;
     let i = global_x();
     // SAFETY: `i < n` bounds the read; the whole warp calls `reduce` (launches use whole warps).
     unsafe {
@@ -45,19 +70,3 @@ unsafe fn reduce_each_warp<T: Element>(input: *const T, n: u64, out: *mut T) {
         }
     }
 }
-
-macro_rules! warp_reduce_kernels {
-    ($($name:ident: $t:ty),*) => {$(
-        $crate::kernel! {
-            /// Sum of each warp's 32 elements; `out` holds ceil(n / 32) values.
-            ///
-            /// # Safety
-            /// `input` holds `n` elements, `out` ceil(n / 32); the block size is a multiple of 32.
-            pub unsafe fn $name(input: *const $t, n: u64, out: *mut $t) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { reduce_each_warp(input, n, out) }
-            }
-        }
-    )*};
-}
-warp_reduce_kernels!(warp_reduce_u32: u32, warp_reduce_f64: f64);

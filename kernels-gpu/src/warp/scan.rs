@@ -1,7 +1,9 @@
 //! Warp-wide prefix scans by `shfl.up` (Kogge-Stone): 5 rounds of shuffle-and-combine.
 
+use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{Operator, Sum, Words};
+use crate::policy::checks::per_element;
 use crate::simt::memory::read_or;
 use crate::simt::warp::{FULL_MASK, shfl_idx, shfl_up};
 use crate::simt::{WARP_SIZE, global_x, lane_id};
@@ -43,14 +45,43 @@ pub unsafe fn exclusive_scan<T: Words, O: Operator<T>>(v: T, op: O) -> (T, T) {
     }
 }
 
-/// Test kernel body: each warp scans its 32 elements (missing ones count 0).
+crate::kernel! {
+    /// Parameters of the warp scans' test kernels: `n` elements of `input`, one a thread, each
+    /// warp's scan to `out`.
+    pub struct WarpScan<T: Element> {
+        pub input: *const T,
+        pub n: u64,
+        pub out: *mut T,
+    }
+    /// Inclusive scan within each warp's 32 elements.
+    fn scan_each_warp::<u32, true> => warp_scan_inclusive_u32<u32>;
+    /// Exclusive scan within each warp's 32 elements.
+    fn scan_each_warp::<u32, false> => warp_scan_exclusive_u32<u32>;
+    /// Inclusive scan within each warp's 32 elements.
+    fn scan_each_warp::<f64, true> => warp_scan_inclusive_f64<f64>;
+    /// Exclusive scan within each warp's 32 elements.
+    fn scan_each_warp::<f64, false> => warp_scan_exclusive_f64<f64>;
+}
+
+impl<T: Element> WarpScan<T> {
+    pub const fn plan(&self) -> LaunchShape {
+        per_element(self.n, 0)
+    }
+}
+
+/// Test kernel body: each warp scans its 32 elements (missing ones count 0), inclusive or
+/// exclusive.
+///
+/// # Safety
+/// `input` and `out` hold `n` elements; the launch is [`WarpScan::plan`] (any whole warps).
 #[inline(always)]
-unsafe fn scan_each_warp<T: Element>(input: *const T, n: u64, out: *mut T, inclusive: bool) {
+pub unsafe fn scan_each_warp<T: Element, const INCLUSIVE: bool>(p: WarpScan<T>) {
+    let WarpScan { input, n, out } = p;
     let i = global_x();
     // SAFETY: `i < n` bounds every access; the whole warp calls the scans.
     unsafe {
         let v = read_or(input, i, n, T::ZERO);
-        let r = if inclusive {
+        let r = if INCLUSIVE {
             inclusive_scan(v, Sum)
         } else {
             exclusive_scan(v, Sum).0
@@ -60,31 +91,3 @@ unsafe fn scan_each_warp<T: Element>(input: *const T, n: u64, out: *mut T, inclu
         }
     }
 }
-
-macro_rules! warp_scan_kernels {
-    ($($inclusive:ident, $exclusive:ident: $t:ty),*) => {$(
-        $crate::kernel! {
-            /// Inclusive scan within each warp's 32 elements.
-            ///
-            /// # Safety
-            /// `input` and `out` hold `n` elements; the block size is a multiple of 32.
-            pub unsafe fn $inclusive(input: *const $t, n: u64, out: *mut $t) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { scan_each_warp(input, n, out, true) }
-            }
-
-            /// Exclusive scan within each warp's 32 elements.
-            ///
-            /// # Safety
-            /// As for the inclusive kernel.
-            pub unsafe fn $exclusive(input: *const $t, n: u64, out: *mut $t) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { scan_each_warp(input, n, out, false) }
-            }
-        }
-    )*};
-}
-warp_scan_kernels!(
-    warp_scan_inclusive_u32, warp_scan_exclusive_u32: u32,
-    warp_scan_inclusive_f64, warp_scan_exclusive_f64: f64
-);
