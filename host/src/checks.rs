@@ -1,5 +1,6 @@
 //! Launchers for the test kernels: the warp- and block-level primitives (with sums and with the
-//! multi-word operators argmin and moments), the SIMT layer's collectives, atomics and math.
+//! multi-word operators argmin and moments), the logical-warp primitives at every width, the
+//! SIMT layer's collectives, atomics and math.
 //!
 //! Warp and block primitives are building blocks of the device algorithms, not calls a user
 //! makes on an array; these kernels apply one primitive to every warp (or block) of an array so
@@ -211,6 +212,40 @@ pub fn moments_scan(device: &Device, input: &DeviceBuffer<f64>, out: &mut Device
     let kernel: PerElement<f64, u32> = per_element::<f64, u32, ops::block_scan_moments_f64>;
     let shared = BLOCK_THREADS / 32 * size_of::<Moments<f64>>() as u32;
     run_per_element(device, kernel, input, out, MOMENTS_WORDS * input.len(), shared)
+}
+
+/// The lane counts of the logical-warp test kernels ([`logical_warp`]).
+pub const LOGICAL_WARP_WIDTHS: [u32; 6] = [1, 2, 4, 8, 16, 32];
+
+/// Words of results per element of [`logical_warp`]; the kernels' docs
+/// (`warpkit_kernels::warp::logical::CHECK_WORDS`) say which is what.
+pub const LOGICAL_WARP_WORDS: usize = warp::logical::CHECK_WORDS;
+
+/// Every logical-warp primitive (reduce by a sum and by a non-commutative operator, inclusive
+/// and exclusive scan, argmin) over the logical warps of `width` lanes (one of
+/// [`LOGICAL_WARP_WIDTHS`]): `out` holds [`LOGICAL_WARP_WORDS`] × `input.len()` words.
+pub fn logical_warp(
+    device: &Device,
+    width: u32,
+    input: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    use warp::logical as l;
+    let kernel: PerElement<u32, u32> = match width {
+        1 => per_element::<u32, u32, l::warp_logical_w1>,
+        2 => per_element::<u32, u32, l::warp_logical_w2>,
+        4 => per_element::<u32, u32, l::warp_logical_w4>,
+        8 => per_element::<u32, u32, l::warp_logical_w8>,
+        16 => per_element::<u32, u32, l::warp_logical_w16>,
+        32 => per_element::<u32, u32, l::warp_logical_w32>,
+        _ => {
+            return Err(Error::UnsupportedMethod {
+                method: format!("logical warp of {width} lanes"),
+                backend: "the logical-warp test kernels (1, 2, 4, 8, 16 or 32 lanes)".into(),
+            });
+        }
+    };
+    run_per_element(device, kernel, input, out, LOGICAL_WARP_WORDS * input.len(), 0)
 }
 
 /// The ballot/popc warp histogram over buckets `< 2^bits` (`bits <= 5`): for warp `w`,
