@@ -16,9 +16,10 @@
 //! NaN in outputs that have no term of it.
 
 use super::Real;
+use crate::op::Sum;
 use crate::simt::shared::SharedSlice;
-use crate::simt::warp::{FULL_MASK, shfl_xor};
 use crate::simt::{block_dim_x, block_idx, global_x, lane_id, sync_threads, thread_idx, thread_x};
+use crate::warp;
 
 /// The article's parameters: `m`, `n`, `p`, `incp`, `q`, `incq`, `r`, `incr`.
 pub type SeedArgs<F> = (u32, u32, *const F, i64, *const F, i64, *mut F, i64);
@@ -252,15 +253,9 @@ unsafe fn v4<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
         base_i -= width;
         base_j += width;
     }
-    let mut d = 16;
-    while d >= 1 {
-        // SAFETY: every lane of the warp arrives.
-        unsafe {
-            first = first.add(F::from_bits64(shfl_xor(FULL_MASK, first.to_bits64(), d)));
-            second = second.add(F::from_bits64(shfl_xor(FULL_MASK, second.to_bits64(), d)));
-        }
-        d /= 2;
-    }
+    // Both sums in one butterfly, each round's shuffles of the two issued together.
+    // SAFETY: every lane of the warp arrives.
+    (first, second) = unsafe { warp::reduce((first, second), (Sum, Sum)) };
     if lane_id() == 0 {
         // SAFETY: the outputs of `i`.
         unsafe { put_pair(m, n, r, incr, block_idx().y as i64 * warps + l, first, second) };
