@@ -1,5 +1,6 @@
 //! Launchers for the test kernels: the warp- and block-level primitives (with sums and with the
-//! multi-word operators argmin and moments), the SIMT layer's collectives, atomics and math.
+//! multi-word operators argmin and moments), the logical-warp primitives at every width, the
+//! SIMT layer's collectives, atomics and math.
 //!
 //! Warp and block primitives are building blocks of the device algorithms, not calls a user
 //! makes on an array; these kernels apply one primitive to every warp (or block) of an array so
@@ -20,6 +21,10 @@ use warpkit_kernels::simt::check::{
     ATOMIC_SLOTS, Atomics, COLLECTIVE_OUTPUTS, Collectives, simt_check_atomics, simt_check_collectives,
 };
 use warpkit_kernels::warp::histogram::{HistogramBallot, warp_histogram_ballot};
+use warpkit_kernels::warp::logical::{
+    CHECK_WORDS, LogicalWarpCheck, warp_logical_w1, warp_logical_w2, warp_logical_w4, warp_logical_w8,
+    warp_logical_w16, warp_logical_w32,
+};
 use warpkit_kernels::warp::reduce::WarpReduce;
 use warpkit_kernels::warp::scan::WarpScan;
 
@@ -198,6 +203,47 @@ pub fn moments_scan(device: &Device, input: &DeviceBuffer<f64>, out: &mut Device
     // SAFETY: the kernel reads the `n` inputs and writes `MOMENTS_WORDS` words each, checked
     // above.
     unsafe { device.launch::<block_scan_moments_f64>(p.plan(), p) }
+}
+
+/// The lane counts of the logical-warp test kernels ([`logical_warp`]).
+pub const LOGICAL_WARP_WIDTHS: [u32; 6] = [1, 2, 4, 8, 16, 32];
+
+/// Words of results per element of [`logical_warp`]; the kernels' docs
+/// (`warpkit_kernels::warp::logical::CHECK_WORDS`) say which is what.
+pub const LOGICAL_WARP_WORDS: usize = CHECK_WORDS;
+
+/// Every logical-warp primitive (reduce by a sum and by a non-commutative operator, inclusive
+/// and exclusive scan, argmin) over the logical warps of `width` lanes (one of
+/// [`LOGICAL_WARP_WIDTHS`]): `out` holds [`LOGICAL_WARP_WORDS`] × `input.len()` words.
+pub fn logical_warp(
+    device: &Device,
+    width: u32,
+    input: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    if !LOGICAL_WARP_WIDTHS.contains(&width) {
+        return Err(Error::UnsupportedMethod {
+            method: format!("logical warp of {width} lanes"),
+            backend: "the logical-warp test kernels (1, 2, 4, 8, 16 or 32 lanes)".into(),
+        });
+    }
+    let words = LOGICAL_WARP_WORDS * input.len();
+    let Some((input, n, out)) = per_element(device, input, out, words)? else {
+        return Ok(());
+    };
+    let p = LogicalWarpCheck { input, n, out };
+    // SAFETY: the kernels read the `n` inputs and write `LOGICAL_WARP_WORDS` words each,
+    // checked above.
+    unsafe {
+        match width {
+            1 => device.launch::<warp_logical_w1>(p.plan(), p),
+            2 => device.launch::<warp_logical_w2>(p.plan(), p),
+            4 => device.launch::<warp_logical_w4>(p.plan(), p),
+            8 => device.launch::<warp_logical_w8>(p.plan(), p),
+            16 => device.launch::<warp_logical_w16>(p.plan(), p),
+            _ => device.launch::<warp_logical_w32>(p.plan(), p),
+        }
+    }
 }
 
 /// The ballot/popc warp histogram over buckets `< 2^bits` (`bits <= 5`): for warp `w`,

@@ -17,10 +17,11 @@
 
 use super::Real;
 use crate::launch::LaunchShape;
+use crate::op::Sum;
 pub use crate::policy::convolve::{SEED_THREADS, WARPS_V4};
 use crate::simt::shared::SharedSlice;
-use crate::simt::warp::{FULL_MASK, shfl_xor};
 use crate::simt::{block_dim_x, block_idx, global_x, lane_id, sync_threads, thread_idx, thread_x};
+use crate::warp;
 
 crate::kernel! {
     /// The article's parameters, shared by its five kernels: `r = p ⊛ q` for `p` of `m`
@@ -390,15 +391,9 @@ pub unsafe fn v4<F: Real>(s: Seed<F>) {
         base_i -= width;
         base_j += width;
     }
-    let mut d = 16;
-    while d >= 1 {
-        // SAFETY: every lane of the warp arrives.
-        unsafe {
-            first = first.add(F::from_bits64(shfl_xor(FULL_MASK, first.to_bits64(), d)));
-            second = second.add(F::from_bits64(shfl_xor(FULL_MASK, second.to_bits64(), d)));
-        }
-        d /= 2;
-    }
+    // Both sums in one butterfly, each round's shuffles of the two issued together.
+    // SAFETY: every lane of the warp arrives.
+    (first, second) = unsafe { warp::reduce((first, second), (Sum, Sum)) };
     if lane_id() == 0 {
         // SAFETY: the outputs of `i`.
         unsafe { put_pair(m, n, r, incr, block_idx().y as i64 * warps + l, first, second) };

@@ -12,9 +12,9 @@
 //! that each shared read, barrier and staged element serves twice the arithmetic a 4 × 4 tile
 //! gives it (the article's case on the H200: 0.64 ms, against 0.70 ms with 4 × 4). After the last dimension
 //! each thread keeps the best cell of each of its 4 nodes; at the end the 16 threads of a node
-//! row combine theirs by shuffles ([`ArgMin`]). With one slice the index goes straight out;
-//! with several ([`Slicing`]), each slice writes a candidate and [`combine`]
-//! (`som_bmu_combine`) keeps the best in slice order.
+//! row combine theirs as a logical warp of 16 lanes ([`LogicalWarp::arg_min`], ties to the
+//! lower cell). With one slice the index goes straight out; with several ([`Slicing`]), each
+//! slice writes a candidate and [`combine`] (`som_bmu_combine`) keeps the best in slice order.
 //!
 //! Cost a pair and dimension: a subtraction and an FMA (f32: 0.35 ms of issue for 12000 × 40000
 //! × 12 on an H100), plus three 16-byte shared reads every 32 pairs; the cells are read from L2
@@ -25,8 +25,8 @@ use crate::op::{ArgMin, Operator, Words};
 pub use crate::policy::som::{BMU_THREADS, BMU_WAVES, COMBINE_THREADS, DIM_STEP};
 use crate::simt::math::FastMath;
 use crate::simt::shared::{Quad, SharedSlice};
-use crate::simt::warp::{FULL_MASK, shfl_xor};
 use crate::simt::{block_idx, global_x, grid_threads_x, sync_threads, thread_x};
+use crate::warp::LogicalWarp;
 
 /// Nodes a block takes at once.
 pub const NODE_TILE: u32 = 64;
@@ -309,11 +309,9 @@ where
             }
             first_cell += CELL_TILE;
         }
-        // The 16 threads of a node row are 16 lanes of one warp.
+        // The 16 threads of a node row are a logical warp of 16 lanes.
         for found in found.iter_mut() {
-            for lanes in [8, 4, 2, 1] {
-                *found = ArgMin.combine(*found, shfl_xor(FULL_MASK, *found, lanes));
-            }
+            *found = LogicalWarp::<16>::arg_min(found.0, found.1);
         }
         if tx == 0 {
             for (i, &(d, cell)) in found.iter().enumerate() {

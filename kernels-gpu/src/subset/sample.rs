@@ -7,9 +7,11 @@
 
 use super::draw::{Draw, Lanes};
 use crate::launch::LaunchShape;
+use crate::op::Sum;
 pub use crate::policy::subset::{SUBSET_BLOCK_THREADS, SUBSET_RESIDENT_WAVES};
-use crate::simt::warp::{FULL_MASK, any, ballot, shfl_up};
+use crate::simt::warp::{FULL_MASK, any, ballot};
 use crate::simt::{global_x, grid_threads_x, lane_id};
+use crate::warp::LogicalWarp;
 
 crate::kernel! {
     /// Parameters of the sampling kernels: subsets `0 .. count` of the base set `mask`, into
@@ -88,9 +90,9 @@ pub unsafe fn sample_all<const LANES: u32, const WORDS: usize>(p: Sample) {
         ..
     } = p;
     let key = [seed as u32, (seed >> 32) as u32];
-    let lane = lane_id() % LANES;
+    let lane = LogicalWarp::<LANES>::lane();
     let team = Lanes::<LANES> {
-        mask: (u32::MAX >> (32 - LANES)) << (lane_id() - lane),
+        mask: LogicalWarp::<LANES>::mask(),
     };
     let first_word = lane * WORDS as u32;
     let mut base = [0u32; WORDS];
@@ -116,7 +118,7 @@ pub unsafe fn sample_all<const LANES: u32, const WORDS: usize>(p: Sample) {
             if d.settled() {
                 let subset = d.finish();
                 // SAFETY: subset `s < count` owns words `s * words ..` and positions `s * k ..`.
-                unsafe { write(&p, &subset, s, first_word, &team, lane) };
+                unsafe { write::<LANES, WORDS>(&p, &subset, s, first_word) };
                 s += warps;
                 d = Draw::new(base, n, k);
             }
@@ -133,7 +135,7 @@ pub unsafe fn sample_all<const LANES: u32, const WORDS: usize>(p: Sample) {
         if done {
             let subset = d.finish();
             // SAFETY: as above.
-            unsafe { write(&p, &subset, s, first_word, &team, lane) };
+            unsafe { write::<LANES, WORDS>(&p, &subset, s, first_word) };
         }
         if let Some(next) = order.take(done, lane) {
             s = next;
@@ -217,15 +219,14 @@ impl<const LANES: u32> Order<LANES> {
 /// positions into `indices`.
 ///
 /// # Safety
-/// As for [`sample_all`], with `s < count`.
+/// As for [`sample_all`], with `s < count`; every lane of the team (of `LANES`) calls this
+/// together.
 #[inline(always)]
 unsafe fn write<const LANES: u32, const WORDS: usize>(
     p: &Sample,
     subset: &[u32; WORDS],
     s: u64,
     first_word: u32,
-    team: &Lanes<LANES>,
-    lane: u32,
 ) {
     let &Sample {
         bits,
@@ -234,7 +235,8 @@ unsafe fn write<const LANES: u32, const WORDS: usize>(
         k,
         ..
     } = p;
-    // SAFETY: subset `s < count` owns words `s * words ..` and positions `s * k ..`.
+    // SAFETY: subset `s < count` owns words `s * words ..` and positions `s * k ..`; the whole
+    // team calls the scan (the contract above).
     unsafe {
         if !bits.is_null() {
             let out = bits.add((s * words as u64) as usize);
@@ -246,7 +248,11 @@ unsafe fn write<const LANES: u32, const WORDS: usize>(
             }
         } else {
             let own = subset.iter().map(|w| w.count_ones()).sum::<u32>();
-            let below = team_exclusive_sum::<LANES>(team.mask, lane, own);
+            // The team's words before this lane's hold its first positions: the inclusive sum
+            // less the lane's own, which spares the exclusive scan's two extra shuffles. Every
+            // lane of the team writes its subset together (the team settles as one), and so
+            // reaches the scan (the contract above).
+            let below = LogicalWarp::<LANES>::inclusive_scan(own, Sum) - own;
             let mut at = (s * k as u64 + below as u64) as usize;
             for (q, &w) in subset.iter().enumerate() {
                 let mut w = w;
@@ -258,20 +264,4 @@ unsafe fn write<const LANES: u32, const WORDS: usize>(
             }
         }
     }
-}
-
-/// The sum of `x` over the team's lanes below `lane` (a scan by shuffles within the team).
-#[inline(always)]
-fn team_exclusive_sum<const LANES: u32>(mask: u32, lane: u32, x: u32) -> u32 {
-    let mut inclusive = x;
-    let mut d = 1;
-    while d < LANES {
-        // SAFETY: every lane of the team calls this with the team's mask after the same rounds.
-        let below = unsafe { shfl_up(mask, inclusive, d) };
-        if lane >= d {
-            inclusive += below;
-        }
-        d *= 2;
-    }
-    inclusive - x
 }
