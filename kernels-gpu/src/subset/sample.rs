@@ -90,9 +90,9 @@ pub unsafe fn sample_all<const LANES: u32, const WORDS: usize>(p: Sample) {
         ..
     } = p;
     let key = [seed as u32, (seed >> 32) as u32];
-    let lane = LogicalWarp::<LANES>::lane();
+    let lane = LogicalWarp::<LANES, true>::lane();
     let team = Lanes::<LANES> {
-        mask: LogicalWarp::<LANES>::mask(),
+        mask: LogicalWarp::<LANES, true>::mask(),
     };
     let first_word = lane * WORDS as u32;
     let mut base = [0u32; WORDS];
@@ -252,7 +252,7 @@ unsafe fn write<const LANES: u32, const WORDS: usize>(
             // less the lane's own, which spares the exclusive scan's two extra shuffles. Every
             // lane of the team writes its subset together (the team settles as one), and so
             // reaches the scan (the contract above).
-            let below = LogicalWarp::<LANES>::inclusive_scan(own, Sum) - own;
+            let below = LogicalWarp::<LANES, true>::inclusive_scan(own, Sum) - own;
             let mut at = (s * k as u64 + below as u64) as usize;
             for (q, &w) in subset.iter().enumerate() {
                 let mut w = w;

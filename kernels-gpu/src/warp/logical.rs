@@ -7,9 +7,10 @@
 //! [`LogicalWarp<W>`] names the group of the calling lane; its primitives are in the modules of
 //! their kind ([`reduce`](mod@super::reduce), [`scan`](mod@super::scan)), and the 32-lane functions there
 //! are its `W = 32` case, so every width runs the same code. Each primitive shuffles only
-//! within the group: butterfly (`xor`) offsets and `up` deltas below `W`, under the group's
-//! member mask, so the groups of a warp may also call at different times (a team that finished
-//! its subset while the others go on).
+//! within the group: butterfly (`xor`) offsets and `up` deltas below `W`. By default the whole
+//! warp calls each primitive together and the shuffles name all its lanes; `LogicalWarp<W, true>`
+//! lets the groups of a warp call at different times (a team that finished its subset while the
+//! others go on), each shuffle naming only the group's lanes.
 //!
 //! The module also exports the test kernels that apply every primitive at each width to an
 //! array, which the host's tests compare with CPU references.
@@ -31,10 +32,17 @@ use crate::simt::{WARP_SIZE, global_x, lane_id};
 /// Width 1 is allowed because kernels generic over their team width use it for one lane per
 /// problem, where every primitive is the identity on the lane's own value (no shuffle); a
 /// compile-time check in an `if W == 1` branch the caller skips would still fire.
+///
+/// `APART` says whether the groups of a warp may call a primitive at different times. Without
+/// it (the default) all 32 lanes of the warp must call together, and each shuffle's member mask
+/// is the constant full mask. With it only the group's lanes need to, and the mask is the
+/// group's, computed from the lane index: ptxas then cannot tell that the warp is converged and
+/// wraps each shuffle in code of its own (the SOM's 16-lane argmin took a third more
+/// instructions that way), so take it only where groups really part.
 #[derive(Clone, Copy, Debug)]
-pub struct LogicalWarp<const W: u32>;
+pub struct LogicalWarp<const W: u32, const APART: bool = false>;
 
-impl<const W: u32> LogicalWarp<W> {
+impl<const W: u32, const APART: bool> LogicalWarp<W, APART> {
     /// Evaluated (at compile time) by every primitive of this width.
     const WIDTH: u32 = {
         assert!(
@@ -65,11 +73,11 @@ impl<const W: u32> LogicalWarp<W> {
         }
     }
 
-    /// The lanes of the calling lane's logical warp, as a member mask for warp collectives
-    /// ([`FULL_MASK`] at 32).
+    /// The member mask of the primitives' warp collectives: the lanes of the calling lane's
+    /// logical warp with `APART`, else (and at 32 lanes) [`FULL_MASK`].
     #[inline(always)]
     pub fn mask() -> u32 {
-        if Self::WIDTH == WARP_SIZE {
+        if Self::WIDTH == WARP_SIZE || !APART {
             FULL_MASK
         } else {
             (u32::MAX >> (WARP_SIZE - W)) << Self::first_lane()

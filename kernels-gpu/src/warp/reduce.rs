@@ -11,7 +11,7 @@ use crate::simt::memory::read_or;
 use crate::simt::warp::shfl_xor;
 use crate::simt::{WARP_SIZE, global_x, lane_id};
 
-impl<const W: u32> LogicalWarp<W> {
+impl<const W: u32, const APART: bool> LogicalWarp<W, APART> {
     /// `v` combined by `op` over the `W` lanes of the calling lane's logical warp, in every lane
     /// of it.
     ///
@@ -25,8 +25,8 @@ impl<const W: u32> LogicalWarp<W> {
     /// their bits stay as they were.
     ///
     /// # Safety
-    /// All `W` lanes of the logical warp must call this together (other groups of the warp may
-    /// be elsewhere).
+    /// All 32 lanes of the warp must call this together; with `APART`, all `W` lanes of the
+    /// logical warp (other groups of the warp may be elsewhere).
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn reduce<T: Words, O: Operator<T>>(v: T, op: O) -> T {

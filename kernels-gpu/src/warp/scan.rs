@@ -11,7 +11,7 @@ use crate::simt::memory::read_or;
 use crate::simt::warp::{shfl_idx, shfl_up};
 use crate::simt::{WARP_SIZE, global_x};
 
-impl<const W: u32> LogicalWarp<W> {
+impl<const W: u32, const APART: bool> LogicalWarp<W, APART> {
     /// Inclusive prefix over the logical warp: its lane `i` gets `v_0 ∘ ... ∘ v_i` (`∘` being
     /// `op`, lower lanes on the left).
     ///
@@ -20,8 +20,8 @@ impl<const W: u32> LogicalWarp<W> {
     /// scan's do with their own value: no clamp to the group is needed.
     ///
     /// # Safety
-    /// All `W` lanes of the logical warp must call this together (other groups of the warp may
-    /// be elsewhere).
+    /// All 32 lanes of the warp must call this together; with `APART`, all `W` lanes of the
+    /// logical warp (other groups of the warp may be elsewhere).
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn inclusive_scan<T: Words, O: Operator<T>>(v: T, op: O) -> T {
