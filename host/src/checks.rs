@@ -16,7 +16,7 @@ use warpkit_kernels::block::operator_check::{
 use warpkit_kernels::block::reduce::BlockReduce;
 use warpkit_kernels::block::scan::BlockScan;
 use warpkit_kernels::checks::{LevelKernels, MathKernels};
-use warpkit_kernels::device::math_check::MathCheck;
+use warpkit_kernels::grid::math_check::MathCheck;
 use warpkit_kernels::simt::check::{
     ATOMIC_SLOTS, Atomics, COLLECTIVE_OUTPUTS, Collectives, simt_check_atomics, simt_check_collectives,
 };
@@ -348,7 +348,7 @@ pub fn multisplit_claiming_buckets(
     m: u32,
     method: crate::multisplit::Method,
 ) -> Result<crate::multisplit::Split<u32, u32>> {
-    use crate::multisplit::device::{Params, split};
+    use crate::multisplit::launch::{Params, split};
     let params = Params {
         kind: warpkit_kernels::multisplit::digit_pass::BUCKETS_MODULO,
         splitters: &[],

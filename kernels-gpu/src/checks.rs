@@ -6,7 +6,7 @@
 
 use crate::block::reduce::BlockReduce;
 use crate::block::scan::BlockScan;
-use crate::device::math_check::{self, MathCheck};
+use crate::grid::math_check::{self, MathCheck};
 use crate::num::Element;
 use crate::simt::math::FastMath;
 use crate::warp::reduce::WarpReduce;

@@ -2,7 +2,7 @@
 //! kernels.
 
 use bytemuck::Pod;
-use warpkit_kernels::device::kernels::ScalarKernels;
+use warpkit_kernels::grid::kernels::ScalarKernels;
 pub use warpkit_kernels::num::Element;
 
 /// u32, u64, i32, i64, f32 or f64: the types the device-wide scan and reduction are built for.

@@ -16,7 +16,7 @@ pub mod columns;
 pub mod kernels;
 
 use crate::block;
-use crate::device::reduce::fold_partials;
+use crate::grid::reduce::fold_partials;
 use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{Operator, Words};

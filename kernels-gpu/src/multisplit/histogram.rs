@@ -10,7 +10,7 @@ use super::pass::{Pass, radix_of, with_buckets};
 use super::table::TableParts;
 use crate::block::LaneLoad;
 use crate::block::histogram::{BinFn, count_row};
-use crate::device::scan::ScanScratch;
+use crate::grid::scan::ScanScratch;
 use crate::launch::LaunchShape;
 use crate::policy::multisplit::{HISTOGRAM_TILES, THREADS, TILE, WINDOWS};
 use crate::simt::atomic;

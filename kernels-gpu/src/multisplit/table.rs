@@ -2,7 +2,7 @@
 //! the device scan turns into starts and the scatter reads. About `radix·tiles` words, plus
 //! `2·radix·tiles / HISTOGRAM_TILES` for the group sums and their scan, and the scan's status.
 
-use crate::device::scan::ScanScratch;
+use crate::grid::scan::ScanScratch;
 use crate::policy::SCAN_POLICY;
 use crate::policy::multisplit::{HISTOGRAM_TILES, TILE};
 

@@ -32,7 +32,7 @@ const fn policy(block_threads: u32, vectors_per_thread: u32, ticket: bool) -> Sc
 
 /// The u32 scan kernels of other policies (and launch bounds) than the default, by entry name,
 /// which the tuning bench measures against it. Each kernel is built for its policy here
-/// (`crate::device::scan`).
+/// (`crate::grid::scan`).
 pub const SCAN_TUNING_U32: [(&str, ScanPolicy); 7] = [
     ("scan_tuning_u32_b256_v8_ticket", policy(256, 8, true)),
     ("scan_tuning_u32_b256_v8_min5", policy(256, 8, true)),

@@ -1,7 +1,7 @@
 //! Tuning of the foundation area: the device-wide scan's tile shape and order, the reduction's
 //! and the copy's block sizes and loads in flight, and the Philox fill's block size. (The scan's
 //! scratch layout and the reduction's fixed grid fix layouts and results, not speed: they live
-//! with their algorithms in [`crate::device`].)
+//! with their algorithms in [`crate::grid`].)
 
 /// Tile shape and tile order of the device-wide scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,13 +1,13 @@
 //! Device-wide exclusive and inclusive prefix sums (single pass, decoupled look-back; see
-//! `warpkit_kernels::device::scan`). Moves 2 × `size_of::<T>()` bytes per element.
+//! `warpkit_kernels::grid::scan`). Moves 2 × `size_of::<T>()` bytes per element.
 
 use crate::MAX_LEN;
 use crate::error::{Result, check_len, check_same_len};
 use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::element::Scalar;
 use warpkit_kernels::area::by_prefix;
-use warpkit_kernels::device::scan as kernels;
-use warpkit_kernels::device::scan::{Scan, ScanScratch};
+use warpkit_kernels::grid::scan as kernels;
+use warpkit_kernels::grid::scan::{Scan, ScanScratch};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::policy::checks::SCAN_TUNING_U32 as POLICIES;
 use warpkit_kernels::policy::{SCAN_POLICY, ScanPolicy};

@@ -2,7 +2,7 @@
 
 use crate::error::{Result, check_same_len};
 use crate::runtime::device::{Device, DeviceBuffer};
-use warpkit_kernels::device::copy::{CopyBytes, copy_vec128};
+use warpkit_kernels::grid::copy::{CopyBytes, copy_vec128};
 
 impl Device {
     /// Copies `src` into `dst` (same length) with warpkit's copy kernel.

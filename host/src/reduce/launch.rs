@@ -1,12 +1,12 @@
 //! Device-wide sum, minimum and maximum: one launch of persistent blocks writes per-block
 //! partials, a second single-block launch of the same kernel reduces them (see
-//! `warpkit_kernels::device::reduce`). Reads the input once.
+//! `warpkit_kernels::grid::reduce`). Reads the input once.
 
 use crate::MAX_LEN;
 use crate::error::{Result, check_len, check_not_empty, check_same_len};
 use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
 use crate::runtime::element::Scalar;
-use warpkit_kernels::device::reduce::Reduce;
+use warpkit_kernels::grid::reduce::Reduce;
 use warpkit_kernels::kernel::Kernel;
 
 impl Device {
