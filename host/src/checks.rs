@@ -1,24 +1,35 @@
 //! Launchers for the test kernels: the warp- and block-level primitives (with sums and with the
-//! multi-word operators argmin and moments), the SIMT layer's collectives, atomics and math.
+//! multi-word operators argmin and moments), the logical-warp primitives at every width, the
+//! SIMT layer's collectives, atomics and math.
 //!
 //! Warp and block primitives are building blocks of the device algorithms, not calls a user
 //! makes on an array; these kernels apply one primitive to every warp (or block) of an array so
 //! that tests can compare each level with a CPU reference on every device.
 
 use crate::error::{Error, Result, check_same_len};
-use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
+use crate::runtime::device::{Device, DeviceBuffer};
 use bytemuck::Pod;
-use warpkit_kernels::block::operator_check as ops;
-use warpkit_kernels::kernel::Kernel;
-use warpkit_kernels::op::Moments;
-use warpkit_kernels::policy::LEVEL_TEST_BLOCK_THREADS;
-use warpkit_kernels::simt::check::{self as simt, ATOMIC_SLOTS, COLLECTIVE_OUTPUTS};
-use warpkit_kernels::{block, device, warp};
+use warpkit_kernels::block::operator_check::{
+    ArgMinCheck, MomentsCheck, block_argmin_f32, block_moments_f64, block_scan_moments_f64, warp_argmin_f32,
+    warp_moments_f64,
+};
+use warpkit_kernels::block::reduce::BlockReduce;
+use warpkit_kernels::block::scan::BlockScan;
+use warpkit_kernels::checks::{LevelKernels, MathKernels};
+use warpkit_kernels::grid::math_check::MathCheck;
+use warpkit_kernels::simt::check::{
+    ATOMIC_SLOTS, Atomics, COLLECTIVE_OUTPUTS, Collectives, simt_check_atomics, simt_check_collectives,
+};
+use warpkit_kernels::warp::histogram::{HistogramBallot, warp_histogram_ballot};
+use warpkit_kernels::warp::logical::{
+    CHECK_WORDS, LogicalWarpCheck, warp_logical_w1, warp_logical_w2, warp_logical_w4, warp_logical_w8,
+    warp_logical_w16, warp_logical_w32,
+};
+use warpkit_kernels::warp::reduce::WarpReduce;
+use warpkit_kernels::warp::scan::WarpScan;
 
+pub use warpkit_kernels::policy::LEVEL_TEST_BLOCK_THREADS as BLOCK_THREADS;
 pub use warpkit_kernels::simt::check::CAS_CONTENDERS;
-
-/// Threads per block of every test-kernel launch.
-pub const BLOCK_THREADS: u32 = LEVEL_TEST_BLOCK_THREADS;
 
 /// A warp- or block-level test kernel and the output length it needs for `n` inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,66 +66,24 @@ impl LevelKernel {
     }
 }
 
-/// An `(input, n, out)` kernel over `T`.
-type PerElement<I, O> = unsafe fn(&Device, LaunchShape, (*const I, u64, *mut O)) -> Result<()>;
+/// Element types the level test kernels exist for (u32 and f64).
+pub trait LevelElement: Pod + LevelKernels {}
+impl LevelElement for u32 {}
+impl LevelElement for f64 {}
 
-/// Launches kernel `K` (through a fn pointer, so tables can pick kernels by value).
-///
-/// # Safety
-/// `args` and `shape` meet `K`'s contract.
-unsafe fn per_element<I, O, K: Kernel<Params = (*const I, u64, *mut O)>>(
+/// The device addresses of a test kernel's input and output after checking that `out` holds
+/// the `out_len` elements the kernel writes at most, with the input's length; `None` for an
+/// empty input (nothing to launch).
+fn per_element<I, O>(
     device: &Device,
-    shape: LaunchShape,
-    args: (*const I, u64, *mut O),
-) -> Result<()> {
-    // SAFETY: forwarded to the caller's contract.
-    unsafe { device.launch::<K>(shape, args) }
-}
-
-/// Element types the level test kernels exist for.
-pub trait LevelElement: Pod {
-    #[doc(hidden)]
-    fn kernel(k: LevelKernel) -> PerElement<Self, Self>;
-}
-
-macro_rules! level_element {
-    ($t:ty: $wr:ident, $wsi:ident, $wse:ident, $br:ident, $bse:ident) => {
-        impl LevelElement for $t {
-            fn kernel(k: LevelKernel) -> PerElement<Self, Self> {
-                match k {
-                    LevelKernel::WarpReduce => per_element::<$t, $t, warp::reduce::$wr>,
-                    LevelKernel::WarpScanInclusive => per_element::<$t, $t, warp::scan::$wsi>,
-                    LevelKernel::WarpScanExclusive => per_element::<$t, $t, warp::scan::$wse>,
-                    LevelKernel::BlockReduce => per_element::<$t, $t, block::reduce::$br>,
-                    LevelKernel::BlockScanExclusive => per_element::<$t, $t, block::scan::$bse>,
-                }
-            }
-        }
-    };
-}
-level_element!(u32: warp_reduce_u32, warp_scan_inclusive_u32, warp_scan_exclusive_u32, block_reduce_u32, block_scan_exclusive_u32);
-level_element!(f64: warp_reduce_f64, warp_scan_inclusive_f64, warp_scan_exclusive_f64, block_reduce_f64, block_scan_exclusive_f64);
-
-/// Runs an `(input, n, out)` test kernel over `input.len()` elements, one thread each, after
-/// checking `out` holds the `out_len` elements every such kernel writes at most.
-fn run_per_element<I, O>(
-    device: &Device,
-    kernel: PerElement<I, O>,
     input: &DeviceBuffer<I>,
     out: &mut DeviceBuffer<O>,
     out_len: usize,
-    shared_bytes: u32,
-) -> Result<()> {
+) -> Result<Option<(*const I, u64, *mut O)>> {
     check_same_len("test kernel output", out_len, out.len())?;
     let (src, dst) = (device.ptr(input)?, device.ptr_mut(out)?);
     let n = input.len() as u64;
-    if n == 0 {
-        return Ok(());
-    }
-    let shape = LaunchShape::linear(n.div_ceil(BLOCK_THREADS as u64), BLOCK_THREADS, shared_bytes);
-    // SAFETY: the test kernels read `n` inputs and write at most `out_len` outputs, checked
-    // above, with blocks of BLOCK_THREADS and the shared memory their caller names.
-    unsafe { kernel(device, shape, (src, n, dst)) }
+    Ok((n > 0).then_some((src, n, dst)))
 }
 
 /// Runs level kernel `k` over `input`, writing `out` (of `k.output_len(input.len())`).
@@ -124,15 +93,35 @@ pub fn run_level<T: LevelElement>(
     input: &DeviceBuffer<T>,
     out: &mut DeviceBuffer<T>,
 ) -> Result<()> {
-    let shared = BLOCK_THREADS / 32 * size_of::<T>() as u32; // one slot per warp
-    run_per_element(
-        device,
-        T::kernel(k),
-        input,
-        out,
-        k.output_len(input.len()),
-        shared,
-    )
+    let Some((input, n, out)) = per_element(device, input, out, k.output_len(input.len()))? else {
+        return Ok(());
+    };
+    // SAFETY: each kernel reads the `n` inputs and writes at most `k.output_len(n)` outputs,
+    // checked above, launched by its plan.
+    unsafe {
+        match k {
+            LevelKernel::WarpReduce => {
+                let p = WarpReduce { input, n, out };
+                device.launch::<T::WarpReduce>(p.plan(), p)
+            }
+            LevelKernel::WarpScanInclusive => {
+                let p = WarpScan { input, n, out };
+                device.launch::<T::WarpScanInclusive>(p.plan(), p)
+            }
+            LevelKernel::WarpScanExclusive => {
+                let p = WarpScan { input, n, out };
+                device.launch::<T::WarpScanExclusive>(p.plan(), p)
+            }
+            LevelKernel::BlockReduce => {
+                let p = BlockReduce { input, n, out };
+                device.launch::<T::BlockReduce>(p.plan(), p)
+            }
+            LevelKernel::BlockScanExclusive => {
+                let p = BlockScan { input, n, out };
+                device.launch::<T::BlockScanExclusive>(p.plan(), p)
+            }
+        }
+    }
 }
 
 /// Which cooperation an operator test kernel combines over.
@@ -158,22 +147,6 @@ impl Level {
 /// write it: count, mean (low, high), m2 (low, high).
 pub const MOMENTS_WORDS: usize = 5;
 
-/// Runs the operator test kernel of `level` among `kernels` (warp, block), writing `words` u32
-/// words per segment, after checking `out`; `slot_bytes` is the size of the combined value.
-fn run_operator<T>(
-    device: &Device,
-    (level, kernels): (Level, [PerElement<T, u32>; 2]),
-    input: &DeviceBuffer<T>,
-    out: &mut DeviceBuffer<u32>,
-    words: usize,
-    slot_bytes: usize,
-) -> Result<()> {
-    let kernel = kernels[(level == Level::Block) as usize];
-    let results = input.len().div_ceil(level.segment());
-    let shared = BLOCK_THREADS / 32 * slot_bytes as u32; // one slot per warp
-    run_per_element(device, kernel, input, out, results * words, shared)
-}
-
 /// The argmin of each warp or block by `op::ArgMin`: `out[2s..2s + 2]` = (bits of the smallest
 /// value, its index) for segment `s`, ties to the smaller index.
 pub fn argmin(
@@ -182,11 +155,18 @@ pub fn argmin(
     input: &DeviceBuffer<f32>,
     out: &mut DeviceBuffer<u32>,
 ) -> Result<()> {
-    let kernels = [
-        per_element::<f32, u32, ops::warp_argmin_f32>,
-        per_element::<f32, u32, ops::block_argmin_f32>,
-    ];
-    run_operator(device, (level, kernels), input, out, 2, size_of::<(f32, u32)>())
+    let words = 2 * input.len().div_ceil(level.segment());
+    let Some((input, n, out)) = per_element(device, input, out, words)? else {
+        return Ok(());
+    };
+    let p = ArgMinCheck { input, n, out };
+    // SAFETY: the kernels read the `n` inputs and write two words a segment, checked above.
+    unsafe {
+        match level {
+            Level::Warp => device.launch::<warp_argmin_f32>(p.plan(), p),
+            Level::Block => device.launch::<block_argmin_f32>(p.plan(), p),
+        }
+    }
 }
 
 /// The moments (count, mean, m2) of each warp or block by Chan's combine, [`MOMENTS_WORDS`]
@@ -197,20 +177,73 @@ pub fn moments(
     input: &DeviceBuffer<f64>,
     out: &mut DeviceBuffer<u32>,
 ) -> Result<()> {
-    let kernels = [
-        per_element::<f64, u32, ops::warp_moments_f64>,
-        per_element::<f64, u32, ops::block_moments_f64>,
-    ];
-    let slot = size_of::<Moments<f64>>();
-    run_operator(device, (level, kernels), input, out, MOMENTS_WORDS, slot)
+    let words = MOMENTS_WORDS * input.len().div_ceil(level.segment());
+    let Some((input, n, out)) = per_element(device, input, out, words)? else {
+        return Ok(());
+    };
+    let p = MomentsCheck { input, n, out };
+    // SAFETY: the kernels read the `n` inputs and write `MOMENTS_WORDS` words a segment,
+    // checked above.
+    unsafe {
+        match level {
+            Level::Warp => device.launch::<warp_moments_f64>(p.plan(), p),
+            Level::Block => device.launch::<block_moments_f64>(p.plan(), p),
+        }
+    }
 }
 
 /// The exclusive scan of moments within each block: for element `i`, the moments of the
 /// block's elements before it, [`MOMENTS_WORDS`] words at `out[5i..]`.
 pub fn moments_scan(device: &Device, input: &DeviceBuffer<f64>, out: &mut DeviceBuffer<u32>) -> Result<()> {
-    let kernel: PerElement<f64, u32> = per_element::<f64, u32, ops::block_scan_moments_f64>;
-    let shared = BLOCK_THREADS / 32 * size_of::<Moments<f64>>() as u32;
-    run_per_element(device, kernel, input, out, MOMENTS_WORDS * input.len(), shared)
+    let words = MOMENTS_WORDS * input.len();
+    let Some((input, n, out)) = per_element(device, input, out, words)? else {
+        return Ok(());
+    };
+    let p = MomentsCheck { input, n, out };
+    // SAFETY: the kernel reads the `n` inputs and writes `MOMENTS_WORDS` words each, checked
+    // above.
+    unsafe { device.launch::<block_scan_moments_f64>(p.plan(), p) }
+}
+
+/// The lane counts of the logical-warp test kernels ([`logical_warp`]).
+pub const LOGICAL_WARP_WIDTHS: [u32; 6] = [1, 2, 4, 8, 16, 32];
+
+/// Words of results per element of [`logical_warp`]; the kernels' docs
+/// (`warpkit_kernels::warp::logical::CHECK_WORDS`) say which is what.
+pub const LOGICAL_WARP_WORDS: usize = CHECK_WORDS;
+
+/// Every logical-warp primitive (reduce by a sum and by a non-commutative operator, inclusive
+/// and exclusive scan, argmin) over the logical warps of `width` lanes (one of
+/// [`LOGICAL_WARP_WIDTHS`]): `out` holds [`LOGICAL_WARP_WORDS`] × `input.len()` words.
+pub fn logical_warp(
+    device: &Device,
+    width: u32,
+    input: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    if !LOGICAL_WARP_WIDTHS.contains(&width) {
+        return Err(Error::UnsupportedMethod {
+            method: format!("logical warp of {width} lanes"),
+            backend: "the logical-warp test kernels (1, 2, 4, 8, 16 or 32 lanes)".into(),
+        });
+    }
+    let words = LOGICAL_WARP_WORDS * input.len();
+    let Some((input, n, out)) = per_element(device, input, out, words)? else {
+        return Ok(());
+    };
+    let p = LogicalWarpCheck { input, n, out };
+    // SAFETY: the kernels read the `n` inputs and write `LOGICAL_WARP_WORDS` words each,
+    // checked above.
+    unsafe {
+        match width {
+            1 => device.launch::<warp_logical_w1>(p.plan(), p),
+            2 => device.launch::<warp_logical_w2>(p.plan(), p),
+            4 => device.launch::<warp_logical_w4>(p.plan(), p),
+            8 => device.launch::<warp_logical_w8>(p.plan(), p),
+            16 => device.launch::<warp_logical_w16>(p.plan(), p),
+            _ => device.launch::<warp_logical_w32>(p.plan(), p),
+        }
+    }
 }
 
 /// The ballot/popc warp histogram over buckets `< 2^bits` (`bits <= 5`): for warp `w`,
@@ -223,7 +256,6 @@ pub fn warp_histogram_ballot(
     counts: &mut DeviceBuffer<u32>,
     ranks: &mut DeviceBuffer<u32>,
 ) -> Result<()> {
-    let n = buckets.len() as u64;
     check_same_len("histogram counts", buckets.len().div_ceil(32) * 32, counts.len())?;
     check_same_len("histogram ranks", buckets.len(), ranks.len())?;
     if bits > 5 {
@@ -233,20 +265,19 @@ pub fn warp_histogram_ballot(
             max: 5,
         });
     }
-    let args = (
-        device.ptr(buckets)?,
-        n,
+    let p = HistogramBallot {
+        buckets: device.ptr(buckets)?,
+        n: buckets.len() as u64,
         bits,
-        device.ptr_mut(counts)?,
-        device.ptr_mut(ranks)?,
-    );
-    if n == 0 {
+        counts: device.ptr_mut(counts)?,
+        ranks: device.ptr_mut(ranks)?,
+    };
+    if p.n == 0 {
         return Ok(());
     }
-    let shape = LaunchShape::linear(n.div_ceil(BLOCK_THREADS as u64), BLOCK_THREADS, 0);
     // SAFETY: lengths checked above; the caller's buckets are below 2^bits (a larger one is
     // counted nowhere, never written out of bounds).
-    unsafe { device.launch::<warp::histogram::warp_histogram_ballot>(shape, args) }
+    unsafe { device.launch::<warp_histogram_ballot>(p.plan(), p) }
 }
 
 /// The SIMT collectives check (`simt_check_collectives`): `out` holds
@@ -256,15 +287,14 @@ pub fn simt_collectives(
     input: &DeviceBuffer<u32>,
     out: &mut DeviceBuffer<u32>,
 ) -> Result<()> {
-    let kernel: PerElement<u32, u32> = per_element::<u32, u32, simt::simt_check_collectives>;
-    run_per_element(
-        device,
-        kernel,
-        input,
-        out,
-        COLLECTIVE_OUTPUTS * input.len(),
-        4 * BLOCK_THREADS,
-    )
+    let words = COLLECTIVE_OUTPUTS * input.len();
+    let Some((input, n, out)) = per_element(device, input, out, words)? else {
+        return Ok(());
+    };
+    let p = Collectives { input, n, out };
+    // SAFETY: the kernel reads the `n` inputs and writes `COLLECTIVE_OUTPUTS` words each,
+    // checked above.
+    unsafe { device.launch::<simt_check_collectives>(p.plan(), p) }
 }
 
 /// The SIMT atomics check (`simt_check_atomics`): every element applies every atomic to
@@ -277,36 +307,34 @@ pub fn simt_atomics(
 ) -> Result<()> {
     check_same_len("atomic counters", ATOMIC_SLOTS, counters.len())?;
     check_same_len("atomic olds", input.len(), olds.len())?;
-    let n = input.len() as u64;
-    let args = (
-        device.ptr(input)?,
-        n,
-        device.ptr_mut(counters)?,
-        device.ptr_mut(olds)?,
-    );
-    if n == 0 {
+    let p = Atomics {
+        input: device.ptr(input)?,
+        n: input.len() as u64,
+        counters: device.ptr_mut(counters)?,
+        olds: device.ptr_mut(olds)?,
+    };
+    if p.n == 0 {
         return Ok(());
     }
-    let shape = LaunchShape::linear(n.div_ceil(BLOCK_THREADS as u64), BLOCK_THREADS, 4);
-    // SAFETY: lengths checked above; 4 bytes of shared memory for the block's counter.
-    unsafe { device.launch::<simt::simt_check_atomics>(shape, args) }
+    // SAFETY: lengths checked above.
+    unsafe { device.launch::<simt_check_atomics>(p.plan(), p) }
 }
 
-/// Math check kernel for f32 or f64: `out[5i..5i+5]` = (ln, exp, sin, cos, sqrt) of `x[i]`.
-pub trait MathElement: Pod {
-    #[doc(hidden)]
-    const KERNEL: PerElement<Self, Self>;
-}
-impl MathElement for f32 {
-    const KERNEL: PerElement<f32, f32> = per_element::<f32, f32, device::math_check::math_check_f32>;
-}
-impl MathElement for f64 {
-    const KERNEL: PerElement<f64, f64> = per_element::<f64, f64, device::math_check::math_check_f64>;
-}
+/// Element types of the math check kernel (f32 and f64): `out[5i..5i+5]` = (ln, exp, sin,
+/// cos, sqrt) of `x[i]`.
+pub trait MathElement: Pod + MathKernels {}
+impl MathElement for f32 {}
+impl MathElement for f64 {}
 
 /// Evaluates the SIMT layer's math functions at every `x`; `out` holds 5 × `x.len()`.
 pub fn math<T: MathElement>(device: &Device, x: &DeviceBuffer<T>, out: &mut DeviceBuffer<T>) -> Result<()> {
-    run_per_element(device, T::KERNEL, x, out, 5 * x.len(), 0)
+    let words = 5 * x.len();
+    let Some((x, n, out)) = per_element(device, x, out, words)? else {
+        return Ok(());
+    };
+    let p = MathCheck { x, n, out };
+    // SAFETY: the kernel reads the `n` inputs and writes five results each, checked above.
+    unsafe { device.launch::<T::Math>(p.plan(), p) }
 }
 
 /// A device multisplit of `keys` by key mod `modulo` that claims only `m` buckets: how the
@@ -320,7 +348,7 @@ pub fn multisplit_claiming_buckets(
     m: u32,
     method: crate::multisplit::Method,
 ) -> Result<crate::multisplit::Split<u32, u32>> {
-    use crate::multisplit::device::{Params, split};
+    use crate::multisplit::launch::{Params, split};
     let params = Params {
         kind: warpkit_kernels::multisplit::digit_pass::BUCKETS_MODULO,
         splitters: &[],

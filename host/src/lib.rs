@@ -24,7 +24,7 @@
 //! buffers and scratch they share, joined by [`Device`]; [`cpu`] (the rayon engine, also the
 //! reference in tests); [`Backend`] (which of them runs a call on host data) and [`element`]. Above it, one
 //! folder per primitive area, each the same shape: `mod.rs` its API (on [`Backend`] or a type
-//! built from one), `device.rs` its launches on a [`Device`], `cpu.rs` the same with rayon:
+//! built from one), `launch.rs` its launches on a [`Device`], `cpu.rs` the same with rayon:
 //! [`scan`], reduce, copy (device only), Philox ([`rng`]), [`alias`], [`multisplit`],
 //! [`subset`]. A new
 //! area is its folder and one `mod` line here. `checks` (feature `checks`, for the workspace's

@@ -153,64 +153,6 @@ macro_rules! kernel {
             }
         }
     };
-    // The earlier form, a parameter list of its own, while areas move to parameter structs.
-    ($(
-        $(#[$attr:meta])*
-        pub unsafe fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $fbody:block
-    )*) => {$(
-        #[cfg(target_arch = "nvptx64")]
-        $(#[$attr])*
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $fbody
-
-        #[cfg(not(target_arch = "nvptx64"))]
-        $(#[$attr])*
-        pub unsafe fn $name($($arg: $ty),*) $fbody
-
-        #[cfg(not(target_arch = "nvptx64"))]
-        #[allow(non_camel_case_types)]
-        #[doc = concat!("Launch handle of the kernel [`", stringify!($name), "`](fn@", stringify!($name), ").")]
-        pub struct $name {}
-
-        #[cfg(not(target_arch = "nvptx64"))]
-        impl $crate::kernel::Kernel for $name {
-            const NAME: &'static str = stringify!($name);
-            const AREA: Option<$crate::area::Area> = $crate::area::Area::of(stringify!($name));
-            type Params = ($($ty,)*);
-            unsafe fn run(params: Self::Params) {
-                let ($($arg,)*) = params;
-                // SAFETY: forwarded to the caller's contract.
-                unsafe { $name($($arg),*) }
-            }
-        }
-    )*};
-}
-
-/// The earlier form's parameters: a tuple of plain numbers and raw pointers, one PTX
-/// parameter per element.
-#[cfg(not(target_arch = "nvptx64"))]
-macro_rules! tuple_params {
-    ($(($($name:ident),+))*) => {$(
-        // SAFETY: the earlier form of `kernel!` declares its entries with these parameters.
-        unsafe impl<$($name: Copy),+> Params for ($($name,)+) {
-            #[allow(non_snake_case)]
-            fn for_each_field(&self, visit: &mut dyn FnMut(*const ())) {
-                let ($($name,)+) = self;
-                $(visit(($name as *const $name).cast());)+
-            }
-        }
-    )*};
-}
-// SAFETY: a kernel without parameters has no PTX parameters to visit.
-#[cfg(not(target_arch = "nvptx64"))]
-unsafe impl Params for () {
-    fn for_each_field(&self, _: &mut dyn FnMut(*const ())) {}
-}
-#[cfg(not(target_arch = "nvptx64"))]
-tuple_params! {
-    (A) (A, B) (A, B, C) (A, B, C, D) (A, B, C, D, E) (A, B, C, D, E, F) (A, B, C, D, E, F, G)
-    (A, B, C, D, E, F, G, H) (A, B, C, D, E, F, G, H, I) (A, B, C, D, E, F, G, H, I, J)
-    (A, B, C, D, E, F, G, H, I, J, K) (A, B, C, D, E, F, G, H, I, J, K, L)
 }
 
 /// Declares a kernel table; see the [module docs](mod@crate::kernel). The trait lists each

@@ -7,7 +7,7 @@
 //! arithmetic and the tuning policies that fix tile shapes.
 //!
 //! Layout by level of cooperation, as in CUB: [`simt`] (one thread's view of the hardware),
-//! [`warp`] (32 lanes), [`block`] (one thread block), [`device`] (the whole grid). Kernel entry
+//! [`warp`] (32 lanes), [`block`] (one thread block), [`grid`] (the whole grid). Kernel entry
 //! points are declared with [`kernel!`] and named `<area>_<variant>` so ptxas reports and
 //! profiles read clearly.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
@@ -20,10 +20,12 @@
 pub mod alias;
 pub mod area;
 pub mod block;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod checks;
 pub mod convolve;
-pub mod device;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
+pub mod grid;
 pub mod kernel;
 pub mod launch;
 pub mod launch_bounds;

@@ -4,10 +4,11 @@
 //! As in CUB, a primitive takes the operator as an argument: an identity and an associative
 //! combine. [`Sum`] is the one the scans and reductions of the foundation use; [`ArgMin`]
 //! (the nearest unit of a self-organizing map) and [`Moments`] (Chan's combine of count, mean
-//! and squared deviations) carry values of several words. A value crosses a warp shuffle or a
-//! shared-memory slot one 32-bit word at a time ([`Words`]), so a primitive over any such value
-//! compiles to the shuffles a hand-written one would (for [`Sum`] over the foundation's numbers,
-//! to the same PTX as before the primitives took operators).
+//! and squared deviations) carry values of several words, and a pair of operators combines
+//! pairs component by component. A value crosses a warp shuffle or a shared-memory slot one
+//! 32-bit word at a time ([`Words`]), so a primitive over any such value compiles to the
+//! shuffles a hand-written one would (for [`Sum`] over the foundation's numbers, to the same PTX
+//! as before the primitives took operators).
 
 use crate::num::Element;
 
@@ -52,6 +53,21 @@ pub trait Operator<T>: Copy {
     fn identity(self) -> T;
     /// `a` then `b`, combined.
     fn combine(self, a: T, b: T) -> T;
+}
+
+/// Two operators side by side over pairs, component by component: reduces or scans two values
+/// in one pass, so that each round's shuffles of both are issued together (as a hand-written
+/// loop over both would) rather than one whole reduction after the other.
+impl<T, U, A: Operator<T>, B: Operator<U>> Operator<(T, U)> for (A, B) {
+    const COMMUTATIVE: bool = A::COMMUTATIVE && B::COMMUTATIVE;
+    #[inline(always)]
+    fn identity(self) -> (T, U) {
+        (self.0.identity(), self.1.identity())
+    }
+    #[inline(always)]
+    fn combine(self, a: (T, U), b: (T, U)) -> (T, U) {
+        (self.0.combine(a.0, b.0), self.1.combine(a.1, b.1))
+    }
 }
 
 /// Addition ([`Element::add`]): wrapping for integers, IEEE for floats (commutative bit for bit
@@ -231,6 +247,15 @@ mod tests {
         assert_eq!(op.combine(op.identity(), (3.0f64, 0)), (3.0, 0));
         assert_eq!(op.combine((f32::NAN, 0), (4.0, 2)), (4.0, 2));
         assert_eq!(op.combine((4.0f32, 2), (f32::NAN, 0)), (4.0, 2));
+    }
+
+    #[test]
+    fn pairs_combine_component_by_component() {
+        let op = (Sum, Min);
+        assert_eq!(op.identity(), (0u32, f32::INFINITY));
+        assert_eq!(op.combine((2u32, 3.0f32), (5, -1.0)), (7, -1.0));
+        const { assert!(<(Sum, Min) as Operator<(u32, f32)>>::COMMUTATIVE) };
+        const { assert!(!<(Sum, MomentsCombine) as Operator<(u32, Moments<f64>)>>::COMMUTATIVE) };
     }
 
     #[test]

@@ -14,100 +14,202 @@ use warpkit_kernels::simt::*;
 use warpkit_kernels::{kernel, warp};
 
 kernel! {
-    /// Sums each block's values through one shared slot per warp; `with_barrier == 0` plants
-    /// the mistake of reading the other warps' slots without a barrier after writing them.
-    pub unsafe fn planted_missing_barrier(input: *const u32, out: *mut u32, with_barrier: u32) {
-        // SAFETY: one input per thread and one output per block (the test's launch).
-        unsafe {
-            let slots = SharedSlice::<u32>::carve(0, warps_per_block());
-            let total = warp::reduce(*input.add(global_x() as usize), Sum);
-            if lane_id() == 0 {
-                slots.set(warp_id(), total);
-            }
-            if with_barrier != 0 {
-                sync_threads();
-            }
-            if thread_rank() == 0 {
-                let sum = (0..warps_per_block()).fold(0u32, |s, w| s.wrapping_add(slots.get(w)));
-                *out.add(block_x() as usize) = sum;
-            }
+    /// Parameters of [`sum_each_block`].
+    pub struct MissingBarrier {
+        pub input: *const u32,
+        pub out: *mut u32,
+        pub with_barrier: u32,
+    }
+    fn sum_each_block => planted_missing_barrier;
+}
+
+/// Sums each block's values through one shared slot per warp; `with_barrier == 0` plants the
+/// mistake of reading the other warps' slots without a barrier after writing them.
+///
+/// # Safety
+/// One input per thread and one output per block.
+pub unsafe fn sum_each_block(p: MissingBarrier) {
+    let MissingBarrier {
+        input,
+        out,
+        with_barrier,
+    } = p;
+    // SAFETY: one input per thread and one output per block (the test's launch).
+    unsafe {
+        let slots = SharedSlice::<u32>::carve(0, warps_per_block());
+        let total = warp::reduce(*input.add(global_x() as usize), Sum);
+        if lane_id() == 0 {
+            slots.set(warp_id(), total);
+        }
+        if with_barrier != 0 {
+            sync_threads();
+        }
+        if thread_rank() == 0 {
+            let sum = (0..warps_per_block()).fold(0u32, |s, w| s.wrapping_add(slots.get(w)));
+            *out.add(block_x() as usize) = sum;
         }
     }
+}
 
-    /// Each lane reads its neighbour's value with `shfl_down(mask, v, 1)`, every lane active:
-    /// a `mask` other than the full one plants the mistake of leaving active lanes out.
-    pub unsafe fn planted_partial_shuffle(input: *const u32, out: *mut u32, mask: u32) {
-        let i = global_x() as usize;
-        // SAFETY: one input and one output per thread.
-        unsafe { *out.add(i) = shfl_down(mask, *input.add(i), 1) }
+kernel! {
+    /// Parameters of [`shuffle_down`].
+    pub struct PartialShuffle {
+        pub input: *const u32,
+        pub out: *mut u32,
+        pub mask: u32,
     }
+    fn shuffle_down => planted_partial_shuffle;
+}
 
-    /// Lane `quitter` of every warp returns before a full-warp shuffle.
-    pub unsafe fn collective_after_exit(quitter: u32) {
-        if lane_id() == quitter {
-            return;
+/// Each lane reads its neighbour's value with `shfl_down(mask, v, 1)`, every lane active: a
+/// `mask` other than the full one plants the mistake of leaving active lanes out.
+///
+/// # Safety
+/// One input and one output per thread.
+pub unsafe fn shuffle_down(p: PartialShuffle) {
+    let i = global_x() as usize;
+    // SAFETY: one input and one output per thread.
+    unsafe { *p.out.add(i) = shfl_down(p.mask, *p.input.add(i), 1) }
+}
+
+kernel! {
+    /// Parameters of [`quit_before_shuffle`].
+    pub struct CollectiveAfterExit {
+        pub quitter: u32,
+    }
+    fn quit_before_shuffle => collective_after_exit;
+}
+
+/// Lane `quitter` of every warp returns before a full-warp shuffle.
+///
+/// # Safety
+/// None: this is the misuse under test.
+pub unsafe fn quit_before_shuffle(p: CollectiveAfterExit) {
+    if lane_id() == p.quitter {
+        return;
+    }
+    // SAFETY: none: this is the misuse under test.
+    unsafe { shfl_xor(FULL_MASK, 1u32, 1) };
+}
+
+kernel! {
+    /// Parameters of [`quit_before_barrier`].
+    pub struct BarrierAfterExit {
+        pub first_out: u32,
+    }
+    fn quit_before_barrier => barrier_after_exit;
+}
+
+/// Threads from `first_out` on return before the barrier.
+///
+/// # Safety
+/// None: this is the misuse under test.
+pub unsafe fn quit_before_barrier(p: BarrierAfterExit) {
+    if thread_rank() >= p.first_out {
+        return;
+    }
+    // SAFETY: none: this is the misuse under test.
+    unsafe { sync_threads() };
+}
+
+kernel! {
+    /// Parameters of [`split_barriers`].
+    pub struct DivergentBarriers {
+        pub apart: u32,
+    }
+    fn split_barriers => divergent_barriers;
+}
+
+/// Warp `apart` waits at one barrier, the other warps at another.
+///
+/// # Safety
+/// None: this is the misuse under test.
+#[allow(clippy::if_same_then_else)]
+pub unsafe fn split_barriers(p: DivergentBarriers) {
+    // SAFETY: none: this is the misuse under test.
+    unsafe {
+        if warp_id() == p.apart {
+            sync_threads();
+        } else {
+            sync_threads();
         }
-        // SAFETY: none: this is the misuse under test.
-        unsafe { shfl_xor(FULL_MASK, 1u32, 1) };
     }
+}
 
-    /// Threads from `first_out` on return before the barrier.
-    pub unsafe fn barrier_after_exit(first_out: u32) {
-        if thread_rank() >= first_out {
-            return;
-        }
-        // SAFETY: none: this is the misuse under test.
-        unsafe { sync_threads() };
+kernel! {
+    /// Parameters of the spin waits.
+    pub struct Flag {
+        pub flag: *const u32,
     }
-
-    /// Warp 0 waits at one barrier, the other warps at another.
-    #[allow(clippy::if_same_then_else)]
-    pub unsafe fn divergent_barriers() {
-        // SAFETY: none: this is the misuse under test.
-        unsafe {
-            if warp_id() == 0 {
-                sync_threads();
-            } else {
-                sync_threads();
-            }
-        }
-    }
-
     /// Spins until `flag` becomes non-zero.
-    pub unsafe fn spin_on_flag(flag: *const u32) {
-        // SAFETY: `flag` is a valid u32 (the test's).
-        unsafe { while load_acquire_u32(flag) == 0 {} }
-    }
-
+    fn spin => spin_on_flag;
     /// Spins until `flag` becomes non-zero, the warp voting on it each time round (the shape
     /// of the scan's look-back).
-    pub unsafe fn spin_with_vote(flag: *const u32) {
-        // SAFETY: `flag` is a valid u32 (the test's); whole warps vote.
-        unsafe { while !all(FULL_MASK, load_acquire_u32(flag) != 0) {} }
-    }
+    fn spin_voting => spin_with_vote;
+}
 
-    /// Reads shared element `index` of a slice of 4.
-    pub unsafe fn shared_out_of_range(index: u32) {
-        // SAFETY: the launch gives 16 bytes of shared memory.
-        let slots = unsafe { SharedSlice::<u32>::carve(0, 4) };
-        slots.get(index);
-    }
+/// Spins until `flag` becomes non-zero.
+///
+/// # Safety
+/// `flag` is a valid u32.
+pub unsafe fn spin(p: Flag) {
+    // SAFETY: `flag` is a valid u32 (the test's).
+    unsafe { while load_acquire_u32(p.flag) == 0 {} }
+}
 
-    /// Each thread writes its thread and block indices, the block's dynamic shared memory size
-    /// and the first word of its shared memory before anyone wrote it, 8 words at its linear
-    /// global rank.
-    pub unsafe fn where_am_i(out: *mut u32) {
-        let (t, b, bd, g) = (thread_idx(), block_idx(), block_dim(), grid_dim());
-        let block_rank = (b.z * g.y + b.y) * g.x + b.x;
-        let rank = block_rank as usize * bd.volume() as usize + thread_rank() as usize;
-        // SAFETY: the launch gives at least 4 bytes of shared memory; `out` holds 8 words per
-        // thread of the grid.
-        unsafe {
-            let fresh = SharedSlice::<u32>::carve(0, 1).get(0);
-            let words = [t.x, t.y, t.z, b.x, b.y, b.z, dynamic_bytes(), fresh];
-            for (k, w) in words.into_iter().enumerate() {
-                *out.add(rank * 8 + k) = w;
-            }
+/// Spins until `flag` becomes non-zero, the warp voting on it each time round.
+///
+/// # Safety
+/// `flag` is a valid u32; whole warps.
+pub unsafe fn spin_voting(p: Flag) {
+    // SAFETY: `flag` is a valid u32 (the test's); whole warps vote.
+    unsafe { while !all(FULL_MASK, load_acquire_u32(p.flag) != 0) {} }
+}
+
+kernel! {
+    /// Parameters of [`read_shared`].
+    pub struct SharedIndex {
+        pub index: u32,
+    }
+    fn read_shared => shared_out_of_range;
+}
+
+/// Reads shared element `index` of a slice of 4.
+///
+/// # Safety
+/// The launch gives 16 bytes of shared memory.
+pub unsafe fn read_shared(p: SharedIndex) {
+    // SAFETY: the launch gives 16 bytes of shared memory.
+    let slots = unsafe { SharedSlice::<u32>::carve(0, 4) };
+    slots.get(p.index);
+}
+
+kernel! {
+    /// Parameters of [`report_indices`].
+    pub struct WhereAmI {
+        pub out: *mut u32,
+    }
+    fn report_indices => where_am_i;
+}
+
+/// Each thread writes its thread and block indices, the block's dynamic shared memory size and
+/// the first word of its shared memory before anyone wrote it, 8 words at its linear global
+/// rank.
+///
+/// # Safety
+/// The launch gives at least 4 bytes of shared memory; `out` holds 8 words per thread of the
+/// grid.
+pub unsafe fn report_indices(p: WhereAmI) {
+    let (t, b, bd, g) = (thread_idx(), block_idx(), block_dim(), grid_dim());
+    let block_rank = (b.z * g.y + b.y) * g.x + b.x;
+    let rank = block_rank as usize * bd.volume() as usize + thread_rank() as usize;
+    // SAFETY: the launch gives at least 4 bytes of shared memory; `out` holds 8 words per
+    // thread of the grid.
+    unsafe {
+        let fresh = SharedSlice::<u32>::carve(0, 1).get(0);
+        let words = [t.x, t.y, t.z, b.x, b.y, b.z, dynamic_bytes(), fresh];
+        for (k, w) in words.into_iter().enumerate() {
+            *p.out.add(rank * 8 + k) = w;
         }
     }
 }
@@ -116,18 +218,19 @@ fn dim(x: u32, y: u32, z: u32) -> Dim3 {
     Dim3 { x, y, z }
 }
 
-/// Launches `K` with `args` on `blocks` blocks of `threads`, with a short stall timeout, and
+/// Launches `K` with `params` on `blocks` blocks of `threads`, with a short stall timeout, and
 /// returns the result and how long it took.
 fn run<K: Kernel>(
     blocks: u32,
     threads: u32,
     shared_bytes: u32,
-    args: K::Params,
+    params: K::Params,
 ) -> (Result<(), Fault>, Duration) {
     struct Shared<A>(A);
-    // SAFETY: the tuples here hold pointers to the test's own buffers, alive during the launch.
+    // SAFETY: the parameters here hold pointers to the test's own buffers, alive during the
+    // launch.
     unsafe impl<A> Sync for Shared<A> {}
-    let args = Shared(args);
+    let params = Shared(params);
     let options = Options {
         stall_timeout: Duration::from_millis(300),
         ..Options::default()
@@ -139,9 +242,9 @@ fn run<K: Kernel>(
     };
     let start = Instant::now();
     let body = || {
-        let args = &args;
+        let params = &params;
         // SAFETY: each test sizes its buffers for its launch.
-        unsafe { K::run(args.0) }
+        unsafe { K::run(params.0) }
     };
     let result = emu::launch(K::NAME, launch, &options, &body);
     (result, start.elapsed())
@@ -160,12 +263,17 @@ fn fault(result: (Result<(), Fault>, Duration)) -> Fault {
 fn a_missing_barrier_before_reading_other_warps_shared_memory_is_reported() {
     let input: Vec<u32> = (0..512).collect();
     let mut out = vec![0u32; 2];
-    let args = (input.as_ptr(), out.as_mut_ptr(), 1);
-    let (ok, _) = run::<planted_missing_barrier>(2, 256, 32, args);
+    let p = MissingBarrier {
+        input: input.as_ptr(),
+        out: out.as_mut_ptr(),
+        with_barrier: 1,
+    };
+    let (ok, _) = run::<planted_missing_barrier>(2, 256, 32, p);
     ok.expect("with the barrier");
     assert_eq!(out, [(0..256).sum::<u32>(), (256..512).sum::<u32>()]);
 
-    let f = fault(run::<planted_missing_barrier>(2, 256, 32, (args.0, args.1, 0)));
+    let p = MissingBarrier { with_barrier: 0, ..p };
+    let f = fault(run::<planted_missing_barrier>(2, 256, 32, p));
     assert_eq!(f.kernel, "planted_missing_barrier");
     assert!(f.block.x < 2 && (f.block.y, f.block.z) == (0, 0), "{f}");
     let Misuse::SharedRace { earlier, later, .. } = f.misuse else {
@@ -183,7 +291,12 @@ fn a_missing_barrier_before_reading_other_warps_shared_memory_is_reported() {
 fn a_shuffle_mask_leaving_out_an_active_lane_is_reported() {
     let input: Vec<u32> = (0..64).map(|i| i * 3).collect();
     let mut out = vec![0u32; 64];
-    let (ok, _) = run::<planted_partial_shuffle>(1, 64, 0, (input.as_ptr(), out.as_mut_ptr(), FULL_MASK));
+    let p = PartialShuffle {
+        input: input.as_ptr(),
+        out: out.as_mut_ptr(),
+        mask: FULL_MASK,
+    };
+    let (ok, _) = run::<planted_partial_shuffle>(1, 64, 0, p);
     ok.expect("with the full mask");
     let expected: Vec<u32> = (0..64)
         .map(|i| input[if i % 32 == 31 { i } else { i + 1 }])
@@ -195,7 +308,7 @@ fn a_shuffle_mask_leaving_out_an_active_lane_is_reported() {
         1,
         64,
         0,
-        (input.as_ptr(), out.as_mut_ptr(), mask),
+        PartialShuffle { mask, ..p },
     ));
     let Misuse::LaneNotInMask {
         thread,
@@ -216,7 +329,12 @@ fn a_shuffle_mask_leaving_out_an_active_lane_is_reported() {
 
 #[test]
 fn a_collective_waiting_for_an_exited_lane_is_reported() {
-    let f = fault(run::<collective_after_exit>(3, 64, 0, (7,)));
+    let f = fault(run::<collective_after_exit>(
+        3,
+        64,
+        0,
+        CollectiveAfterExit { quitter: 7 },
+    ));
     let Misuse::CollectiveStuck {
         warp,
         mask,
@@ -234,7 +352,12 @@ fn a_collective_waiting_for_an_exited_lane_is_reported() {
 #[test]
 fn lanes_missing_from_a_partial_warp_are_reported() {
     // A block of 40 threads: the second warp has 8 lanes, the full mask names 32.
-    let f = fault(run::<collective_after_exit>(1, 40, 0, (99,)));
+    let f = fault(run::<collective_after_exit>(
+        1,
+        40,
+        0,
+        CollectiveAfterExit { quitter: 99 },
+    ));
     let Misuse::CollectiveStuck {
         warp,
         missing,
@@ -250,19 +373,29 @@ fn lanes_missing_from_a_partial_warp_are_reported() {
 
 #[test]
 fn a_barrier_skipped_by_exited_threads_is_reported() {
-    let f = fault(run::<barrier_after_exit>(2, 128, 0, (64,)));
+    let f = fault(run::<barrier_after_exit>(
+        2,
+        128,
+        0,
+        BarrierAfterExit { first_out: 64 },
+    ));
     let Misuse::BarrierSkipped { ref exited, .. } = f.misuse else {
         panic!("expected a skipped barrier, got {f}")
     };
     // Reported as soon as the first of them exits while others wait.
     assert_eq!(exited, "64", "{f}");
-    let (ok, _) = run::<barrier_after_exit>(2, 128, 0, (128,));
+    let (ok, _) = run::<barrier_after_exit>(2, 128, 0, BarrierAfterExit { first_out: 128 });
     ok.expect("every thread reaches the barrier");
 }
 
 #[test]
 fn threads_at_different_barriers_are_reported() {
-    let f = fault(run::<divergent_barriers>(1, 96, 0, ()));
+    let f = fault(run::<divergent_barriers>(
+        1,
+        96,
+        0,
+        DivergentBarriers { apart: 0 },
+    ));
     let Misuse::BarrierMismatch { ref sites } = f.misuse else {
         panic!("expected divergent barriers, got {f}")
     };
@@ -275,16 +408,17 @@ fn threads_at_different_barriers_are_reported() {
 #[test]
 fn a_spin_wait_nobody_releases_is_reported_as_stalled() {
     let flag = 0u32;
-    let f = fault(run::<spin_on_flag>(2, 32, 0, (&flag as *const u32,)));
+    let p = Flag { flag: &flag };
+    let f = fault(run::<spin_on_flag>(2, 32, 0, p));
     assert!(matches!(f.misuse, Misuse::Stalled { .. }), "{f}");
     // A vote inside the loop is part of the wait, not progress.
-    let f = fault(run::<spin_with_vote>(1, 64, 0, (&flag as *const u32,)));
+    let f = fault(run::<spin_with_vote>(1, 64, 0, p));
     assert!(matches!(f.misuse, Misuse::Stalled { .. }), "{f}");
 }
 
 #[test]
 fn traps_name_the_thread_and_the_site() {
-    let f = fault(run::<shared_out_of_range>(1, 32, 16, (4,)));
+    let f = fault(run::<shared_out_of_range>(1, 32, 16, SharedIndex { index: 4 }));
     let Misuse::Trap { thread, ref message } = f.misuse else {
         panic!("expected a trap, got {f}")
     };
@@ -293,7 +427,7 @@ fn traps_name_the_thread_and_the_site() {
         message.contains("emulator.rs"),
         "the site is the kernel's call: {f}"
     );
-    let (ok, _) = run::<shared_out_of_range>(1, 32, 16, (3,));
+    let (ok, _) = run::<shared_out_of_range>(1, 32, 16, SharedIndex { index: 3 });
     ok.expect("in range");
 }
 
@@ -310,7 +444,7 @@ fn indices_shared_memory_and_poison_follow_the_launch() {
     let ptr = out.as_mut_ptr() as usize;
     let body = || {
         // SAFETY: `out` holds 8 words per thread of the grid.
-        unsafe { where_am_i(ptr as *mut u32) }
+        unsafe { report_indices(WhereAmI { out: ptr as *mut u32 }) }
     };
     emu::launch("where_am_i", launch, &Options::default(), &body).unwrap();
     let poison = u32::from_ne_bytes([SHARED_POISON; 4]);

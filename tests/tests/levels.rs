@@ -4,8 +4,8 @@
 //! and the GPU must agree bit for bit, floats too.
 
 use warpkit::checks::{
-    BLOCK_THREADS, Level, LevelElement, LevelKernel, MOMENTS_WORDS, argmin, moments, moments_scan, run_level,
-    warp_histogram_ballot,
+    BLOCK_THREADS, LOGICAL_WARP_WIDTHS, LOGICAL_WARP_WORDS, Level, LevelElement, LevelKernel, MOMENTS_WORDS,
+    argmin, logical_warp, moments, moments_scan, run_level, warp_histogram_ballot,
 };
 use warpkit_tests::*;
 
@@ -127,6 +127,75 @@ fn argmin_takes_the_smallest_value_and_then_the_smallest_index() {
                 }
             },
         );
+    }
+}
+
+/// The affine map `x ↦ a·x + b` (wrapping) of the logical-warp kernels, and their composition
+/// (first map on the left).
+fn affine_map(x: u32) -> (u32, u32) {
+    (x | 1, x)
+}
+
+fn compose((a1, b1): (u32, u32), (a2, b2): (u32, u32)) -> (u32, u32) {
+    (a2.wrapping_mul(a1), a2.wrapping_mul(b1).wrapping_add(b2))
+}
+
+/// The words the logical-warp kernels write for element `i` of `group` (the elements of its
+/// logical warp that exist, the first at index `start`), as `warp::logical::CHECK_WORDS` lists
+/// them.
+fn logical_warp_reference(group: &[u32], start: usize, i: usize) -> [u32; LOGICAL_WARP_WORDS] {
+    let k = i - start;
+    let sum = group.iter().fold(0u32, |a, &x| a.wrapping_add(x));
+    let fold = |maps: &[u32]| maps.iter().fold((1, 0), |m, &x| compose(m, affine_map(x)));
+    let (total, inclusive, exclusive) = (fold(group), fold(&group[..=k]), fold(&group[..k]));
+    // Smallest value, then smallest index: `min_by` keeps the first of equal values.
+    let (at, value) = group
+        .iter()
+        .map(|&x| (x >> 26) as f32)
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
+    [
+        sum,
+        total.0,
+        total.1,
+        inclusive.0,
+        inclusive.1,
+        exclusive.0,
+        exclusive.1,
+        total.0,
+        total.1,
+        value.to_bits(),
+        (start + at) as u32,
+    ]
+}
+
+/// Reduce (by a sum and by the non-commutative affine composition), both scans and argmin over
+/// logical warps of every width, each lane's results against the CPU's. Small sizes only (every
+/// width is a launch on the emulator): partial groups, a partial warp and several blocks.
+#[test]
+fn logical_warps_reduce_scan_and_argmin_within_each_group() {
+    for device in devices("logical warps") {
+        let mut rng = fresh_rng("logical warps");
+        for n in [1usize, 7, 32, 45, 300, 1000] {
+            let input = random_vec::<u32>(&mut rng, n);
+            let d_in = device.upload(&input).unwrap();
+            for width in LOGICAL_WARP_WIDTHS {
+                let label = format!("logical warps of {width} n={n} on {}", device.describe());
+                let mut d_out = device.filled(LOGICAL_WARP_WORDS * n, u32::MAX).unwrap();
+                logical_warp(&device, width, &d_in, &mut d_out).unwrap_or_else(|e| panic!("{label}: {e}"));
+                let got = device.download(&d_out).unwrap();
+                for (g, group) in input.chunks(width as usize).enumerate() {
+                    let start = g * width as usize;
+                    for i in start..start + group.len() {
+                        let want = logical_warp_reference(group, start, i);
+                        let got = &got[LOGICAL_WARP_WORDS * i..LOGICAL_WARP_WORDS * (i + 1)];
+                        assert_eq!(got, want, "{label}: element {i}");
+                    }
+                }
+            }
+            println!("logical warps n={n} on {}: checked", device.describe());
+        }
     }
 }
 

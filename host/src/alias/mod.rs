@@ -33,8 +33,8 @@
 
 mod check;
 mod cpu;
-mod device;
 mod kernels;
+mod launch;
 mod method;
 mod table;
 

@@ -3,7 +3,7 @@
 
 use super::kernels::AliasWeight;
 use super::method::{Construction, SampleOptions, Sampling};
-use super::{Stream, cpu, device, item_masses};
+use super::{Stream, cpu, item_masses, launch};
 use crate::error::{Error, Result};
 use crate::runtime::backend::Backend;
 use crate::runtime::cpu::filled_by;
@@ -36,7 +36,7 @@ impl<F: AliasWeight> std::fmt::Debug for AliasTable<F> {
 enum Storage<F: AliasWeight> {
     /// The rows and the method that builds them again on a rebuild.
     Host(Vec<Row<F>>, Construction),
-    Device(Box<device::DeviceTable<F>>),
+    Device(Box<launch::DeviceTable<F>>),
 }
 
 /// `Err` unless the weights can make a table: at least one, at most 2^32 − 2 (the prefix sums
@@ -82,7 +82,7 @@ impl<F: AliasWeight> AliasTable<F> {
         check_weights(weights)?;
         let storage = match backend {
             Backend::Device(d) if method != Construction::Sequential => {
-                let mut table = device::DeviceTable::allocate(d, weights.len(), method)?;
+                let mut table = launch::DeviceTable::allocate(d, weights.len(), method)?;
                 table.rebuild_from_host(weights)?;
                 Storage::Device(Box::new(table))
             }
@@ -118,7 +118,7 @@ impl<F: AliasWeight> AliasTable<F> {
                 backend: device.describe(),
             });
         }
-        let mut table = device::DeviceTable::allocate(device, weights.len(), method)?;
+        let mut table = launch::DeviceTable::allocate(device, weights.len(), method)?;
         table.rebuild(weights)?;
         Ok(AliasTable {
             storage: Storage::Device(Box::new(table)),

@@ -28,7 +28,7 @@
 //! is (or its infinite terms disagree in sign).
 
 mod cpu;
-mod device;
+mod launch;
 mod span;
 
 use crate::error::{Error, Result, check_len, check_offsets, check_same_len};
@@ -231,7 +231,7 @@ impl Convolution {
     ) -> Result<()> {
         let out = device.ptr_mut(r)?;
         // SAFETY: forwarded to the caller's contract.
-        unsafe { device::run(device, self.plan(work.clone()), inputs, &[out], work) }
+        unsafe { launch::run(device, self.plan(work.clone()), inputs, &[out], work) }
     }
 
     /// How a device runs `work`: by the forced method, else [`Method::auto`]'s (the band
@@ -295,7 +295,7 @@ impl Convolution {
         let inputs = [base.cast_const(), base.cast_const()];
         // SAFETY: the spans lie inside `data` and `r` shares no element with `p` or `q`
         // (checked).
-        unsafe { device::run(device, self.plan(work.clone()), &inputs, &[base], work) }
+        unsafe { launch::run(device, self.plan(work.clone()), &inputs, &[base], work) }
     }
 
     /// [`Convolution::strided_into`] on host data.
@@ -363,7 +363,7 @@ impl Convolution {
         let inputs = [device.ptr(p)?, device.ptr(q)?, device.ptr(g)?];
         let outputs = [device.ptr_mut(dp)?, device.ptr_mut(dq)?];
         // SAFETY: every span lies inside its buffer, which outlives the call.
-        unsafe { device::run(device, self.plan(work.clone()), &inputs, &outputs, work) }
+        unsafe { launch::run(device, self.plan(work.clone()), &inputs, &outputs, work) }
     }
 
     fn gradient_products(&self, m: usize, n: usize, g: usize) -> Result<[Product; 2]> {
@@ -466,7 +466,7 @@ impl Convolution {
                 let pointers = buffers.iter().map(|b| d.ptr(b)).collect::<Result<Vec<_>>>()?;
                 let (out_ptr, work) = (d.ptr_mut(&mut out)?, stacked(products));
                 // SAFETY: every span lies inside its buffer, which outlives the call.
-                unsafe { device::run(d, self.plan(work.clone()), &pointers, &[out_ptr], work)? };
+                unsafe { launch::run(d, self.plan(work.clone()), &pointers, &[out_ptr], work)? };
                 d.download(&out)
             }
         }

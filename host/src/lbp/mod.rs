@@ -24,7 +24,7 @@
 //! the tests' reference. [`histograms`] takes many signals at once, a histogram each.
 
 mod cpu;
-mod device;
+mod launch;
 
 use crate::error::{Error, Result, check_len, check_offsets, check_same_len};
 use crate::runtime::backend::Backend;
@@ -77,7 +77,7 @@ pub fn histograms_into<T: Signal>(
         (offsets.len() - 1) * bins(n) as usize,
         out.len(),
     )?;
-    device::histograms_into(device, data, offsets, n, out)
+    launch::histograms_into(device, data, offsets, n, out)
 }
 
 /// Refuses a neighbourhood outside 1..=8, offsets that do not cut the data into signals, and

@@ -21,14 +21,14 @@
 //! both appear) and the variance NaN, as IEEE arithmetic says.
 
 mod cpu;
-mod device;
+mod launch;
 
 use crate::error::{Error, Result, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::element::Scalar;
-use warpkit_kernels::moments::MomentsKernels;
 pub use warpkit_kernels::moments::SUMMARY_WORDS;
+use warpkit_kernels::moments::kernels::MomentsKernels;
 
 /// The element types summarized: f32 and f64.
 pub trait Sample: Scalar + MomentsKernels + Into<f64> {}
@@ -109,7 +109,7 @@ pub fn summary_into<F: Sample>(
 ) -> Result<()> {
     check(data.len())?;
     check_same_len("moments output", SUMMARY_WORDS, out.len())?;
-    device::summary_into(device, data, out)
+    launch::summary_into(device, data, out)
 }
 
 /// The [`Summary`] of each column of the row-major `rows × cols` matrix `data` (neither 0).
@@ -156,7 +156,7 @@ pub fn column_summaries_into<F: Sample>(
 ) -> Result<()> {
     check_matrix(data.len(), rows, cols)?;
     check_same_len("column summaries output", cols * SUMMARY_WORDS, out.len())?;
-    device::columns_into(device, data, rows as u64, cols as u64, out)
+    launch::columns_into(device, data, rows as u64, cols as u64, out)
 }
 
 /// Refuses an empty matrix, a shape that is not the data's, and more rows than the device's

@@ -23,7 +23,7 @@
 //! [`Error::BucketOutOfRange`], found by a device-side flag after the launch.
 
 mod cpu;
-pub(crate) mod device;
+pub(crate) mod launch;
 
 use crate::error::{Error, Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
@@ -243,12 +243,12 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
     ) -> Result<Bounds> {
         check_len("multisplit keys", keys.len(), crate::MAX_LEN)?;
         check_same_len("multisplit output keys", keys.len(), out.len())?;
-        let io = device::Io::<K, u32> {
+        let io = launch::Io::<K, u32> {
             keys,
             values: None,
             out_keys: out,
         };
-        let (offsets, counts) = device::split_on_device(device, &self.params(), io)?;
+        let (offsets, counts) = launch::split_on_device(device, &self.params(), io)?;
         Ok(Bounds { offsets, counts })
     }
 
@@ -267,12 +267,12 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
         check_same_len("multisplit values", keys.len(), values.len())?;
         check_same_len("multisplit output keys", keys.len(), out_keys.len())?;
         check_same_len("multisplit output values", keys.len(), out_values.len())?;
-        let io = device::Io {
+        let io = launch::Io {
             keys,
             values: Some((values, out_values)),
             out_keys,
         };
-        let (offsets, counts) = device::split_on_device(device, &self.params(), io)?;
+        let (offsets, counts) = launch::split_on_device(device, &self.params(), io)?;
         Ok(Bounds { offsets, counts })
     }
 
@@ -301,13 +301,13 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
                 Buckets::Hash { bits } => cpu::split(MultiplicativeHash { bits }, self.m, keys, values),
                 Buckets::Keep(keep) => cpu::split(keep, self.m, keys, values),
             },
-            Backend::Device(d) => device::split(d, &self.params(), keys, values),
+            Backend::Device(d) => launch::split(d, &self.params(), keys, values),
         }
     }
 
     /// The split as the device passes take it (`ab = a | b << 32`, see the `with_buckets!`
     /// macro of `warpkit_kernels::multisplit::digit_pass`).
-    fn params(&self) -> device::Params<'a, K> {
+    fn params(&self) -> launch::Params<'a, K> {
         let (kind, splitters, ab) = match self.buckets {
             Buckets::Splitters(s) => (BUCKETS_SPLITTERS, s, s.len() as u64),
             Buckets::BitField { shift, bits } => {
@@ -320,7 +320,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
             Buckets::Keep(Keep::BitSet(bit)) => (BUCKETS_KEEP_BIT_SET, &[][..], bit as u64),
             Buckets::Keep(Keep::BitClear(bit)) => (BUCKETS_KEEP_BIT_CLEAR, &[][..], bit as u64),
         };
-        device::Params {
+        launch::Params {
             kind,
             splitters,
             ab,

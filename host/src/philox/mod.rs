@@ -1,5 +1,5 @@
 //! warpkit's random stream on the host ([`Philox`], a `rand_core` generator), on a device
-//! ([`Device::philox_fill`], `device.rs`) and with rayon ([`Cpu::philox_fill`], `cpu.rs`), all
+//! ([`Device::philox_fill`], `launch.rs`) and with rayon ([`Cpu::philox_fill`], `cpu.rs`), all
 //! three behind [`Backend::philox_words`]: each evaluates `warpkit_kernels::rng::philox` on the
 //! same counters, so the same key and starting counter give the same words on every backend.
 //! Public as `warpkit::rng`.
@@ -8,7 +8,7 @@
 //! [`Cpu::philox_fill`]: crate::cpu::Cpu::philox_fill
 
 mod cpu;
-mod device;
+mod launch;
 
 use crate::error::Result;
 use crate::runtime::backend::Backend;

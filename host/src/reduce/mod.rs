@@ -1,13 +1,13 @@
 //! The sum, minimum and maximum of u32, u64, i32, i64, f32 or f64 ([`Backend::sum`],
 //! [`Backend::min`], [`Backend::max`]): on a device a persistent grid's
-//! partials summed by one block ([`Device::sum_into`], `device.rs`), on the CPU fixed chunks
+//! partials summed by one block ([`Device::sum_into`], `launch.rs`), on the CPU fixed chunks
 //! with rayon ([`Cpu::sum`], `cpu.rs`). Float sums repeat exactly for a device and length.
 //!
 //! [`Device::sum_into`]: crate::Device::sum_into
 //! [`Cpu::sum`]: crate::cpu::Cpu::sum
 
 mod cpu;
-mod device;
+mod launch;
 
 use crate::error::Result;
 use crate::runtime::backend::Backend;

@@ -1,6 +1,6 @@
 //! Exclusive and inclusive prefix sums of u32, u64, i32, i64, f32 or f64
 //! ([`Backend::exclusive_scan`], [`Backend::inclusive_scan`]): on a device a single pass with
-//! decoupled look-back ([`Device::exclusive_scan_into`], `device.rs`; host memory that is
+//! decoupled look-back ([`Device::exclusive_scan_into`], `launch.rs`; host memory that is
 //! page-locked both ways goes through chunk by chunk with its copies overlapped,
 //! `runtime/gpu/pipeline.rs`), on the CPU fixed chunks with rayon
 //! ([`Cpu::exclusive_scan`], `cpu.rs`). Integers wrap; at most
@@ -10,9 +10,9 @@
 //! [`Cpu::exclusive_scan`]: crate::cpu::Cpu::exclusive_scan
 
 mod cpu;
-mod device;
+mod launch;
 
-pub use device::{SCAN_TUNING_U32, ScanU32};
+pub use launch::{SCAN_TUNING_U32, ScanU32};
 
 use crate::MAX_LEN;
 use crate::error::{Result, check_len, check_same_len};

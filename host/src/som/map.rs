@@ -1,7 +1,7 @@
 //! [`Som`]: a rectangular map of weight vectors and its training, batch and online.
 
 use super::schedule::Schedule;
-use super::{Accumulate, best_matching_units, check_finite, cpu, device};
+use super::{Accumulate, best_matching_units, check_finite, cpu, launch};
 use crate::error::{Error, Result, check_len, check_same_len};
 use crate::philox::Philox;
 use crate::runtime::backend::Backend;
@@ -125,7 +125,7 @@ impl Som {
             }
             Backend::Device(d) => {
                 let (nodes, mut weights) = (d.upload(nodes)?, d.upload(&self.weights)?);
-                device::train(d, &nodes, &mut weights, shape, schedule, training)?;
+                launch::train(d, &nodes, &mut weights, shape, schedule, training)?;
                 self.weights = d.download(&weights)?;
                 Ok(())
             }
@@ -176,7 +176,7 @@ pub fn train_into(
     check_same_len("weights", rows * cols * dim, weights.len())?;
     check_whole(nodes.len(), dim)?;
     schedule.check()?;
-    device::train(
+    launch::train(
         device,
         nodes,
         weights,

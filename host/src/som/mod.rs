@@ -38,7 +38,7 @@
 //! cells a block, the distances of 4 × 8 pairs a thread in registers.
 
 mod cpu;
-mod device;
+mod launch;
 mod map;
 mod schedule;
 
@@ -96,7 +96,7 @@ pub fn best_matching_units_into(
 ) -> Result<()> {
     let count = check(nodes.len(), cells.len(), dim)?;
     check_same_len("best matching units output", count, out.len())?;
-    device::best_matching_units_into(device, nodes, cells, dim as u32, accumulate, out)
+    launch::best_matching_units_into(device, nodes, cells, dim as u32, accumulate, out)
 }
 
 /// Refuses NaN and infinite values, naming the first.

@@ -21,7 +21,7 @@
 //! subset, or warpwise ([`Method`]), chosen by [`Method::auto`] unless the caller forces one.
 
 mod cpu;
-mod device;
+mod launch;
 
 use crate::error::{Error, Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
@@ -213,7 +213,7 @@ impl Subsets {
     ) -> Result<()> {
         check_len("subset count", count, MAX_COUNT)?;
         check_same_len("subset bits output", count * self.words(), out.len())?;
-        device::draw(device, self, seed, count, device::Output::Bits(out))
+        launch::draw(device, self, seed, count, launch::Output::Bits(out))
     }
 
     /// [`Subsets::positions`] into `device`'s memory: `out` holds `count * k` positions.
@@ -226,7 +226,7 @@ impl Subsets {
     ) -> Result<()> {
         check_len("subset count", count, MAX_COUNT)?;
         check_same_len("subset positions output", count * self.k as usize, out.len())?;
-        device::draw(device, self, seed, count, device::Output::Positions(out))
+        launch::draw(device, self, seed, count, launch::Output::Positions(out))
     }
 }
 

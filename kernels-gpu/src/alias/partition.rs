@@ -416,7 +416,7 @@ pub unsafe fn check_sum<F: Weight, const V: usize>(p: CheckSum<F>) {
     let mut first = u64::MAX;
     // SAFETY: forwarded to the launch contract above; `first_bad` is only touched atomically.
     unsafe {
-        crate::device::reduce::reduce_partials::<F, F, _, V>(p.weights, p.n, p.partials, Sum, |i, w| {
+        crate::grid::reduce::reduce_partials::<F, F, _, V>(p.weights, p.n, p.partials, Sum, |i, w| {
             let x = w.to_f64();
             if !(x >= 0.0 && x.is_finite()) {
                 first = first.min(i);

@@ -4,7 +4,9 @@
 //! the host reads any value type through one `u32` buffer.
 
 use crate::block;
+use crate::launch::LaunchShape;
 use crate::op::{ArgMin, Moments, MomentsCombine, Operator, Words};
+use crate::policy::checks::{per_element, per_warp};
 use crate::simt::shared::SharedSlice;
 use crate::simt::{WARP_SIZE, block_x, global_x, lane_id, thread_rank, warps_per_block};
 use crate::warp;
@@ -90,47 +92,105 @@ unsafe fn reduce_each<T: Copy, A: Words, O: Operator<A>>(
     }
 }
 
-macro_rules! reduce_kernels {
-    ($($name:ident: $segment:ident, $t:ty, $words:expr, $op:expr, $item:expr;)*) => {$(
-        $crate::kernel! {
-            /// Test kernel: each segment's items combined by the operator, as words at
-            /// `out[segment * words ..]` (see the module docs).
-            ///
-            /// # Safety
-            /// `input` holds `n` elements and `out` the words of each segment; whole warps;
-            /// dynamic shared memory holds one combined value per warp.
-            pub unsafe fn $name(input: *const $t, n: u64, out: *mut u32) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { reduce_each(Segment::$segment, (input, n, out), $words, $op, $item) }
-            }
-        }
-    )*};
-}
-reduce_kernels! {
-    warp_argmin_f32: Warp, f32, 2, ArgMin, |i, x| (x, i as u32);
-    block_argmin_f32: Block, f32, 2, ArgMin, |i, x| (x, i as u32);
-    warp_moments_f64: Warp, f64, MOMENTS_WORDS, MomentsCombine, |_, x| Moments::<f64>::of(x);
-    block_moments_f64: Block, f64, MOMENTS_WORDS, MomentsCombine, |_, x| Moments::<f64>::of(x);
+crate::kernel! {
+    /// Parameters of the argmin test kernels: `n` f32 elements of `input`, one a thread, each
+    /// segment's (value, index) as its two words at `out[2 · segment ..]`.
+    pub struct ArgMinCheck {
+        pub input: *const f32,
+        pub n: u64,
+        pub out: *mut u32,
+    }
+    /// Each warp's argmin.
+    fn argmin_each::<false> => warp_argmin_f32;
+    /// Each block's argmin.
+    fn argmin_each::<true> => block_argmin_f32;
 }
 
 crate::kernel! {
-    /// Test kernel: the exclusive scan of each block's moments (the moments of the block's
-    /// elements before each one), its words at `out[5i..]`.
-    ///
-    /// # Safety
-    /// `input` holds `n` elements, `out` 5 n words; dynamic shared memory holds one
-    /// `Moments<f64>` a warp.
-    pub unsafe fn block_scan_moments_f64(input: *const f64, n: u64, out: *mut u32) {
-        let op = MomentsCombine;
-        let i = global_x();
-        // SAFETY: accesses bounded by `n`; the whole block calls the scan.
-        unsafe {
-            let scratch = SharedSlice::carve(0, warps_per_block());
-            let v = item_or_identity(input, n, op, |_, x| Moments::<f64>::of(x));
-            let (prefix, _) = block::exclusive_scan(v, op, scratch);
-            if i < n {
-                store_words(out, MOMENTS_WORDS * i as usize, prefix);
-            }
+    /// Parameters of the moments test kernels: `n` f64 elements of `input`, one a thread, the
+    /// words of [`Moments<f64>`] (5 a value) to `out`.
+    pub struct MomentsCheck {
+        pub input: *const f64,
+        pub n: u64,
+        pub out: *mut u32,
+    }
+    /// Each warp's moments, at `out[5 · warp ..]`.
+    fn moments_each::<false> => warp_moments_f64;
+    /// Each block's moments, at `out[5 · block ..]`.
+    fn moments_each::<true> => block_moments_f64;
+    /// The exclusive scan of each block's moments (the moments of the block's elements before
+    /// each one), at `out[5i ..]`.
+    fn moments_scan => block_scan_moments_f64;
+}
+
+impl ArgMinCheck {
+    /// A thread an element, with a combined value of shared memory a warp.
+    pub const fn plan(&self) -> LaunchShape {
+        per_element(self.n, per_warp(size_of::<(f32, u32)>()))
+    }
+}
+
+impl MomentsCheck {
+    /// A thread an element, with a combined value of shared memory a warp.
+    pub const fn plan(&self) -> LaunchShape {
+        per_element(self.n, per_warp(size_of::<Moments<f64>>()))
+    }
+}
+
+/// The segment of a reduction test: each block's, or each warp's.
+const fn segment(block: bool) -> Segment {
+    if block { Segment::Block } else { Segment::Warp }
+}
+
+/// Test kernel body: each warp's (or, with `BLOCK`, block's) argmin by [`ArgMin`].
+///
+/// # Safety
+/// `input` holds `n` elements and `out` two words a segment; the launch is
+/// [`ArgMinCheck::plan`] (any blocks of whole warps with its shared memory).
+#[inline(always)]
+pub unsafe fn argmin_each<const BLOCK: bool>(p: ArgMinCheck) {
+    let ArgMinCheck { input, n, out } = p;
+    // SAFETY: forwarded to the launch contract above.
+    unsafe { reduce_each(segment(BLOCK), (input, n, out), 2, ArgMin, |i, x| (x, i as u32)) }
+}
+
+/// Test kernel body: each warp's (or, with `BLOCK`, block's) moments by [`MomentsCombine`].
+///
+/// # Safety
+/// `input` holds `n` elements and `out` [`MOMENTS_WORDS`] words a segment; the launch is
+/// [`MomentsCheck::plan`] (any blocks of whole warps with its shared memory).
+#[inline(always)]
+pub unsafe fn moments_each<const BLOCK: bool>(p: MomentsCheck) {
+    let MomentsCheck { input, n, out } = p;
+    // SAFETY: forwarded to the launch contract above.
+    unsafe {
+        reduce_each(
+            segment(BLOCK),
+            (input, n, out),
+            MOMENTS_WORDS,
+            MomentsCombine,
+            |_, x| Moments::<f64>::of(x),
+        )
+    }
+}
+
+/// Test kernel body: the exclusive scan of each block's moments, [`MOMENTS_WORDS`] words at
+/// `out[5i..]`.
+///
+/// # Safety
+/// `input` holds `n` elements, `out` 5 n words; the launch is [`MomentsCheck::plan`].
+#[inline(always)]
+pub unsafe fn moments_scan(p: MomentsCheck) {
+    let MomentsCheck { input, n, out } = p;
+    let op = MomentsCombine;
+    let i = global_x();
+    // SAFETY: accesses bounded by `n`; the whole block calls the scan.
+    unsafe {
+        let scratch = SharedSlice::carve(0, warps_per_block());
+        let v = item_or_identity(input, n, op, |_, x| Moments::<f64>::of(x));
+        let (prefix, _) = block::exclusive_scan(v, op, scratch);
+        if i < n {
+            store_words(out, MOMENTS_WORDS * i as usize, prefix);
         }
     }
 }

@@ -2,8 +2,10 @@
 //! thread combines the warp totals in warp order (so floats give the same bits in every thread
 //! and every run).
 
+use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{Operator, Sum, Words};
+use crate::policy::checks::{per_element, per_warp};
 use crate::simt::memory::read_or;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, global_x, lane_id, sync_threads, thread_rank, warp_id, warps_per_block};
@@ -32,8 +34,33 @@ pub unsafe fn reduce<T: Words, O: Operator<T>>(v: T, op: O, scratch: SharedSlice
     }
 }
 
+crate::kernel! {
+    /// Parameters of the block reduction's test kernel: `n` elements of `input`, one a thread,
+    /// each block's sum to `out` (one a block).
+    pub struct BlockReduce<T: Element> {
+        pub input: *const T,
+        pub n: u64,
+        pub out: *mut T,
+    }
+    /// Sum of each block's elements.
+    fn reduce_each_block => block_reduce_u32<u32>, block_reduce_f64<f64>;
+}
+
+impl<T: Element> BlockReduce<T> {
+    /// A thread an element, with a `T` of shared memory a warp.
+    pub const fn plan(&self) -> LaunchShape {
+        per_element(self.n, per_warp(size_of::<T>()))
+    }
+}
+
+/// Test kernel body: `out[b]` = sum of block `b`'s elements, one element a thread.
+///
+/// # Safety
+/// `input` holds `n` elements, `out` one per block; the launch is [`BlockReduce::plan`] (any
+/// blocks of whole warps with a `T` of dynamic shared memory a warp).
 #[inline(always)]
-unsafe fn reduce_each_block<T: Element>(input: *const T, n: u64, out: *mut T) {
+pub unsafe fn reduce_each_block<T: Element>(p: BlockReduce<T>) {
+    let BlockReduce { input, n, out } = p;
     let i = global_x();
     // SAFETY: accesses bounded by `n` and the block count; the whole block calls `reduce`.
     unsafe {
@@ -45,20 +72,3 @@ unsafe fn reduce_each_block<T: Element>(input: *const T, n: u64, out: *mut T) {
         }
     }
 }
-
-macro_rules! block_reduce_kernels {
-    ($($name:ident: $t:ty),*) => {$(
-        $crate::kernel! {
-            /// Test kernel: `out[b]` = sum of block `b`'s elements, one element a thread.
-            ///
-            /// # Safety
-            /// `input` holds `n` elements, `out` one per block; dynamic shared memory holds one
-            /// element per warp.
-            pub unsafe fn $name(input: *const $t, n: u64, out: *mut $t) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { reduce_each_block(input, n, out) }
-            }
-        }
-    )*};
-}
-block_reduce_kernels!(block_reduce_u32: u32, block_reduce_f64: f64);

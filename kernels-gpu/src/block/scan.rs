@@ -1,8 +1,10 @@
 //! Block-wide exclusive prefix scan: a warp scan in each warp, warp totals through shared
 //! memory, and each thread combines the totals of the warps before its own.
 
+use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{Operator, Sum, Words};
+use crate::policy::checks::{per_element, per_warp};
 use crate::simt::memory::read_or;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{WARP_SIZE, global_x, lane_id, sync_threads, warp_id, warps_per_block};
@@ -35,8 +37,33 @@ pub unsafe fn exclusive_scan<T: Words, O: Operator<T>>(v: T, op: O, scratch: Sha
     }
 }
 
+crate::kernel! {
+    /// Parameters of the block scan's test kernel: `n` elements of `input`, one a thread, the
+    /// exclusive scan within each block to `out`.
+    pub struct BlockScan<T: Element> {
+        pub input: *const T,
+        pub n: u64,
+        pub out: *mut T,
+    }
+    /// Exclusive scan within each block's elements.
+    fn scan_each_block => block_scan_exclusive_u32<u32>, block_scan_exclusive_f64<f64>;
+}
+
+impl<T: Element> BlockScan<T> {
+    /// A thread an element, with a `T` of shared memory a warp.
+    pub const fn plan(&self) -> LaunchShape {
+        per_element(self.n, per_warp(size_of::<T>()))
+    }
+}
+
+/// Test kernel body: exclusive scan within each block's elements (one element a thread).
+///
+/// # Safety
+/// `input` and `out` hold `n` elements; the launch is [`BlockScan::plan`] (any blocks of whole
+/// warps with a `T` of dynamic shared memory a warp).
 #[inline(always)]
-unsafe fn scan_each_block<T: Element>(input: *const T, n: u64, out: *mut T) {
+pub unsafe fn scan_each_block<T: Element>(p: BlockScan<T>) {
+    let BlockScan { input, n, out } = p;
     let i = global_x();
     // SAFETY: accesses bounded by `n`; the whole block calls the scan.
     unsafe {
@@ -48,20 +75,3 @@ unsafe fn scan_each_block<T: Element>(input: *const T, n: u64, out: *mut T) {
         }
     }
 }
-
-macro_rules! block_scan_kernels {
-    ($($name:ident: $t:ty),*) => {$(
-        $crate::kernel! {
-            /// Test kernel: exclusive scan within each block's elements (one element a thread).
-            ///
-            /// # Safety
-            /// `input` and `out` hold `n` elements; dynamic shared memory holds one element per
-            /// warp.
-            pub unsafe fn $name(input: *const $t, n: u64, out: *mut $t) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { scan_each_block(input, n, out) }
-            }
-        }
-    )*};
-}
-block_scan_kernels!(block_scan_exclusive_u32: u32, block_scan_exclusive_f64: f64);

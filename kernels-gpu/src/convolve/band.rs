@@ -10,7 +10,7 @@
 //! eight `b[k]` come in as two 128-bit loads each (`b`'s a broadcast), for 64 FMAs. The zeros
 //! replace the article's two triangles, so the inner loop has no branch. With one slice a block
 //! writes its outputs; with several it writes a partial sum per slice and
-//! [`sum_slices`](fn@convolve_sum_slices_f32) adds them in slice order, so results do not depend on
+//! [`sum_slices`] adds them in slice order, so results do not depend on
 //! timing (no atomics).
 //!
 //! A staged zero times an infinite or NaN element would be NaN where the sum has no such term,
@@ -20,20 +20,19 @@
 //! so finite inputs give the same bits either way.
 
 use super::{Real, Stored};
+use crate::launch::{LaunchShape, Limits};
+pub use crate::policy::convolve::{BAND_CHUNK as CHUNK, BAND_THREADS as THREADS};
+use crate::policy::convolve::{BAND_RESIDENT_PER_SM, SUM_BLOCKS_PER_SM, SUM_THREADS};
 use crate::simt::shared::{Quad, SharedSlice};
 use crate::simt::warp::{FULL_MASK, any};
 use crate::simt::{
     block_idx, block_x, global_x, grid_dim, grid_threads_x, lane_id, sync_threads, thread_x, warp_id,
 };
 
-/// Threads per block.
-pub const THREADS: u32 = 128;
 /// Consecutive outputs per thread.
 const PER_THREAD: u32 = 8;
 /// Outputs per block.
 pub const TILE: u32 = THREADS * PER_THREAD;
-/// Inner-sum steps staged at a time.
-pub const CHUNK: u32 = 256;
 const _: () = assert!(CHUNK.is_multiple_of(THREADS) && TILE.is_multiple_of(THREADS));
 
 /// Warps per block.
@@ -241,15 +240,131 @@ fn eight_steps<F: Real>(acc: &mut [F; 8], below: &[F; 8], window: &[F; 8], b: &[
     }
 }
 
+crate::kernel! {
+    /// Parameters of the band kernel: the products of `count` jobs, `inline` or in `list` if
+    /// that is not null (see the [module](self)), summed in `F`.
+    pub struct Band<F: Real> {
+        /// The words of up to [`INLINE_JOBS`] jobs, read when `list` is null.
+        pub inline: InlineJobs,
+        /// The jobs in device memory, or null.
+        pub list: *const Job,
+        /// Jobs, at least 1.
+        pub count: u32,
+        /// Outputs of all jobs together.
+        pub outputs: u64,
+        /// With more than one slice, `slices * outputs` partial sums (else unused).
+        pub partial: *mut F,
+    }
+    /// The band kernel, elements kept and summed in f32.
+    fn band::<f32, f32> => convolve_band_f32<f32>;
+    /// The band kernel, elements kept in f32 and summed in f64.
+    fn band::<f32, f64> => convolve_band_f32_wide<f64>;
+    /// The band kernel, elements kept and summed in f64.
+    fn band::<f64, f64> => convolve_band_f64<f64>;
+}
+
+crate::kernel! {
+    /// Parameters of the slice sums: the band kernel's jobs and the partial sums of its
+    /// `slices` slices, summed in `F`.
+    pub struct SumSlices<F: Real> {
+        /// As for [`Band`].
+        pub inline: InlineJobs,
+        pub list: *const Job,
+        pub count: u32,
+        pub outputs: u64,
+        /// Slices of the band launch, more than one.
+        pub slices: u32,
+        /// The band launch's `slices * outputs` partial sums.
+        pub partial: *const F,
+    }
+    /// The slice sums of [`convolve_band_f32`].
+    fn sum_slices::<f32, f32> => convolve_sum_slices_f32<f32>;
+    /// The slice sums of [`convolve_band_f32_wide`].
+    fn sum_slices::<f32, f64> => convolve_sum_slices_f32_wide<f64>;
+    /// The slice sums of [`convolve_band_f64`].
+    fn sum_slices::<f64, f64> => convolve_sum_slices_f64<f64>;
+}
+
+/// Slices of the inner sum for jobs of `tiles` tiles in all whose longest `b` has `longest`
+/// elements: one where the tiles make two waves of about [`BAND_RESIDENT_PER_SM`] blocks a
+/// multiprocessor, else enough for that, a slice of at least one chunk each.
+pub const fn slices_for(tiles: u64, longest: u64, limits: &Limits) -> u32 {
+    let waves = 2 * BAND_RESIDENT_PER_SM * limits.multiprocessors as u64;
+    if tiles >= waves || tiles == 0 {
+        return 1;
+    }
+    let slices = waves.div_ceil(tiles);
+    let chunks = longest.div_ceil(CHUNK as u64);
+    let slices = if chunks < slices { chunks } else { slices };
+    if slices < 1 {
+        1
+    } else if slices > 65535 {
+        65535
+    } else {
+        slices as u32
+    }
+}
+
+impl<F: Real> Band<F> {
+    /// A block of [`THREADS`] per tile (`tiles` of all jobs together, in x) and slice
+    /// (`slices`, from [`slices_for`], in y), with [`shared_bytes`] for `F`.
+    pub const fn plan(&self, tiles: u64, slices: u32) -> LaunchShape {
+        LaunchShape {
+            grid: [
+                if tiles > u32::MAX as u64 {
+                    u32::MAX
+                } else {
+                    tiles as u32
+                },
+                slices,
+                1,
+            ],
+            block: [THREADS, 1, 1],
+            shared_bytes: shared_bytes(size_of::<F>() as u32),
+        }
+    }
+}
+
+impl<F: Real> Band<F> {
+    /// The slice sums of this launch's jobs after it ran with `slices` slices.
+    pub const fn slice_sums(&self, slices: u32) -> SumSlices<F> {
+        SumSlices {
+            inline: self.inline,
+            list: self.list,
+            count: self.count,
+            outputs: self.outputs,
+            slices,
+            partial: self.partial.cast_const(),
+        }
+    }
+}
+
+impl<F: Real> SumSlices<F> {
+    /// A grid-stride loop over the outputs: a thread an output, at most
+    /// [`SUM_BLOCKS_PER_SM`] blocks a multiprocessor.
+    pub const fn plan(&self, limits: &Limits) -> LaunchShape {
+        let blocks = self.outputs.div_ceil(SUM_THREADS as u64);
+        let most = limits.multiprocessors as u64 * SUM_BLOCKS_PER_SM;
+        LaunchShape::linear(if blocks < most { blocks } else { most }, SUM_THREADS, 0)
+    }
+}
+
 /// The band kernel's body for this block's tile and slice.
 ///
 /// # Safety
-/// `jobs` are `count >= 1` jobs with valid vectors, tiles and outputs in increasing order; the
-/// grid has as many blocks in x as tiles in all, `THREADS` threads each and
-/// [`shared_bytes`] of shared memory; with more than one slice, `partial` holds `slices *
-/// outputs` elements (`outputs` all jobs' together).
+/// `count >= 1` jobs with valid vectors, tiles and outputs in increasing order, at most
+/// [`INLINE_JOBS`] inline; the launch is [`Band::plan`] for the jobs' tiles; with more than one
+/// slice, `partial` holds `slices * outputs` elements.
 #[inline(always)]
-unsafe fn band<S: Stored<F>, F: Real>(jobs: Jobs, outputs: u64, partial: *mut F) {
+pub unsafe fn band<S: Stored<F>, F: Real>(p: Band<F>) {
+    let Band {
+        inline,
+        list,
+        count,
+        outputs,
+        partial,
+    } = p;
+    let jobs = Jobs { inline, list, count };
     let tile = block_x() as u64;
     let (slices, slice) = (grid_dim().y, block_idx().y);
     // SAFETY: the launch contract.
@@ -384,10 +499,19 @@ unsafe fn band<S: Stored<F>, F: Real>(jobs: Jobs, outputs: u64, partial: *mut F)
 /// Adds the slices' partial sums of every output in slice order and writes them out.
 ///
 /// # Safety
-/// As for [`band`], `partial` holding `slices * outputs` elements written by a band launch of
-/// `slices` slices over the same jobs; any grid.
+/// As for [`band`], after a band launch of `slices` slices over the same jobs that wrote the
+/// `slices * outputs` elements of `partial`; any grid.
 #[inline(always)]
-unsafe fn sum_slices<S: Stored<F>, F: Real>(jobs: Jobs, outputs: u64, slices: u32, partial: *const F) {
+pub unsafe fn sum_slices<S: Stored<F>, F: Real>(p: SumSlices<F>) {
+    let SumSlices {
+        inline,
+        list,
+        count,
+        outputs,
+        slices,
+        partial,
+    } = p;
+    let jobs = Jobs { inline, list, count };
     let mut f = global_x();
     while f < outputs {
         // SAFETY: the launch contract.
@@ -403,45 +527,4 @@ unsafe fn sum_slices<S: Stored<F>, F: Real>(jobs: Jobs, outputs: u64, slices: u3
         unsafe { *(job.out as *mut S).offset((o as i64 * job.out_stride) as isize) = S::narrow(sum) };
         f += grid_threads_x();
     }
-}
-
-macro_rules! band_kernels {
-    ($($s:ty as $t:ty: $band:ident, $sum:ident;)*) => {$(
-        $crate::kernel! {
-            /// The band products of `count` jobs, `inline` or in `list` if that is not null
-            /// (see the [module](self)), elements kept as the first type and summed in the
-            /// second: blocks of `THREADS` threads, one per tile in x, one per slice in y,
-            /// `shared_bytes` of shared memory for the summed type.
-            ///
-            /// # Safety
-            /// `count >= 1` valid jobs in order, at most `INLINE_JOBS` inline; with several
-            /// slices `partial` holds `slices * outputs` elements.
-            pub unsafe fn $band(inline: InlineJobs, list: *const Job, count: u32, outputs: u64, partial: *mut $t) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { band::<$s, $t>(Jobs { inline, list, count }, outputs, partial) }
-            }
-
-            /// Adds a band launch's `slices` partial sums per output into the jobs' outputs.
-            ///
-            /// # Safety
-            /// As for the band kernel, after it ran with `slices` slices over the same jobs.
-            pub unsafe fn $sum(
-                inline: InlineJobs,
-                list: *const Job,
-                count: u32,
-                outputs: u64,
-                slices: u32,
-                partial: *const $t,
-            ) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { sum_slices::<$s, $t>(Jobs { inline, list, count }, outputs, slices, partial) }
-            }
-        }
-    )*};
-}
-
-band_kernels! {
-    f32 as f32: convolve_band_f32, convolve_sum_slices_f32;
-    f32 as f64: convolve_band_f32_wide, convolve_sum_slices_f32_wide;
-    f64 as f64: convolve_band_f64, convolve_sum_slices_f64;
 }

@@ -1,23 +1,23 @@
 //! The convolution kernels as the host launches them: the table that ties f32 and f64 to their
-//! instantiations.
+//! instances.
 
 use super::Real;
-use super::band::{self, InlineJobs, Job};
-use super::seed::{self, SeedArgs};
+use super::band::{self, Band, SumSlices};
+use super::seed::{self, Seed};
 
 crate::kernel_table! {
     /// The convolution kernels of one element type (f32 or f64).
     pub trait ConvolveKernels: Real {
-        Band: (InlineJobs, *const Job, u32, u64, *mut Self);
-        SumSlices: (InlineJobs, *const Job, u32, u64, u32, *const Self);
+        Band: Band<Self>;
+        SumSlices: SumSlices<Self>;
         /// The band kernels summing in f64 (for f64, the same as `Band` and `SumSlices`).
-        BandWide: (InlineJobs, *const Job, u32, u64, *mut f64);
-        SumSlicesWide: (InlineJobs, *const Job, u32, u64, u32, *const f64);
-        V0: SeedArgs<Self>;
-        V1: SeedArgs<Self>;
-        V2: SeedArgs<Self>;
-        V3: SeedArgs<Self>;
-        V4: SeedArgs<Self>;
+        BandWide: Band<f64>;
+        SumSlicesWide: SumSlices<f64>;
+        V0: Seed<Self>;
+        V1: Seed<Self>;
+        V2: Seed<Self>;
+        V3: Seed<Self>;
+        V4: Seed<Self>;
     }
     f32 {
         Band = band::convolve_band_f32,

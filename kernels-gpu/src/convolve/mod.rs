@@ -11,6 +11,7 @@
 //! stride), of which only a window of outputs is wanted.
 
 pub mod band;
+#[cfg(not(target_arch = "nvptx64"))]
 pub mod kernels;
 pub mod seed;
 

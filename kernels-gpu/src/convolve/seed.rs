@@ -16,17 +16,86 @@
 //! NaN in outputs that have no term of it.
 
 use super::Real;
+use crate::launch::LaunchShape;
+use crate::op::Sum;
+pub use crate::policy::convolve::{SEED_THREADS, WARPS_V4};
 use crate::simt::shared::SharedSlice;
-use crate::simt::warp::{FULL_MASK, shfl_xor};
 use crate::simt::{block_dim_x, block_idx, global_x, lane_id, sync_threads, thread_idx, thread_x};
+use crate::warp;
 
-/// The article's parameters: `m`, `n`, `p`, `incp`, `q`, `incq`, `r`, `incr`.
-pub type SeedArgs<F> = (u32, u32, *const F, i64, *const F, i64, *mut F, i64);
+crate::kernel! {
+    /// The article's parameters, shared by its five kernels: `r = p ⊛ q` for `p` of `m`
+    /// elements and `q` of `n`, each vector at its stride in elements.
+    pub struct Seed<F: Real> {
+        /// Elements of `p`, at least `n`.
+        pub m: u32,
+        /// Elements of `q`, at least 1.
+        pub n: u32,
+        pub p: *const F,
+        pub incp: i64,
+        pub q: *const F,
+        pub incq: i64,
+        /// The `m + n − 1` outputs.
+        pub r: *mut F,
+        pub incr: i64,
+    }
+    /// The article's v0 (see the [module](self)).
+    fn v0 => convolve_v0_f32<f32>, convolve_v0_f64<f64>;
+    /// The article's v1 (see the [module](self)).
+    fn v1 => convolve_v1_f32<f32>, convolve_v1_f64<f64>;
+    /// The article's v2 (see the [module](self)).
+    fn v2 => convolve_v2_f32<f32>, convolve_v2_f64<f64>;
+    /// The article's v3 (see the [module](self)).
+    fn v3 => convolve_v3_f32<f32>, convolve_v3_f64<f64>;
+    /// The article's v4 (see the [module](self)).
+    fn v4 => convolve_v4_f32<f32>, convolve_v4_f64<f64>;
+}
 
-/// Threads per block of v0 to v3, and `32 × WARPS_V4` of v4.
-pub const SEED_THREADS: u32 = 256;
-/// Warps per block of v4 (block `32 × WARPS_V4`).
-pub const WARPS_V4: u32 = 8;
+/// The article's five kernels, for [`Seed::plan`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Version {
+    V0,
+    V1,
+    V2,
+    V3,
+    V4,
+}
+
+impl<F: Real> Seed<F> {
+    /// The article's launch of `version`: v0 a thread per output; v1 to v3 a thread per
+    /// element of `p`, with `q` (v2) or `q` and two blocks' width of `p` (v3) staged in shared
+    /// memory; v4 a warp per element of `p` (and its output pair), as blocks of [`WARPS_V4`] warps (in y) along the
+    /// grid's y, with v3's staging.
+    pub const fn plan(&self, version: Version) -> LaunchShape {
+        let (m, size) = (self.m as u64, size_of::<F>() as u32);
+        let per_element = m.div_ceil(SEED_THREADS as u64);
+        match version {
+            Version::V0 => {
+                let outputs = (m + self.n as u64).saturating_sub(1);
+                LaunchShape::linear(outputs.div_ceil(SEED_THREADS as u64), SEED_THREADS, 0)
+            }
+            Version::V1 => LaunchShape::linear(per_element, SEED_THREADS, 0),
+            Version::V2 => LaunchShape::linear(per_element, SEED_THREADS, SEED_THREADS * size),
+            Version::V3 => LaunchShape::linear(per_element, SEED_THREADS, 3 * SEED_THREADS * size),
+            Version::V4 => {
+                let rows = m.div_ceil(WARPS_V4 as u64);
+                LaunchShape {
+                    grid: [
+                        1,
+                        if rows > u32::MAX as u64 {
+                            u32::MAX
+                        } else {
+                            rows as u32
+                        },
+                        1,
+                    ],
+                    block: [32, WARPS_V4, 1],
+                    shared_bytes: 3 * 32 * WARPS_V4 * size,
+                }
+            }
+        }
+    }
+}
 
 #[inline(always)]
 unsafe fn get<F: Copy>(v: *const F, inc: i64, i: i64) -> F {
@@ -55,8 +124,22 @@ unsafe fn put_pair<F: Copy>(m: i64, n: i64, r: *mut F, incr: i64, i: i64, first:
 }
 
 /// v0's body.
+///
+/// # Safety
+/// `m >= n >= 1`; `p`, `q` and `r` hold `m`, `n` and `m + n − 1` elements at their strides,
+/// `r` sharing none with `p` or `q`; the launch is [`Seed::plan`] of this version.
 #[inline(always)]
-unsafe fn v0<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
+pub unsafe fn v0<F: Real>(s: Seed<F>) {
+    let Seed {
+        m,
+        n,
+        p,
+        incp,
+        q,
+        incq,
+        r,
+        incr,
+    } = s;
     let (m, n) = (m as i64, n as i64);
     let i = global_x() as i64;
     if i < m + n - 1 {
@@ -73,8 +156,22 @@ unsafe fn v0<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
 }
 
 /// v1's body.
+///
+/// # Safety
+/// `m >= n >= 1`; `p`, `q` and `r` hold `m`, `n` and `m + n − 1` elements at their strides,
+/// `r` sharing none with `p` or `q`; the launch is [`Seed::plan`] of this version.
 #[inline(always)]
-unsafe fn v1<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
+pub unsafe fn v1<F: Real>(s: Seed<F>) {
+    let Seed {
+        m,
+        n,
+        p,
+        incp,
+        q,
+        incq,
+        r,
+        incr,
+    } = s;
     let (m, n) = (m as i64, n as i64);
     let i = global_x() as i64;
     if i < m {
@@ -96,8 +193,22 @@ unsafe fn v1<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
 }
 
 /// v2's body.
+///
+/// # Safety
+/// `m >= n >= 1`; `p`, `q` and `r` hold `m`, `n` and `m + n − 1` elements at their strides,
+/// `r` sharing none with `p` or `q`; the launch is [`Seed::plan`] of this version.
 #[inline(always)]
-unsafe fn v2<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
+pub unsafe fn v2<F: Real>(s: Seed<F>) {
+    let Seed {
+        m,
+        n,
+        p,
+        incp,
+        q,
+        incq,
+        r,
+        incr,
+    } = s;
     let (m, n) = (m as i64, n as i64);
     let width = block_dim_x() as i64;
     // SAFETY: the launch gives `width` elements of shared memory.
@@ -164,8 +275,22 @@ unsafe fn stage<F: Real>(
 }
 
 /// v3's body.
+///
+/// # Safety
+/// `m >= n >= 1`; `p`, `q` and `r` hold `m`, `n` and `m + n − 1` elements at their strides,
+/// `r` sharing none with `p` or `q`; the launch is [`Seed::plan`] of this version.
 #[inline(always)]
-unsafe fn v3<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
+pub unsafe fn v3<F: Real>(s: Seed<F>) {
+    let Seed {
+        m,
+        n,
+        p,
+        incp,
+        q,
+        incq,
+        r,
+        incr,
+    } = s;
     let (m, n) = (m as i64, n as i64);
     let width = block_dim_x() as i64;
     // SAFETY: the launch gives `3 · width` elements of shared memory.
@@ -209,8 +334,22 @@ unsafe fn v3<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
 }
 
 /// v4's body: block `32 × WARPS_V4`, warp `y` owning output pair `blockIdx.y · WARPS_V4 + y`.
+///
+/// # Safety
+/// `m >= n >= 1`; `p`, `q` and `r` hold `m`, `n` and `m + n − 1` elements at their strides,
+/// `r` sharing none with `p` or `q`; the launch is [`Seed::plan`] of this version.
 #[inline(always)]
-unsafe fn v4<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
+pub unsafe fn v4<F: Real>(s: Seed<F>) {
+    let Seed {
+        m,
+        n,
+        p,
+        incp,
+        q,
+        incq,
+        r,
+        incr,
+    } = s;
     let (m, n) = (m as i64, n as i64);
     let warps = WARPS_V4 as i64;
     let width = 32 * warps;
@@ -252,46 +391,11 @@ unsafe fn v4<F: Real>((m, n, p, incp, q, incq, r, incr): SeedArgs<F>) {
         base_i -= width;
         base_j += width;
     }
-    let mut d = 16;
-    while d >= 1 {
-        // SAFETY: every lane of the warp arrives.
-        unsafe {
-            first = first.add(F::from_bits64(shfl_xor(FULL_MASK, first.to_bits64(), d)));
-            second = second.add(F::from_bits64(shfl_xor(FULL_MASK, second.to_bits64(), d)));
-        }
-        d /= 2;
-    }
+    // Both sums in one butterfly, each round's shuffles of the two issued together.
+    // SAFETY: every lane of the warp arrives.
+    (first, second) = unsafe { warp::reduce((first, second), (Sum, Sum)) };
     if lane_id() == 0 {
         // SAFETY: the outputs of `i`.
         unsafe { put_pair(m, n, r, incr, block_idx().y as i64 * warps + l, first, second) };
     }
-}
-
-macro_rules! seed_kernels {
-    ($($body:ident: $f32:ident, $f64:ident;)*) => {$(
-        seed_kernels!(@one $body, $f32, f32);
-        seed_kernels!(@one $body, $f64, f64);
-    )*};
-    (@one $body:ident, $name:ident, $t:ty) => {
-        $crate::kernel! {
-            #[doc = concat!("The article's ", stringify!($body), " (see the [module](self)).")]
-            ///
-            /// # Safety
-            /// `m >= n >= 1`; `p`, `q` and `r` hold `m`, `n` and `m + n − 1` elements at their
-            /// strides; the launch is the article's for this version (the host's `Method`).
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $name(m: u32, n: u32, p: *const $t, incp: i64, q: *const $t, incq: i64, r: *mut $t, incr: i64) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { $body::<$t>((m, n, p, incp, q, incq, r, incr)) }
-            }
-        }
-    };
-}
-
-seed_kernels! {
-    v0: convolve_v0_f32, convolve_v0_f64;
-    v1: convolve_v1_f32, convolve_v1_f64;
-    v2: convolve_v2_f32, convolve_v2_f64;
-    v3: convolve_v3_f32, convolve_v3_f64;
-    v4: convolve_v4_f32, convolve_v4_f64;
 }

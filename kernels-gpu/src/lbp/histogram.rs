@@ -6,13 +6,44 @@
 //! atomic each, a barrier. Cost: 4 bytes read a position, plus the flushes' atomics (a block's
 //! non-empty bins, once a run).
 
-use super::{MAX_NEIGHBOURHOOD, Plan, bins};
+use super::{Input, MAX_NEIGHBOURHOOD, Plan, bins};
+use crate::launch::LaunchShape;
 use crate::simt::atomic::add_u32;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, grid_dim_x, sync_threads, thread_x, trap, warp_id};
 
-/// The kernels' parameters: `input`, `n`, `len`, `signals`, `bounds`, `hist`.
-pub type Args<T> = (*const T, u32, u64, u32, *const u64, *mut u32);
+crate::kernel! {
+    /// Parameters of the histogram kernels: the local binary pattern histograms of
+    /// neighbourhood `n` of the launch's signals, added into `hist`.
+    pub struct Histogram<T: Input> {
+        /// The signals' elements.
+        pub input: *const T,
+        /// The neighbourhood, 1..=8.
+        pub n: u32,
+        /// Elements of the one signal, with `bounds` null.
+        pub len: u64,
+        /// Signals, with `bounds` non-null.
+        pub signals: u32,
+        /// Null for one signal of `len` elements; else where the `signals` signals lie
+        /// (element offsets, then tile offsets from [`Plan::tiles`], `signals + 1` each).
+        pub bounds: *const u64,
+        /// `bins(n)` counts a signal, zeroed by the caller.
+        pub hist: *mut u32,
+    }
+    /// The histograms of i32, u32 and f32 signals.
+    fn histograms => lbp_histogram_i32<i32>, lbp_histogram_u32<u32>, lbp_histogram_f32<f32>;
+}
+
+impl<T: Input> Histogram<T> {
+    /// The launch over `tiles` tiles in all (at least one block): a persistent grid, each
+    /// block of `Plan::of(n)` with its shared memory counting a run of consecutive tiles. The
+    /// host caps the grid at the blocks the device holds at once.
+    pub const fn plan(&self, tiles: u64) -> LaunchShape {
+        let plan = Plan::of(self.n);
+        let blocks = if tiles == 0 { 1 } else { tiles };
+        LaunchShape::linear(blocks, plan.threads, plan.shared_bytes(self.n))
+    }
+}
 
 /// Where a launch's signals lie: with `bounds` null, one signal of `len` elements; otherwise
 /// `bounds` holds `count + 1` element offsets (signal `s` is `bounds[s] .. bounds[s + 1]`),
@@ -184,7 +215,7 @@ impl<T: Copy + PartialOrd> Block<T> {
 /// The kernel body for neighbourhood `N`.
 ///
 /// # Safety
-/// See the kernels below.
+/// As for [`histograms`], with `n = N`.
 #[inline(always)]
 unsafe fn count<T: Copy + PartialOrd, const N: u32>(input: *const T, signals: Signals, hist: *mut u32) {
     let plan = Plan::of(N);
@@ -225,19 +256,25 @@ unsafe fn count<T: Copy + PartialOrd, const N: u32>(input: *const T, signals: Si
     }
 }
 
-/// [`count`] for the launch's `n`.
+/// Adds the local binary pattern histograms of neighbourhood `n` of the launch's signals into
+/// `hist` (`bins(n)` counts a signal, zeroed by the caller): one signal of `len` elements with
+/// `bounds` null, else `signals` of them as `bounds` lays out (element offsets, then tile
+/// offsets from [`Plan::tiles`]); [`count`] for the launch's `n`.
 ///
 /// # Safety
-/// See the kernels below.
+/// `n` in 1..=8; every signal at least `2n + 1` elements of `input`; blocks of
+/// `Plan::of(n).threads` with `Plan::of(n).shared_bytes(n)`, any number in x; `hist` holds
+/// `bins(n)` counts a signal.
 #[inline(always)]
-unsafe fn dispatch<T: Copy + PartialOrd>(
-    input: *const T,
-    n: u32,
-    len: u64,
-    count_signals: u32,
-    bounds: *const u64,
-    hist: *mut u32,
-) {
+pub unsafe fn histograms<T: Input>(p: Histogram<T>) {
+    let Histogram {
+        input,
+        n,
+        len,
+        signals: count_signals,
+        bounds,
+        hist,
+    } = p;
     if !(1..=MAX_NEIGHBOURHOOD).contains(&n) {
         trap()
     }
@@ -251,7 +288,7 @@ unsafe fn dispatch<T: Copy + PartialOrd>(
             0
         },
     };
-    // SAFETY: forwarded to the kernels' contract.
+    // SAFETY: forwarded to the launch contract above.
     unsafe {
         match n {
             1 => count::<T, 1>(input, signals, hist),
@@ -265,31 +302,3 @@ unsafe fn dispatch<T: Copy + PartialOrd>(
         }
     }
 }
-
-macro_rules! histogram_kernels {
-    ($($name:ident: $t:ty),*) => {$(
-        crate::kernel! {
-            /// Adds the local binary pattern histograms of neighbourhood `n` of the launch's
-            /// signals into `hist` (`bins(n)` counts a signal, zeroed by the caller): one
-            /// signal of `len` elements with `bounds` null, else `signals` of them as
-            /// `bounds` lays out (element offsets, then tile offsets from [`Plan::tiles`]).
-            ///
-            /// # Safety
-            /// `n` in 1..=8; every signal at least `2n + 1` elements of `input`; blocks of
-            /// `Plan::of(n).threads` with `Plan::of(n).shared_bytes(n)`, any number in x;
-            /// `hist` holds `bins(n)` counts a signal.
-            pub unsafe fn $name(
-                input: *const $t,
-                n: u32,
-                len: u64,
-                signals: u32,
-                bounds: *const u64,
-                hist: *mut u32,
-            ) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { dispatch::<$t>(input, n, len, signals, bounds, hist) }
-            }
-        }
-    )*};
-}
-histogram_kernels!(lbp_histogram_i32: i32, lbp_histogram_u32: u32, lbp_histogram_f32: f32);

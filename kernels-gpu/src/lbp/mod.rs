@@ -17,6 +17,11 @@
 
 pub mod histogram;
 
+use crate::policy::lbp::{
+    LBP_BLOCK_COPY_ITEMS, LBP_BLOCK_COPY_THREADS, LBP_PACKED_ITEMS, LBP_PACKED_THREADS,
+    LBP_WARP_COPIES_ITEMS, LBP_WARP_COPIES_THREADS,
+};
+
 /// The largest neighbourhood: 16 bits of pattern, 65536 bins.
 pub const MAX_NEIGHBOURHOOD: u32 = 8;
 
@@ -45,27 +50,25 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The plan for neighbourhood `n` (1..=8): a copy a warp up to 1024 bins (32 KB for 8
-    /// warps), one a block of u32 for 4096 and 16384 bins (16 and 64 KB in blocks of 512: four
-    /// and two of them a multiprocessor), packed for 65536 (128 KB, one block of 1024 a
-    /// multiprocessor).
+    /// The plan for neighbourhood `n` (1..=8), from the policy (`policy::lbp`): a copy a warp
+    /// up to 1024 bins, one a block of u32 for 4096 and 16384 bins, packed for 65536.
     pub const fn of(n: u32) -> Plan {
         match n {
             0..=5 => Plan {
-                threads: 256,
-                items: 8,
-                rows: 256 / 32,
+                threads: LBP_WARP_COPIES_THREADS,
+                items: LBP_WARP_COPIES_ITEMS,
+                rows: LBP_WARP_COPIES_THREADS / 32,
                 packed: false,
             },
             6 | 7 => Plan {
-                threads: 512,
-                items: 8,
+                threads: LBP_BLOCK_COPY_THREADS,
+                items: LBP_BLOCK_COPY_ITEMS,
                 rows: 1,
                 packed: false,
             },
             _ => Plan {
-                threads: 1024,
-                items: 4,
+                threads: LBP_PACKED_THREADS,
+                items: LBP_PACKED_ITEMS,
                 rows: 1,
                 packed: true,
             },
@@ -103,26 +106,21 @@ impl Plan {
     }
 }
 
-#[cfg(not(target_arch = "nvptx64"))]
-/// The histogram kernel of each input type, for host code generic over it.
-pub trait LbpKernels: Copy + PartialOrd {
-    /// [`lbp_histogram_i32`](fn@histogram::lbp_histogram_i32) and its twins.
-    type Histogram: crate::kernel::Kernel<Params = histogram::Args<Self>>;
-}
+/// The element types of signals: i32, u32 and f32.
+pub trait Input: Copy + PartialOrd {}
 
-#[cfg(not(target_arch = "nvptx64"))]
-impl LbpKernels for i32 {
-    type Histogram = histogram::lbp_histogram_i32;
-}
+impl Input for i32 {}
+impl Input for u32 {}
+impl Input for f32 {}
 
-#[cfg(not(target_arch = "nvptx64"))]
-impl LbpKernels for u32 {
-    type Histogram = histogram::lbp_histogram_u32;
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-impl LbpKernels for f32 {
-    type Histogram = histogram::lbp_histogram_f32;
+crate::kernel_table! {
+    /// The histogram kernel of each input type, for host code generic over it.
+    pub trait LbpKernels: Input {
+        Histogram: histogram::Histogram<Self>;
+    }
+    i32 { Histogram = histogram::lbp_histogram_i32 }
+    u32 { Histogram = histogram::lbp_histogram_u32 }
+    f32 { Histogram = histogram::lbp_histogram_f32 }
 }
 
 #[cfg(test)]

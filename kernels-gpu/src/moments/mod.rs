@@ -12,11 +12,15 @@
 //! a row-major matrix.
 
 pub mod columns;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod kernels;
 
 use crate::block;
-use crate::device::reduce::fold_partials;
+use crate::grid::reduce::fold_partials;
+use crate::launch::LaunchShape;
+use crate::num::Element;
 use crate::op::{Operator, Words};
-use crate::policy::REDUCE_BLOCK_THREADS;
+use crate::policy::{REDUCE_BLOCK_THREADS, REDUCE_UNROLL, vector_len};
 use crate::simt::math::FastMath;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{WARP_SIZE, thread_x};
@@ -195,78 +199,108 @@ impl Shifted {
 /// Dynamic shared memory of either moments kernel: a [`Summary`] a warp.
 pub const SHARED_BYTES: u32 = REDUCE_BLOCK_THREADS / WARP_SIZE * size_of::<Summary>() as u32;
 
-macro_rules! partial_kernels {
-    ($($name:ident: $t:ty, $v:literal),*) => {$(
-        crate::kernel! {
-            /// Writes block `b`'s grid-stride share of the input's [`Summary`] to
-            /// `partials[b]`.
-            ///
-            /// # Safety
-            /// `input` holds `n` elements, `partials` one per block; blocks of
-            /// `REDUCE_BLOCK_THREADS` with [`SHARED_BYTES`] of dynamic shared memory.
-            pub unsafe fn $name(input: *const $t, n: u64, partials: *mut Summary) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe {
-                    fold_partials::<$t, Shifted, Summary, Summarize, $v, 1>(
-                        input,
-                        n,
-                        partials,
-                        Summarize,
-                        Shifted::EMPTY,
-                        |s, _, x| s.add(x as f64),
-                        Shifted::summary,
-                    )
-                }
-            }
-        }
-    )*};
+// The body is not named `partials`: on nvptx the entry's parameter of that name would shadow it.
+crate::kernel! {
+    /// Parameters of [`partial_summaries`].
+    pub struct Partials<T: Element> {
+        /// The `n` values.
+        pub input: *const T,
+        pub n: u64,
+        /// One summary per block.
+        pub partials: *mut Summary,
+    }
+    /// f32 values (16-byte vectors of 4), summed in f64.
+    fn partial_summaries::<f32, 4> => moments_partials_f32<f32>;
+    /// f64 values (16-byte vectors of 2).
+    fn partial_summaries::<f64, 2> => moments_partials_f64<f64>;
 }
-partial_kernels!(moments_partials_f32: f32, 4, moments_partials_f64: f64, 2);
+
+impl<T: Element> Partials<T> {
+    /// A block of `REDUCE_BLOCK_THREADS` with [`SHARED_BYTES`] for every `REDUCE_UNROLL`
+    /// 16-byte vectors a thread, at least one; the host caps the grid at the blocks that fit
+    /// the device at once (the loop is grid-stride), whose partials [`Combine`] then combines.
+    pub const fn plan(&self) -> LaunchShape {
+        let per_block = (REDUCE_BLOCK_THREADS * REDUCE_UNROLL * vector_len(size_of::<T>())) as u64;
+        let blocks = self.n.div_ceil(per_block);
+        LaunchShape::linear(
+            if blocks > 1 { blocks } else { 1 },
+            REDUCE_BLOCK_THREADS,
+            SHARED_BYTES,
+        )
+    }
+}
+
+/// Writes block `b`'s grid-stride share of the input's [`Summary`] to `partials[b]`, reading
+/// `V`-element vectors.
+///
+/// # Safety
+/// `input` holds `n` elements, `partials` one per block; blocks of `REDUCE_BLOCK_THREADS` with
+/// [`SHARED_BYTES`] of dynamic shared memory.
+#[inline(always)]
+pub unsafe fn partial_summaries<T: Element + Into<f64>, const V: usize>(p: Partials<T>) {
+    let Partials { input, n, partials } = p;
+    // SAFETY: forwarded to the launch contract above.
+    unsafe {
+        fold_partials::<T, Shifted, Summary, Summarize, V, 1>(
+            input,
+            n,
+            partials,
+            Summarize,
+            Shifted::EMPTY,
+            |s, _, x| s.add(x.into()),
+            Shifted::summary,
+        )
+    }
+}
 
 crate::kernel! {
-    /// Combines `count` partial summaries in order and writes the total to `out` as its
-    /// [`Summary::words`].
-    ///
-    /// # Safety
-    /// `partials` holds `count` summaries, `out` [`SUMMARY_WORDS`] f64; one block of
-    /// `REDUCE_BLOCK_THREADS` with [`SHARED_BYTES`] of dynamic shared memory.
-    pub unsafe fn moments_combine(partials: *const Summary, count: u64, out: *mut f64) {
-        let t = thread_x() as u64;
-        // Thread t takes a run of consecutive partials, so the block combines them in order.
-        let per = count.div_ceil(REDUCE_BLOCK_THREADS as u64);
-        let mut mine = Summarize.identity();
-        let mut i = t * per;
-        while i < count.min((t + 1) * per) {
-            // SAFETY: `i < count`.
-            mine = Summarize.combine(mine, unsafe { *partials.add(i as usize) });
-            i += 1;
-        }
-        // SAFETY: the launch gives one `Summary` a warp of shared memory; the whole block is here.
-        let total = unsafe {
-            let scratch = SharedSlice::<Summary>::carve(0, REDUCE_BLOCK_THREADS / WARP_SIZE);
-            block::reduce(mine, Summarize, scratch)
-        };
-        if t == 0 {
-            for (k, w) in total.words().into_iter().enumerate() {
-                // SAFETY: `out` holds `SUMMARY_WORDS` f64.
-                unsafe { *out.add(k) = w };
-            }
-        }
+    /// Parameters of [`combine`].
+    pub struct Combine {
+        /// The `count` partial summaries.
+        pub partials: *const Summary,
+        pub count: u64,
+        /// [`SUMMARY_WORDS`] f64.
+        pub out: *mut f64,
+    }
+    /// The combine of either input type's partials.
+    fn combine => moments_combine;
+}
+
+impl Combine {
+    /// One block of `REDUCE_BLOCK_THREADS` with [`SHARED_BYTES`].
+    pub const fn plan(&self) -> LaunchShape {
+        LaunchShape::linear(1, REDUCE_BLOCK_THREADS, SHARED_BYTES)
     }
 }
 
-crate::kernel_table! {
-    /// The moments kernels of one input type (f32 or f64).
-    pub trait MomentsKernels: crate::num::Element {
-        Partials: (*const Self, u64, *mut Summary);
-        Columns: (*const Self, u64, u64, u64, *mut Summary, *mut f64);
+/// Combines `count` partial summaries in order and writes the total to `out` as its
+/// [`Summary::words`].
+///
+/// # Safety
+/// `partials` holds `count` summaries, `out` [`SUMMARY_WORDS`] f64; one block of
+/// `REDUCE_BLOCK_THREADS` with [`SHARED_BYTES`] of dynamic shared memory.
+#[inline(always)]
+pub unsafe fn combine(p: Combine) {
+    let Combine { partials, count, out } = p;
+    let t = thread_x() as u64;
+    // Thread t takes a run of consecutive partials, so the block combines them in order.
+    let per = count.div_ceil(REDUCE_BLOCK_THREADS as u64);
+    let mut mine = Summarize.identity();
+    let mut i = t * per;
+    while i < count.min((t + 1) * per) {
+        // SAFETY: `i < count`.
+        mine = Summarize.combine(mine, unsafe { *partials.add(i as usize) });
+        i += 1;
     }
-    f32 {
-        Partials = moments_partials_f32,
-        Columns = columns::moments_columns_f32,
-    }
-    f64 {
-        Partials = moments_partials_f64,
-        Columns = columns::moments_columns_f64,
+    // SAFETY: the launch gives one `Summary` a warp of shared memory; the whole block is here.
+    let total = unsafe {
+        let scratch = SharedSlice::<Summary>::carve(0, REDUCE_BLOCK_THREADS / WARP_SIZE);
+        block::reduce(mine, Summarize, scratch)
+    };
+    if t == 0 {
+        for (k, w) in total.words().into_iter().enumerate() {
+            // SAFETY: `out` holds `SUMMARY_WORDS` f64.
+            unsafe { *out.add(k) = w };
+        }
     }
 }

@@ -3,7 +3,64 @@
 //! key read three times (mostly from cache), two words written a bucket.
 
 use super::bucket::{BucketFn, Key};
+use super::pass::with_buckets;
+use crate::launch::LaunchShape;
+use crate::policy::multisplit::{BOUNDS_MAX_BLOCKS, THREADS};
 use crate::simt::{global_x, grid_threads_x};
+
+crate::kernel! {
+    /// Parameters of [`bounds`]: the split keys, the bucket function they were split by (as in
+    /// [`super::histogram::Histogram`]) and where each bucket's bounds go.
+    pub struct Bounds<K: Key> {
+        /// The `n` keys, in bucket order.
+        pub keys: *const K,
+        pub n: u64,
+        /// The bucket function: a `BUCKETS_*` kind, the splitters (or null) and `a | b << 32`.
+        pub kind: u32,
+        pub splitters: *const K,
+        pub ab: u64,
+        /// The buckets, and where each begins and ends (`m` words each).
+        pub m: u32,
+        pub begin: *mut u32,
+        pub end: *mut u32,
+    }
+    /// The bounds of split u32 and u64 keys.
+    fn bounds => multisplit_bounds_u32<u32>, multisplit_bounds_u64<u64>;
+}
+
+impl<K: Key> Bounds<K> {
+    /// A grid-stride loop: a block of [`THREADS`] per `THREADS` keys, at most
+    /// [`BOUNDS_MAX_BLOCKS`].
+    pub const fn plan(&self) -> LaunchShape {
+        let blocks = self.n.div_ceil(THREADS as u64);
+        let blocks = if blocks < BOUNDS_MAX_BLOCKS {
+            blocks
+        } else {
+            BOUNDS_MAX_BLOCKS
+        };
+        LaunchShape::linear(blocks, THREADS, 0)
+    }
+}
+
+/// [`bounds_by`] of the split keys under the bucket function the parameters name.
+///
+/// # Safety
+/// As for [`bounds_by`]; splitters as `with_buckets!` says.
+#[inline(always)]
+pub unsafe fn bounds<K: Key>(p: Bounds<K>) {
+    let Bounds {
+        keys,
+        n,
+        kind,
+        splitters,
+        ab,
+        m,
+        begin,
+        end,
+    } = p;
+    // SAFETY: forwarded to the launch contract above.
+    unsafe { with_buckets!(kind, splitters, ab, |f| bounds_by(keys, n, f, m, (begin, end))) }
+}
 
 /// For keys split by bucket, where each bucket begins (`begin[b]`) and ends (`end[b]`); buckets
 /// with no keys keep what the caller stored (0 and 0). Keys in a bucket `>= m` (a broken bucket
@@ -12,7 +69,7 @@ use crate::simt::{global_x, grid_threads_x};
 /// # Safety
 /// `keys` holds `n` keys in bucket order; `begin` and `end` hold `m` words.
 #[inline(always)]
-pub unsafe fn bounds<K: Key, F: BucketFn<K>>(
+pub unsafe fn bounds_by<K: Key, F: BucketFn<K>>(
     keys: *const K,
     n: u64,
     buckets: F,

@@ -6,25 +6,26 @@
 
 use super::Tile;
 use super::bucket::{BucketFn, Key};
-use super::pass::Pass;
+use super::pass::{Pass, radix_of, with_buckets};
 use super::table::TableParts;
 use crate::block::LaneLoad;
 use crate::block::histogram::{BinFn, count_row};
-use crate::device::scan::ScanScratch;
+use crate::grid::scan::ScanScratch;
+use crate::launch::LaunchShape;
 use crate::policy::multisplit::{HISTOGRAM_TILES, THREADS, TILE, WINDOWS};
 use crate::simt::atomic;
 use crate::simt::memory::is_aligned16;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, sync_threads, thread_x};
 
-/// Row stride of [`histogram`]'s counts: 4 words past a multiple of 32, so that the table
+/// Row stride of [`histogram_by`]'s counts: 4 words past a multiple of 32, so that the table
 /// write's reads, a warp's 4 digits of 8 tiles (word `g·stride + d`, bank `4g + d`), fall in 32
 /// different banks.
 const fn histogram_row(radix: u32) -> u32 {
     radix.next_multiple_of(32) + 4
 }
 
-/// Dynamic shared memory of [`histogram`] for a pass of `radix` digits: a row of counts per
+/// Dynamic shared memory of [`histogram_by`] for a pass of `radix` digits: a row of counts per
 /// tile.
 pub const fn histogram_bytes(radix: u32) -> u32 {
     HISTOGRAM_TILES as u32 * histogram_row(radix) * 4
@@ -104,6 +105,79 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
     }
 }
 
+crate::kernel! {
+    /// Parameters of [`histogram`]: the keys, the bucket function (a built-in one, named by
+    /// `kind`, `splitters` and `ab` as `with_buckets!` reads them), the pass, its table, and
+    /// where a bucket at or past `m` is reported.
+    pub struct Histogram<K: Key> {
+        /// The `n` keys.
+        pub keys: *const K,
+        pub n: u64,
+        /// The bucket function: a `BUCKETS_*` kind, the splitters (for
+        /// [`BUCKETS_SPLITTERS`](super::pass::BUCKETS_SPLITTERS); null otherwise) and
+        /// `a | b << 32`.
+        pub kind: u32,
+        pub splitters: *const K,
+        pub ab: u64,
+        /// The pass ([`Pass::new`], [`super::pass::digit_param`]) and its tiles of keys.
+        pub digit: u32,
+        pub tiles: u64,
+        /// The pass's [`TableParts`].
+        pub table: *mut u32,
+        /// The buckets the caller claims, and, unless null, where a bucket at or past `m` is
+        /// raised to (`tag << 32 | bucket`, an atomic max).
+        pub m: u32,
+        pub largest: *mut u64,
+        pub tag: u32,
+    }
+    /// The histogram of u32 keys (full tiles read by 16-byte vectors of 4).
+    fn histogram::<u32, 4> => multisplit_histogram_u32<u32>;
+    /// The histogram of u64 keys (full tiles read by 16-byte vectors of 2).
+    fn histogram::<u64, 2> => multisplit_histogram_u64<u64>;
+}
+
+impl<K: Key> Histogram<K> {
+    /// One block of [`THREADS`] per [`HISTOGRAM_TILES`] tiles, with [`histogram_bytes`] of the
+    /// pass's radix.
+    pub const fn plan(&self) -> LaunchShape {
+        LaunchShape::linear(
+            self.tiles.div_ceil(HISTOGRAM_TILES),
+            THREADS,
+            histogram_bytes(radix_of(self.digit)),
+        )
+    }
+}
+
+/// [`histogram_by`] of the keys under the bucket function and by the pass the parameters name,
+/// full tiles read by `V`-key vectors.
+///
+/// # Safety
+/// As for [`histogram_by`] with the launch of [`Histogram::plan`]; splitters as
+/// `with_buckets!` says.
+#[inline(always)]
+pub unsafe fn histogram<K: Key, const V: usize>(p: Histogram<K>) {
+    let Histogram {
+        keys,
+        n,
+        kind,
+        splitters,
+        ab,
+        digit,
+        tiles,
+        table,
+        m,
+        largest,
+        tag,
+    } = p;
+    // SAFETY: forwarded to the launch contract above.
+    unsafe {
+        with_buckets!(kind, splitters, ab, |f| {
+            let pass = Pass::new(f, digit);
+            histogram_by::<_, _, V>(keys, n, pass, tiles, table, (m, largest, tag))
+        })
+    }
+}
+
 /// For the block's [`HISTOGRAM_TILES`] tiles (group `g`): tile `b`'s keys of digit `d` in the
 /// group's tiles before it to `table[d·tiles + b]`, and the group's count of `d` to its sums
 /// (`table[sums + d·groups + g]`, [`TableParts`]), and clears the scan's tile status. Unless
@@ -117,7 +191,7 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
 /// `largest` one u64 or null; one block of [`THREADS`] per [`HISTOGRAM_TILES`] tiles with
 /// [`histogram_bytes`] of this radix; `radix <= RADIX`.
 #[inline(always)]
-pub unsafe fn histogram<K: Key, F: BucketFn<K>, const V: usize>(
+pub unsafe fn histogram_by<K: Key, F: BucketFn<K>, const V: usize>(
     keys: *const K,
     n: u64,
     pass: Pass<F>,

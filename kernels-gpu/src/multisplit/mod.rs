@@ -2,12 +2,14 @@
 //! by bucket: bucket 0's keys first, then bucket 1's, each bucket in input order.
 //!
 //! [`bucket`] holds what maps a key to its bucket, shared by the device kernels and the host's
-//! CPU backend so that both compute the same buckets; [`digit_pass`] declares the kernels of the
+//! CPU backend so that both compute the same buckets; [`digit_pass`] gathers the kernels of the
 //! paper's direct, warp-level and block-level methods, built from one module per part: the pass
 //! and its bucket functions ([`pass`]), the pass's table ([`table`]), the [`histogram`] launch,
 //! the [`scatter`] launch and its writes (`scatter_warp`, `scatter_block`, `scatter_counted`,
-//! and `lane_tile`, the ranked tile the scatter hands its writes), and the [`bounds`] launch.
-//! The tile loads, counts, ranking and staged write-out they use live in [`crate::block`].
+//! and `lane_tile`, the ranked tile the scatter hands its writes), and the [`bounds`] launch,
+//! each launch's module declaring its kernel family (parameters, body, plan); `kernels` ties
+//! them to the key types. The tile loads, counts, ranking and staged write-out they use live in
+//! [`crate::block`].
 
 pub mod bounds;
 pub mod bucket;

@@ -91,6 +91,17 @@ pub struct Pass<F> {
     pub radix: u32,
 }
 
+/// The `digit` launch parameter of the pass whose digit is `radix` values of the bucket id from
+/// bit `shift`: what [`Pass::new`] reads.
+pub const fn digit_param(shift: u32, radix: u32) -> u32 {
+    shift | radix << 16
+}
+
+/// The radix of the pass that the launch parameter `digit` names ([`digit_param`]).
+pub const fn radix_of(digit: u32) -> u32 {
+    digit >> 16
+}
+
 impl<F> Pass<F> {
     /// The pass of `buckets` that `digit = shift | radix << 16` names.
     #[inline(always)]

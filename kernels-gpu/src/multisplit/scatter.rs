@@ -8,7 +8,7 @@
 use super::Tile;
 use super::bucket::{BucketFn, Key};
 use super::lane_tile::LaneTile;
-use super::pass::Pass;
+use super::pass::{Pass, radix_of, with_buckets};
 use super::scatter_block::{moved_bytes, write_block_level};
 pub use super::scatter_counted::COUNTED_RADIX;
 use super::scatter_counted::{counted_bytes, scatter_counted};
@@ -16,7 +16,8 @@ use super::scatter_warp::write_warp_level;
 use super::table::TableParts;
 use crate::block::LaneLoad;
 use crate::block::rank::{rank, warp_starts};
-use crate::policy::multisplit::{HISTOGRAM_TILES, PREFETCH_AHEAD, TILE, WARPS, WINDOWS};
+use crate::launch::LaunchShape;
+use crate::policy::multisplit::{HISTOGRAM_TILES, PREFETCH_AHEAD, THREADS, TILE, WARPS, WINDOWS};
 use crate::simt::memory::prefetch_l2_block;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, sync_threads, thread_x, warp_id};
@@ -91,8 +92,117 @@ unsafe fn prefetch_tile<K>(keys: *const K, n: u64, tile: u64) {
     }
 }
 
-/// Moves tile `b`'s keys (and values, with `VALUES`) to their places in this pass's order,
-/// given `table`, [`super::histogram`]'s table with its group sums scanned; `WRITE` picks the write
+crate::kernel! {
+    /// Parameters of [`scatter`]: the keys and values, the bucket function (as in
+    /// [`super::histogram::Histogram`]), the pass and its scanned table, where the split goes.
+    /// The keys-only kernels take null value pointers ([`Scatter::keys_only`]).
+    pub struct Scatter<K: Key, V: Copy> {
+        /// The `n` keys and values.
+        pub keys: *const K,
+        pub values: *const V,
+        pub n: u64,
+        /// The bucket function: a `BUCKETS_*` kind, the splitters (or null) and `a | b << 32`.
+        pub kind: u32,
+        pub splitters: *const K,
+        pub ab: u64,
+        /// The pass ([`Pass::new`], [`super::pass::digit_param`]) and its tiles of keys.
+        pub digit: u32,
+        pub tiles: u64,
+        /// The pass's table ([`TableParts`]), its group sums scanned.
+        pub table: *const u32,
+        /// Where the `n` keys and values go.
+        pub out_keys: *mut K,
+        pub out_values: *mut V,
+        /// Where each digit's keys begin in the output (`radix` words), unless null.
+        pub offsets: *mut u32,
+    }
+    /// The direct write, keys only (values untouched, their type nominal).
+    fn scatter::<_, _, DIRECT, false> => multisplit_scatter_direct_u32_keys<u32, u32>,
+        multisplit_scatter_direct_u64_keys<u64, u32>;
+    /// The direct write, keys and values of 32 or 64 bits.
+    fn scatter::<_, _, DIRECT, true> => multisplit_scatter_direct_u32_v32<u32, u32>,
+        multisplit_scatter_direct_u32_v64<u32, u64>, multisplit_scatter_direct_u64_v32<u64, u32>,
+        multisplit_scatter_direct_u64_v64<u64, u64>;
+    /// The warp-level write, keys only.
+    fn scatter::<_, _, WARP_LEVEL, false> => multisplit_scatter_warp_u32_keys<u32, u32>,
+        multisplit_scatter_warp_u64_keys<u64, u32>;
+    /// The warp-level write, keys and values.
+    fn scatter::<_, _, WARP_LEVEL, true> => multisplit_scatter_warp_u32_v32<u32, u32>,
+        multisplit_scatter_warp_u32_v64<u32, u64>, multisplit_scatter_warp_u64_v32<u64, u32>,
+        multisplit_scatter_warp_u64_v64<u64, u64>;
+    /// The block-level write, keys only.
+    fn scatter::<_, _, BLOCK_LEVEL, false> => multisplit_scatter_block_u32_keys<u32, u32>,
+        multisplit_scatter_block_u64_keys<u64, u32>;
+    /// The block-level write, keys and values.
+    fn scatter::<_, _, BLOCK_LEVEL, true> => multisplit_scatter_block_u32_v32<u32, u32>,
+        multisplit_scatter_block_u32_v64<u32, u64>, multisplit_scatter_block_u64_v32<u64, u32>,
+        multisplit_scatter_block_u64_v64<u64, u64>;
+    /// The block-level write ranked by counters, keys only.
+    fn scatter::<_, _, COUNTED, false> => multisplit_scatter_counted_u32_keys<u32, u32>,
+        multisplit_scatter_counted_u64_keys<u64, u32>;
+    /// The block-level write ranked by counters, keys and values.
+    fn scatter::<_, _, COUNTED, true> => multisplit_scatter_counted_u32_v32<u32, u32>,
+        multisplit_scatter_counted_u32_v64<u32, u64>, multisplit_scatter_counted_u64_v32<u64, u32>,
+        multisplit_scatter_counted_u64_v64<u64, u64>;
+}
+
+impl<K: Key, V: Copy> Scatter<K, V> {
+    /// One block of [`THREADS`] per tile, with [`scatter_bytes`] of the kernel's write method
+    /// `write`, the pass's radix, these keys and these values (none when `values` is null: the
+    /// keys-only kernels).
+    pub const fn plan(&self, write: u32) -> LaunchShape {
+        let value_bytes = if self.values.is_null() {
+            0
+        } else {
+            size_of::<V>() as u32
+        };
+        let key_bytes = size_of::<K>() as u32;
+        LaunchShape::linear(
+            self.tiles,
+            THREADS,
+            scatter_bytes(write, radix_of(self.digit), key_bytes, value_bytes),
+        )
+    }
+
+    /// The parameters of the keys-only kernels for the same keys: null value pointers, of their
+    /// nominal type.
+    pub const fn keys_only(self) -> Scatter<K, u32> {
+        Scatter {
+            keys: self.keys,
+            values: core::ptr::null(),
+            n: self.n,
+            kind: self.kind,
+            splitters: self.splitters,
+            ab: self.ab,
+            digit: self.digit,
+            tiles: self.tiles,
+            table: self.table,
+            out_keys: self.out_keys,
+            out_values: core::ptr::null_mut(),
+            offsets: self.offsets,
+        }
+    }
+}
+
+/// [`scatter_by`] of the keys (and values, with `VALUES`) under the bucket function and by the
+/// pass the parameters name, written as `WRITE` says.
+///
+/// # Safety
+/// As for [`scatter_by`] with the launch of [`Scatter::plan`] for `WRITE`; splitters as
+/// `with_buckets!` says.
+#[inline(always)]
+pub unsafe fn scatter<K: Key, V: Copy + Default, const WRITE: u32, const VALUES: bool>(p: Scatter<K, V>) {
+    // SAFETY: forwarded to the launch contract above.
+    unsafe {
+        with_buckets!(p.kind, p.splitters, p.ab, |f| {
+            scatter_by::<_, _, _, WRITE, VALUES>(p, Pass::new(f, p.digit))
+        })
+    }
+}
+
+/// Moves tile `b`'s keys (and values, with `VALUES`) to their places in this pass's order
+/// (`pass`, whose digit `p.digit` names), given `table`, [`super::histogram`]'s table with its
+/// group sums scanned; `WRITE` picks the write
 /// ([`DIRECT`], [`WARP_LEVEL`], [`BLOCK_LEVEL`] or [`COUNTED`]). Unless `offsets` is null, block 0 also
 /// stores where each digit's keys begin in the output (`radix` words). Keys-only splits have
 /// kernels of their own (`VALUES` false): pairs load their values early, in registers that a
@@ -104,17 +214,22 @@ unsafe fn prefetch_tile<K>(keys: *const K, n: u64, tile: u64) {
 /// block of [`THREADS`](crate::policy::multisplit::THREADS) per tile with [`scatter_bytes`] for `WRITE`, this radix and these keys
 /// and values; a radix of at most [`COUNTED_RADIX`] for [`COUNTED`].
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn scatter<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u32, const VALUES: bool>(
-    keys: *const K,
-    values: *const V,
-    n: u64,
+pub unsafe fn scatter_by<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u32, const VALUES: bool>(
+    p: Scatter<K, V>,
     pass: Pass<F>,
-    tiles: u64,
-    table: *const u32,
-    out: (*mut K, *mut V),
-    offsets: *mut u32,
 ) {
+    let Scatter {
+        keys,
+        values,
+        n,
+        tiles,
+        table,
+        out_keys,
+        out_values,
+        offsets,
+        ..
+    } = p;
+    let out = (out_keys, out_values);
     let (w, b, radix) = (warp_id(), block_x() as u64, pass.radix);
     let row = w * radix;
     // Where the tile's keys of digit `d = thread_x()` go, loaded first so that the latency

@@ -2,9 +2,14 @@
 //! the device scan turns into starts and the scatter reads. About `radix·tiles` words, plus
 //! `2·radix·tiles / HISTOGRAM_TILES` for the group sums and their scan, and the scan's status.
 
-use crate::device::scan::ScanScratch;
+use crate::grid::scan::ScanScratch;
 use crate::policy::SCAN_POLICY;
-use crate::policy::multisplit::HISTOGRAM_TILES;
+use crate::policy::multisplit::{HISTOGRAM_TILES, TILE};
+
+/// Tiles of a pass over `n` keys (the `tiles` of its launches).
+pub const fn tiles(n: u64) -> u64 {
+    n.div_ceil(TILE)
+}
 
 /// Where the parts of a pass's table lie, in words from its start, for `tiles` tiles of keys
 /// in groups of [`HISTOGRAM_TILES`] (a histogram block's): first each tile's keys of each
@@ -19,6 +24,8 @@ pub struct TableParts {
     pub starts: u64,
     /// Each group's count of each digit (`radix·groups` words).
     pub sums: u64,
+    /// The group sums' count, `radix·groups`: the scan's length.
+    pub group_sums: u64,
     /// The scan's tile status ([`ScanScratch`] of `status_tiles` tiles), whose part that must
     /// start at zero the histogram clears: a memset a call less.
     pub status: u64,
@@ -37,6 +44,7 @@ impl TableParts {
         TableParts {
             starts,
             sums: starts + group_words,
+            group_sums: groups,
             status,
             status_tiles,
             words: status + ScanScratch { tiles: status_tiles }.total_bytes().div_ceil(4),

@@ -1,7 +1,7 @@
 //! Tuning of the foundation area: the device-wide scan's tile shape and order, the reduction's
 //! and the copy's block sizes and loads in flight, and the Philox fill's block size. (The scan's
 //! scratch layout and the reduction's fixed grid fix layouts and results, not speed: they live
-//! with their algorithms in [`crate::device`].)
+//! with their algorithms in [`crate::grid`].)
 
 /// Tile shape and tile order of the device-wide scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,9 +25,14 @@ impl ScanPolicy {
     pub const fn shared_bytes(&self) -> u32 {
         (self.block_threads / 32 + 2) * 8
     }
+
+    /// Tiles of a scan of `n` elements of `element_bytes` bytes.
+    pub const fn tiles(&self, element_bytes: usize, n: u64) -> u64 {
+        n.div_ceil(self.tile_items(element_bytes) as u64)
+    }
 }
 
-/// The policy of the scan kernels `scan_exclusive_{u32,u64,f32,f64}`.
+/// The policy of the scan kernels `scan_exclusive_*` and `scan_inclusive_*`.
 pub const SCAN_POLICY: ScanPolicy = ScanPolicy {
     block_threads: 256,
     vectors_per_thread: 8,

@@ -7,8 +7,13 @@
 
 pub mod alias;
 pub mod checks;
+pub mod convolve;
 pub mod foundation;
+pub mod lbp;
+pub mod moments;
 pub mod multisplit;
+pub mod som;
+pub mod subset;
 
 pub use alias::{ALIAS_ROWS_PER_SECTION, SHARED_SAMPLER_BLOCKS_PER_SM};
 pub use checks::LEVEL_TEST_BLOCK_THREADS;

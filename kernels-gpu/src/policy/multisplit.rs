@@ -1,5 +1,6 @@
 //! Tuning of the multisplit's digit passes: the block and tile shape of the histogram and the
-//! scatter, the tiles one histogram block counts, and how far ahead the scatter prefetches.
+//! scatter, the tiles one histogram block counts, how far ahead the scatter prefetches, and the
+//! bounds launch's grid.
 //! None of these changes a split (every pass is stable whatever the tiles); the host sizes its
 //! grids and the pass's table by them. The counted ranking's limits (`COUNTED_RADIX`, its 3-bit
 //! ranks) are checked against this shape where they are defined.
@@ -27,3 +28,7 @@ pub const HISTOGRAM_TILES: u64 = 8;
 /// still there, when that tile's block starts. Measured against 528 and 1056, and with the
 /// values prefetched too (slower), in results/multisplit.md, seventh session.
 pub const PREFETCH_AHEAD: u64 = 264;
+
+/// Blocks of the bounds launch at most (of [`THREADS`], a grid-stride loop over the split
+/// keys).
+pub const BOUNDS_MAX_BLOCKS: u64 = 1 << 16;

@@ -7,117 +7,166 @@ use super::memory::read_or;
 use super::shared::SharedSlice;
 use super::warp::{FULL_MASK, active_mask, all, any, ballot, match_any_u32, match_any_u64, shfl_xor};
 use super::{global_x, lane_id, sync_threads, sync_warp, thread_rank, warp_id};
+use crate::launch::LaunchShape;
+use crate::policy::checks::{LEVEL_TEST_BLOCK_THREADS, per_element};
 
-/// Outputs per element of [`simt_check_collectives`](fn@simt_check_collectives).
+/// Outputs per element of [`collectives`].
 pub const COLLECTIVE_OUTPUTS: usize = 8;
 
-/// Slots (u64 each) of the counters of [`simt_check_atomics`](fn@simt_check_atomics); u32 atomics use the low half.
+/// Slots (u64 each) of the counters of [`atomics`]; u32 atomics use the low half.
 pub const ATOMIC_SLOTS: usize = 13;
 
 /// How many elements (the first ones) run the CAS loops of
-/// [`simt_check_atomics`](fn@simt_check_atomics). Contended CAS loops on one address cost
+/// [`atomics`]. Contended CAS loops on one address cost
 /// work quadratic in the contenders: 2^24 of them keep an H100 busy for minutes.
 pub const CAS_CONTENDERS: u64 = 4096;
 
 crate::kernel! {
-    /// For element `i` with value `v` (0 for the lanes past `n`), writes to `out[8i ..]`: the
-    /// warp's ballot of `v` odd; any `v % 64 == 0`; all `v % 64 != 0`; match-any of `v % 4`;
-    /// match-any of `(v % 3) << 33` on 64 bits; `v` of lane `lane ^ 1` through a shuffle within
-    /// each half-warp's own mask; the active mask inside `if lane % 3 == 0` (0 elsewhere); and
-    /// the value of lane `(lane + 1) % 32` passed through shared memory and `sync_warp`.
-    ///
-    /// # Safety
-    /// `input` holds `n` elements, `out` 8 × `n`; blocks are whole warps with 4 bytes of
-    /// dynamic shared memory per thread.
-    pub unsafe fn simt_check_collectives(input: *const u32, n: u64, out: *mut u32) {
-        let i = global_x();
-        let lane = lane_id();
-        // SAFETY: reads and writes bounded by `n`; every lane of every whole warp runs each
-        // collective with a mask naming only lanes that call it.
-        unsafe {
-            let v = read_or(input, i, n, 0);
-            let half = if lane < 16 { 0x0000_ffff } else { 0xffff_0000 };
-            let divergent = if lane.is_multiple_of(3) { active_mask() } else { 0 };
-            sync_warp(FULL_MASK);
-            let slots = SharedSlice::<u32>::carve(0, super::block_dim().volume() as u32);
-            slots.set(thread_rank(), v);
-            sync_warp(FULL_MASK);
-            let neighbour = slots.get(warp_id() * 32 + (lane + 1) % 32);
-            let results = [
-                ballot(FULL_MASK, v & 1 != 0),
-                any(FULL_MASK, v.is_multiple_of(64)) as u32,
-                all(FULL_MASK, !v.is_multiple_of(64)) as u32,
-                match_any_u32(FULL_MASK, v % 4),
-                match_any_u64(FULL_MASK, ((v % 3) as u64) << 33),
-                shfl_xor(half, v, 1),
-                divergent,
-                neighbour,
-            ];
-            if i < n {
-                for (k, r) in results.into_iter().enumerate() {
-                    *out.add(i as usize * COLLECTIVE_OUTPUTS + k) = r;
-                }
+    /// Parameters of the collectives check: `n` elements of `input`, one a thread,
+    /// [`COLLECTIVE_OUTPUTS`] words each to `out`.
+    pub struct Collectives {
+        pub input: *const u32,
+        pub n: u64,
+        pub out: *mut u32,
+    }
+    /// The collectives check (see [`collectives`]).
+    fn collectives => simt_check_collectives;
+}
+
+crate::kernel! {
+    /// Parameters of the atomics check: `n` elements of `input`, one a thread, applying every
+    /// atomic to the [`ATOMIC_SLOTS`] slots of `counters` and each exchange's old value to
+    /// `olds`.
+    pub struct Atomics {
+        pub input: *const u32,
+        pub n: u64,
+        pub counters: *mut u64,
+        pub olds: *mut u32,
+    }
+    /// The atomics check (see [`atomics`]).
+    fn atomics => simt_check_atomics;
+}
+
+impl Collectives {
+    /// A thread an element, with a word of shared memory a thread.
+    pub const fn plan(&self) -> LaunchShape {
+        per_element(self.n, 4 * LEVEL_TEST_BLOCK_THREADS)
+    }
+}
+
+impl Atomics {
+    /// A thread an element, with a word of shared memory a block.
+    pub const fn plan(&self) -> LaunchShape {
+        per_element(self.n, 4)
+    }
+}
+
+/// For element `i` with value `v` (0 for the lanes past `n`), writes to `out[8i ..]`: the
+/// warp's ballot of `v` odd; any `v % 64 == 0`; all `v % 64 != 0`; match-any of `v % 4`;
+/// match-any of `(v % 3) << 33` on 64 bits; `v` of lane `lane ^ 1` through a shuffle within
+/// each half-warp's own mask; the active mask inside `if lane % 3 == 0` (0 elsewhere); and
+/// the value of lane `(lane + 1) % 32` passed through shared memory and `sync_warp`.
+///
+/// # Safety
+/// `input` holds `n` elements, `out` 8 × `n`; the launch is [`Collectives::plan`] (any blocks
+/// of whole warps with 4 bytes of dynamic shared memory a thread).
+#[inline(always)]
+pub unsafe fn collectives(p: Collectives) {
+    let Collectives { input, n, out } = p;
+    let i = global_x();
+    let lane = lane_id();
+    // SAFETY: reads and writes bounded by `n`; every lane of every whole warp runs each
+    // collective with a mask naming only lanes that call it.
+    unsafe {
+        let v = read_or(input, i, n, 0);
+        let half = if lane < 16 { 0x0000_ffff } else { 0xffff_0000 };
+        let divergent = if lane.is_multiple_of(3) { active_mask() } else { 0 };
+        sync_warp(FULL_MASK);
+        let slots = SharedSlice::<u32>::carve(0, super::block_dim().volume() as u32);
+        slots.set(thread_rank(), v);
+        sync_warp(FULL_MASK);
+        let neighbour = slots.get(warp_id() * 32 + (lane + 1) % 32);
+        let results = [
+            ballot(FULL_MASK, v & 1 != 0),
+            any(FULL_MASK, v.is_multiple_of(64)) as u32,
+            all(FULL_MASK, !v.is_multiple_of(64)) as u32,
+            match_any_u32(FULL_MASK, v % 4),
+            match_any_u64(FULL_MASK, ((v % 3) as u64) << 33),
+            shfl_xor(half, v, 1),
+            divergent,
+            neighbour,
+        ];
+        if i < n {
+            for (k, r) in results.into_iter().enumerate() {
+                *out.add(i as usize * COLLECTIVE_OUTPUTS + k) = r;
             }
         }
     }
+}
 
-    /// Every atomic, by every element `i < n` with value `v`, on `counters` (slots of 8 bytes):
-    /// 0 add_u32 1; 1 min_u32 v; 2 max_u32 v; 3 add_u64 v; 4 min_u64 and 5 max_u64 of
-    /// `v << 20 | i`; 6 add_f32 `v % 2`; 7 add_f64 `v >> 8` (both exact below 2^24 elements); for
-    /// the first [`CAS_CONTENDERS`] elements, 8 a CAS loop adding 1 (u32) and 9 a CAS loop adding
-    /// v (u64); 10 exchange_u32 `i + 1`, the old value to `olds[i]`; 11 the block's count
-    /// from add_u32 on a shared counter, added once per block; 12 exchange_u64 `i + 1`.
-    ///
-    /// # Safety
-    /// `input` and `olds` hold `n` elements, `counters` 13 slots, 8-byte aligned; blocks have 4
-    /// bytes of dynamic shared memory.
-    pub unsafe fn simt_check_atomics(input: *const u32, n: u64, counters: *mut u64, olds: *mut u32) {
-        let i = global_x();
-        let word = |slot: usize| counters.wrapping_add(slot).cast::<u32>();
-        // SAFETY: every access is to a counter slot, `olds[i]` with `i < n`, or the block's
-        // shared counter; the barriers are reached by every thread.
-        unsafe {
-            let shared = SharedSlice::<u32>::carve(0, 1);
-            if thread_rank() == 0 {
-                shared.set(0, 0);
-            }
-            sync_threads();
-            if i < n {
-                let v = *input.add(i as usize);
-                add_u32(word(0), 1);
-                min_u32(word(1), v);
-                max_u32(word(2), v);
-                add_u64(counters.add(3), v as u64);
-                min_u64(counters.add(4), (v as u64) << 20 | i);
-                max_u64(counters.add(5), (v as u64) << 20 | i);
-                add_f32(word(6).cast(), (v % 2) as f32);
-                add_f64(counters.add(7).cast(), (v >> 8) as f64);
-                if i < CAS_CONTENDERS {
-                    let mut seen = 0;
-                    loop {
-                        let old = cas_u32(word(8), seen, seen + 1);
-                        if old == seen {
-                            break;
-                        }
-                        seen = old;
+/// Every atomic, by every element `i < n` with value `v`, on `counters` (slots of 8 bytes):
+/// 0 add_u32 1; 1 min_u32 v; 2 max_u32 v; 3 add_u64 v; 4 min_u64 and 5 max_u64 of
+/// `v << 20 | i`; 6 add_f32 `v % 2`; 7 add_f64 `v >> 8` (both exact below 2^24 elements); for
+/// the first [`CAS_CONTENDERS`] elements, 8 a CAS loop adding 1 (u32) and 9 a CAS loop adding
+/// v (u64); 10 exchange_u32 `i + 1`, the old value to `olds[i]`; 11 the block's count
+/// from add_u32 on a shared counter, added once per block; 12 exchange_u64 `i + 1`.
+///
+/// # Safety
+/// `input` and `olds` hold `n` elements, `counters` 13 slots, 8-byte aligned; the launch is
+/// [`Atomics::plan`] (any blocks with 4 bytes of dynamic shared memory).
+#[inline(always)]
+pub unsafe fn atomics(p: Atomics) {
+    let Atomics {
+        input,
+        n,
+        counters,
+        olds,
+    } = p;
+    let i = global_x();
+    let word = |slot: usize| counters.wrapping_add(slot).cast::<u32>();
+    // SAFETY: every access is to a counter slot, `olds[i]` with `i < n`, or the block's
+    // shared counter; the barriers are reached by every thread.
+    unsafe {
+        let shared = SharedSlice::<u32>::carve(0, 1);
+        if thread_rank() == 0 {
+            shared.set(0, 0);
+        }
+        sync_threads();
+        if i < n {
+            let v = *input.add(i as usize);
+            add_u32(word(0), 1);
+            min_u32(word(1), v);
+            max_u32(word(2), v);
+            add_u64(counters.add(3), v as u64);
+            min_u64(counters.add(4), (v as u64) << 20 | i);
+            max_u64(counters.add(5), (v as u64) << 20 | i);
+            add_f32(word(6).cast(), (v % 2) as f32);
+            add_f64(counters.add(7).cast(), (v >> 8) as f64);
+            if i < CAS_CONTENDERS {
+                let mut seen = 0;
+                loop {
+                    let old = cas_u32(word(8), seen, seen + 1);
+                    if old == seen {
+                        break;
                     }
-                    let mut seen = 0;
-                    loop {
-                        let old = cas_u64(counters.add(9), seen, seen + v as u64);
-                        if old == seen {
-                            break;
-                        }
-                        seen = old;
-                    }
+                    seen = old;
                 }
-                *olds.add(i as usize) = exchange_u32(word(10), i as u32 + 1);
-                add_u32(shared.as_mut_ptr(), 1);
-                exchange_u64(counters.add(12), i + 1);
+                let mut seen = 0;
+                loop {
+                    let old = cas_u64(counters.add(9), seen, seen + v as u64);
+                    if old == seen {
+                        break;
+                    }
+                    seen = old;
+                }
             }
-            sync_threads();
-            if thread_rank() == 0 {
-                add_u64(counters.add(11), shared.get(0) as u64);
-            }
+            *olds.add(i as usize) = exchange_u32(word(10), i as u32 + 1);
+            add_u32(shared.as_mut_ptr(), 1);
+            exchange_u64(counters.add(12), i + 1);
+        }
+        sync_threads();
+        if thread_rank() == 0 {
+            add_u64(counters.add(11), shared.get(0) as u64);
         }
     }
 }

@@ -2,16 +2,18 @@
 //! average of all nodes weighted by a Gaussian of the map distance between the cell and each
 //! node's best cell. With the Gaussian separable over a rectangular map, that is
 //!
-//! 1. [`som_accumulate`](fn@som_accumulate): per cell, the sum of the nodes that chose it and their count, one
-//!    plane a dimension plus a count plane (`plane · cells + cell`), in 64-bit fixed point;
-//! 2. [`som_smooth_rows`](fn@som_smooth_rows): each plane smoothed along the map's rows;
-//! 3. [`som_smooth_columns`](fn@som_smooth_columns): then along its columns, and each weight set to its smoothed sum
-//!    over the smoothed count (left as it was where no node falls within the window).
+//! 1. [`accumulate`] (`som_accumulate`): per cell, the sum of the nodes that chose it and their
+//!    count, one plane a dimension plus a count plane (`plane · cells + cell`), in 64-bit fixed
+//!    point;
+//! 2. [`smooth_rows`] (`som_smooth_rows`): each plane smoothed along the map's rows;
+//! 3. [`smooth_columns`] (`som_smooth_columns`): then along its columns, and each weight set to
+//!    its smoothed sum over the smoothed count (left as it was where no node falls within the
+//!    window).
 //!
 //! The sums are integers so that their order does not matter: node `x` of dimension `p` adds
 //! `trunc(x · scale[p])`, with `scale[p]` a power of two chosen from the dimension's largest
-//! magnitude ([`som_magnitudes`](fn@som_magnitudes), once a training call) so that no sum can pass 2^62 (for
-//! 12000 nodes, a step near 2^-47 of the largest value: far finer than an f32 where a
+//! magnitude ([`magnitudes`], `som_magnitudes`, once a training call) so that no sum can pass
+//! 2^62 (for 12000 nodes, a step near 2^-47 of the largest value: far finer than an f32 where a
 //! dimension's values are of one magnitude; an outlier 2^40 times the rest leaves them 7 bits).
 //! The atomics may land in any order and every engine still gets the same bits, which is what
 //! makes training reproducible from a seed. The smoothing is f64, each tap one FMA, taps in
@@ -20,6 +22,9 @@
 //! Cost for 12000 nodes of 12 on a 200 × 200 map: the atomics are 156000 (a few µs); each
 //! smoothing pass is at most `planes · cells · (2·radius + 1)` FMAs read from L1 and L2.
 
+use crate::launch::LaunchShape;
+pub use crate::policy::som::MAGNITUDE_RUN;
+use crate::policy::som::{BATCH_MAX_BLOCKS, BATCH_THREADS};
 use crate::simt::atomic::{add_u64, max_u32};
 use crate::simt::math::FastMath;
 use crate::simt::{global_x, grid_threads_x};
@@ -82,118 +87,272 @@ unsafe fn scales(largest: *const u32, count: u32, p: u32, dim: u32) -> (f64, f64
     (power_of_two(k), power_of_two(-k))
 }
 
-/// Nodes a thread of [`som_magnitudes`](fn@som_magnitudes) takes in one dimension.
-pub const MAGNITUDE_RUN: u32 = 64;
+/// The launch of a batch kernel over `work` items (a thread each, grid-stride past
+/// [`BATCH_MAX_BLOCKS`] blocks).
+const fn batch_plan(work: u32) -> LaunchShape {
+    let blocks = (work as u64).div_ceil(BATCH_THREADS as u64);
+    let blocks = if blocks < BATCH_MAX_BLOCKS {
+        blocks
+    } else {
+        BATCH_MAX_BLOCKS
+    };
+    LaunchShape::linear(blocks, BATCH_THREADS, 0)
+}
 
 crate::kernel! {
-    /// The largest magnitude of each dimension of the nodes, as f32 bits (which order
-    /// non-negative floats as integers), max-ed into `largest` (zeroed before).
-    ///
-    /// # Safety
-    /// `nodes` holds `count · dim` f32 (`dim > 0`, fitting 32 bits), `largest` `dim` words; any
-    /// one-dimensional grid.
-    pub unsafe fn som_magnitudes(nodes: *const f32, count: u32, dim: u32, largest: *mut u32) {
-        let runs = count.div_ceil(MAGNITUDE_RUN);
-        let mut e = global_x();
-        while e < runs as u64 * dim as u64 {
-            let (run, p) = ((e / dim as u64) as u32, (e % dim as u64) as u32);
-            let mut bits = 0;
-            for node in run * MAGNITUDE_RUN..((run + 1) * MAGNITUDE_RUN).min(count) {
-                // SAFETY: `node < count`, `p < dim`.
-                let x = unsafe { *nodes.add(node as usize * dim as usize + p as usize) };
-                bits = bits.max(x.abs().to_bits());
-            }
-            // SAFETY: `p < dim`.
-            unsafe { max_u32(largest.add(p as usize), bits) };
-            e += grid_threads_x();
-        }
+    /// Parameters of [`magnitudes`].
+    pub struct Magnitudes {
+        /// `count · dim` f32, row-major.
+        pub nodes: *const f32,
+        pub count: u32,
+        pub dim: u32,
+        /// `dim` words, zeroed before.
+        pub largest: *mut u32,
     }
+    /// Each dimension's largest magnitude.
+    fn magnitudes => som_magnitudes;
+}
 
-    /// Adds node `i`'s value of dimension `p` in fixed point (scaled by
-    /// [`scale_exponent`]`(largest[p], count)`) to `sums[p · cells + best[i]]`, and 1 to
-    /// `sums[dim · cells + best[i]]` (the count plane), as wrapping 64-bit integers (two's
-    /// complement: negative sums come out right as `i64`).
-    ///
-    /// # Safety
-    /// `nodes` holds `count · dim` f32, `best` `count` indices below `cells`, `largest` `dim`
-    /// values, `sums` `(dim + 1) · cells` words; `(dim + 1) · count` and `(dim + 1) · cells`
-    /// fit in 32 bits; any one-dimensional grid.
-    pub unsafe fn som_accumulate(nodes: *const f32, count: u32, dim: u32, best: *const u32, largest: *const u32, cells: u32, sums: *mut u64) {
-        let planes = dim + 1;
-        let mut e = global_x();
-        while e < count as u64 * planes as u64 {
-            let (node, p) = ((e / planes as u64) as u32, (e % planes as u64) as u32);
-            // SAFETY: `node < count`, `p <= dim`; `best[node] < cells`.
-            unsafe {
-                let value = if p < dim {
-                    let x = *nodes.add(node as usize * dim as usize + p as usize);
-                    fixed(x, scales(largest, count, p, dim).0) as u64
-                } else {
-                    1
-                };
-                let cell = *best.add(node as usize);
-                add_u64(sums.add(p as usize * cells as usize + cell as usize), value);
-            }
-            e += grid_threads_x();
-        }
+impl Magnitudes {
+    /// The launch: a thread a run of [`MAGNITUDE_RUN`] nodes of a dimension.
+    pub const fn plan(&self) -> LaunchShape {
+        batch_plan(self.count.div_ceil(MAGNITUDE_RUN) * self.dim)
     }
+}
 
-    /// Smooths each plane of `sums` (integers, scaled back as [`som_accumulate`](fn@som_accumulate) scaled them
-    /// for `count` nodes) along the rows of a `rows × cols` map: `out[p · cells + r · cols + c]`
-    /// is the sum over `c'` within `radius` of `c` of `table[|c − c'|] · value(p, r, c')`.
-    ///
-    /// # Safety
-    /// `sums` and `out` hold `planes · rows · cols` values (fitting 32 bits), `largest`
-    /// `planes − 1`, `table` `radius + 1`; any one-dimensional grid.
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn som_smooth_rows(sums: *const u64, largest: *const u32, count: u32, rows: u32, cols: u32, planes: u32, table: *const f64, radius: u32, out: *mut f64) {
-        let cells = rows * cols;
-        let mut e = global_x();
-        while e < planes as u64 * cells as u64 {
-            let (p, at) = ((e / cells as u64) as u32, (e % cells as u64) as u32);
-            let row_start = p as usize * cells as usize + (at - at % cols) as usize;
-            // SAFETY: every index is inside plane `p`'s row of `at`, `p < planes`, and the
-            // taps below `radius + 1`.
-            unsafe {
-                let inverse = scales(largest, count, p, planes - 1).1;
-                let sum = smooth(at % cols, cols, radius, |k| *table.add(k as usize), |c| {
-                    *sums.add(row_start + c as usize) as i64 as f64 * inverse
-                });
-                *out.add(e as usize) = sum;
-            }
-            e += grid_threads_x();
+/// The largest magnitude of each dimension of the nodes, as f32 bits (which order non-negative
+/// floats as integers), max-ed into `largest` (zeroed before).
+///
+/// # Safety
+/// `nodes` holds `count · dim` f32 (`dim > 0`, fitting 32 bits), `largest` `dim` words; any
+/// one-dimensional grid.
+#[inline(always)]
+pub unsafe fn magnitudes(p: Magnitudes) {
+    let Magnitudes {
+        nodes,
+        count,
+        dim,
+        largest,
+    } = p;
+    let runs = count.div_ceil(MAGNITUDE_RUN);
+    let mut e = global_x();
+    while e < runs as u64 * dim as u64 {
+        let (run, p) = ((e / dim as u64) as u32, (e % dim as u64) as u32);
+        let mut bits = 0;
+        for node in run * MAGNITUDE_RUN..((run + 1) * MAGNITUDE_RUN).min(count) {
+            // SAFETY: `node < count`, `p < dim`.
+            let x = unsafe { *nodes.add(node as usize * dim as usize + p as usize) };
+            bits = bits.max(x.abs().to_bits());
         }
+        // SAFETY: `p < dim`.
+        unsafe { max_u32(largest.add(p as usize), bits) };
+        e += grid_threads_x();
     }
+}
 
-    /// Smooths the row-smoothed planes `rows_done` (`dim` value planes, then the count plane)
-    /// along the map's columns and sets `weights[cell · dim + p]` to the value plane's result
-    /// over the count plane's, where the latter is positive; other weights stay.
-    ///
-    /// # Safety
-    /// `rows_done` holds `(dim + 1) · rows · cols` values and `weights` `rows · cols · dim`
-    /// (fitting 32 bits), `table` `radius + 1`; any one-dimensional grid.
-    pub unsafe fn som_smooth_columns(rows_done: *const f64, rows: u32, cols: u32, dim: u32, table: *const f64, radius: u32, weights: *mut f32) {
-        let cells = rows * cols;
-        let mut e = global_x();
-        while e < dim as u64 * cells as u64 {
-            let (p, at) = ((e / cells as u64) as u32, (e % cells as u64) as u32);
-            let (r, c) = (at / cols, at % cols);
-            let column = |plane: u32| {
-                let base = plane as usize * cells as usize + c as usize;
-                // SAFETY: every index is inside `plane`'s column `c`, `plane <= dim`, and the
-                // taps below `radius + 1`.
-                unsafe {
-                    smooth(r, rows, radius, |k| *table.add(k as usize), |r| {
-                        *rows_done.add(base + r as usize * cols as usize)
-                    })
-                }
+crate::kernel! {
+    /// Parameters of [`accumulate`].
+    pub struct Accumulate {
+        /// `count · dim` f32, row-major.
+        pub nodes: *const f32,
+        pub count: u32,
+        pub dim: u32,
+        /// Each node's best cell, below `cells`.
+        pub best: *const u32,
+        /// The `dim` largest magnitudes' bits ([`magnitudes`]).
+        pub largest: *const u32,
+        pub cells: u32,
+        /// `(dim + 1) · cells` sums, zeroed before.
+        pub sums: *mut u64,
+    }
+    /// The nodes summed per cell, in fixed point.
+    fn accumulate => som_accumulate;
+}
+
+impl Accumulate {
+    /// The launch: a thread a node and plane.
+    pub const fn plan(&self) -> LaunchShape {
+        batch_plan(self.count * (self.dim + 1))
+    }
+}
+
+/// Adds node `i`'s value of dimension `p` in fixed point (scaled by
+/// [`scale_exponent`]`(largest[p], count)`) to `sums[p · cells + best[i]]`, and 1 to
+/// `sums[dim · cells + best[i]]` (the count plane), as wrapping 64-bit integers (two's
+/// complement: negative sums come out right as `i64`).
+///
+/// # Safety
+/// `nodes` holds `count · dim` f32, `best` `count` indices below `cells`, `largest` `dim`
+/// values, `sums` `(dim + 1) · cells` words; `(dim + 1) · count` and `(dim + 1) · cells` fit
+/// in 32 bits; any one-dimensional grid.
+#[inline(always)]
+pub unsafe fn accumulate(p: Accumulate) {
+    let Accumulate {
+        nodes,
+        count,
+        dim,
+        best,
+        largest,
+        cells,
+        sums,
+    } = p;
+    let planes = dim + 1;
+    let mut e = global_x();
+    while e < count as u64 * planes as u64 {
+        let (node, p) = ((e / planes as u64) as u32, (e % planes as u64) as u32);
+        // SAFETY: `node < count`, `p <= dim`; `best[node] < cells`.
+        unsafe {
+            let value = if p < dim {
+                let x = *nodes.add(node as usize * dim as usize + p as usize);
+                fixed(x, scales(largest, count, p, dim).0) as u64
+            } else {
+                1
             };
-            let (sum, count) = (column(p), column(dim));
-            if count > 0.0 {
-                // SAFETY: `at < cells`, `p < dim`.
-                unsafe { *weights.add(at as usize * dim as usize + p as usize) = (sum / count) as f32 };
-            }
-            e += grid_threads_x();
+            let cell = *best.add(node as usize);
+            add_u64(sums.add(p as usize * cells as usize + cell as usize), value);
         }
+        e += grid_threads_x();
+    }
+}
+
+crate::kernel! {
+    /// Parameters of [`smooth_rows`].
+    pub struct SmoothRows {
+        /// `planes · rows · cols` sums ([`accumulate`]).
+        pub sums: *const u64,
+        /// The `planes − 1` largest magnitudes' bits the sums were scaled by.
+        pub largest: *const u32,
+        /// Nodes summed.
+        pub count: u32,
+        pub rows: u32,
+        pub cols: u32,
+        pub planes: u32,
+        /// The Gaussian's `radius + 1` taps.
+        pub table: *const f64,
+        pub radius: u32,
+        /// `planes · rows · cols` values.
+        pub out: *mut f64,
+    }
+    /// The planes smoothed along the map's rows.
+    fn smooth_rows => som_smooth_rows;
+}
+
+impl SmoothRows {
+    /// The launch: a thread a plane and cell.
+    pub const fn plan(&self) -> LaunchShape {
+        batch_plan(self.planes * (self.rows * self.cols))
+    }
+}
+
+/// Smooths each plane of `sums` (integers, scaled back as [`accumulate`] scaled them for
+/// `count` nodes) along the rows of a `rows × cols` map: `out[p · cells + r · cols + c]` is the
+/// sum over `c'` within `radius` of `c` of `table[|c − c'|] · value(p, r, c')`.
+///
+/// # Safety
+/// `sums` and `out` hold `planes · rows · cols` values (fitting 32 bits), `largest`
+/// `planes − 1`, `table` `radius + 1`; any one-dimensional grid.
+#[inline(always)]
+pub unsafe fn smooth_rows(p: SmoothRows) {
+    let SmoothRows {
+        sums,
+        largest,
+        count,
+        rows,
+        cols,
+        planes,
+        table,
+        radius,
+        out,
+    } = p;
+    let cells = rows * cols;
+    let mut e = global_x();
+    while e < planes as u64 * cells as u64 {
+        let (p, at) = ((e / cells as u64) as u32, (e % cells as u64) as u32);
+        let row_start = p as usize * cells as usize + (at - at % cols) as usize;
+        // SAFETY: every index is inside plane `p`'s row of `at`, `p < planes`, and the taps
+        // below `radius + 1`.
+        unsafe {
+            let inverse = scales(largest, count, p, planes - 1).1;
+            let sum = smooth(
+                at % cols,
+                cols,
+                radius,
+                |k| *table.add(k as usize),
+                |c| *sums.add(row_start + c as usize) as i64 as f64 * inverse,
+            );
+            *out.add(e as usize) = sum;
+        }
+        e += grid_threads_x();
+    }
+}
+
+crate::kernel! {
+    /// Parameters of [`smooth_columns`].
+    pub struct SmoothColumns {
+        /// `(dim + 1) · rows · cols` row-smoothed values ([`smooth_rows`]).
+        pub rows_done: *const f64,
+        pub rows: u32,
+        pub cols: u32,
+        pub dim: u32,
+        /// The Gaussian's `radius + 1` taps.
+        pub table: *const f64,
+        pub radius: u32,
+        /// `rows · cols · dim` weights, row-major by cell.
+        pub weights: *mut f32,
+    }
+    /// The planes smoothed along the map's columns, and the weights set from them.
+    fn smooth_columns => som_smooth_columns;
+}
+
+impl SmoothColumns {
+    /// The launch: a thread a dimension and cell.
+    pub const fn plan(&self) -> LaunchShape {
+        batch_plan(self.dim * (self.rows * self.cols))
+    }
+}
+
+/// Smooths the row-smoothed planes `rows_done` (`dim` value planes, then the count plane) along
+/// the map's columns and sets `weights[cell · dim + p]` to the value plane's result over the
+/// count plane's, where the latter is positive; other weights stay.
+///
+/// # Safety
+/// `rows_done` holds `(dim + 1) · rows · cols` values and `weights` `rows · cols · dim`
+/// (fitting 32 bits), `table` `radius + 1`; any one-dimensional grid.
+#[inline(always)]
+pub unsafe fn smooth_columns(p: SmoothColumns) {
+    let SmoothColumns {
+        rows_done,
+        rows,
+        cols,
+        dim,
+        table,
+        radius,
+        weights,
+    } = p;
+    let cells = rows * cols;
+    let mut e = global_x();
+    while e < dim as u64 * cells as u64 {
+        let (p, at) = ((e / cells as u64) as u32, (e % cells as u64) as u32);
+        let (r, c) = (at / cols, at % cols);
+        let column = |plane: u32| {
+            let base = plane as usize * cells as usize + c as usize;
+            // SAFETY: every index is inside `plane`'s column `c`, `plane <= dim`, and the taps
+            // below `radius + 1`.
+            unsafe {
+                smooth(
+                    r,
+                    rows,
+                    radius,
+                    |k| *table.add(k as usize),
+                    |r| *rows_done.add(base + r as usize * cols as usize),
+                )
+            }
+        };
+        let (sum, count) = (column(p), column(dim));
+        if count > 0.0 {
+            // SAFETY: `at < cells`, `p < dim`.
+            unsafe { *weights.add(at as usize * dim as usize + p as usize) = (sum / count) as f32 };
+        }
+        e += grid_threads_x();
     }
 }

@@ -12,27 +12,26 @@
 //! that each shared read, barrier and staged element serves twice the arithmetic a 4 × 4 tile
 //! gives it (the article's case on the H200: 0.64 ms, against 0.70 ms with 4 × 4). After the last dimension
 //! each thread keeps the best cell of each of its 4 nodes; at the end the 16 threads of a node
-//! row combine theirs by shuffles ([`ArgMin`]). With one slice the index goes straight out; with several, each
-//! slice writes a candidate and [`som_bmu_combine`](fn@som_bmu_combine) keeps the best in slice order.
+//! row combine theirs as a logical warp of 16 lanes ([`LogicalWarp::arg_min`], ties to the
+//! lower cell). With one slice the index goes straight out; with several ([`Slicing`]), each
+//! slice writes a candidate and [`combine`] (`som_bmu_combine`) keeps the best in slice order.
 //!
 //! Cost a pair and dimension: a subtraction and an FMA (f32: 0.35 ms of issue for 12000 × 40000
 //! × 12 on an H100), plus three 16-byte shared reads every 32 pairs; the cells are read from L2
 //! once a node tile.
 
+use crate::launch::{LaunchShape, Limits};
 use crate::op::{ArgMin, Operator, Words};
+pub use crate::policy::som::{BMU_THREADS, BMU_WAVES, COMBINE_THREADS, DIM_STEP};
 use crate::simt::math::FastMath;
 use crate::simt::shared::{Quad, SharedSlice};
-use crate::simt::warp::{FULL_MASK, shfl_xor};
 use crate::simt::{block_idx, global_x, grid_threads_x, sync_threads, thread_x};
+use crate::warp::LogicalWarp;
 
 /// Nodes a block takes at once.
 pub const NODE_TILE: u32 = 64;
 /// Cells a block takes at once.
 pub const CELL_TILE: u32 = 128;
-/// Threads of a block: 16 columns of cells by 16 rows of nodes.
-pub const BMU_THREADS: u32 = 256;
-/// Dimensions staged at once.
-pub const DIM_STEP: u32 = 32;
 /// Words between two staged dimensions of the nodes: the tile plus four, so that rows stay
 /// 16-byte aligned for vector reads and staging stores of consecutive rows fall in different
 /// banks; and of the cells.
@@ -41,19 +40,82 @@ const CELL_STRIDE: u32 = CELL_TILE + 4;
 /// Dynamic shared memory of a block: the staged nodes, then the staged cells, f32.
 pub const BMU_SHARED_BYTES: u32 = DIM_STEP * (NODE_STRIDE + CELL_STRIDE) * 4;
 
-/// The kernels' parameters: `nodes`, `count`, `cells`, `cell_count`, `dim`, `slice_cells`,
-/// `best`, `candidates`, `distances`.
-pub type Args = (
-    *const f32,
-    u32,
-    *const f32,
-    u32,
-    u32,
-    u32,
-    *mut u32,
-    *mut u32,
-    *mut f64,
-);
+crate::kernel! {
+    /// Parameters of the search: the nearest of the `cell_count` cells to each of the `count`
+    /// nodes (both row-major, `dim` f32 each), over slices of `slice_cells` cells (`gridDim.y`
+    /// of them).
+    pub struct Search {
+        pub nodes: *const f32,
+        pub count: u32,
+        pub cells: *const f32,
+        pub cell_count: u32,
+        pub dim: u32,
+        /// Cells of a slice, a multiple of [`CELL_TILE`] (see [`Slicing`]).
+        pub slice_cells: u32,
+        /// A cell a node, written when `candidates` is null (one slice).
+        pub best: *mut u32,
+        /// With several slices, each slice's best cell and its distance for each node
+        /// (`slice · count + node`); else null.
+        pub candidates: *mut u32,
+        pub distances: *mut f64,
+    }
+    /// Distances summed in f32.
+    fn search::<f32> => som_bmu_f32;
+    /// Distances summed in f64.
+    fn search::<f64> => som_bmu_f64;
+}
+
+/// How a search splits the cells: into `slices` slices of `slice_cells` cells (a multiple of
+/// [`CELL_TILE`]), where the node tiles alone make fewer than [`BMU_WAVES`] waves of blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slicing {
+    pub slice_cells: u32,
+    pub slices: u32,
+}
+
+impl Slicing {
+    /// The slicing for `count` nodes and `cell_count > 0` cells on a device that holds
+    /// `resident` blocks of the search ([`Search::BLOCK`]) at once: at most a slice a cell
+    /// tile, and as many as the grid's y dimension allows.
+    pub const fn of(count: u32, cell_count: u32, resident: u64, limits: &Limits) -> Slicing {
+        let tiles = count.div_ceil(NODE_TILE) as u64;
+        let cell_tiles = cell_count.div_ceil(CELL_TILE) as u64;
+        let max_y = limits.max_grid_dim[1] as u64;
+        let most = if cell_tiles < max_y { cell_tiles } else { max_y };
+        let wanted = (BMU_WAVES * resident).div_ceil(tiles);
+        let wanted = if wanted > most {
+            most
+        } else if wanted < 1 {
+            1
+        } else {
+            wanted
+        };
+        let slice_cells = (cell_tiles.div_ceil(wanted) as u32) * CELL_TILE;
+        Slicing {
+            slice_cells,
+            slices: cell_count.div_ceil(slice_cells),
+        }
+    }
+}
+
+impl Search {
+    /// The block of every search (one-block grid): [`BMU_THREADS`] threads with
+    /// [`BMU_SHARED_BYTES`].
+    pub const BLOCK: LaunchShape = LaunchShape::linear(1, BMU_THREADS, BMU_SHARED_BYTES);
+
+    /// The launch: a block a node tile in x and a slice in y.
+    pub const fn plan(&self) -> LaunchShape {
+        LaunchShape {
+            grid: [
+                self.count.div_ceil(NODE_TILE),
+                self.cell_count.div_ceil(self.slice_cells),
+                1,
+            ],
+            block: [BMU_THREADS, 1, 1],
+            shared_bytes: BMU_SHARED_BYTES,
+        }
+    }
+}
 
 /// An accumulator type: f32, or f64 where distances must not round.
 pub trait Accumulator:
@@ -150,24 +212,31 @@ impl<const TILE: u32> Staging<TILE> {
     }
 }
 
-/// The kernel body.
+/// The nearest of the `cell_count` cells to each of the `count` nodes, distances summed in
+/// `A`: with `candidates` null (one slice) into `best`, else each slice's best cell and its
+/// distance into `candidates` and `distances` (`slice · count + node`).
 ///
 /// # Safety
-/// See the kernels below.
+/// `nodes` holds `count · dim` values, `cells` `cell_count · dim`, `dim > 0`; blocks of
+/// `BMU_THREADS` with `BMU_SHARED_BYTES`, `count.div_ceil(NODE_TILE)` in x,
+/// `cell_count.div_ceil(slice_cells)` in y, `slice_cells` a multiple of `CELL_TILE`; `best`
+/// holds `count` indices, or `candidates` and `distances` `gridDim.y · count` each.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn search<A: Accumulator>(
-    nodes: *const f32,
-    count: u32,
-    cells: *const f32,
-    cell_count: u32,
-    dim: u32,
-    slice_cells: u32,
-    best: *mut u32,
-    (candidates, distances): (*mut u32, *mut f64),
-) where
+pub unsafe fn search<A: Accumulator>(p: Search)
+where
     ArgMin: Operator<(A, u32)>,
 {
+    let Search {
+        nodes,
+        count,
+        cells,
+        cell_count,
+        dim,
+        slice_cells,
+        best,
+        candidates,
+        distances,
+    } = p;
     let (tx, ty) = (thread_x() % 16, thread_x() / 16);
     let first_node = block_idx().x * NODE_TILE;
     let slice_start = block_idx().y * slice_cells;
@@ -240,11 +309,9 @@ unsafe fn search<A: Accumulator>(
             }
             first_cell += CELL_TILE;
         }
-        // The 16 threads of a node row are 16 lanes of one warp.
+        // The 16 threads of a node row are a logical warp of 16 lanes.
         for found in found.iter_mut() {
-            for lanes in [8, 4, 2, 1] {
-                *found = ArgMin.combine(*found, shfl_xor(FULL_MASK, *found, lanes));
-            }
+            *found = LogicalWarp::<16>::arg_min(found.0, found.1);
         }
         if tx == 0 {
             for (i, &(d, cell)) in found.iter().enumerate() {
@@ -263,62 +330,57 @@ unsafe fn search<A: Accumulator>(
     }
 }
 
-macro_rules! search_kernels {
-    ($($name:ident: $a:ty),*) => {$(
-        crate::kernel! {
-            /// The nearest of the `cell_count` cells to each of the `count` nodes (both
-            /// row-major, `dim` f32 each), distances summed in the kernel's accumulator type,
-            /// over slices of `slice_cells` cells (`gridDim.y` of them): with `candidates`
-            /// null (one slice) into `best`, else each slice's best cell and its distance into
-            /// `candidates` and `distances` (`slice · count + node`).
-            ///
-            /// # Safety
-            /// `nodes` holds `count · dim` values, `cells` `cell_count · dim`, `dim > 0`;
-            /// blocks of `BMU_THREADS` with `BMU_SHARED_BYTES`, `count.div_ceil(NODE_TILE)` in
-            /// x, `cell_count.div_ceil(slice_cells)` in y, `slice_cells` a multiple of
-            /// `CELL_TILE`; `best` holds `count` indices, or `candidates` and `distances`
-            /// `gridDim.y · count` each.
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $name(
-                nodes: *const f32,
-                count: u32,
-                cells: *const f32,
-                cell_count: u32,
-                dim: u32,
-                slice_cells: u32,
-                best: *mut u32,
-                candidates: *mut u32,
-                distances: *mut f64,
-            ) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe {
-                    search::<$a>(nodes, count, cells, cell_count, dim, slice_cells, best, (candidates, distances))
-                }
-            }
-        }
-    )*};
-}
-search_kernels!(som_bmu_f32: f32, som_bmu_f64: f64);
-
 crate::kernel! {
-    /// Keeps the best of each node's `slices` candidates (`slice · count + node`): the smallest
-    /// distance, ties to the earlier slice (whose cells come first).
-    ///
-    /// # Safety
-    /// `candidates` and `distances` hold `slices · count` entries, `best` `count`; any
-    /// one-dimensional grid.
-    pub unsafe fn som_bmu_combine(candidates: *const u32, distances: *const f64, slices: u32, count: u32, best: *mut u32) {
-        let mut node = global_x();
-        while node < count as u64 {
-            let mut found = ArgMin.identity();
-            for s in 0..slices as u64 {
-                let at = (s * count as u64 + node) as usize;
-                // SAFETY: `at < slices · count`.
-                found = ArgMin.combine(found, unsafe { (*distances.add(at), *candidates.add(at)) });
-            }
-            // SAFETY: `node < count`.
-            unsafe { *best.add(node as usize) = found.1 };
-            node += grid_threads_x();
+    /// Parameters of the combine: each node's best of its `slices` candidates.
+    pub struct Combine {
+        /// `slices · count` candidates and their distances (`slice · count + node`).
+        pub candidates: *const u32,
+        pub distances: *const f64,
+        pub slices: u32,
+        pub count: u32,
+        /// A cell a node.
+        pub best: *mut u32,
+    }
+    /// The slices' candidates combined.
+    fn combine => som_bmu_combine;
+}
+
+impl Combine {
+    /// The launch: a thread a node, in blocks of [`COMBINE_THREADS`].
+    pub const fn plan(&self) -> LaunchShape {
+        LaunchShape::linear(
+            (self.count as u64).div_ceil(COMBINE_THREADS as u64),
+            COMBINE_THREADS,
+            0,
+        )
+    }
+}
+
+/// Keeps the best of each node's `slices` candidates (`slice · count + node`): the smallest
+/// distance, ties to the earlier slice (whose cells come first).
+///
+/// # Safety
+/// `candidates` and `distances` hold `slices · count` entries, `best` `count`; any
+/// one-dimensional grid.
+#[inline(always)]
+pub unsafe fn combine(p: Combine) {
+    let Combine {
+        candidates,
+        distances,
+        slices,
+        count,
+        best,
+    } = p;
+    let mut node = global_x();
+    while node < count as u64 {
+        let mut found = ArgMin.identity();
+        for s in 0..slices as u64 {
+            let at = (s * count as u64 + node) as usize;
+            // SAFETY: `at < slices · count`.
+            found = ArgMin.combine(found, unsafe { (*distances.add(at), *candidates.add(at)) });
         }
+        // SAFETY: `node < count`.
+        unsafe { *best.add(node as usize) = found.1 };
+        node += grid_threads_x();
     }
 }

@@ -13,24 +13,15 @@ pub mod batch;
 pub mod bmu;
 pub mod online;
 
-#[cfg(not(target_arch = "nvptx64"))]
-/// The kernels of each accumulator type (f32 or f64) that sums distances, for host code generic
-/// over it.
-pub trait BmuKernels: Copy {
-    /// [`som_bmu_f32`](fn@bmu::som_bmu_f32) or [`som_bmu_f64`](fn@bmu::som_bmu_f64).
-    type Search: crate::kernel::Kernel<Params = bmu::Args>;
-    /// [`som_online_f32`](fn@online::som_online_f32) or [`som_online_f64`](fn@online::som_online_f64).
-    type Online: crate::kernel::Kernel<Params = online::Args>;
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-impl BmuKernels for f32 {
-    type Search = bmu::som_bmu_f32;
-    type Online = online::som_online_f32;
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-impl BmuKernels for f64 {
-    type Search = bmu::som_bmu_f64;
-    type Online = online::som_online_f64;
+crate::kernel_table! {
+    /// The kernels of each accumulator type (f32 or f64) that sums distances, for host code
+    /// generic over it.
+    pub trait BmuKernels: bmu::Accumulator {
+        /// `som_bmu_f32` or `som_bmu_f64` ([`bmu::search`]).
+        Search: bmu::Search;
+        /// `som_online_f32` or `som_online_f64` ([`online::step`]).
+        Online: online::Step;
+    }
+    f32 { Search = bmu::som_bmu_f32, Online = online::som_online_f32 }
+    f64 { Search = bmu::som_bmu_f64, Online = online::som_online_f64 }
 }

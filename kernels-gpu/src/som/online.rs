@@ -14,7 +14,9 @@
 
 use super::bmu::Accumulator;
 use crate::block;
+use crate::launch::LaunchShape;
 use crate::op::{ArgMin, Operator, Words};
+pub use crate::policy::som::ONLINE_THREADS;
 use crate::simt::math::FastMath;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_dim_x, block_x, grid_dim_x, thread_x, warps_per_block};
@@ -27,26 +29,46 @@ pub fn pull(w: f32, x: f32, rate: f32) -> f32 {
     rate.fma(x, (-rate).fma(w, w))
 }
 
-/// Threads of a block.
-pub const ONLINE_THREADS: u32 = 256;
 /// Dynamic shared memory of a block: a candidate (f64 distance, index) a warp.
 pub const ONLINE_SHARED_BYTES: u32 = (ONLINE_THREADS / 32) * 16;
 
-/// The kernels' parameters: `weights`, `cells`, `dim`, `cols`, `radius`, `table`,
-/// `previous`, `next`, `parity`, `distances`, `indices`.
-pub type Args = (
-    *mut f32,
-    u32,
-    u32,
-    u32,
-    u32,
-    *const f32,
-    *const f32,
-    *const f32,
-    u32,
-    *mut f64,
-    *mut u32,
-);
+crate::kernel! {
+    /// Parameters of one launch of online training (see [`step`]).
+    pub struct Step {
+        /// `cells · dim` f32 of a map `cols` wide.
+        pub weights: *mut f32,
+        pub cells: u32,
+        pub dim: u32,
+        pub cols: u32,
+        pub radius: u32,
+        /// `rate · g` then `g`, `radius + 1` each.
+        pub table: *const f32,
+        /// The node whose step this launch finishes, `dim` f32, or null.
+        pub previous: *const f32,
+        /// The node this launch searches for, `dim` f32, or null.
+        pub next: *const f32,
+        /// Which half of `distances` and `indices` this launch writes.
+        pub parity: u32,
+        /// `2 · gridDim.x` candidates: distances and cells.
+        pub distances: *mut f64,
+        pub indices: *mut u32,
+    }
+    /// Distances summed in f32.
+    fn step::<f32> => som_online_f32;
+    /// Distances summed in f64.
+    fn step::<f64> => som_online_f64;
+}
+
+/// The launch of every step of online training on a map of `cells` cells: a thread a cell, at
+/// most the blocks the device holds at once (the host caps the grid, and keeps it for every
+/// launch of an epoch: each block owns the same cells in every launch).
+pub const fn plan_step(cells: u32) -> LaunchShape {
+    LaunchShape::linear(
+        (cells as u64).div_ceil(ONLINE_THREADS as u64),
+        ONLINE_THREADS,
+        ONLINE_SHARED_BYTES,
+    )
+}
 
 /// This block's cells: a contiguous run, the same in every launch of one grid size.
 #[inline(always)]
@@ -56,27 +78,36 @@ fn owned(cells: u32) -> (u32, u32) {
     (first, (first + share).min(cells))
 }
 
-/// The kernel body.
+/// One launch of online training: with `previous` non-null, finishes that node's step (the
+/// best of the candidates in the half of `distances` and `indices` that `parity` does not name,
+/// then the update of this block's cells within `radius` rows and columns of it, `table`
+/// holding `rate · g` then `g`, `radius + 1` each); with `next` non-null, this block's best cell
+/// for it (distances summed in `A`) into the half `parity` names (`parity · gridDim.x + block`).
 ///
 /// # Safety
-/// See the kernels below.
+/// `weights` holds `cells · dim` f32 (`dim > 0`) of a map `cols` wide, `previous` and `next`
+/// `dim` each unless null, `table` `2 · (radius + 1)`, `distances` and `indices` `2 · gridDim.x`
+/// each, the half read filled by the launch before, of the same grid; blocks of
+/// `ONLINE_THREADS` with `ONLINE_SHARED_BYTES`.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn step<A: Accumulator>(
-    weights: *mut f32,
-    cells: u32,
-    dim: u32,
-    cols: u32,
-    radius: u32,
-    table: *const f32,
-    (previous, next): (*const f32, *const f32),
-    parity: u32,
-    distances: *mut f64,
-    indices: *mut u32,
-) where
+pub unsafe fn step<A: Accumulator>(p: Step)
+where
     ArgMin: Operator<(A, u32)> + Operator<(f64, u32)>,
     (A, u32): Words,
 {
+    let Step {
+        weights,
+        cells,
+        dim,
+        cols,
+        radius,
+        table,
+        previous,
+        next,
+        parity,
+        distances,
+        indices,
+    } = p;
     let (first, end) = owned(cells);
     let blocks = grid_dim_x() as usize;
     let (earlier, mine) = if parity == 0 { (blocks, 0) } else { (0, blocks) };
@@ -133,42 +164,3 @@ unsafe fn step<A: Accumulator>(
         }
     }
 }
-
-macro_rules! step_kernels {
-    ($($name:ident: $a:ty),*) => {$(
-        crate::kernel! {
-            /// One launch of online training: with `previous` non-null, finishes that node's
-            /// step (the best of the candidates in the half of `distances` and `indices` that
-            /// `parity` does not name, then the update of this block's cells within `radius`
-            /// rows and columns of it, `table` holding `rate · g` then `g`, `radius + 1` each);
-            /// with `next` non-null, this block's best cell for it (distances in the kernel's
-            /// accumulator type) into the half `parity` names (`parity · gridDim.x + block`).
-            ///
-            /// # Safety
-            /// `weights` holds `cells · dim` f32 (`dim > 0`) of a map `cols` wide, `previous`
-            /// and `next` `dim` each unless null, `table` `2 · (radius + 1)`, `distances` and
-            /// `indices` `2 · gridDim.x` each, the half read filled by the launch before, of
-            /// the same grid; blocks of `ONLINE_THREADS` with `ONLINE_SHARED_BYTES`.
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $name(
-                weights: *mut f32,
-                cells: u32,
-                dim: u32,
-                cols: u32,
-                radius: u32,
-                table: *const f32,
-                previous: *const f32,
-                next: *const f32,
-                parity: u32,
-                distances: *mut f64,
-                indices: *mut u32,
-            ) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe {
-                    step::<$a>(weights, cells, dim, cols, radius, table, (previous, next), parity, distances, indices)
-                }
-            }
-        }
-    )*};
-}
-step_kernels!(som_online_f32: f32, som_online_f64: f64);

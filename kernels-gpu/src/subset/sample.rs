@@ -6,36 +6,93 @@
 //! (`Order`) and write each as its bit vector or as its sorted element positions.
 
 use super::draw::{Draw, Lanes};
-use crate::simt::warp::{FULL_MASK, any, ballot, shfl_up};
+use crate::launch::LaunchShape;
+use crate::op::Sum;
+pub use crate::policy::subset::{SUBSET_BLOCK_THREADS, SUBSET_RESIDENT_WAVES};
+use crate::simt::warp::{FULL_MASK, any, ballot};
 use crate::simt::{global_x, grid_threads_x, lane_id};
+use crate::warp::LogicalWarp;
 
-/// A launch's parameters: bit-vector output (`words` per subset) or null, position output (`k`
-/// per subset) or null, subsets, base mask, its words, its elements `n`, `k`, the seed.
-pub type SampleArgs = (*mut u32, *mut u16, u64, *const u32, u32, u32, u32, u64);
+crate::kernel! {
+    /// Parameters of the sampling kernels: subsets `0 .. count` of the base set `mask`, into
+    /// whichever output is non-null.
+    pub struct Sample {
+        /// Bit vectors, `words` words a subset, or null.
+        pub bits: *mut u32,
+        /// Sorted element positions, `k` a subset, or null.
+        pub indices: *mut u16,
+        /// Subsets to draw.
+        pub count: u64,
+        /// The base set, `words` words.
+        pub mask: *const u32,
+        pub words: u32,
+        /// Elements of the base set.
+        pub n: u32,
+        /// Elements of each subset, `k <= n`.
+        pub k: u32,
+        pub seed: u64,
+    }
+    /// One lane a subset (threadwise), 1 word.
+    fn sample_all::<1, 1> => subset_lanes1_words1;
+    /// One lane a subset (threadwise), 2 words.
+    fn sample_all::<1, 2> => subset_lanes1_words2;
+    /// One lane a subset (threadwise), 4 words.
+    fn sample_all::<1, 4> => subset_lanes1_words4;
+    /// One lane a subset (threadwise), 8 words.
+    fn sample_all::<1, 8> => subset_lanes1_words8;
+    /// One lane a subset (threadwise), 16 words.
+    fn sample_all::<1, 16> => subset_lanes1_words16;
+    /// One lane a subset (threadwise), 32 words.
+    fn sample_all::<1, 32> => subset_lanes1_words32;
+    /// Teams of 2 lanes, a word each.
+    fn sample_all::<2, 1> => subset_lanes2_words1;
+    /// Teams of 4 lanes, a word each.
+    fn sample_all::<4, 1> => subset_lanes4_words1;
+    /// Teams of 8 lanes, a word each.
+    fn sample_all::<8, 1> => subset_lanes8_words1;
+    /// Teams of 16 lanes, a word each.
+    fn sample_all::<16, 1> => subset_lanes16_words1;
+    /// A warp a subset (warpwise), a word a lane.
+    fn sample_all::<32, 1> => subset_lanes32_words1;
+    /// A warp a subset (warpwise), 2 words a lane.
+    fn sample_all::<32, 2> => subset_lanes32_words2;
+    /// A warp a subset (warpwise), 4 words a lane.
+    fn sample_all::<32, 4> => subset_lanes32_words4;
+}
 
-/// Draws subsets `0 .. count` with teams of `LANES` lanes and writes them where the non-null
-/// output points.
+impl Sample {
+    /// The launch of the kernel of teams of `lanes` lanes: a team a subset at most, in blocks of
+    /// [`SUBSET_BLOCK_THREADS`]. The loops are grid-stride: the host caps the grid at
+    /// [`SUBSET_RESIDENT_WAVES`] times the blocks the device holds at once.
+    pub const fn plan(&self, lanes: u32) -> LaunchShape {
+        let per_block = (SUBSET_BLOCK_THREADS / lanes) as u64;
+        LaunchShape::linear(self.count.div_ceil(per_block), SUBSET_BLOCK_THREADS, 0)
+    }
+}
+
+/// Draws subsets `0 .. count` of the base set `mask` with teams of `LANES` lanes holding
+/// `WORDS` words each, into `bits` (bit vectors of `words` words) or `indices` (sorted
+/// positions, `k` per subset), whichever is non-null.
 ///
 /// # Safety
 /// `mask` holds `words <= LANES * WORDS` words with `n` elements in all, `k <= n`; exactly one
 /// of `bits` (`count * words` words) and `indices` (`count * k` positions) is non-null; the
 /// block size is a multiple of 32.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn sample_all<const LANES: u32, const WORDS: usize>(
-    bits: *mut u32,
-    indices: *mut u16,
-    count: u64,
-    mask: *const u32,
-    words: u32,
-    n: u32,
-    k: u32,
-    seed: u64,
-) {
+pub unsafe fn sample_all<const LANES: u32, const WORDS: usize>(p: Sample) {
+    let Sample {
+        count,
+        mask,
+        words,
+        n,
+        k,
+        seed,
+        ..
+    } = p;
     let key = [seed as u32, (seed >> 32) as u32];
-    let lane = lane_id() % LANES;
+    let lane = LogicalWarp::<LANES, true>::lane();
     let team = Lanes::<LANES> {
-        mask: (u32::MAX >> (32 - LANES)) << (lane_id() - lane),
+        mask: LogicalWarp::<LANES, true>::mask(),
     };
     let first_word = lane * WORDS as u32;
     let mut base = [0u32; WORDS];
@@ -61,7 +118,7 @@ unsafe fn sample_all<const LANES: u32, const WORDS: usize>(
             if d.settled() {
                 let subset = d.finish();
                 // SAFETY: subset `s < count` owns words `s * words ..` and positions `s * k ..`.
-                unsafe { write(&subset, s, first_word, bits, indices, words, k, &team, lane) };
+                unsafe { write::<LANES, WORDS>(&p, &subset, s, first_word) };
                 s += warps;
                 d = Draw::new(base, n, k);
             }
@@ -78,7 +135,7 @@ unsafe fn sample_all<const LANES: u32, const WORDS: usize>(
         if done {
             let subset = d.finish();
             // SAFETY: as above.
-            unsafe { write(&subset, s, first_word, bits, indices, words, k, &team, lane) };
+            unsafe { write::<LANES, WORDS>(&p, &subset, s, first_word) };
         }
         if let Some(next) = order.take(done, lane) {
             s = next;
@@ -158,25 +215,28 @@ impl<const LANES: u32> Order<LANES> {
     }
 }
 
-/// Writes this thread's words of subset `s`: into `bits` if non-null, else as positions into
-/// `indices`.
+/// Writes this thread's words of subset `s` of the launch `p`: into `bits` if non-null, else as
+/// positions into `indices`.
 ///
 /// # Safety
-/// As for [`sample_all`], with `s < count`.
+/// As for [`sample_all`], with `s < count`; every lane of the team (of `LANES`) calls this
+/// together.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 unsafe fn write<const LANES: u32, const WORDS: usize>(
+    p: &Sample,
     subset: &[u32; WORDS],
     s: u64,
     first_word: u32,
-    bits: *mut u32,
-    indices: *mut u16,
-    words: u32,
-    k: u32,
-    team: &Lanes<LANES>,
-    lane: u32,
 ) {
-    // SAFETY: subset `s < count` owns words `s * words ..` and positions `s * k ..`.
+    let &Sample {
+        bits,
+        indices,
+        words,
+        k,
+        ..
+    } = p;
+    // SAFETY: subset `s < count` owns words `s * words ..` and positions `s * k ..`; the whole
+    // team calls the scan (the contract above).
     unsafe {
         if !bits.is_null() {
             let out = bits.add((s * words as u64) as usize);
@@ -188,7 +248,11 @@ unsafe fn write<const LANES: u32, const WORDS: usize>(
             }
         } else {
             let own = subset.iter().map(|w| w.count_ones()).sum::<u32>();
-            let below = team_exclusive_sum::<LANES>(team.mask, lane, own);
+            // The team's words before this lane's hold its first positions: the inclusive sum
+            // less the lane's own, which spares the exclusive scan's two extra shuffles. Every
+            // lane of the team writes its subset together (the team settles as one), and so
+            // reaches the scan (the contract above).
+            let below = LogicalWarp::<LANES, true>::inclusive_scan(own, Sum) - own;
             let mut at = (s * k as u64 + below as u64) as usize;
             for (q, &w) in subset.iter().enumerate() {
                 let mut w = w;
@@ -200,65 +264,4 @@ unsafe fn write<const LANES: u32, const WORDS: usize>(
             }
         }
     }
-}
-
-/// The sum of `x` over the team's lanes below `lane` (a scan by shuffles within the team).
-#[inline(always)]
-fn team_exclusive_sum<const LANES: u32>(mask: u32, lane: u32, x: u32) -> u32 {
-    let mut inclusive = x;
-    let mut d = 1;
-    while d < LANES {
-        // SAFETY: every lane of the team calls this with the team's mask after the same rounds.
-        let below = unsafe { shfl_up(mask, inclusive, d) };
-        if lane >= d {
-            inclusive += below;
-        }
-        d *= 2;
-    }
-    inclusive - x
-}
-
-macro_rules! sample_kernels {
-    ($($name:ident: $lanes:literal lanes, $words:literal words;)*) => {$(
-        $crate::kernel! {
-            /// Draws subsets `0 .. count` of the base set `mask`, one team of
-            #[doc = concat!(stringify!($lanes), " lane(s) holding ", stringify!($words), " word(s) each per subset,")]
-            /// into `bits` (bit vectors of `words` words) or `indices` (sorted positions, `k`
-            /// per subset), whichever is non-null.
-            ///
-            /// # Safety
-            /// As [`SampleArgs`] says, with `words <= lanes * words per lane`, `k <= n`, `n`
-            /// the mask's elements, exactly one output non-null, blocks of whole warps.
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn $name(
-                bits: *mut u32,
-                indices: *mut u16,
-                count: u64,
-                mask: *const u32,
-                words: u32,
-                n: u32,
-                k: u32,
-                seed: u64,
-            ) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { sample_all::<$lanes, $words>(bits, indices, count, mask, words, n, k, seed) }
-            }
-        }
-    )*};
-}
-
-sample_kernels! {
-    subset_lanes1_words1: 1 lanes, 1 words;
-    subset_lanes1_words2: 1 lanes, 2 words;
-    subset_lanes1_words4: 1 lanes, 4 words;
-    subset_lanes1_words8: 1 lanes, 8 words;
-    subset_lanes1_words16: 1 lanes, 16 words;
-    subset_lanes1_words32: 1 lanes, 32 words;
-    subset_lanes2_words1: 2 lanes, 1 words;
-    subset_lanes4_words1: 4 lanes, 1 words;
-    subset_lanes8_words1: 8 lanes, 1 words;
-    subset_lanes16_words1: 16 lanes, 1 words;
-    subset_lanes32_words1: 32 lanes, 1 words;
-    subset_lanes32_words2: 32 lanes, 2 words;
-    subset_lanes32_words4: 32 lanes, 4 words;
 }

@@ -3,6 +3,8 @@
 //! lanes of the warp fall into the bucket numbered like the lane, and which lanes share its own
 //! bucket. Cost: `bits` ballots and a few integer operations, no shared memory.
 
+use crate::launch::LaunchShape;
+use crate::policy::checks::per_element;
 use crate::simt::memory::read_or;
 use crate::simt::warp::{FULL_MASK, ballot};
 use crate::simt::{WARP_SIZE, global_x, lane_id, lanemask_lt};
@@ -57,20 +59,43 @@ pub unsafe fn histogram_ballot(bucket: u32, bits: u32, valid: bool) -> WarpHisto
 }
 
 crate::kernel! {
-/// Test kernel: for each warp `w`, `counts[32w + j]` = elements of bucket `j` among
+    /// Parameters of the warp histogram's test kernel: `n` bucket ids below `2^bits` in
+    /// `buckets`, one a thread; each warp's counts to `counts` (32 a warp) and each element's
+    /// rank to `ranks`.
+    pub struct HistogramBallot {
+        pub buckets: *const u32,
+        pub n: u64,
+        /// At most 5.
+        pub bits: u32,
+        pub counts: *mut u32,
+        pub ranks: *mut u32,
+    }
+    /// Each warp's ballot histogram.
+    fn histogram_each_warp => warp_histogram_ballot;
+}
+
+impl HistogramBallot {
+    pub const fn plan(&self) -> LaunchShape {
+        per_element(self.n, 0)
+    }
+}
+
+/// Test kernel body: for each warp `w`, `counts[32w + j]` = elements of bucket `j` among
 /// `buckets[32w .. 32w + 32]` (for `j < 2^bits`), and `ranks[i]` = element `i`'s rank in its
 /// bucket within its warp.
 ///
 /// # Safety
 /// `buckets` and `ranks` hold `n` elements, `counts` 32 × ceil(n / 32); buckets `< 2^bits`,
-/// `bits <= 5`; the block size is a multiple of 32.
-pub unsafe fn warp_histogram_ballot(
-    buckets: *const u32,
-    n: u64,
-    bits: u32,
-    counts: *mut u32,
-    ranks: *mut u32,
-) {
+/// `bits <= 5`; the launch is [`HistogramBallot::plan`] (any whole warps).
+#[inline(always)]
+pub unsafe fn histogram_each_warp(p: HistogramBallot) {
+    let HistogramBallot {
+        buckets,
+        n,
+        bits,
+        counts,
+        ranks,
+    } = p;
     let i = global_x();
     let valid = i < n;
     // SAFETY: reads and writes are bounded by `n` and by the warp count; whole warps call.
@@ -85,5 +110,4 @@ pub unsafe fn warp_histogram_ballot(
             *ranks.add(i as usize) = h.rank();
         }
     }
-}
 }

@@ -1,40 +1,110 @@
-//! Warp-wide reduction by butterfly shuffles: 5 rounds, after which every lane holds the
-//! combination of all 32 values.
+//! Warp-wide reduction by butterfly shuffles, over a logical warp of `W` lanes ([`LogicalWarp`])
+//! or the whole warp ([`reduce`]): log2 `W` rounds, after which every lane of the group holds
+//! the combination of the group's values, in lane order where the operator is not commutative.
 
+use super::LogicalWarp;
+use crate::launch::LaunchShape;
 use crate::num::Element;
-use crate::op::{Operator, Sum, Words};
+use crate::op::{ArgMin, Operator, Sum, Words};
+use crate::policy::checks::per_element;
 use crate::simt::memory::read_or;
-use crate::simt::warp::{FULL_MASK, shfl_xor};
+use crate::simt::warp::shfl_xor;
 use crate::simt::{WARP_SIZE, global_x, lane_id};
 
-/// `v` combined by `op` over the 32 lanes, in every lane.
-///
-/// Each round combines a lane's value with its butterfly partner's, the lower lane's on the
-/// left, so every lane ends with the same bits, lanes combined in order. A commutative operator
-/// ([`Operator::COMMUTATIVE`]) skips the ordering.
+impl<const W: u32, const APART: bool> LogicalWarp<W, APART> {
+    /// `v` combined by `op` over the `W` lanes of the calling lane's logical warp, in every lane
+    /// of it.
+    ///
+    /// Each round combines a lane's value with its butterfly partner's (`xor` by an offset
+    /// below `W`, so partners stay in the group). An operator that is not commutative
+    /// ([`Operator::COMMUTATIVE`]) takes the offsets from 1 up, so that each round joins two
+    /// adjacent blocks of lanes, the lower on the left: every lane ends with the same bits,
+    /// `v_0 ∘ ... ∘ v_{W-1}` in lane order. A commutative one takes them from `W / 2` down:
+    /// the classic butterfly, whose first rounds join lanes that are not adjacent (which only
+    /// commutativity allows), and the tree the foundation's float sums have always had, so
+    /// their bits stay as they were.
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp must call this together; with `APART`, all `W` lanes of the
+    /// logical warp (other groups of the warp may be elsewhere).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn reduce<T: Words, O: Operator<T>>(v: T, op: O) -> T {
+        let mask = Self::mask();
+        let mut v = v;
+        for round in 0..W.trailing_zeros() {
+            let offset = if O::COMMUTATIVE {
+                W >> (round + 1)
+            } else {
+                1 << round
+            };
+            // SAFETY: the whole group is here (caller's contract) and the partner is in it.
+            let other = unsafe { shfl_xor(mask, v, offset) };
+            // `offset < W`: the bit is the same in the lane's index in the warp and in the group.
+            v = if O::COMMUTATIVE || lane_id() & offset == 0 {
+                op.combine(v, other)
+            } else {
+                op.combine(other, v)
+            };
+        }
+        v
+    }
+
+    /// The smallest `value` of the logical warp and its `index`, in every lane of it, by
+    /// [`ArgMin`]: ties go to the smaller index, NaNs rank above every number, so the result
+    /// does not depend on which lane holds what.
+    ///
+    /// # Safety
+    /// As for [`LogicalWarp::reduce`].
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn arg_min<F: Words>(value: F, index: u32) -> (F, u32)
+    where
+        ArgMin: Operator<(F, u32)>,
+    {
+        // SAFETY: forwarded to the caller's contract.
+        unsafe { Self::reduce((value, index), ArgMin) }
+    }
+}
+
+/// `v` combined by `op` over the 32 lanes, in every lane: [`LogicalWarp::reduce`] over the whole
+/// warp.
 ///
 /// # Safety
 /// All 32 lanes of the warp must call this together.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn reduce<T: Words, O: Operator<T>>(v: T, op: O) -> T {
-    let mut v = v;
-    let mut offset = WARP_SIZE / 2;
-    while offset > 0 {
-        // SAFETY: the whole warp is here (caller's contract).
-        let other = unsafe { shfl_xor(FULL_MASK, v, offset) };
-        v = if O::COMMUTATIVE || lane_id() & offset == 0 {
-            op.combine(v, other)
-        } else {
-            op.combine(other, v)
-        };
-        offset /= 2;
+    // SAFETY: the whole warp is here (caller's contract).
+    unsafe { LogicalWarp::<WARP_SIZE>::reduce(v, op) }
+}
+
+crate::kernel! {
+    /// Parameters of the warp reduction's test kernel: `n` elements of `input`, one a thread,
+    /// each warp's sum to `out` (ceil(n / 32) of them).
+    pub struct WarpReduce<T: Element> {
+        pub input: *const T,
+        pub n: u64,
+        pub out: *mut T,
     }
-    v
+    /// Sum of each warp's 32 elements.
+    fn reduce_each_warp => warp_reduce_u32<u32>, warp_reduce_f64<f64>;
+}
+
+impl<T: Element> WarpReduce<T> {
+    pub const fn plan(&self) -> LaunchShape {
+        per_element(self.n, 0)
+    }
 }
 
 /// Test kernel body: `out[w]` = sum of `input[32w .. 32w + 32]` (missing elements count 0).
+///
+/// # Safety
+/// `input` holds `n` elements, `out` ceil(n / 32); the launch is [`WarpReduce::plan`] (any
+/// whole warps).
 #[inline(always)]
-unsafe fn reduce_each_warp<T: Element>(input: *const T, n: u64, out: *mut T) {
+pub unsafe fn reduce_each_warp<T: Element>(p: WarpReduce<T>) {
+    let WarpReduce { input, n, out } = p;
     let i = global_x();
     // SAFETY: `i < n` bounds the read; the whole warp calls `reduce` (launches use whole warps).
     unsafe {
@@ -45,19 +115,3 @@ unsafe fn reduce_each_warp<T: Element>(input: *const T, n: u64, out: *mut T) {
         }
     }
 }
-
-macro_rules! warp_reduce_kernels {
-    ($($name:ident: $t:ty),*) => {$(
-        $crate::kernel! {
-            /// Sum of each warp's 32 elements; `out` holds ceil(n / 32) values.
-            ///
-            /// # Safety
-            /// `input` holds `n` elements, `out` ceil(n / 32); the block size is a multiple of 32.
-            pub unsafe fn $name(input: *const $t, n: u64, out: *mut $t) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { reduce_each_warp(input, n, out) }
-            }
-        }
-    )*};
-}
-warp_reduce_kernels!(warp_reduce_u32: u32, warp_reduce_f64: f64);

@@ -1,56 +1,130 @@
-//! Warp-wide prefix scans by `shfl.up` (Kogge-Stone): 5 rounds of shuffle-and-combine.
+//! Warp-wide prefix scans by `shfl.up` (Kogge-Stone), over a logical warp of `W` lanes
+//! ([`LogicalWarp`]) or the whole warp ([`inclusive_scan`], [`exclusive_scan`]): log2 `W` rounds
+//! of shuffle-and-combine.
 
+use super::LogicalWarp;
+use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{Operator, Sum, Words};
+use crate::policy::checks::per_element;
 use crate::simt::memory::read_or;
-use crate::simt::warp::{FULL_MASK, shfl_idx, shfl_up};
-use crate::simt::{WARP_SIZE, global_x, lane_id};
+use crate::simt::warp::{shfl_idx, shfl_up};
+use crate::simt::{WARP_SIZE, global_x};
 
-/// Inclusive prefix over the lanes: lane `i` gets `v_0 ∘ ... ∘ v_i` (`∘` being `op`, lower
-/// lanes on the left).
-///
-/// # Safety
-/// All 32 lanes of the warp must call this together.
-#[inline(always)]
-pub unsafe fn inclusive_scan<T: Words, O: Operator<T>>(v: T, op: O) -> T {
-    let lane = lane_id();
-    let mut v = v;
-    let mut delta = 1;
-    while delta < WARP_SIZE {
-        // SAFETY: the whole warp is here (caller's contract).
-        let below = unsafe { shfl_up(FULL_MASK, v, delta) };
-        if lane >= delta {
-            v = op.combine(below, v);
+impl<const W: u32, const APART: bool> LogicalWarp<W, APART> {
+    /// Inclusive prefix over the logical warp: its lane `i` gets `v_0 ∘ ... ∘ v_i` (`∘` being
+    /// `op`, lower lanes on the left).
+    ///
+    /// The lanes of a round below its delta read a lane of the group before (outside the
+    /// member mask when `W < 32`, an undefined value) and drop what they read, as the 32-lane
+    /// scan's do with their own value: no clamp to the group is needed.
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp must call this together; with `APART`, all `W` lanes of the
+    /// logical warp (other groups of the warp may be elsewhere).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn inclusive_scan<T: Words, O: Operator<T>>(v: T, op: O) -> T {
+        let (mask, lane) = (Self::mask(), Self::lane());
+        let mut v = v;
+        let mut delta = 1;
+        while delta < W {
+            // SAFETY: the whole group is here (caller's contract).
+            let below = unsafe { shfl_up(mask, v, delta) };
+            if lane >= delta {
+                v = op.combine(below, v);
+            }
+            delta *= 2;
         }
-        delta *= 2;
+        v
     }
-    v
+
+    /// Exclusive prefix over the logical warp and its total: its lane `i` gets
+    /// (`v_0 ∘ ... ∘ v_{i-1}`, `v_0 ∘ ... ∘ v_{W-1}`); lane 0's prefix is `op`'s identity.
+    ///
+    /// Two shuffles more than [`LogicalWarp::inclusive_scan`] (the total from the group's last
+    /// lane, the prefix from the lane below); for an invertible operator such as [`Sum`],
+    /// the inclusive scan less the lane's own value saves both.
+    ///
+    /// # Safety
+    /// As for [`LogicalWarp::inclusive_scan`].
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn exclusive_scan<T: Words, O: Operator<T>>(v: T, op: O) -> (T, T) {
+        if W == 1 {
+            return (op.identity(), v);
+        }
+        let (mask, lane) = (Self::mask(), Self::lane());
+        // SAFETY: the whole group is here (caller's contract); the group's last lane is in it.
+        unsafe {
+            let inclusive = Self::inclusive_scan(v, op);
+            let total = shfl_idx(mask, inclusive, Self::first_lane() + W - 1);
+            let shifted = shfl_up(mask, inclusive, 1);
+            (if lane == 0 { op.identity() } else { shifted }, total)
+        }
+    }
 }
 
-/// Exclusive prefix over the lanes and the warp's total: lane `i` gets
-/// (`v_0 ∘ ... ∘ v_{i-1}`, `v_0 ∘ ... ∘ v_31`); lane 0's prefix is `op`'s identity.
+/// Inclusive prefix over the 32 lanes: [`LogicalWarp::inclusive_scan`] over the whole warp.
 ///
 /// # Safety
 /// All 32 lanes of the warp must call this together.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn inclusive_scan<T: Words, O: Operator<T>>(v: T, op: O) -> T {
+    // SAFETY: the whole warp is here (caller's contract).
+    unsafe { LogicalWarp::<WARP_SIZE>::inclusive_scan(v, op) }
+}
+
+/// Exclusive prefix over the 32 lanes and the warp's total: [`LogicalWarp::exclusive_scan`]
+/// over the whole warp.
+///
+/// # Safety
+/// All 32 lanes of the warp must call this together.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn exclusive_scan<T: Words, O: Operator<T>>(v: T, op: O) -> (T, T) {
     // SAFETY: the whole warp is here (caller's contract).
-    unsafe {
-        let inclusive = inclusive_scan(v, op);
-        let total = shfl_idx(FULL_MASK, inclusive, WARP_SIZE - 1);
-        let shifted = shfl_up(FULL_MASK, inclusive, 1);
-        (if lane_id() == 0 { op.identity() } else { shifted }, total)
+    unsafe { LogicalWarp::<WARP_SIZE>::exclusive_scan(v, op) }
+}
+
+crate::kernel! {
+    /// Parameters of the warp scans' test kernels: `n` elements of `input`, one a thread, each
+    /// warp's scan to `out`.
+    pub struct WarpScan<T: Element> {
+        pub input: *const T,
+        pub n: u64,
+        pub out: *mut T,
+    }
+    /// Inclusive scan within each warp's 32 elements.
+    fn scan_each_warp::<u32, true> => warp_scan_inclusive_u32<u32>;
+    /// Exclusive scan within each warp's 32 elements.
+    fn scan_each_warp::<u32, false> => warp_scan_exclusive_u32<u32>;
+    /// Inclusive scan within each warp's 32 elements.
+    fn scan_each_warp::<f64, true> => warp_scan_inclusive_f64<f64>;
+    /// Exclusive scan within each warp's 32 elements.
+    fn scan_each_warp::<f64, false> => warp_scan_exclusive_f64<f64>;
+}
+
+impl<T: Element> WarpScan<T> {
+    pub const fn plan(&self) -> LaunchShape {
+        per_element(self.n, 0)
     }
 }
 
-/// Test kernel body: each warp scans its 32 elements (missing ones count 0).
+/// Test kernel body: each warp scans its 32 elements (missing ones count 0), inclusive or
+/// exclusive.
+///
+/// # Safety
+/// `input` and `out` hold `n` elements; the launch is [`WarpScan::plan`] (any whole warps).
 #[inline(always)]
-unsafe fn scan_each_warp<T: Element>(input: *const T, n: u64, out: *mut T, inclusive: bool) {
+pub unsafe fn scan_each_warp<T: Element, const INCLUSIVE: bool>(p: WarpScan<T>) {
+    let WarpScan { input, n, out } = p;
     let i = global_x();
     // SAFETY: `i < n` bounds every access; the whole warp calls the scans.
     unsafe {
         let v = read_or(input, i, n, T::ZERO);
-        let r = if inclusive {
+        let r = if INCLUSIVE {
             inclusive_scan(v, Sum)
         } else {
             exclusive_scan(v, Sum).0
@@ -60,31 +134,3 @@ unsafe fn scan_each_warp<T: Element>(input: *const T, n: u64, out: *mut T, inclu
         }
     }
 }
-
-macro_rules! warp_scan_kernels {
-    ($($inclusive:ident, $exclusive:ident: $t:ty),*) => {$(
-        $crate::kernel! {
-            /// Inclusive scan within each warp's 32 elements.
-            ///
-            /// # Safety
-            /// `input` and `out` hold `n` elements; the block size is a multiple of 32.
-            pub unsafe fn $inclusive(input: *const $t, n: u64, out: *mut $t) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { scan_each_warp(input, n, out, true) }
-            }
-
-            /// Exclusive scan within each warp's 32 elements.
-            ///
-            /// # Safety
-            /// As for the inclusive kernel.
-            pub unsafe fn $exclusive(input: *const $t, n: u64, out: *mut $t) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { scan_each_warp(input, n, out, false) }
-            }
-        }
-    )*};
-}
-warp_scan_kernels!(
-    warp_scan_inclusive_u32, warp_scan_exclusive_u32: u32,
-    warp_scan_inclusive_f64, warp_scan_exclusive_f64: f64
-);

@@ -5,17 +5,10 @@
 
 use super::{Method, Operand, Plan, Real, Work};
 use crate::error::{Error, Result};
-use crate::runtime::device::{Device, LaunchShape};
-use warpkit_kernels::convolve::band::{
-    CHUNK, INLINE_JOBS, InlineJobs, JOB_WORDS, Job, THREADS, shared_bytes,
-};
-use warpkit_kernels::convolve::seed::{SEED_THREADS, SeedArgs, WARPS_V4};
-
-/// Threads per block of the slice sums.
-const SUM_THREADS: u32 = 256;
-
-/// Band blocks a multiprocessor holds at once, about: 10 for f32 (48 registers), 6 for f64.
-const RESIDENT_PER_SM: u64 = 8;
+use crate::runtime::device::Device;
+use warpkit_kernels::convolve::band::{Band, INLINE_JOBS, InlineJobs, JOB_WORDS, Job, SumSlices, slices_for};
+use warpkit_kernels::convolve::seed::{Seed, Version};
+use warpkit_kernels::kernel::Kernel;
 
 /// Runs `work` by `method`: each product reading `inputs` and writing its target in `outputs`.
 ///
@@ -51,44 +44,25 @@ pub(super) unsafe fn run<F: Real>(
         }
         let (p, incp) = operand(inputs, &a);
         let (q, incq) = operand(inputs, &b);
-        let r = outputs[target.output].wrapping_add(target.span.offset);
-        let args: SeedArgs<F> = (
-            a.span.len as u32,
-            b.span.len as u32,
-            p as *const F,
+        let s = Seed {
+            m: a.span.len as u32,
+            n: b.span.len as u32,
+            p: p as *const F,
             incp,
-            q as *const F,
+            q: q as *const F,
             incq,
-            r,
-            target.span.stride as i64,
-        );
-        let (m, size) = (a.span.len as u64, size_of::<F>() as u32);
-        let linear = |blocks: u64, shared: u32| LaunchShape::linear(blocks, SEED_THREADS, shared * size);
-        // SAFETY: `m >= n >= 1` (the larger operand is `a`), spans in range (the caller's
-        // contract), each launch the article's shape for its version.
+            r: outputs[target.output].wrapping_add(target.span.offset),
+            incr: target.span.stride as i64,
+        };
+        // SAFETY: `m >= n >= 1` (the larger operand is `a`), spans in range and the target
+        // apart from the operands (the caller's contract), each launch its version's plan.
         unsafe {
             match method {
-                Method::V0 => d.launch::<F::V0>(
-                    linear((product.len as u64).div_ceil(SEED_THREADS as u64), 0),
-                    args,
-                ),
-                Method::V1 => d.launch::<F::V1>(linear(m.div_ceil(SEED_THREADS as u64), 0), args),
-                Method::V2 => d.launch::<F::V2>(linear(m.div_ceil(SEED_THREADS as u64), SEED_THREADS), args),
-                Method::V3 => {
-                    d.launch::<F::V3>(linear(m.div_ceil(SEED_THREADS as u64), 3 * SEED_THREADS), args)
-                }
-                Method::V4 => {
-                    let shape = LaunchShape {
-                        grid: [
-                            1,
-                            u32::try_from(m.div_ceil(WARPS_V4 as u64)).unwrap_or(u32::MAX),
-                            1,
-                        ],
-                        block: [32, WARPS_V4, 1],
-                        shared_bytes: 3 * 32 * WARPS_V4 * size,
-                    };
-                    d.launch::<F::V4>(shape, args)
-                }
+                Method::V0 => d.launch::<F::V0>(s.plan(Version::V0), s),
+                Method::V1 => d.launch::<F::V1>(s.plan(Version::V1), s),
+                Method::V2 => d.launch::<F::V2>(s.plan(Version::V2), s),
+                Method::V3 => d.launch::<F::V3>(s.plan(Version::V3), s),
+                Method::V4 => d.launch::<F::V4>(s.plan(Version::V4), s),
                 Method::Band => unreachable!("handled above"),
             }?
         }
@@ -167,66 +141,68 @@ unsafe fn band<F: Real>(
             unsafe { std::slice::from_raw_parts(jobs.as_ptr().cast::<u64>(), jobs.len() * JOB_WORDS) };
         Some(d.upload(words)?)
     };
-    let list_ptr = match &list {
+    let list = match &list {
         Some(l) => d.ptr(l)?.cast::<Job>(),
         None => std::ptr::null(),
     };
-    // The type summed in: shared memory and partial sums hold it.
+    // The slices' partial sums live in the device's launch scratch, kept between calls.
+    let slices = slices_for(tiles, longest, &d.limits().launch);
     let sum_bytes = if wide { size_of::<f64>() } else { size_of::<F>() };
-    let shared = shared_bytes(sum_bytes as u32);
-    // Enough blocks for two waves of about `RESIDENT_PER_SM` where the tiles alone make fewer,
-    // a slice of at least one chunk each. (An occupancy query here cost microseconds a call.)
-    let waves = 2 * RESIDENT_PER_SM * d.limits().launch.multiprocessors as u64;
-    let slices = match tiles {
-        t if t >= waves => 1,
-        t => waves
-            .div_ceil(t)
-            .min(longest.div_ceil(CHUNK as u64))
-            .clamp(1, 65535),
-    };
-    // The partial sums live in the device's launch scratch, kept between calls.
     let partial_bytes = if slices > 1 {
-        (slices * total) as usize * sum_bytes
+        (slices as u64 * total) as usize * sum_bytes
     } else {
         0
     };
     let mut scratch = d.scratch(partial_bytes)?;
-    let partial_ptr = match slices {
+    let partial = match slices {
         1 => std::ptr::null_mut(),
         _ => d.ptr_mut(scratch.as_mut().expect("scratch allocated"))?,
     };
     let count = jobs.len() as u32;
-    let shape = LaunchShape {
-        grid: [u32::try_from(tiles).unwrap_or(u32::MAX), slices as u32, 1],
-        block: [THREADS, 1, 1],
-        shared_bytes: shared,
-    };
     // SAFETY: valid jobs in order (built above from the caller's spans), inline if at most
-    // `INLINE_JOBS`; a block per tile and slice with the kernel's shared memory; `slices *
-    // total` partial sums when sliced (the scratch, held until both launches are queued).
+    // `INLINE_JOBS`; `slices * total` partial sums when sliced (the scratch, held until both
+    // launches are queued).
     unsafe {
         if wide {
-            d.launch::<F::BandWide>(shape, (inline, list_ptr, count, total, partial_ptr.cast()))
+            let p = Band {
+                inline,
+                list,
+                count,
+                outputs: total,
+                partial: partial.cast(),
+            };
+            band_and_sums::<f64, F::BandWide, F::SumSlicesWide>(d, p, tiles, slices)
         } else {
-            d.launch::<F::Band>(shape, (inline, list_ptr, count, total, partial_ptr.cast()))
-        }?
-    };
+            let p = Band {
+                inline,
+                list,
+                count,
+                outputs: total,
+                partial: partial.cast(),
+            };
+            band_and_sums::<F, F::Band, F::SumSlices>(d, p, tiles, slices)
+        }
+    }
+}
+
+/// The band launch `B` of `p` over `tiles` tiles and `slices` slices, then (with more than one)
+/// the slice sums `K`.
+///
+/// # Safety
+/// `p` meets the band kernel's contract: valid jobs whose tiles number `tiles`, and with more
+/// than one slice `slices * outputs` partial sums, held until both launches are queued.
+unsafe fn band_and_sums<S: Real, B: Kernel<Params = Band<S>>, K: Kernel<Params = SumSlices<S>>>(
+    d: &Device,
+    p: Band<S>,
+    tiles: u64,
+    slices: u32,
+) -> Result<()> {
+    // SAFETY: the caller's contract, with the plan of the band kernel for these tiles.
+    unsafe { d.launch::<B>(p.plan(tiles, slices), p)? };
     if slices > 1 {
-        let blocks = total
-            .div_ceil(SUM_THREADS as u64)
-            .min(d.limits().launch.multiprocessors as u64 * 8);
-        let shape = LaunchShape::linear(blocks, SUM_THREADS, 0);
-        let (slices, partial) = (slices as u32, partial_ptr.cast_const());
+        let q = p.slice_sums(slices);
         // SAFETY: after the band launch over the same jobs with `slices` slices.
-        unsafe {
-            if wide {
-                let args = (inline, list_ptr, count, total, slices, partial.cast());
-                d.launch::<F::SumSlicesWide>(shape, args)
-            } else {
-                let args = (inline, list_ptr, count, total, slices, partial.cast());
-                d.launch::<F::SumSlices>(shape, args)
-            }?
-        };
+        unsafe { d.launch::<K>(q.plan(&d.limits().launch), q)? };
     }
     Ok(())
 }

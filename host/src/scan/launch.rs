@@ -1,49 +1,45 @@
 //! Device-wide exclusive and inclusive prefix sums (single pass, decoupled look-back; see
-//! `warpkit_kernels::device::scan`). Moves 2 × `size_of::<T>()` bytes per element.
+//! `warpkit_kernels::grid::scan`). Moves 2 × `size_of::<T>()` bytes per element.
 
 use crate::MAX_LEN;
 use crate::error::{Result, check_len, check_same_len};
-use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
+use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::element::Scalar;
-use warpkit_kernels::device::scan as kernels;
-use warpkit_kernels::device::scan::ScanScratch;
+use warpkit_kernels::area::by_prefix;
+use warpkit_kernels::grid::scan as kernels;
+use warpkit_kernels::grid::scan::{Scan, ScanScratch};
 use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::policy::checks::SCAN_TUNING_U32 as POLICIES;
 use warpkit_kernels::policy::{SCAN_POLICY, ScanPolicy};
 
 /// A u32 scan under one tuning policy.
 pub type ScanU32 = fn(&Device, &DeviceBuffer<u32>, &mut DeviceBuffer<u32>) -> Result<()>;
 
-const fn policy(block_threads: u32, vectors_per_thread: u32, ticket: bool) -> ScanPolicy {
-    ScanPolicy {
-        block_threads,
-        vectors_per_thread,
-        ticket,
-    }
-}
-
 /// The u32 scan kernels of other policies and launch bounds, by entry name, measured against
 /// the default by the tuning bench.
 pub const SCAN_TUNING_U32: [(&str, ScanPolicy, ScanU32); 7] = [
-    tuning::<kernels::scan_tuning_u32_b256_v8_ticket, 256, 8, true>(),
-    tuning::<kernels::scan_tuning_u32_b256_v8_min5, 256, 8, true>(),
-    tuning::<kernels::scan_tuning_u32_b256_v4_ticket, 256, 4, true>(),
-    tuning::<kernels::scan_tuning_u32_b128_v8_ticket, 128, 8, true>(),
-    tuning::<kernels::scan_tuning_u32_b256_v8_ordered, 256, 8, false>(),
-    tuning::<kernels::scan_tuning_u32_b128_v8_ordered, 128, 8, false>(),
-    tuning::<kernels::scan_tuning_u32_b128_v16_ordered, 128, 16, false>(),
+    tuning::<kernels::scan_tuning_u32_b256_v8_ticket>(),
+    tuning::<kernels::scan_tuning_u32_b256_v8_min5>(),
+    tuning::<kernels::scan_tuning_u32_b256_v4_ticket>(),
+    tuning::<kernels::scan_tuning_u32_b128_v8_ticket>(),
+    tuning::<kernels::scan_tuning_u32_b256_v8_ordered>(),
+    tuning::<kernels::scan_tuning_u32_b128_v8_ordered>(),
+    tuning::<kernels::scan_tuning_u32_b128_v16_ordered>(),
 ];
 
-/// A tuning candidate: kernel `K` launched under the policy of `B` threads, `V` vectors a
-/// thread and ticket order `T`.
-const fn tuning<
-    K: Kernel<Params = (*const u32, *mut u32, u64, *mut u8, u64)>,
-    const B: u32,
-    const V: u32,
-    const T: bool,
->() -> (&'static str, ScanPolicy, ScanU32) {
-    (K::NAME, policy(B, V, T), |d, i, o| {
-        d.scan_with::<u32, K>(policy(B, V, T), i, o)
+/// A tuning candidate: kernel `K` under the policy the kernels crate built it for.
+const fn tuning<K: Kernel<Params = Scan<u32>>>() -> (&'static str, ScanPolicy, ScanU32) {
+    (K::NAME, policy_of::<K>(), |d, i, o| {
+        d.scan_with::<u32, K>(policy_of::<K>(), i, o)
     })
+}
+
+/// The policy of tuning kernel `K` (a kernel without one fails the build).
+const fn policy_of<K: Kernel>() -> ScanPolicy {
+    match by_prefix(K::NAME, &POLICIES) {
+        Some(policy) => policy,
+        None => panic!("a scan tuning kernel without a policy"),
+    }
 }
 
 impl Device {
@@ -80,7 +76,7 @@ impl Device {
     }
 
     /// The scan by kernel `K` into a new buffer (not zeroed: the scan writes every element).
-    fn scan_to_new<T: Scalar, K: Kernel<Params = (*const T, *mut T, u64, *mut u8, u64)>>(
+    fn scan_to_new<T: Scalar, K: Kernel<Params = Scan<T>>>(
         &self,
         input: &DeviceBuffer<T>,
     ) -> Result<DeviceBuffer<T>> {
@@ -89,7 +85,7 @@ impl Device {
         Ok(output)
     }
 
-    fn scan_with<T: Scalar, K: Kernel<Params = (*const T, *mut T, u64, *mut u8, u64)>>(
+    fn scan_with<T: Scalar, K: Kernel<Params = Scan<T>>>(
         &self,
         policy: ScanPolicy,
         input: &DeviceBuffer<T>,
@@ -148,7 +144,7 @@ impl Device {
     /// # Safety
     /// `src` and `dst` hold `n` elements in this device's memory, which stays allocated until
     /// the work is done; `n` is at most [`MAX_LEN`]; `K` is a scan kernel of `policy`.
-    unsafe fn scan_raw<T: Scalar, K: Kernel<Params = (*const T, *mut T, u64, *mut u8, u64)>>(
+    unsafe fn scan_raw<T: Scalar, K: Kernel<Params = Scan<T>>>(
         &self,
         policy: ScanPolicy,
         src: *const T,
@@ -159,7 +155,7 @@ impl Device {
             return Ok(());
         }
         let layout = ScanScratch {
-            tiles: scan_tiles(policy, size_of::<T>(), n),
+            tiles: policy.tiles(size_of::<T>(), n as u64),
         };
         let mut scratch = self.scratch(layout.total_bytes() as usize)?;
         let scratch = scratch.as_mut().expect("scratch allocated");
@@ -171,7 +167,7 @@ impl Device {
 
     /// # Safety
     /// As for [`Device::exclusive_scan_u32_cleared`], with `K` a scan kernel of `policy`.
-    unsafe fn scan_launch<T: Scalar, K: Kernel<Params = (*const T, *mut T, u64, *mut u8, u64)>>(
+    unsafe fn scan_launch<T: Scalar, K: Kernel<Params = Scan<T>>>(
         &self,
         policy: ScanPolicy,
         src: *const T,
@@ -179,15 +175,15 @@ impl Device {
         n: usize,
         status: *mut u8,
     ) -> Result<()> {
-        let tiles = scan_tiles(policy, size_of::<T>(), n);
-        let shape = LaunchShape::linear(tiles, policy.block_threads, policy.shared_bytes());
+        let p = Scan {
+            input: src,
+            output: dst,
+            n: n as u64,
+            scratch: status,
+            tiles: policy.tiles(size_of::<T>(), n as u64),
+        };
         // SAFETY: the scan kernels' contract for `policy`: buffers of `n` elements, cleared tile
-        // status for `tiles`, `tiles` blocks of the policy's threads and its shared memory.
-        unsafe { self.launch::<K>(shape, (src, dst, n as u64, status, tiles)) }
+        // status for `tiles`, the launch of `policy`.
+        unsafe { self.launch::<K>(p.plan_with(policy), p) }
     }
-}
-
-/// Tiles of a scan of `n` elements of `element_bytes` under `policy`.
-fn scan_tiles(policy: ScanPolicy, element_bytes: usize, n: usize) -> u64 {
-    (n as u64).div_ceil(policy.tile_items(element_bytes) as u64)
 }

@@ -1,6 +1,8 @@
 //! Device-wide algorithms: the whole grid cooperates on one array.
 
 pub mod copy;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod kernels;
 pub mod math_check;
 pub mod reduce;
 pub mod scan;

@@ -5,9 +5,10 @@
 //! float results repeat bit for bit.
 
 use crate::block;
+use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{Max, Min, Operator, Sum, Words};
-use crate::policy::{REDUCE_BLOCK_THREADS, REDUCE_UNROLL};
+use crate::policy::{REDUCE_BLOCK_THREADS, REDUCE_UNROLL, vector_len};
 use crate::simt::memory::{is_aligned16, load128};
 use crate::simt::shared::SharedSlice;
 use crate::simt::{WARP_SIZE, block_x, global_x, grid_threads_x, thread_x};
@@ -114,37 +115,84 @@ pub unsafe fn fold_partials<
     }
 }
 
-macro_rules! reduce_kernels {
-    ($($name:ident: $t:ty, $v:literal, $op:ident);*) => {$(
-        $crate::kernel! {
-            /// Writes block `b`'s grid-stride share of the reduction to `partials[b]`.
-            ///
-            /// # Safety
-            /// See `reduce_partials`.
-            pub unsafe fn $name(input: *const $t, n: u64, partials: *mut $t) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { reduce_partials::<$t, $t, $op, $v>(input, n, partials, $op, |_, x| x) }
-            }
-        }
-    )*};
+crate::kernel! {
+    /// Parameters of the reduction: `n` elements of `input`, a partial a block to `partials`.
+    /// The second pass is the same kernel over the first pass's partials, with one block.
+    pub struct Reduce<T: Element> {
+        pub input: *const T,
+        pub n: u64,
+        /// One partial per block.
+        pub partials: *mut T,
+    }
+    /// The sum of u32 (wrapping).
+    fn reduce::<u32, Sum, 4> => reduce_sum_u32<u32>;
+    /// The sum of u64 (wrapping).
+    fn reduce::<u64, Sum, 2> => reduce_sum_u64<u64>;
+    /// The sum of f32.
+    fn reduce::<f32, Sum, 4> => reduce_sum_f32<f32>;
+    /// The sum of f64.
+    fn reduce::<f64, Sum, 2> => reduce_sum_f64<f64>;
+    /// The sum of i32 (wrapping).
+    fn reduce::<i32, Sum, 4> => reduce_sum_i32<i32>;
+    /// The sum of i64 (wrapping).
+    fn reduce::<i64, Sum, 2> => reduce_sum_i64<i64>;
+    /// The least u32.
+    fn reduce::<u32, Min, 4> => reduce_min_u32<u32>;
+    /// The least u64.
+    fn reduce::<u64, Min, 2> => reduce_min_u64<u64>;
+    /// The least f32 (NaN if any is NaN).
+    fn reduce::<f32, Min, 4> => reduce_min_f32<f32>;
+    /// The least f64 (NaN if any is NaN).
+    fn reduce::<f64, Min, 2> => reduce_min_f64<f64>;
+    /// The least i32.
+    fn reduce::<i32, Min, 4> => reduce_min_i32<i32>;
+    /// The least i64.
+    fn reduce::<i64, Min, 2> => reduce_min_i64<i64>;
+    /// The greatest u32.
+    fn reduce::<u32, Max, 4> => reduce_max_u32<u32>;
+    /// The greatest u64.
+    fn reduce::<u64, Max, 2> => reduce_max_u64<u64>;
+    /// The greatest f32 (NaN if any is NaN).
+    fn reduce::<f32, Max, 4> => reduce_max_f32<f32>;
+    /// The greatest f64 (NaN if any is NaN).
+    fn reduce::<f64, Max, 2> => reduce_max_f64<f64>;
+    /// The greatest i32.
+    fn reduce::<i32, Max, 4> => reduce_max_i32<i32>;
+    /// The greatest i64.
+    fn reduce::<i64, Max, 2> => reduce_max_i64<i64>;
 }
-reduce_kernels!(
-    reduce_sum_u32: u32, 4, Sum;
-    reduce_sum_u64: u64, 2, Sum;
-    reduce_sum_f32: f32, 4, Sum;
-    reduce_sum_f64: f64, 2, Sum;
-    reduce_sum_i32: i32, 4, Sum;
-    reduce_sum_i64: i64, 2, Sum;
-    reduce_min_u32: u32, 4, Min;
-    reduce_min_u64: u64, 2, Min;
-    reduce_min_f32: f32, 4, Min;
-    reduce_min_f64: f64, 2, Min;
-    reduce_min_i32: i32, 4, Min;
-    reduce_min_i64: i64, 2, Min;
-    reduce_max_u32: u32, 4, Max;
-    reduce_max_u64: u64, 2, Max;
-    reduce_max_f32: f32, 4, Max;
-    reduce_max_f64: f64, 2, Max;
-    reduce_max_i32: i32, 4, Max;
-    reduce_max_i64: i64, 2, Max
-);
+
+/// Writes block `b`'s grid-stride share of the reduction by `O` to `partials[b]`, loading
+/// `V`-element vectors.
+///
+/// # Safety
+/// As for [`fold_partials`], with the launch [`Reduce::plan`] (or a grid cut from it, or
+/// [`Reduce::plan_single`] for the second pass).
+#[inline(always)]
+pub unsafe fn reduce<T: Element, O: Operator<T> + Default, const V: usize>(p: Reduce<T>) {
+    // SAFETY: forwarded to the launch contract above.
+    unsafe { reduce_partials::<T, T, O, V>(p.input, p.n, p.partials, O::default(), |_, x| x) }
+}
+
+impl<T: Element> Reduce<T> {
+    /// Dynamic shared memory of a block: one `T` a warp.
+    pub const SHARED_BYTES: u32 = REDUCE_BLOCK_THREADS / WARP_SIZE * size_of::<T>() as u32;
+
+    /// A block of [`REDUCE_BLOCK_THREADS`] per share of `REDUCE_UNROLL` 128-bit loads a thread
+    /// (at least one block): the grid of a grid-stride pass, which the caller cuts to the
+    /// blocks the device holds at once (or to [`REDUCE_FIXED_GRID`]).
+    pub const fn plan(&self) -> LaunchShape {
+        let per_block = (REDUCE_BLOCK_THREADS * REDUCE_UNROLL * vector_len(size_of::<T>())) as u64;
+        let blocks = self.n.div_ceil(per_block);
+        LaunchShape::linear(
+            if blocks == 0 { 1 } else { blocks },
+            REDUCE_BLOCK_THREADS,
+            Self::SHARED_BYTES,
+        )
+    }
+
+    /// One block: the second pass, over the first pass's partials.
+    pub const fn plan_single(&self) -> LaunchShape {
+        LaunchShape::linear(1, REDUCE_BLOCK_THREADS, Self::SHARED_BYTES)
+    }
+}

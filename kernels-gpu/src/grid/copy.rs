@@ -2,18 +2,40 @@
 //! measured against (each byte read once and written once). Falls back to bytes where either
 //! pointer is not 16-byte aligned.
 
-use crate::policy::COPY_UNROLL;
+use crate::launch::LaunchShape;
+use crate::policy::{COPY_BLOCK_THREADS, COPY_UNROLL};
 use crate::simt::memory::{is_aligned16, load128, store128};
 use crate::simt::{global_x, grid_threads_x};
 
 const UNROLL: usize = COPY_UNROLL as usize;
 
 crate::kernel! {
+    /// Parameters of the copy: `bytes` bytes from `src` to `dst`.
+    pub struct CopyBytes {
+        pub src: *const u8,
+        pub dst: *mut u8,
+        pub bytes: u64,
+    }
+    /// The 128-bit copy.
+    fn copy_bytes => copy_vec128;
+}
+
+impl CopyBytes {
+    /// A block of [`COPY_BLOCK_THREADS`] per share of `COPY_UNROLL` 128-bit loads a thread: the
+    /// grid of a grid-stride loop, which the caller cuts to the blocks the device holds at once.
+    pub const fn plan(&self) -> LaunchShape {
+        let per_block = (COPY_BLOCK_THREADS * COPY_UNROLL * 16) as u64;
+        LaunchShape::linear(self.bytes.div_ceil(per_block), COPY_BLOCK_THREADS, 0)
+    }
+}
+
 /// Copies `bytes` bytes from `src` to `dst` with a grid-stride loop.
 ///
 /// # Safety
-/// `src` and `dst` are valid for `bytes` bytes and do not overlap.
-pub unsafe fn copy_vec128(src: *const u8, dst: *mut u8, bytes: u64) {
+/// `src` and `dst` are valid for `bytes` bytes and do not overlap; any grid of whole blocks.
+#[inline(always)]
+pub unsafe fn copy_bytes(p: CopyBytes) {
+    let CopyBytes { src, dst, bytes } = p;
     let (tid, stride) = (global_x(), grid_threads_x());
     let mut tail_from = 0;
     // SAFETY: every offset is checked against `bytes` (or `bytes / 16` vectors).
@@ -44,5 +66,4 @@ pub unsafe fn copy_vec128(src: *const u8, dst: *mut u8, bytes: u64) {
             i += stride;
         }
     }
-}
 }

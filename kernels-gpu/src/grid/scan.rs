@@ -14,8 +14,10 @@
 
 use core::marker::PhantomData;
 
+use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{Operator, Sum};
+use crate::policy::checks::SCAN_TUNING_U32;
 use crate::policy::{SCAN_POLICY, ScanPolicy};
 use crate::simt::atomic::{
     add_u32, load_acquire_u32, load_relaxed_u64, store_relaxed_u64, store_release_u32,
@@ -206,34 +208,139 @@ fn vector_start(warp: u32, lane: u32, k: usize, vpt: usize, vec: usize) -> u64 {
     ((warp as u64 * vpt as u64 + k as u64) * WARP_SIZE as u64 + lane as u64) * vec as u64
 }
 
-/// The exclusive (or, with `INCLUSIVE`, inclusive) scan by `op` of one tile per block under
+crate::kernel! {
+    /// Parameters of the device-wide scans: `n` elements of `input` scanned into `output`,
+    /// with the tile status of `tiles` tiles in `scratch`.
+    pub struct Scan<T: Element> {
+        pub input: *const T,
+        pub output: *mut T,
+        /// Elements, at least 1.
+        pub n: u64,
+        /// The tile status, laid out as [`ScanScratch`] for `tiles`, its first
+        /// [`ScanScratch::zeroed_bytes`] zero.
+        pub scratch: *mut u8,
+        /// Tiles of the launch's policy ([`ScanPolicy::tiles`]).
+        pub tiles: u64,
+    }
+    /// Exclusive prefix sums of u32 (wrapping).
+    fn scan_tile::<u32, Sum, 4, B, VPT, TICKET, false> => scan_exclusive_u32<u32>;
+    /// Exclusive prefix sums of u64 (wrapping).
+    fn scan_tile::<u64, Sum, 2, B, VPT, TICKET, false> => scan_exclusive_u64<u64>;
+    /// Exclusive prefix sums of f32.
+    fn scan_tile::<f32, Sum, 4, B, VPT, TICKET, false> => scan_exclusive_f32<f32>;
+    /// Exclusive prefix sums of f64.
+    fn scan_tile::<f64, Sum, 2, B, VPT, TICKET, false> => scan_exclusive_f64<f64>;
+    /// Exclusive prefix sums of i32 (wrapping).
+    fn scan_tile::<i32, Sum, 4, B, VPT, TICKET, false> => scan_exclusive_i32<i32>;
+    /// Exclusive prefix sums of i64 (wrapping).
+    fn scan_tile::<i64, Sum, 2, B, VPT, TICKET, false> => scan_exclusive_i64<i64>;
+    /// Inclusive prefix sums of u32 (wrapping).
+    fn scan_tile::<u32, Sum, 4, B, VPT, TICKET, true> => scan_inclusive_u32<u32>;
+    /// Inclusive prefix sums of u64 (wrapping).
+    fn scan_tile::<u64, Sum, 2, B, VPT, TICKET, true> => scan_inclusive_u64<u64>;
+    /// Inclusive prefix sums of f32.
+    fn scan_tile::<f32, Sum, 4, B, VPT, TICKET, true> => scan_inclusive_f32<f32>;
+    /// Inclusive prefix sums of f64.
+    fn scan_tile::<f64, Sum, 2, B, VPT, TICKET, true> => scan_inclusive_f64<f64>;
+    /// Inclusive prefix sums of i32 (wrapping).
+    fn scan_tile::<i32, Sum, 4, B, VPT, TICKET, true> => scan_inclusive_i32<i32>;
+    /// Inclusive prefix sums of i64 (wrapping).
+    fn scan_tile::<i64, Sum, 2, B, VPT, TICKET, true> => scan_inclusive_i64<i64>;
+    /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
+    fn scan_tile::<u32, Sum, 4, 256, 8, true, false> => scan_tuning_u32_b256_v8_ticket<u32>;
+    /// As above, with launch bounds of five blocks a multiprocessor.
+    fn scan_tile::<u32, Sum, 4, 256, 8, true, false> => scan_tuning_u32_b256_v8_min5<u32>;
+    /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
+    fn scan_tile::<u32, Sum, 4, 256, 4, true, false> => scan_tuning_u32_b256_v4_ticket<u32>;
+    /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
+    fn scan_tile::<u32, Sum, 4, 128, 8, true, false> => scan_tuning_u32_b128_v8_ticket<u32>;
+    /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
+    fn scan_tile::<u32, Sum, 4, 256, 8, false, false> => scan_tuning_u32_b256_v8_ordered<u32>;
+    /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
+    fn scan_tile::<u32, Sum, 4, 128, 8, false, false> => scan_tuning_u32_b128_v8_ordered<u32>;
+    /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
+    fn scan_tile::<u32, Sum, 4, 128, 16, false, false> => scan_tuning_u32_b128_v16_ordered<u32>;
+}
+
+/// The default policy's parts, as const generics of [`scan_tile`].
+const B: u32 = SCAN_POLICY.block_threads;
+const VPT: usize = SCAN_POLICY.vectors_per_thread as usize;
+const TICKET: bool = SCAN_POLICY.ticket;
+
+/// Whether a block of `policy` fits the launch bounds of the entries `name` begins (a kernel
+/// launched with more threads than its bound fails to launch).
+const fn within_bounds(name: &str, policy: ScanPolicy) -> bool {
+    match crate::launch_bounds::of(name) {
+        Some(bounds) => policy.block_threads <= bounds.max_threads,
+        None => true,
+    }
+}
+
+const _: () = {
+    assert!(
+        within_bounds("scan_exclusive_", SCAN_POLICY),
+        "the policy exceeds the launch bounds"
+    );
+    assert!(
+        within_bounds("scan_inclusive_", SCAN_POLICY),
+        "the policy exceeds the launch bounds"
+    );
+    let mut i = 0;
+    while i < SCAN_TUNING_U32.len() {
+        let (name, policy) = SCAN_TUNING_U32[i];
+        assert!(
+            within_bounds(name, policy),
+            "a tuning policy exceeds its launch bounds"
+        );
+        i += 1;
+    }
+};
+
+impl<T: Element> Scan<T> {
+    /// A block per tile under [`SCAN_POLICY`], the policy of `scan_exclusive_*` and
+    /// `scan_inclusive_*`.
+    pub const fn plan(&self) -> LaunchShape {
+        self.plan_with(SCAN_POLICY)
+    }
+
+    /// A block per tile under `policy`, the policy the kernel was built for (a tuning
+    /// candidate's, from [`SCAN_TUNING_U32`]).
+    pub const fn plan_with(&self, policy: ScanPolicy) -> LaunchShape {
+        LaunchShape::linear(self.tiles, policy.block_threads, policy.shared_bytes())
+    }
+}
+
+/// The exclusive (or, with `INCLUSIVE`, inclusive) scan by `O` of one tile per block under
 /// policy `P` (given as its parts, since const generics cannot take a struct): `V` elements of
 /// `T` make 16 bytes, `VPT` vectors a thread. The look-back combines predecessors newest
-/// first, so `op` must be commutative (checked at compile time); a value travels through the
+/// first, so `O` must be commutative (checked at compile time); a value travels through the
 /// tile status in 64 bits (4-byte values beside their flag).
 ///
 /// # Safety
 /// `input` and `output` hold `n > 0` elements; `scratch` is laid out as [`ScanScratch`] for
-/// `tiles = ceil(n / tile_items)` with counter and status words zeroed; the grid has `tiles` blocks of
-/// `THREADS`; dynamic shared memory holds `THREADS / 32 + 2` u64 slots.
+/// `tiles = ceil(n / tile_items)` with counter and status words zeroed; the launch is
+/// [`Scan::plan_with`] the policy of `THREADS`, `VPT` and `TICKET`.
 #[inline(always)]
-unsafe fn scan_exclusive<
+pub unsafe fn scan_tile<
     T: Element,
-    O: Operator<T>,
+    O: Operator<T> + Default,
     const V: usize,
     const THREADS: u32,
     const VPT: usize,
     const TICKET: bool,
     const INCLUSIVE: bool,
 >(
-    input: *const T,
-    output: *mut T,
-    n: u64,
-    scratch: *mut u8,
-    tiles: u64,
-    op: O,
+    p: Scan<T>,
 ) {
     const { assert!(O::COMMUTATIVE, "the look-back combines tiles out of order") };
+    let Scan {
+        input,
+        output,
+        n,
+        scratch,
+        tiles,
+    } = p;
+    let op = O::default();
     let policy = ScanPolicy {
         block_threads: THREADS,
         vectors_per_thread: VPT as u32,
@@ -340,57 +447,6 @@ unsafe fn scan_exclusive<
         }
     }
 }
-
-macro_rules! scan_kernels {
-    ($($name:ident: $t:ty, $v:literal, $threads:expr, $vpt:expr, $ticket:expr, $inclusive:expr);*) => {$(
-        $crate::kernel! {
-            /// Device-wide prefix sum of `n` elements (one tile per block), exclusive or
-            /// inclusive as the name says.
-            ///
-            /// # Safety
-            /// See `scan_exclusive`: buffers of `n` elements, zeroed tile status for `tiles`,
-            /// `tiles` blocks of the policy's threads and its shared memory.
-            pub unsafe fn $name(
-                input: *const $t,
-                output: *mut $t,
-                n: u64,
-                scratch: *mut u8,
-                tiles: u64,
-            ) {
-                // SAFETY: forwarded to the launch contract above.
-                unsafe { scan_exclusive::<$t, Sum, $v, { $threads }, { $vpt as usize }, { $ticket }, { $inclusive }>(input, output, n, scratch, tiles, Sum) }
-            }
-        }
-        const _: () = if let Some(bounds) = $crate::launch_bounds::of(stringify!($name)) {
-            assert!($threads <= bounds.max_threads, "the policy exceeds the kernel's launch bounds");
-        };
-    )*};
-}
-
-const B: u32 = SCAN_POLICY.block_threads;
-const VPT: u32 = SCAN_POLICY.vectors_per_thread;
-const TICKET: bool = SCAN_POLICY.ticket;
-scan_kernels!(
-    scan_exclusive_u32: u32, 4, B, VPT, TICKET, false;
-    scan_exclusive_u64: u64, 2, B, VPT, TICKET, false;
-    scan_exclusive_f32: f32, 4, B, VPT, TICKET, false;
-    scan_exclusive_f64: f64, 2, B, VPT, TICKET, false;
-    scan_exclusive_i32: i32, 4, B, VPT, TICKET, false;
-    scan_exclusive_i64: i64, 2, B, VPT, TICKET, false;
-    scan_inclusive_u32: u32, 4, B, VPT, TICKET, true;
-    scan_inclusive_u64: u64, 2, B, VPT, TICKET, true;
-    scan_inclusive_f32: f32, 4, B, VPT, TICKET, true;
-    scan_inclusive_f64: f64, 2, B, VPT, TICKET, true;
-    scan_inclusive_i32: i32, 4, B, VPT, TICKET, true;
-    scan_inclusive_i64: i64, 2, B, VPT, TICKET, true;
-    scan_tuning_u32_b256_v8_ticket: u32, 4, 256, 8, true, false;
-    scan_tuning_u32_b256_v8_min5: u32, 4, 256, 8, true, false;
-    scan_tuning_u32_b256_v4_ticket: u32, 4, 256, 4, true, false;
-    scan_tuning_u32_b128_v8_ticket: u32, 4, 128, 8, true, false;
-    scan_tuning_u32_b256_v8_ordered: u32, 4, 256, 8, false, false;
-    scan_tuning_u32_b128_v8_ordered: u32, 4, 128, 8, false, false;
-    scan_tuning_u32_b128_v16_ordered: u32, 4, 128, 16, false, false
-);
 
 #[cfg(test)]
 mod tests {

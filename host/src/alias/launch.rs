@@ -31,7 +31,7 @@ use warpkit_kernels::alias::split::{
     PrefixWord, Splits, alias_split_binary, alias_split_binary_plus, alias_split_pary, alias_split_pary_plus,
 };
 use warpkit_kernels::alias::{Entry, Quantizer, Row, Shape, Split};
-use warpkit_kernels::device::reduce::REDUCE_FIXED_GRID;
+use warpkit_kernels::grid::reduce::{REDUCE_FIXED_GRID, Reduce};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::policy::ALIAS_ROWS_PER_SECTION;
 
@@ -277,7 +277,14 @@ fn checked_total<F: AliasWeight>(
                 };
                 d.launch::<F::Check>(grid, p)
             } else {
-                d.launch::<F::Reduce>(grid, (weights, n, partials))
+                d.launch::<F::Reduce>(
+                    grid,
+                    Reduce {
+                        input: weights,
+                        n,
+                        partials,
+                    },
+                )
             }
         })?
     };

@@ -6,14 +6,13 @@
 
 use super::{Method, MultisplitKey, Split};
 use crate::error::{Error, Result};
-use crate::runtime::device::{Device, DeviceBuffer, LaunchShape, Scratch};
+use crate::runtime::device::{Device, DeviceBuffer, Scratch};
 use bytemuck::Pod;
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::digit_pass::{
-    BLOCK_LEVEL, COUNTED, COUNTED_RADIX, DIRECT, HISTOGRAM_TILES, RADIX, THREADS, TILE, TableParts,
-    WARP_LEVEL, histogram_bytes, scatter_bytes,
+    BLOCK_LEVEL, Bounds, COUNTED, COUNTED_RADIX, DIRECT, Histogram, RADIX, Scatter, TableParts, WARP_LEVEL,
+    digit_param, tiles,
 };
-use warpkit_kernels::multisplit::kernels::ScatterArgs;
 
 /// A multisplit as the device passes take it: the built-in bucket function as kernel
 /// parameters (`kind`, splitters, `a | b << 32`), the number of buckets and the method (`None`:
@@ -28,10 +27,10 @@ pub(crate) struct Params<'a, K> {
 
 /// A value's bits as a kernel moves them, u32 or u64, with the scatter kernels that move them.
 pub(crate) trait Word: Pod {
-    type Direct<K: MultisplitKey>: Kernel<Params = ScatterArgs<K, Self>>;
-    type Warp<K: MultisplitKey>: Kernel<Params = ScatterArgs<K, Self>>;
-    type Block<K: MultisplitKey>: Kernel<Params = ScatterArgs<K, Self>>;
-    type Counted<K: MultisplitKey>: Kernel<Params = ScatterArgs<K, Self>>;
+    type Direct<K: MultisplitKey>: Kernel<Params = Scatter<K, Self>>;
+    type Warp<K: MultisplitKey>: Kernel<Params = Scatter<K, Self>>;
+    type Block<K: MultisplitKey>: Kernel<Params = Scatter<K, Self>>;
+    type Counted<K: MultisplitKey>: Kernel<Params = Scatter<K, Self>>;
 }
 
 impl Word for u32 {
@@ -142,7 +141,7 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
     let (m, method) = (params.m, params.method);
     debug_assert!(io.values.is_none() || size_of::<V>() == size_of::<W>());
     let n = io.keys.len() as u64;
-    let tiles = n.div_ceil(TILE);
+    let tiles = tiles(n);
     let src = (
         d.ptr(io.keys)?,
         // Device buffers start 256-byte aligned (in the emulator too, and `Device::adopt`
@@ -214,8 +213,9 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
     }
     let base = d.ptr_mut(call)?;
     let largest_ptr = base.cast::<u64>();
-    // SAFETY: an offset within the scratch buffer of `layout.total_bytes()`.
-    let table = unsafe { base.add(layout.table_offset()) }.cast::<u32>();
+    // Device addresses within the scratch buffer of `layout.total_bytes()`: offset without
+    // dereferencing.
+    let table = base.wrapping_add(layout.table_offset()).cast::<u32>();
     let offsets_ptr = if single {
         base.wrapping_add(8).cast::<u32>()
     } else {
@@ -227,40 +227,46 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
             (_, 0) => (src, scratch),
             _ => ((scratch.0.cast_const(), scratch.1.cast_const()), dst),
         };
-        let digit = shift | radix << 16;
+        let digit = digit_param(shift, radix);
         let parts = TableParts::new(radix, tiles);
-        let groups = radix as usize * tiles.div_ceil(HISTOGRAM_TILES) as usize;
-        // SAFETY: n keys; the table's parts for this radix and these tiles (the layout's largest
-        // pass, inside the scratch buffer); the tagged largest bucket (first pass only);
-        // one block per HISTOGRAM_TILES tiles with the histogram's shared memory; splitters as
-        // the bucket parameters say (checked on the host).
-        unsafe {
-            let largest = if p == 0 { largest_ptr } else { std::ptr::null_mut() };
-            let args = (
-                from.0, n, kind, split_ptr, ab, digit, tiles, table, m, largest, tag,
-            );
-            let blocks = tiles.div_ceil(HISTOGRAM_TILES);
-            let shape = LaunchShape::linear(blocks, THREADS, histogram_bytes(radix));
-            d.launch::<K::Histogram>(shape, args)?;
-            let at = |words: u64| table.wrapping_add(words as usize);
-            let status = at(parts.status).cast::<u8>();
-            d.exclusive_scan_u32_cleared(at(parts.sums), at(parts.starts), groups, status)?;
-        }
-        let args = (
-            from.0,
-            from.1,
+        let histogram = Histogram {
+            keys: from.0,
             n,
             kind,
-            split_ptr,
+            splitters: split_ptr,
             ab,
             digit,
             tiles,
-            table.cast_const(),
-            to.0,
-            to.1,
-            offsets_ptr,
-        );
-        let value_bytes = if values_len > 0 { size_of::<W>() as u32 } else { 0 };
+            table,
+            m,
+            largest: if p == 0 { largest_ptr } else { std::ptr::null_mut() },
+            tag,
+        };
+        // SAFETY: n keys; the table's parts for this radix and these tiles (the layout's largest
+        // pass, inside the scratch buffer); the tagged largest bucket (first pass only); the
+        // plan's blocks and shared memory; splitters as the bucket parameters say (checked on
+        // the host).
+        unsafe {
+            d.launch::<K::Histogram>(histogram.plan(), histogram)?;
+            let at = |words: u64| table.wrapping_add(words as usize);
+            let status = at(parts.status).cast::<u8>();
+            let groups = parts.group_sums as usize;
+            d.exclusive_scan_u32_cleared(at(parts.sums), at(parts.starts), groups, status)?;
+        }
+        let scatter = Scatter {
+            keys: from.0,
+            values: from.1,
+            n,
+            kind,
+            splitters: split_ptr,
+            ab,
+            digit,
+            tiles,
+            table: table.cast_const(),
+            out_keys: to.0,
+            out_values: to.1,
+            offsets: offsets_ptr,
+        };
         let write = match method {
             Method::Direct => DIRECT,
             Method::WarpLevel => WARP_LEVEL,
@@ -268,20 +274,20 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
             Method::BlockLevel if radix <= COUNTED_RADIX => COUNTED,
             Method::BlockLevel => BLOCK_LEVEL,
         };
-        let shared = scatter_bytes(write, radix, size_of::<K>() as u32, value_bytes);
-        let shape = LaunchShape::linear(tiles, THREADS, shared);
         // SAFETY: as above, with n keys (and, for pairs, values) to read and to write, the
         // scan of this pass's table, and m offsets for a single pass (null otherwise); the
-        // scatter's shared memory for this method, radix, key and value; keys-only kernels
-        // get null value pointers and touch no value.
+        // plan of this method's kernel; keys-only kernels get null value pointers and touch no
+        // value.
         unsafe {
             if values_len == 0 {
-                let args = keys_only(args);
-                launch_scatter::<K::DirectKeys, K::WarpKeys, K::BlockKeys, K::CountedKeys>(
-                    d, write, shape, args,
+                let keys = scatter.keys_only();
+                launch_scatter::<K::DirectKeys, K::WarpKeys, K::BlockKeys, K::CountedKeys, K, u32>(
+                    d, write, keys,
                 )?
             } else {
-                launch_scatter::<W::Direct<K>, W::Warp<K>, W::Block<K>, W::Counted<K>>(d, write, shape, args)?
+                launch_scatter::<W::Direct<K>, W::Warp<K>, W::Block<K>, W::Counted<K>, K, W>(
+                    d, write, scatter,
+                )?
             }
         }
     }
@@ -306,42 +312,30 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
     Ok((offsets, counts))
 }
 
-/// Launches `method`'s scatter kernel of one family (`D`, `Wl`, `B`: direct, warp-level,
-/// block-level).
+/// Launches the scatter kernel of write method `write` of one family (`D`, `Wl`, `B`, `C`:
+/// direct, warp-level, block-level, counted) with `params`, by its plan.
 ///
 /// # Safety
-/// As for the kernels' launch contract, with `args` and `shape` made for this method.
-unsafe fn launch_scatter<D, Wl, B, C>(
-    d: &Device,
-    write: u32,
-    shape: LaunchShape,
-    args: D::Params,
-) -> Result<()>
+/// As for the kernels' launch contract, with `params` made for this method.
+unsafe fn launch_scatter<D, Wl, B, C, K, V>(d: &Device, write: u32, params: Scatter<K, V>) -> Result<()>
 where
-    D: Kernel,
-    Wl: Kernel<Params = D::Params>,
-    B: Kernel<Params = D::Params>,
-    C: Kernel<Params = D::Params>,
+    K: MultisplitKey,
+    V: Pod,
+    D: Kernel<Params = Scatter<K, V>>,
+    Wl: Kernel<Params = Scatter<K, V>>,
+    B: Kernel<Params = Scatter<K, V>>,
+    C: Kernel<Params = Scatter<K, V>>,
 {
-    // SAFETY: the caller's contract.
+    let shape = params.plan(write);
+    // SAFETY: the caller's contract; the plan of the kernel of this write method.
     unsafe {
         match write {
-            DIRECT => d.launch::<D>(shape, args),
-            WARP_LEVEL => d.launch::<Wl>(shape, args),
-            BLOCK_LEVEL => d.launch::<B>(shape, args),
-            _ => d.launch::<C>(shape, args),
+            DIRECT => d.launch::<D>(shape, params),
+            WARP_LEVEL => d.launch::<Wl>(shape, params),
+            BLOCK_LEVEL => d.launch::<B>(shape, params),
+            _ => d.launch::<C>(shape, params),
         }
     }
-}
-
-/// A keys-only split's scatter arguments for the keys-only kernels (whose value type is
-/// nominal: they read and write no value).
-fn keys_only<K, W>(args: ScatterArgs<K, W>) -> ScatterArgs<K, u32> {
-    let (keys, _, n, kind, splitters, ab, digit, tiles, table, out, _, offsets) = args;
-    let (values, out_values) = (std::ptr::null(), std::ptr::null_mut());
-    (
-        keys, values, n, kind, splitters, ab, digit, tiles, table, out, out_values, offsets,
-    )
 }
 
 /// The offsets and counts of `n` keys split into `m` buckets, found in the keys themselves
@@ -357,12 +351,19 @@ fn bounds_of_buckets<K: MultisplitKey>(
     // Each bucket's begin, then each bucket's end: one allocation and one read back.
     let mut bounds = d.zeros::<u32>(2 * m as usize)?;
     let begin = d.ptr_mut(&mut bounds)?;
-    let blocks = n.div_ceil(THREADS as u64).min(1 << 16);
-    // A device address: offset without dereferencing (`bounds` holds 2m words).
-    let end = begin.wrapping_add(m as usize);
-    let args = (keys, n, params.kind, splitters, params.ab, m, begin, end);
+    let p = Bounds {
+        keys,
+        n,
+        kind: params.kind,
+        splitters,
+        ab: params.ab,
+        m,
+        begin,
+        // A device address: offset without dereferencing (`bounds` holds 2m words).
+        end: begin.wrapping_add(m as usize),
+    };
     // SAFETY: n split keys on this device; one word per bucket at `begin` and at `end`.
-    unsafe { d.launch::<K::Bounds>(LaunchShape::linear(blocks, THREADS, 0), args)? };
+    unsafe { d.launch::<K::Bounds>(p.plan(), p)? };
     // Empty buckets keep begin = end = 0.
     let bounds = d.download(&bounds)?;
     let (begin, end) = bounds.split_at(m as usize);

@@ -3,8 +3,9 @@
 
 use super::Signal;
 use crate::error::Result;
-use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
+use crate::runtime::device::{Device, DeviceBuffer};
 use warpkit_kernels::lbp::Plan;
+use warpkit_kernels::lbp::histogram::Histogram;
 
 /// The histograms of the signals `offsets` cuts `data` into, into `out` (checked by the
 /// caller).
@@ -16,7 +17,7 @@ pub(super) fn histograms_into<T: Signal>(
     out: &mut DeviceBuffer<u32>,
 ) -> Result<()> {
     let plan = Plan::of(n);
-    let src = d.ptr(data)?;
+    let input = d.ptr(data)?;
     let hist = d.ptr_mut(out)?;
     d.zero_prefix(out, out.len())?;
     let signals = offsets.len() - 1;
@@ -33,15 +34,20 @@ pub(super) fn histograms_into<T: Signal>(
             (Some(d.upload(&bounds)?), tiles)
         }
     };
-    let bounds_ptr = match &bounds {
-        Some(b) => d.ptr(b)?,
-        None => std::ptr::null(),
+    let p = Histogram {
+        input,
+        n,
+        len: data.len() as u64,
+        signals: signals as u32,
+        bounds: match &bounds {
+            Some(b) => d.ptr(b)?,
+            None => std::ptr::null(),
+        },
+        hist,
     };
-    let shared = plan.shared_bytes(n);
-    let blocks = tiles.clamp(1, d.resident_blocks::<T::Histogram>(plan.threads, shared)?);
-    let args = (src, n, data.len() as u64, signals as u32, bounds_ptr, hist);
+    let launch = d.cap_to_resident::<T::Histogram>(p.plan(tiles), 1)?;
     // SAFETY: every signal has at least 2n + 1 elements of `data` (checked by the caller) and
     // `bounds` lays them out as the kernel reads it, held until the launch is queued (freed in
     // stream order); `out` holds `bins(n)` zeroed counts a signal; blocks as the plan says.
-    unsafe { d.launch::<T::Histogram>(LaunchShape::linear(blocks, plan.threads, shared), args) }
+    unsafe { d.launch::<T::Histogram>(launch, p) }
 }

@@ -1,0 +1,68 @@
+//! K-subsets on a device (GPU or emulator): one launch of the kernel of the method's shape
+//! (`warpkit_kernels::subset::sample`), whose warps walk the subsets grid-stride a tile at a
+//! time, after the mask is copied in.
+
+use super::{Shape, Subsets};
+use crate::error::{Error, Result};
+use crate::runtime::device::{Device, DeviceBuffer};
+use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::subset::sample::*;
+
+/// Where a launch writes.
+pub(super) enum Output<'a> {
+    Bits(&'a mut DeviceBuffer<u32>),
+    Positions(&'a mut DeviceBuffer<u16>),
+}
+
+/// Draws subsets `0 .. count` of `subsets` into `out` (of the right length, checked by the
+/// caller).
+pub(super) fn draw(d: &Device, subsets: &Subsets, seed: u64, count: usize, out: Output) -> Result<()> {
+    let mask = d.upload(subsets.mask())?;
+    let (bits, indices) = match out {
+        Output::Bits(b) => (d.ptr_mut(b)?, std::ptr::null_mut()),
+        Output::Positions(p) => (std::ptr::null_mut(), d.ptr_mut(p)?),
+    };
+    if count == 0 {
+        return Ok(());
+    }
+    let p = Sample {
+        bits,
+        indices,
+        count: count as u64,
+        mask: d.ptr(&mask)?,
+        words: subsets.words() as u32,
+        n: subsets.n,
+        k: subsets.k,
+        seed,
+    };
+    let method = subsets.method();
+    let shape = method.shape(subsets.words()).ok_or_else(|| Error::UnfitMethod {
+        method: format!("{method:?}"),
+        words: subsets.words(),
+    })?;
+    match (shape.lanes, shape.words) {
+        (1, 1) => launch::<subset_lanes1_words1>(d, shape, p),
+        (1, 2) => launch::<subset_lanes1_words2>(d, shape, p),
+        (1, 4) => launch::<subset_lanes1_words4>(d, shape, p),
+        (1, 8) => launch::<subset_lanes1_words8>(d, shape, p),
+        (1, 16) => launch::<subset_lanes1_words16>(d, shape, p),
+        (1, _) => launch::<subset_lanes1_words32>(d, shape, p),
+        (2, _) => launch::<subset_lanes2_words1>(d, shape, p),
+        (4, _) => launch::<subset_lanes4_words1>(d, shape, p),
+        (8, _) => launch::<subset_lanes8_words1>(d, shape, p),
+        (16, _) => launch::<subset_lanes16_words1>(d, shape, p),
+        (_, 1) => launch::<subset_lanes32_words1>(d, shape, p),
+        (_, 2) => launch::<subset_lanes32_words2>(d, shape, p),
+        _ => launch::<subset_lanes32_words4>(d, shape, p),
+    }
+}
+
+/// Launches `K`, the kernel of teams of `shape.lanes` lanes, as its plan says, capped at the
+/// blocks the device holds at once.
+fn launch<K: Kernel<Params = Sample>>(d: &Device, shape: Shape, p: Sample) -> Result<()> {
+    let launch = d.cap_to_resident::<K>(p.plan(shape.lanes), SUBSET_RESIDENT_WAVES)?;
+    // SAFETY: the mask holds `words <= lanes * words per lane` words with `n >= k` elements
+    // (checked by `Subsets::new` and `Method::shape`); exactly one output is non-null and holds
+    // `count` subsets (checked by the caller); the plan's blocks are whole warps.
+    unsafe { d.launch::<K>(launch, p) }
+}

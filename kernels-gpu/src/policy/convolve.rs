@@ -1,0 +1,24 @@
+//! Tuning of the convolutions: the band kernel's block size, inner-sum chunk and how many blocks
+//! it aims for, the slice sums' grid, and the article's block shapes. The band kernel's eight
+//! outputs a thread and the slices' order of summation stay with it (`convolve::band`); nothing
+//! here changes an output, except that the number of slices follows the device (each slice
+//! rounds its partial sum on its own).
+
+/// Threads per block of the band kernel.
+pub const BAND_THREADS: u32 = 128;
+/// Inner-sum steps the band kernel stages in shared memory at a time.
+pub const BAND_CHUNK: u32 = 256;
+/// Band blocks a multiprocessor holds at once, about: 10 for f32 (48 registers), 6 for f64.
+/// Where the tiles alone make fewer blocks than two waves of this many, the inner sum is cut
+/// into slices. (An occupancy query per call cost microseconds.)
+pub const BAND_RESIDENT_PER_SM: u64 = 8;
+
+/// Threads per block of the slice sums.
+pub const SUM_THREADS: u32 = 256;
+/// Blocks of the slice sums per multiprocessor at most (a grid-stride loop covers the rest).
+pub const SUM_BLOCKS_PER_SM: u64 = 8;
+
+/// Threads per block of the article's v0 to v3, and `32 × WARPS_V4` of v4.
+pub const SEED_THREADS: u32 = 256;
+/// Warps per block of the article's v4 (block `32 × WARPS_V4`).
+pub const WARPS_V4: u32 = 8;
