@@ -51,20 +51,12 @@ pub unsafe fn pack_section<F: Weight, W: PrefixWord, E: EntrySource>(
 /// As for [`pack_section`], with `sections + 1` splits.
 #[inline(always)]
 pub unsafe fn pack_thread_baseline<P: PackParams>(p: P) {
-    let (
-        entries,
-        Sections {
-            ref shape,
-            prefix,
-            splits,
-            sections,
-            table,
-        },
-    ) = p.parts();
+    let (entries, at) = p.parts();
+    let shape = &at.shape;
     let s = global_x();
-    if s < sections {
+    if s < at.sections {
         // SAFETY: forwarded to the caller's contract.
-        unsafe { pack_section(shape, entries, prefix, splits, s, table) }
+        unsafe { pack_section(shape, entries, at.prefix, at.splits, s, at.table) }
     }
 }
 
@@ -144,22 +136,14 @@ impl<W: PrefixWord> Prefix for BlockPrefix<'_, W> {
 /// for `W`.
 #[inline(always)]
 pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
-    let (
-        entries,
-        Sections {
-            ref shape,
-            prefix,
-            splits,
-            sections,
-            table,
-        },
-    ) = p.parts();
+    let (entries, at) = p.parts();
+    let shape = &at.shape;
     use super::split::{heavy_range, search};
     use crate::simt::shared::wait_copies;
     use crate::simt::{block_x, sync_threads, thread_x};
     let (b, t) = (block_x() as u64, thread_x() as u64);
     let threads = SHARED_PACK_THREADS as u64;
-    if b >= sections {
+    if b >= at.sections {
         return;
     }
     let [sums_at, splits_at, scratch_at, _] = shared_pack_layout(size_of::<P::W>() as u64);
@@ -167,7 +151,7 @@ pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
     // the launch's bytes (the layout above), entries at offset 0 (16-byte aligned); every
     // thread of the block reaches every barrier and block scan.
     unsafe {
-        let (from, to) = (*splits.add(b as usize), *splits.add(b as usize + 1));
+        let (from, to) = (*at.splits.add(b as usize), *at.splits.add(b as usize + 1));
         let (l0, l1) = (from.light as u64, to.light as u64);
         let h0 = from.heavy as u64;
         let h1 = (to.heavy as u64 + 1).min(shape.n_heavy());
@@ -188,7 +172,7 @@ pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
         }
         // While the copies fly (weights beside indices; indices only gathers the weights
         // above, load by load): where the sweep stands at the block's first row.
-        let origin = spill(shape, &prefix_in(shape, prefix), from);
+        let origin = spill(shape, &prefix_in(shape, at.prefix), from);
         wait_copies();
         sync_threads();
         // The block's prefix sums: each thread scans a run of consecutive entries.
@@ -263,7 +247,7 @@ pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
         while e < n_light {
             let staged = local.get(padded(e));
             let row = Row::<P::F>::new(<P::F>::from_bits64(staged.q), staged.rem);
-            row.store(table.add(staged.item as usize));
+            row.store(at.table.add(staged.item as usize));
             e += threads;
         }
         let mut e = t;
@@ -275,7 +259,7 @@ pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
                 h.item
             };
             let threshold = <P::F>::from_bits64(thresholds.get(e as u32));
-            Row::new(threshold, alias).store(table.add(h.item as usize));
+            Row::new(threshold, alias).store(at.table.add(h.item as usize));
             e += threads;
         }
     }
@@ -299,16 +283,8 @@ pub const fn chunked_pack_bytes() -> u32 {
 /// [`CHUNKED_PACK_THREADS`] threads and [`chunked_pack_bytes`] of dynamic shared memory.
 #[inline(always)]
 pub unsafe fn pack_block_chunked<P: PackParams>(p: P) {
-    let (
-        entries,
-        Sections {
-            ref shape,
-            prefix,
-            splits,
-            sections,
-            table,
-        },
-    ) = p.parts();
+    let (entries, at) = p.parts();
+    let shape = &at.shape;
     use crate::block;
     use crate::op::Sum;
     use crate::simt::shared::SharedSlice;
@@ -325,9 +301,9 @@ pub unsafe fn pack_block_chunked<P: PackParams>(p: P) {
         let windows = SharedSlice::<Entry>::carve(16 * threads as u32, (2 * C * threads) as u32);
         let count_at = 16 * threads as u32 + windows.len() * size_of::<Entry>() as u32;
         let counter = SharedSlice::<u64>::carve(count_at, threads.div_ceil(32) as u32);
-        let prefix_at = prefix_in(shape, prefix);
-        let (mut cursor, end, mut done) = if s < sections {
-            let (a, b) = (*splits.add(s as usize), *splits.add(s as usize + 1));
+        let prefix_at = prefix_in(shape, at.prefix);
+        let (mut cursor, end, mut done) = if s < at.sections {
+            let (a, b) = (*at.splits.add(s as usize), *at.splits.add(s as usize + 1));
             let cursor = Cursor::at(a, spill(shape, &prefix_at, a));
             (cursor, b.light as u64 + b.heavy as u64, false)
         } else {
@@ -368,7 +344,7 @@ pub unsafe fn pack_block_chunked<P: PackParams>(p: P) {
                     lo_heavy + C,
                     light,
                     heavy,
-                    |item, row: Row<P::F>, _| row.store(table.add(item as usize)),
+                    |item, row: Row<P::F>, _| row.store(at.table.add(item as usize)),
                 );
             }
             // The count's barriers also end this round's reads of the windows and starts.

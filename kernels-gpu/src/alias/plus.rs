@@ -354,20 +354,11 @@ crate::kernel! {
 /// leftover (`n` and `n + 1` suffice) and `counts` two words.
 #[inline(always)]
 pub unsafe fn partition_leftovers<F: Weight>(p: PartitionLeftovers<F>) {
-    let PartitionLeftovers {
-        weights,
-        n,
-        quantizer: z,
-        total,
-        scans,
-        entries,
-        prefix,
-        counts,
-    } = p;
+    let (n, total) = (p.n, p.total);
     let whole = Shape::whole(n, 0, total);
     let (b, t) = (block_x() as u64, thread_x() as u64);
     let scans = TileScans {
-        scans,
+        scans: p.scans,
         tiles: n.div_ceil(PARTITION_TILE),
     };
     // SAFETY: as the contract above; leftovers land at distinct positions below the
@@ -375,7 +366,7 @@ pub unsafe fn partition_leftovers<F: Weight>(p: PartitionLeftovers<F>) {
     unsafe {
         let before = |k: u64, b: u64| scans.before(k, b);
         let all = |k: u64| scans.all(k);
-        let tile = stage_tile(weights, n, z, total);
+        let tile = stage_tile(p.weights, n, p.quantizer, total);
         let greedy = Greedy::of(&tile, &whole, &BlockCount(tile.scratch));
         let (light_left, heavy_left) = greedy.leftovers(&tile);
         let light_at = (before(0, b), [before(2, b), before(4, b)]);
@@ -391,15 +382,15 @@ pub unsafe fn partition_leftovers<F: Weight>(p: PartitionLeftovers<F>) {
             } else {
                 (heavy_at, s - light_left)
             };
-            *entries.add((at + k) as usize) = entry;
-            *prefix.add((at + k) as usize) = [q0 + q, rem0 + rem];
+            *p.entries.add((at + k) as usize) = entry;
+            *p.prefix.add((at + k) as usize) = [q0 + q, rem0 + rem];
             s += ALIAS_BLOCK_THREADS as u64;
         }
         if b == 0 && t == 0 {
             let left = all(0) + all(1);
-            *prefix.add(left as usize) = [all(2) + all(3), all(4) + all(5)];
-            *counts = all(0) as u32;
-            *counts.add(1) = left as u32;
+            *p.prefix.add(left as usize) = [all(2) + all(3), all(4) + all(5)];
+            *p.counts = all(0) as u32;
+            *p.counts.add(1) = left as u32;
         }
     }
 }

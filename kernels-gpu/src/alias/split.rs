@@ -187,23 +187,17 @@ crate::kernel! {
 /// sections >= n`.
 #[inline(always)]
 pub unsafe fn split_binary<W: PrefixWord>(p: Splits<W>) {
-    let Splits {
-        prefix,
-        ref shape,
-        sections,
-        rows_per_section,
-        splits,
-    } = p;
+    let shape = &p.shape;
     let s = global_x();
-    if s > sections {
+    if s > p.sections {
         return;
     }
     // SAFETY: indices below n + 1 (prefix) and sections + 1 (splits).
     unsafe {
-        let prefix = prefix_in(shape, prefix);
-        let k = section_start(shape, s, rows_per_section);
+        let prefix = prefix_in(shape, p.prefix);
+        let k = section_start(shape, s, p.rows_per_section);
         let (lo, hi) = heavy_range(shape, k);
-        *splits.add(s as usize) = search(shape, &prefix, k, lo, hi);
+        *p.splits.add(s as usize) = search(shape, &prefix, k, lo, hi);
     }
 }
 
@@ -276,25 +270,19 @@ pub unsafe fn search_pary(
 /// As for [`split_binary`], with one u64 of dynamic shared memory per warp.
 #[inline(always)]
 pub unsafe fn split_pary<W: PrefixWord>(p: Splits<W>) {
-    let Splits {
-        prefix,
-        ref shape,
-        sections,
-        rows_per_section,
-        splits,
-    } = p;
+    let shape = &p.shape;
     let first = block_x() as u64 * block_dim_x() as u64;
-    let s = (first + thread_x() as u64).min(sections);
-    let last = (first + block_dim_x() as u64 - 1).min(sections);
+    let s = (first + thread_x() as u64).min(p.sections);
+    let last = (first + block_dim_x() as u64 - 1).min(p.sections);
     // SAFETY: indices below n + 1 (prefix) and sections + 1 (splits); every thread of the
     // block reaches the search (threads past the end search the last boundary again).
     unsafe {
-        let prefix = prefix_in(shape, prefix);
+        let prefix = prefix_in(shape, p.prefix);
         let scratch = SharedSlice::<u64>::carve(0, block_dim_x().div_ceil(WARP_SIZE));
-        let k = |s: u64| section_start(shape, s, rows_per_section);
-        let split = search_pary(shape, &prefix, k(s), k(first.min(sections)), k(last), scratch);
-        if first + (thread_x() as u64) <= sections {
-            *splits.add(s as usize) = split;
+        let k = |s: u64| section_start(shape, s, p.rows_per_section);
+        let split = search_pary(shape, &prefix, k(s), k(first.min(p.sections)), k(last), scratch);
+        if first + (thread_x() as u64) <= p.sections {
+            *p.splits.add(s as usize) = split;
         }
     }
 }
