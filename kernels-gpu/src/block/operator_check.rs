@@ -157,7 +157,7 @@ pub unsafe fn argmin_each<const BLOCK: bool>(p: ArgMinCheck) {
 /// Test kernel body: each warp's (or, with `BLOCK`, block's) moments by [`MomentsCombine`].
 ///
 /// # Safety
-/// `input` holds `n` elements and `out` [`MOMENTS_WORDS`] words a segment; the launch is
+/// `input` holds `n` elements and `out` `MOMENTS_WORDS` words a segment; the launch is
 /// [`MomentsCheck::plan`] (any blocks of whole warps with its shared memory).
 #[inline(always)]
 pub unsafe fn moments_each<const BLOCK: bool>(p: MomentsCheck) {
@@ -174,7 +174,7 @@ pub unsafe fn moments_each<const BLOCK: bool>(p: MomentsCheck) {
     }
 }
 
-/// Test kernel body: the exclusive scan of each block's moments, [`MOMENTS_WORDS`] words at
+/// Test kernel body: the exclusive scan of each block's moments, `MOMENTS_WORDS` words at
 /// `out[5i..]`.
 ///
 /// # Safety

@@ -259,7 +259,7 @@ unsafe fn count<T: Copy + PartialOrd, const N: u32>(input: *const T, signals: Si
 /// Adds the local binary pattern histograms of neighbourhood `n` of the launch's signals into
 /// `hist` (`bins(n)` counts a signal, zeroed by the caller): one signal of `len` elements with
 /// `bounds` null, else `signals` of them as `bounds` lays out (element offsets, then tile
-/// offsets from [`Plan::tiles`]); [`count`] for the launch's `n`.
+/// offsets from [`Plan::tiles`]); `count` for the launch's `n`.
 ///
 /// # Safety
 /// `n` in 1..=8; every signal at least `2n + 1` elements of `input`; blocks of

@@ -210,9 +210,9 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, const WRITE: u32, const VALUES:
 ///
 /// # Safety
 /// `keys` and `out_keys` hold `n` keys, with `VALUES` `values` and `out_values` `n` values
-/// (else neither is touched); `table` is this pass's over these keys, scanned; one
-/// block of [`THREADS`](crate::policy::multisplit::THREADS) per tile with [`scatter_bytes`] for `WRITE`, this radix and these keys
-/// and values; a radix of at most [`COUNTED_RADIX`] for [`COUNTED`].
+/// (else neither is touched); `table` is this pass's over these keys, scanned; one block of
+/// [`THREADS`] per tile with [`scatter_bytes`] for `WRITE`, this radix and these keys and
+/// values; a radix of at most [`COUNTED_RADIX`] for [`COUNTED`].
 #[inline(always)]
 pub unsafe fn scatter_by<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u32, const VALUES: bool>(
     p: Scatter<K, V>,

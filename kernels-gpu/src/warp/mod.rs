@@ -1,7 +1,7 @@
 //! Warp-level primitives: the lanes of one warp cooperate through shuffles and votes.
 //!
 //! Reduce and scan work over a logical warp of 1 to 32 lanes ([`LogicalWarp`]), whose lanes
-//! must call each primitive together; the plain functions ([`reduce`], [`inclusive_scan`],
+//! must call each primitive together; the plain functions ([`reduce()`], [`inclusive_scan`],
 //! [`exclusive_scan`]) and the histogram are for all 32 lanes of the warp together (full
 //! mask). Each module also exports a small test kernel that applies the primitive to every warp
 //! (or logical warp) of an array, which the host's tests compare with a CPU reference.
