@@ -102,23 +102,23 @@ pub fn run_level<T: LevelElement>(
         match k {
             LevelKernel::WarpReduce => {
                 let p = WarpReduce { input, n, out };
-                device.launch::<T::WarpReduce>(p.plan(), p)
+                device.launch_unchecked::<T::WarpReduce>(p.plan(), p)
             }
             LevelKernel::WarpScanInclusive => {
                 let p = WarpScan { input, n, out };
-                device.launch::<T::WarpScanInclusive>(p.plan(), p)
+                device.launch_unchecked::<T::WarpScanInclusive>(p.plan(), p)
             }
             LevelKernel::WarpScanExclusive => {
                 let p = WarpScan { input, n, out };
-                device.launch::<T::WarpScanExclusive>(p.plan(), p)
+                device.launch_unchecked::<T::WarpScanExclusive>(p.plan(), p)
             }
             LevelKernel::BlockReduce => {
                 let p = BlockReduce { input, n, out };
-                device.launch::<T::BlockReduce>(p.plan(), p)
+                device.launch_unchecked::<T::BlockReduce>(p.plan(), p)
             }
             LevelKernel::BlockScanExclusive => {
                 let p = BlockScan { input, n, out };
-                device.launch::<T::BlockScanExclusive>(p.plan(), p)
+                device.launch_unchecked::<T::BlockScanExclusive>(p.plan(), p)
             }
         }
     }
@@ -163,8 +163,8 @@ pub fn argmin(
     // SAFETY: the kernels read the `n` inputs and write two words a segment, checked above.
     unsafe {
         match level {
-            Level::Warp => device.launch::<warp_argmin_f32>(p.plan(), p),
-            Level::Block => device.launch::<block_argmin_f32>(p.plan(), p),
+            Level::Warp => device.launch_unchecked::<warp_argmin_f32>(p.plan(), p),
+            Level::Block => device.launch_unchecked::<block_argmin_f32>(p.plan(), p),
         }
     }
 }
@@ -186,8 +186,8 @@ pub fn moments(
     // checked above.
     unsafe {
         match level {
-            Level::Warp => device.launch::<warp_moments_f64>(p.plan(), p),
-            Level::Block => device.launch::<block_moments_f64>(p.plan(), p),
+            Level::Warp => device.launch_unchecked::<warp_moments_f64>(p.plan(), p),
+            Level::Block => device.launch_unchecked::<block_moments_f64>(p.plan(), p),
         }
     }
 }
@@ -202,7 +202,7 @@ pub fn moments_scan(device: &Device, input: &DeviceBuffer<f64>, out: &mut Device
     let p = MomentsCheck { input, n, out };
     // SAFETY: the kernel reads the `n` inputs and writes `MOMENTS_WORDS` words each, checked
     // above.
-    unsafe { device.launch::<block_scan_moments_f64>(p.plan(), p) }
+    unsafe { device.launch_unchecked::<block_scan_moments_f64>(p.plan(), p) }
 }
 
 /// The lane counts of the logical-warp test kernels ([`logical_warp`]).
@@ -236,12 +236,12 @@ pub fn logical_warp(
     // checked above.
     unsafe {
         match width {
-            1 => device.launch::<warp_logical_w1>(p.plan(), p),
-            2 => device.launch::<warp_logical_w2>(p.plan(), p),
-            4 => device.launch::<warp_logical_w4>(p.plan(), p),
-            8 => device.launch::<warp_logical_w8>(p.plan(), p),
-            16 => device.launch::<warp_logical_w16>(p.plan(), p),
-            _ => device.launch::<warp_logical_w32>(p.plan(), p),
+            1 => device.launch_unchecked::<warp_logical_w1>(p.plan(), p),
+            2 => device.launch_unchecked::<warp_logical_w2>(p.plan(), p),
+            4 => device.launch_unchecked::<warp_logical_w4>(p.plan(), p),
+            8 => device.launch_unchecked::<warp_logical_w8>(p.plan(), p),
+            16 => device.launch_unchecked::<warp_logical_w16>(p.plan(), p),
+            _ => device.launch_unchecked::<warp_logical_w32>(p.plan(), p),
         }
     }
 }
@@ -277,7 +277,7 @@ pub fn warp_histogram_ballot(
     }
     // SAFETY: lengths checked above; the caller's buckets are below 2^bits (a larger one is
     // counted nowhere, never written out of bounds).
-    unsafe { device.launch::<warp_histogram_ballot>(p.plan(), p) }
+    unsafe { device.launch_unchecked::<warp_histogram_ballot>(p.plan(), p) }
 }
 
 /// The SIMT collectives check (`simt_check_collectives`): `out` holds
@@ -294,7 +294,7 @@ pub fn simt_collectives(
     let p = Collectives { input, n, out };
     // SAFETY: the kernel reads the `n` inputs and writes `COLLECTIVE_OUTPUTS` words each,
     // checked above.
-    unsafe { device.launch::<simt_check_collectives>(p.plan(), p) }
+    unsafe { device.launch_unchecked::<simt_check_collectives>(p.plan(), p) }
 }
 
 /// The SIMT atomics check (`simt_check_atomics`): every element applies every atomic to
@@ -317,7 +317,7 @@ pub fn simt_atomics(
         return Ok(());
     }
     // SAFETY: lengths checked above.
-    unsafe { device.launch::<simt_check_atomics>(p.plan(), p) }
+    unsafe { device.launch_unchecked::<simt_check_atomics>(p.plan(), p) }
 }
 
 /// Element types of the math check kernel (f32 and f64): `out[5i..5i+5]` = (ln, exp, sin,
@@ -334,7 +334,7 @@ pub fn math<T: MathElement>(device: &Device, x: &DeviceBuffer<T>, out: &mut Devi
     };
     let p = MathCheck { x, n, out };
     // SAFETY: the kernel reads the `n` inputs and writes five results each, checked above.
-    unsafe { device.launch::<T::Math>(p.plan(), p) }
+    unsafe { device.launch_unchecked::<T::Math>(p.plan(), p) }
 }
 
 /// A device multisplit of `keys` by key mod `modulo` that claims only `m` buckets: how the

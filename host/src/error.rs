@@ -39,6 +39,11 @@ pub enum Error {
     /// A launch shape the device cannot run.
     #[error("launch of {kernel} exceeds the device's limits: {reason}")]
     LaunchShape { kernel: &'static str, reason: String },
+    /// A launch whose parameters or shape break the kernel's contract (a pointer outside the
+    /// buffers bound to it, a length or shape it does not take): a fault in warpkit's own
+    /// launch code, refused before the kernel runs.
+    #[error("launch of {kernel} refused: {reason}")]
+    LaunchContract { kernel: &'static str, reason: String },
     /// Memory that does not start on the boundary warpkit's kernels need.
     #[error("{what} does not start on a {align}-byte boundary")]
     Misaligned { what: &'static str, align: u64 },

@@ -25,6 +25,28 @@
 //! name implementing [`Kernel`], whose [`Kernel::Params`] is the struct: the host launches it by
 //! [`Kernel::NAME`] on a GPU and by [`Kernel::run`] in the emulator, with the same checked type.
 //!
+//! A family whose whole launch contract can be stated in its declaration is *checked*
+//! ([`Checked`]): each pointer field carries `#[len(..)]`, the elements the kernel may reach
+//! from it, and a `check` clause after the struct tests the other fields and the launch shape.
+//! Both are expressions over the fields (by name) and the two names the clause gives the
+//! parameters and the shape; a length is converted to `u128` and should add or multiply
+//! there (`u128::from(n) + 1`), where it cannot wrap. The host then launches the family
+//! without `unsafe`, after testing every pointer against the buffers it borrowed:
+//!
+//! ```ignore
+//! kernel! {
+//!     pub struct CopyBytes {
+//!         #[len(bytes)]
+//!         pub src: *const u8,
+//!         #[len(bytes)]
+//!         pub dst: *mut u8,
+//!         pub bytes: u64,
+//!     }
+//!     check |p, shape| shape.is_1d(); // any grid of whole blocks
+//!     fn copy_bytes => copy_vec128;
+//! }
+//! ```
+//!
 //! Host code generic over an element type picks the instance through a table,
 //! [`kernel_table!`](crate::kernel_table!): a trait whose associated types name, for each
 //! element type, its instance of every kernel of the area.
@@ -61,18 +83,109 @@ pub unsafe trait Params: Copy {
     fn for_each_field(&self, visit: &mut dyn FnMut(*const ()));
 }
 
+/// One pointer field of a checked launch: where it points and how far the kernel may reach.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reach {
+    /// The field's name.
+    pub field: &'static str,
+    /// The address it holds.
+    pub addr: usize,
+    /// The bytes from `addr` the kernel may read or write (`u128`: a product of two 64-bit
+    /// lengths does not wrap).
+    pub bytes: u128,
+    /// The alignment its element type needs.
+    pub align: usize,
+    /// Whether the kernel writes through it.
+    pub writes: bool,
+}
+
+/// A kernel family whose launch contract is all checkable, declared by
+/// [`kernel!`](crate::kernel!) with `#[len]` on every pointer field and a `check` clause.
+///
+/// # Safety
+/// A launch is sound when every reach [`Checked::for_each_reach`] gives lies inside one live
+/// allocation (or is empty), no reach that writes overlaps another, and [`Checked::check`]
+/// holds for the launch shape: the body then touches no other memory, and ends.
+#[cfg(not(target_arch = "nvptx64"))]
+pub unsafe trait Checked: Params {
+    /// Calls `visit` with each pointer field's reach in a launch of `shape`.
+    fn for_each_reach(&self, shape: &crate::launch::LaunchShape, visit: &mut dyn FnMut(Reach));
+    /// Whether the other fields and `shape` meet the contract.
+    fn check(&self, shape: &crate::launch::LaunchShape) -> bool;
+}
+
+/// A parameter type that holds no address: the fields of a checked family without `#[len]`.
+///
+/// # Safety
+/// No kernel uses any part of a value of the type as an address.
+#[cfg(not(target_arch = "nvptx64"))]
+pub unsafe trait Plain {}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! plain {
+    ($($t:ty),+) => {
+        // SAFETY: numbers.
+        $(unsafe impl Plain for $t {})+
+    };
+}
+#[cfg(not(target_arch = "nvptx64"))]
+plain!(u8, u16, u32, u64, i32, i64, f32, f64, bool);
+
+/// Compiles only for [`Plain`] types: what a checked family's fields without `#[len]` pass.
+#[cfg(not(target_arch = "nvptx64"))]
+#[doc(hidden)]
+pub const fn assert_plain<T: Plain>() {}
+
+/// A pointer field's element size and direction.
+#[cfg(not(target_arch = "nvptx64"))]
+#[doc(hidden)]
+pub trait Pointer: Copy {
+    /// Bytes per element.
+    const ELEMENT_BYTES: usize;
+    /// The element's alignment.
+    const ALIGN: usize;
+    /// Whether the kernel may write through it.
+    const WRITES: bool;
+    /// The address.
+    fn address(self) -> usize;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! pointer {
+    ($($ptr:ty => $writes:expr),+) => {
+        $(impl<T> Pointer for $ptr {
+            const ELEMENT_BYTES: usize = size_of::<T>();
+            const ALIGN: usize = align_of::<T>();
+            const WRITES: bool = $writes;
+            fn address(self) -> usize {
+                self.addr()
+            }
+        })+
+    };
+}
+#[cfg(not(target_arch = "nvptx64"))]
+pointer!(*const T => false, *mut T => true);
+
 /// Declares a kernel family: its parameter struct and the instances of its body; see the
 /// [module docs](mod@crate::kernel). After the struct, each line names a body (a path to an
 /// `unsafe fn(Struct) `, with turbofish for generics the struct does not fix) and its
 /// instances, each with the struct's type arguments. The body's `# Safety` section is the
-/// launch contract of every instance.
+/// launch contract of every instance. A family whose contract is all in `#[len(..)]` on every
+/// pointer field and a `check |params, shape| ..;` line after the struct implements
+/// [`Checked`]; fields may carry doc comments and, before `pub`, one `#[len]`.
 #[macro_export]
 macro_rules! kernel {
     (
         $(#[$sattr:meta])*
         pub struct $params:ident $(<$($g:ident $(: $bound:path)?),+ $(,)?>)? {
-            $($(#[$fattr:meta])* pub $field:ident: $fty:ty),+ $(,)?
+            $(
+                $(#[doc = $fdoc:expr])*
+                $(#[len($len:expr)])?
+                pub $field:ident: $fty:ty
+            ),+ $(,)?
         }
+        $(check |$cp:ident, $cshape:ident| $check:expr ;)?
         $(
             $(#[$kattr:meta])*
             fn $body:expr => $($entry:ident $(<$($t:ty),+>)?),+ ;
@@ -81,8 +194,13 @@ macro_rules! kernel {
         $(#[$sattr])*
         #[repr(C)]
         pub struct $params $(<$($g $(: $bound)?),+>)? {
-            $($(#[$fattr])* pub $field: $fty),+
+            $($(#[doc = $fdoc])* pub $field: $fty),+
         }
+
+        $crate::kernel!(
+            @checked $params [$($($g $(: $bound)?),+)?] [$($($g),+)?]
+            [$([$field $fty [$($len)?]])+] $([$cp $cshape] $check)?
+        );
 
         impl $(<$($g $(: $bound)?),+>)? Clone for $params $(<$($g),+>)? {
             #[inline(always)]
@@ -105,6 +223,46 @@ macro_rules! kernel {
             @entries $params [$($($g),+)?] [$($field: $fty),+]
             $([$(#[$kattr])*] $body => $($entry [$($($t),+)?]),+ ;)+
         );
+    };
+    (@checked $params:ident $decl:tt $generics:tt $fields:tt) => {};
+    (
+        @checked $params:ident [$($g:ident $(: $bound:path)?),*] [$($gn:ident),*]
+        [$([$field:ident $fty:ty [$($len:expr)?]])+] [$p:ident $shape:ident] $check:expr
+    ) => {
+        #[cfg(not(target_arch = "nvptx64"))]
+        // SAFETY: every pointer field has a `#[len]` (the other fields are `Plain`), which with
+        // the check clause is the family's whole contract: the body's `# Safety` section.
+        unsafe impl<$($g $(: $bound)?),*> $crate::kernel::Checked for $params<$($gn),*> {
+            #[allow(unused_variables)]
+            fn for_each_reach(
+                &self,
+                shape: &$crate::launch::LaunchShape,
+                visit: &mut dyn FnMut($crate::kernel::Reach),
+            ) {
+                let ($p, $shape) = (self, shape);
+                let Self { $($field),+ } = *self;
+                $($crate::kernel!(@reach visit $field $fty [$($len)?]);)+
+            }
+            #[allow(unused_variables)]
+            fn check(&self, shape: &$crate::launch::LaunchShape) -> bool {
+                let ($p, $shape) = (self, shape);
+                let Self { $($field),+ } = *self;
+                $check
+            }
+        }
+    };
+    (@reach $visit:ident $field:ident $fty:ty []) => {
+        $crate::kernel::assert_plain::<$fty>()
+    };
+    (@reach $visit:ident $field:ident $fty:ty [$len:expr]) => {
+        $visit($crate::kernel::Reach {
+            field: stringify!($field),
+            addr: <$fty as $crate::kernel::Pointer>::address($field),
+            bytes: u128::from($len)
+                .saturating_mul(<$fty as $crate::kernel::Pointer>::ELEMENT_BYTES as u128),
+            align: <$fty as $crate::kernel::Pointer>::ALIGN,
+            writes: <$fty as $crate::kernel::Pointer>::WRITES,
+        })
     };
     (
         @entries $params:ident $generics:tt $fields:tt

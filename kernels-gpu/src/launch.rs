@@ -50,6 +50,11 @@ impl Limits {
     }
 }
 
+/// Whether `a · b` fits in 32 bits: the bound of kernels that index with `u32`.
+pub const fn fits_u32(a: u64, b: u64) -> bool {
+    (a as u128) * (b as u128) <= u32::MAX as u128
+}
+
 /// Grid, block and dynamic shared memory of one launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchShape {
@@ -59,6 +64,18 @@ pub struct LaunchShape {
 }
 
 impl LaunchShape {
+    /// Whether grid and block are one-dimensional.
+    pub const fn is_1d(&self) -> bool {
+        self.grid[1] == 1 && self.grid[2] == 1 && self.block[1] == 1 && self.block[2] == 1
+    }
+
+    /// Whether this is a 1D grid of 1D blocks of `threads` threads with at least
+    /// `shared_bytes` of dynamic shared memory: what a kernel written for one block size takes,
+    /// on any number of blocks.
+    pub const fn is_linear(&self, threads: u32, shared_bytes: u32) -> bool {
+        self.is_1d() && self.block[0] == threads && self.shared_bytes >= shared_bytes
+    }
+
     /// A 1D grid of `blocks` blocks of `threads` threads (a grid past `u32::MAX` blocks stays
     /// there, for the device check to refuse).
     pub const fn linear(blocks: u64, threads: u32, shared_bytes: u32) -> LaunchShape {

@@ -153,14 +153,19 @@ impl<F: AliasWeight> DeviceTable<F> {
         )
     }
 
-    /// The rows, copied to the host.
+    /// The rows, copied to the host. The table's words hold them as the kernels store them
+    /// (`Row<F>` is `repr(C)`): the threshold's bits in the low half of an f32 row's word, or
+    /// in the first word of an f64 row's two, the alias beside it.
     pub fn rows(&self) -> Result<Vec<Row<F>>> {
         let words = self.device.download(&self.table)?;
-        // SAFETY: the words hold `n` rows laid out by the kernels (`Row<F>` is `repr(C)`, any
-        // bits are a valid float and u32); a Vec<u64> may be less aligned than a row, hence
-        // unaligned reads.
-        Ok((0..self.n)
-            .map(|r| unsafe { words.as_ptr().cast::<Row<F>>().add(r).read_unaligned() })
+        let per_row = size_of::<Row<F>>() / size_of::<u64>();
+        Ok(words
+            .chunks_exact(per_row)
+            .take(self.n)
+            .map(|w| {
+                let alias = if per_row == 2 { w[1] } else { w[0] >> 32 };
+                Row::new(F::from_bits64(w[0]), alias as u32)
+            })
             .collect())
     }
 
@@ -175,24 +180,22 @@ impl<F: AliasWeight> DeviceTable<F> {
     ) -> Result<()> {
         let d = &self.device;
         let (n, s) = (self.n as u64, out.len() as u64);
-        let out = d.ptr_mut(out)?;
         if s == 0 {
             return Ok(());
         }
-        let table = d.ptr(&self.table)?.cast::<Row<F>>();
         let (source, section_rows) = match method {
             Sampling::Baseline => {
+                let mut b = d.bind();
                 let p = Sample {
-                    table,
+                    table: b.read(&self.table)?.cast::<Row<F>>(),
                     n,
-                    out,
+                    out: b.write(out)?,
                     s,
                     stream,
                     output,
                 };
                 let shape = d.cap_to_resident::<F::Sample>(p.plan(), 1)?;
-                // SAFETY: the table holds n valid rows; `out` holds s elements.
-                return unsafe { d.launch::<F::Sample>(shape, p) };
+                return b.launch::<F::Sample>(shape, p);
             }
             Sampling::CachedSectioned { section_rows } => (SectionSource::Cached, section_rows),
             Sampling::CachedLimitedSectioned { section_rows } => (SectionSource::CachedLimited, section_rows),
@@ -207,17 +210,17 @@ impl<F: AliasWeight> DeviceTable<F> {
             });
         }
         let sections = n.div_ceil(section_rows);
-        let mut p = Sectioned {
-            table,
+        let plain = Sectioned::<F> {
+            table: std::ptr::null(),
             n,
-            out,
+            out: std::ptr::null_mut(),
             s,
             stream,
             section_rows,
             shares: std::ptr::null(),
             output,
         };
-        let shape = p.plan(shared);
+        let shape = plain.plan(shared);
         // Refused before the shares' scratch is allocated (a section a row would ask for 16
         // bytes a row, kept for the device's lifetime).
         if let Some(reason) = d.limits().refusal(&shape) {
@@ -227,27 +230,27 @@ impl<F: AliasWeight> DeviceTable<F> {
             });
         }
         let mut scratch = d.scratch(sections as usize * size_of::<[u64; 2]>())?;
-        let shares = d
-            .ptr_mut(scratch.as_mut().expect("scratch allocated"))?
-            .cast::<[u64; 2]>();
+        let shares = scratch.as_mut().expect("scratch allocated");
+        let mut b = d.bind();
         let q = SectionShares {
             s,
             n,
             stream,
             section_rows,
             sections,
-            shares,
+            shares: b.write(shares)?.cast(),
         };
-        p.shares = shares.cast_const();
-        // SAFETY: `shares` holds `sections` pairs (the scratch, held until both launches are
-        // queued in order); the table holds n valid rows; `out` holds s elements; one block per
-        // section, with the shared memory the shared-memory sampler carves.
-        unsafe {
-            d.launch::<alias_section_shares>(q.plan(), q)?;
-            match source {
-                SectionSource::Shared => d.launch::<F::SampleShared>(shape, p),
-                _ => d.launch::<F::SampleCached>(shape, p),
-            }
+        b.launch::<alias_section_shares>(q.plan(), q)?;
+        let mut b = d.bind();
+        let p = Sectioned {
+            table: b.read(&self.table)?.cast(),
+            out: b.write(out)?,
+            shares: b.read(shares)?.cast(),
+            ..plain
+        };
+        match source {
+            SectionSource::Shared => b.launch::<F::SampleShared>(shape, p),
+            _ => b.launch::<F::SampleCached>(shape, p),
         }
     }
 }
@@ -262,32 +265,34 @@ fn checked_total<F: AliasWeight>(
     check: bool,
 ) -> Result<f64> {
     d.copy_from_host(&[u64::MAX, 0], scalars)?;
-    let first_bad = d.ptr_mut(scalars)?;
-    let total = first_bad.wrapping_add(1).cast::<F>();
-    // SAFETY: `total` is the second word of `scalars` (F is at most 8 bytes); the check kernel
-    // writes the partials of `reduce_sum` and touches `first_bad` atomically.
-    unsafe {
-        d.sum_over_grid_by(weights, total, REDUCE_FIXED_GRID, |grid, weights, n, partials| {
+    let n = weights.len() as u64;
+    // The first bad index is the first word, the total (F is at most 8 bytes) the second.
+    let total_at = size_of::<u64>();
+    d.sum_over_grid_by::<F, u64>(
+        weights.len(),
+        scalars,
+        total_at,
+        REDUCE_FIXED_GRID,
+        |grid, partials, scalars| {
+            let mut b = d.bind();
             if check {
                 let p = CheckSum {
-                    weights,
+                    weights: b.read(weights)?,
                     n,
-                    partials,
-                    first_bad,
+                    partials: b.write(partials)?.cast(),
+                    first_bad: b.write(scalars)?,
                 };
-                d.launch::<F::Check>(grid, p)
+                b.launch::<F::Check>(grid, p)
             } else {
-                d.launch::<F::Reduce>(
-                    grid,
-                    Reduce {
-                        input: weights,
-                        n,
-                        partials,
-                    },
-                )
+                let p = Reduce {
+                    input: b.read(weights)?,
+                    n,
+                    partials: b.write(partials)?.cast(),
+                };
+                b.launch::<F::Reduce>(grid, p)
             }
-        })?
-    };
+        },
+    )?;
     match d.download(scalars)?[..] {
         [u64::MAX, total] => Ok(F::from_bits64(total).to_f64()),
         [index, _] => Err(Error::InvalidWeight {
@@ -313,32 +318,29 @@ fn construct<F: AliasWeight>(
     let total = checked_total(d, &mut w.scalars, weights, check)?;
     let (shift, scale) = quantize_scale::<F>(n as usize, total)?;
     let quantizer = Quantizer { shift, scale };
+    let mut b = d.bind();
     let p = TileTotal {
-        weights: src,
+        weights: b.read(weights)?,
         n,
         quantizer,
-        tile_q: d.ptr_mut(&mut w.tile_q)?,
+        tile_q: b.write(&mut w.tile_q)?,
     };
-    // SAFETY: `weights` holds n elements, `tile_q` one per tile; the plan's one block per
-    // tile with the shared memory the tile sums carve.
-    unsafe { d.launch::<F::TileTotal>(p.plan(), p)? };
+    b.launch::<F::TileTotal>(p.plan(), p)?;
     d.sum_into(&w.tile_q, &mut w.total_q)?;
     let total = d.download(&w.total_q)?[0];
-    let sums = d.ptr_mut(&mut w.tile_sums)?;
     let entries = d.ptr_mut(&mut w.entries)?.cast::<Entry>();
-    let rows = d.ptr_mut(table)?.cast::<Row<F>>();
     let (scans, counts) = (d.ptr(&w.tile_scans)?, d.ptr_mut(&mut w.counts)?);
     match method {
         Construction::Psa { split, pack, layout } => {
+            let mut b = d.bind();
             let p = TileCounts {
-                weights: src,
+                weights: b.read(weights)?,
                 n,
                 quantizer,
                 total,
-                sums,
+                sums: b.write(&mut w.tile_sums)?,
             };
-            // SAFETY: as above; the sums hold TILE_COUNTS segments of tiles + 1.
-            unsafe { d.launch::<F::TileCounts>(p.plan(), p)? };
+            b.launch::<F::TileCounts>(p.plan(), p)?;
             d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
             let prefix = d.ptr_mut(&mut w.prefix)?;
             let n_light = d.ptr_mut(&mut w.counts)?;
@@ -358,7 +360,7 @@ fn construct<F: AliasWeight>(
                             prefix,
                             n_light,
                         };
-                        d.launch::<F::Partition>(p.plan(), p)?
+                        d.launch_unchecked::<F::Partition>(p.plan(), p)?
                     }
                     Layout::IndicesOnly => {
                         let entries = entries.cast::<u32>();
@@ -372,12 +374,13 @@ fn construct<F: AliasWeight>(
                             prefix,
                             n_light,
                         };
-                        d.launch::<F::PartitionIndices>(p.plan(), p)?
+                        d.launch_unchecked::<F::PartitionIndices>(p.plan(), p)?
                     }
                 }
             };
             let n_light = d.download(&w.counts)?[0] as u64;
             let shape = Shape::whole(n, n_light, total);
+            let rows = d.ptr_mut(table)?.cast::<Row<F>>();
             let packs = split_sections::<F, PsaKernels>(d, w, &shape, split, pack, rows)?;
             // SAFETY: the partitioned items in the chosen layout (for indices, the weights and
             // quantization the partition read), their prefix sums and the splits just computed.
@@ -395,17 +398,16 @@ fn construct<F: AliasWeight>(
             }
         }
         Construction::PsaPlus { split, pack } => {
+            let mut b = d.bind();
             let p = GreedyTiles {
-                weights: src,
+                weights: b.read(weights)?,
                 n,
                 quantizer,
                 total,
-                sums,
-                table: rows,
+                sums: b.write(&mut w.tile_sums)?,
+                table: b.write(table)?.cast(),
             };
-            // SAFETY: as above; the sums hold LEFTOVER_SUMS segments of tiles + 1; the table n
-            // rows, each greedy row written once.
-            unsafe { d.launch::<F::GreedyTiles>(p.plan(), p)? };
+            b.launch::<F::GreedyTiles>(p.plan(), p)?;
             d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
             let prefix = d.ptr_mut(&mut w.prefix)?.cast::<[u64; 2]>();
             let p = PartitionLeftovers {
@@ -420,7 +422,7 @@ fn construct<F: AliasWeight>(
             };
             // SAFETY: as for PSA's partition, with room for n + 1 prefix pairs (the leftovers
             // are at most n).
-            unsafe { d.launch::<F::PartitionLeftovers>(p.plan(), p)? };
+            unsafe { d.launch_unchecked::<F::PartitionLeftovers>(p.plan(), p)? };
             let [n_light, left] = d.download(&w.counts)?[..] else {
                 unreachable!("two counts")
             };
@@ -433,6 +435,7 @@ fn construct<F: AliasWeight>(
                 total,
                 scale: n,
             };
+            let rows = d.ptr_mut(table)?.cast::<Row<F>>();
             let packs = split_sections::<F, PsaPlusKernels>(d, w, &shape, split, pack, rows)?;
             let p = packs.stored(entries.cast_const());
             // SAFETY: the leftovers' entries, their prefix sums and the splits just computed;
@@ -494,8 +497,8 @@ fn split_sections<F: AliasWeight, K: Splitters>(
     // reduction a u64 of shared memory per warp.
     unsafe {
         match split {
-            SplitMethod::PartialPary => d.launch::<K::Pary>(p.plan(), p)?,
-            SplitMethod::Binary => d.launch::<K::Binary>(p.plan(), p)?,
+            SplitMethod::PartialPary => d.launch_unchecked::<K::Pary>(p.plan(), p)?,
+            SplitMethod::Binary => d.launch_unchecked::<K::Binary>(p.plan(), p)?,
         }
     };
     Ok(Packs {
@@ -556,10 +559,10 @@ impl<F: AliasWeight, W: PrefixWord> Packs<F, W> {
         // shared memory.
         unsafe {
             match self.pack {
-                PackMethod::Baseline => d.launch::<B>(plan_thread_baseline(sections), params),
-                PackMethod::Chunked => d.launch::<C>(plan_block_chunked(sections), params),
+                PackMethod::Baseline => d.launch_unchecked::<B>(plan_thread_baseline(sections), params),
+                PackMethod::Chunked => d.launch_unchecked::<C>(plan_block_chunked(sections), params),
                 PackMethod::SharedMemory => {
-                    d.launch::<S>(plan_block_shared(sections, size_of::<W>()), params)
+                    d.launch_unchecked::<S>(plan_block_shared(sections, size_of::<W>()), params)
                 }
             }
         }

@@ -58,11 +58,11 @@ pub(super) unsafe fn run<F: Real>(
         // apart from the operands (the caller's contract), each launch its version's plan.
         unsafe {
             match method {
-                Method::V0 => d.launch::<F::V0>(s.plan(Version::V0), s),
-                Method::V1 => d.launch::<F::V1>(s.plan(Version::V1), s),
-                Method::V2 => d.launch::<F::V2>(s.plan(Version::V2), s),
-                Method::V3 => d.launch::<F::V3>(s.plan(Version::V3), s),
-                Method::V4 => d.launch::<F::V4>(s.plan(Version::V4), s),
+                Method::V0 => d.launch_unchecked::<F::V0>(s.plan(Version::V0), s),
+                Method::V1 => d.launch_unchecked::<F::V1>(s.plan(Version::V1), s),
+                Method::V2 => d.launch_unchecked::<F::V2>(s.plan(Version::V2), s),
+                Method::V3 => d.launch_unchecked::<F::V3>(s.plan(Version::V3), s),
+                Method::V4 => d.launch_unchecked::<F::V4>(s.plan(Version::V4), s),
                 Method::Band => unreachable!("handled above"),
             }?
         }
@@ -198,11 +198,11 @@ unsafe fn band_and_sums<S: Real, B: Kernel<Params = Band<S>>, K: Kernel<Params =
     slices: u32,
 ) -> Result<()> {
     // SAFETY: the caller's contract, with the plan of the band kernel for these tiles.
-    unsafe { d.launch::<B>(p.plan(tiles, slices), p)? };
+    unsafe { d.launch_unchecked::<B>(p.plan(tiles, slices), p)? };
     if slices > 1 {
         let q = p.slice_sums(slices);
         // SAFETY: after the band launch over the same jobs with `slices` slices.
-        unsafe { d.launch::<K>(q.plan(&d.limits().launch), q)? };
+        unsafe { d.launch_unchecked::<K>(q.plan(&d.limits().launch), q)? };
     }
     Ok(())
 }

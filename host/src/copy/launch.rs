@@ -8,17 +8,17 @@ impl Device {
     /// Copies `src` into `dst` (same length) with warpkit's copy kernel.
     pub fn copy<T>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
         check_same_len("copy destination", src.len(), dst.len())?;
-        let p = CopyBytes {
-            src: self.ptr(src)?.cast(),
-            dst: self.ptr_mut(dst)?.cast(),
-            bytes: (src.len() * size_of::<T>()) as u64,
-        };
-        if p.bytes == 0 {
+        let bytes = (src.len() * size_of::<T>()) as u64;
+        if bytes == 0 {
             return Ok(());
         }
+        let mut b = self.bind();
+        let p = CopyBytes {
+            src: b.read(src)?.cast(),
+            dst: b.write(dst)?.cast(),
+            bytes,
+        };
         let shape = self.cap_to_resident::<copy_vec128>(p.plan(), 1)?;
-        // SAFETY: both pointers are valid for `bytes` (the buffers' common length), and the
-        // buffers are distinct allocations (one borrowed shared, one mutable).
-        unsafe { self.launch::<copy_vec128>(shape, p) }
+        b.launch::<copy_vec128>(shape, p)
     }
 }

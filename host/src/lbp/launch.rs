@@ -49,5 +49,5 @@ pub(super) fn histograms_into<T: Signal>(
     // SAFETY: every signal has at least 2n + 1 elements of `data` (checked by the caller) and
     // `bounds` lays them out as the kernel reads it, held until the launch is queued (freed in
     // stream order); `out` holds `bins(n)` zeroed counts a signal; blocks as the plan says.
-    unsafe { d.launch::<T::Histogram>(launch, p) }
+    unsafe { d.launch_unchecked::<T::Histogram>(launch, p) }
 }

@@ -16,31 +16,31 @@ pub(super) fn summary_into<F: Sample>(
     data: &DeviceBuffer<F>,
     out: &mut DeviceBuffer<f64>,
 ) -> Result<()> {
-    let mut p = Partials {
-        input: d.ptr(data)?,
-        n: data.len() as u64,
+    let n = data.len() as u64;
+    let plan = Partials::<F> {
+        input: std::ptr::null(),
+        n,
         partials: std::ptr::null_mut(),
-    };
-    let wide = d.cap_to_resident::<F::Partials>(p.plan(), 1)?;
+    }
+    .plan();
+    let wide = d.cap_to_resident::<F::Partials>(plan, 1)?;
     let blocks = wide.grid[0] as u64;
     let mut scratch = d.scratch(blocks as usize * size_of::<Summary>())?;
-    p.partials = d
-        .ptr_mut(scratch.as_mut().expect("scratch allocated"))?
-        .cast::<Summary>();
-    let q = Combine {
-        partials: p.partials.cast_const(),
-        count: blocks,
-        out: d.ptr_mut(out)?,
+    let partials = scratch.as_mut().expect("scratch allocated");
+    let mut b = d.bind();
+    let p = Partials {
+        input: b.read(data)?,
+        n,
+        partials: b.write(partials)?.cast(),
     };
-    // SAFETY: `n` elements at `input`; a partial per block of the capped grid in the scratch
-    // (256-byte aligned, held until both launches are queued), with each plan's block and
-    // shared memory; then the combine over those `blocks` partials into `out`'s SUMMARY_WORDS
-    // f64.
-    unsafe {
-        d.launch::<F::Partials>(wide, p)?;
-        d.launch::<moments_combine>(q.plan(), q)?;
-    }
-    Ok(())
+    b.launch::<F::Partials>(wide, p)?;
+    let mut b = d.bind();
+    let q = Combine {
+        partials: b.read(partials)?.cast(),
+        count: blocks,
+        out: b.write(out)?,
+    };
+    b.launch::<moments_combine>(q.plan(), q)
 }
 
 /// The summary words of each column of the row-major `rows × cols` `data` into `out`
@@ -52,43 +52,43 @@ pub(super) fn columns_into<F: Sample>(
     cols: u64,
     out: &mut DeviceBuffer<f64>,
 ) -> Result<()> {
-    let whole = Columns {
-        input: d.ptr(data)?,
+    let whole = Columns::<F> {
+        input: std::ptr::null(),
         rows,
         cols,
         slice_rows: rows,
         partials: std::ptr::null_mut(),
-        out: d.ptr_mut(out)?,
+        out: std::ptr::null_mut(),
     };
     let block = whole.plan();
     let resident = d.resident_blocks::<F::Columns>(block.block[0], block.shared_bytes)?;
-    let mut p = whole.sliced(resident, &d.limits().launch);
-    let slices = p.slices();
-    let mut scratch = d.scratch(if slices > 1 {
-        (slices * cols) as usize * size_of::<Summary>()
-    } else {
-        0
-    })?;
-    if slices > 1 {
-        p.partials = d
-            .ptr_mut(scratch.as_mut().expect("scratch allocated"))?
-            .cast::<Summary>();
+    let sliced = whole.sliced(resident, &d.limits().launch);
+    let slices = sliced.slices();
+    if slices == 1 {
+        let mut b = d.bind();
+        let p = Columns {
+            input: b.read(data)?,
+            out: b.write(out)?,
+            ..sliced
+        };
+        return b.launch::<F::Columns>(p.plan(), p);
     }
+    let mut scratch = d.scratch((slices * cols) as usize * size_of::<Summary>())?;
+    let partials = scratch.as_mut().expect("scratch allocated");
+    let mut b = d.bind();
+    let p = Columns {
+        input: b.read(data)?,
+        partials: b.write(partials)?.cast(),
+        out: b.write(out)?,
+        ..sliced
+    };
+    b.launch::<F::Columns>(p.plan(), p)?;
+    let mut b = d.bind();
     let q = ColumnsCombine {
-        partials: p.partials.cast_const(),
+        partials: b.read(partials)?.cast(),
         slices: slices as u32,
         cols,
-        out: p.out,
+        out: b.write(out)?,
     };
-    // SAFETY: `rows * cols` elements at `input`; the plan's block per 32 columns and slice of
-    // `slice_rows` rows; with several slices a partial per slice and column in the scratch
-    // (held until both launches are queued), else the words straight into `out`, which holds
-    // SUMMARY_WORDS a column; then the combine over the same partials.
-    unsafe {
-        d.launch::<F::Columns>(p.plan(), p)?;
-        if slices > 1 {
-            d.launch::<moments_columns_combine>(q.plan(&d.limits().launch), q)?;
-        }
-    }
-    Ok(())
+    b.launch::<moments_columns_combine>(q.plan(&d.limits().launch), q)
 }

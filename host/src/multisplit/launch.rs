@@ -247,7 +247,7 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
         // plan's blocks and shared memory; splitters as the bucket parameters say (checked on
         // the host).
         unsafe {
-            d.launch::<K::Histogram>(histogram.plan(), histogram)?;
+            d.launch_unchecked::<K::Histogram>(histogram.plan(), histogram)?;
             let at = |words: u64| table.wrapping_add(words as usize);
             let status = at(parts.status).cast::<u8>();
             let groups = parts.group_sums as usize;
@@ -330,10 +330,10 @@ where
     // SAFETY: the caller's contract; the plan of the kernel of this write method.
     unsafe {
         match write {
-            DIRECT => d.launch::<D>(shape, params),
-            WARP_LEVEL => d.launch::<Wl>(shape, params),
-            BLOCK_LEVEL => d.launch::<B>(shape, params),
-            _ => d.launch::<C>(shape, params),
+            DIRECT => d.launch_unchecked::<D>(shape, params),
+            WARP_LEVEL => d.launch_unchecked::<Wl>(shape, params),
+            BLOCK_LEVEL => d.launch_unchecked::<B>(shape, params),
+            _ => d.launch_unchecked::<C>(shape, params),
         }
     }
 }
@@ -363,7 +363,7 @@ fn bounds_of_buckets<K: MultisplitKey>(
         end: begin.wrapping_add(m as usize),
     };
     // SAFETY: n split keys on this device; one word per bucket at `begin` and at `end`.
-    unsafe { d.launch::<K::Bounds>(p.plan(), p)? };
+    unsafe { d.launch_unchecked::<K::Bounds>(p.plan(), p)? };
     // Empty buckets keep begin = end = 0.
     let bounds = d.download(&bounds)?;
     let (begin, end) = bounds.split_at(m as usize);

@@ -12,16 +12,16 @@ impl Device {
     /// block at `counter + i / 4`, exactly what [`Philox::new(key, counter)`](super::Philox::new)
     /// yields as its `i`-th `next_u32`.
     pub fn philox_fill(&self, out: &mut DeviceBuffer<u32>, key: [u32; 2], counter: [u32; 4]) -> Result<()> {
-        let p = PhiloxFill {
-            n: out.len() as u64,
-            out: self.ptr_mut(out)?,
-            stream: Stream { key, counter },
-        };
-        if p.n == 0 {
+        if out.is_empty() {
             return Ok(());
         }
+        let mut b = self.bind();
+        let p = PhiloxFill {
+            n: out.len() as u64,
+            out: b.write(out)?,
+            stream: Stream { key, counter },
+        };
         let shape = self.cap_to_resident::<philox_fill_u32>(p.plan(), 4)?;
-        // SAFETY: `philox_fill_u32` writes `n` words, the buffer's length.
-        unsafe { self.launch::<philox_fill_u32>(shape, p) }
+        b.launch::<philox_fill_u32>(shape, p)
     }
 }

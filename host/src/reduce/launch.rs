@@ -63,56 +63,51 @@ impl Device {
         output: &mut DeviceBuffer<T>,
     ) -> Result<()> {
         check_same_len("reduce output", 1, output.len())?;
-        let dst = self.ptr_mut(output)?;
-        // SAFETY: `dst` is `output`'s one element; `K` as the first pass writes exactly the
-        // partials it is given.
-        unsafe { self.reduce_over_grid_by::<T, K>(input, dst, None, |shape, p| self.launch::<K>(shape, p)) }
+        self.reduce_by::<T, K, T>(input.len(), output, 0, None, |shape, partials, _| {
+            let mut b = self.bind();
+            let p = Reduce {
+                input: b.read(input)?,
+                n: input.len() as u64,
+                partials: b.write(partials)?.cast(),
+            };
+            b.launch::<K>(shape, p)
+        })
     }
 
-    /// The sum over at most `max_blocks` blocks into the element at `dst`, with the first pass
-    /// launched by `first(grid, input, n, partials)`: a kernel that writes the partials
-    /// `reduce_sum_*` would (the same order, so the same bits) and may do more on the same read.
-    /// With a grid fixed in advance, float sums are the same bits on every device and in the
-    /// emulator.
-    ///
-    /// # Safety
-    /// `dst` is one element of device memory of this device; `first` launches such a kernel
-    /// on the grid it is given.
-    pub(crate) unsafe fn sum_over_grid_by<T: Scalar>(
+    /// The sum of `len` elements over at most `max_blocks` blocks into `out` at byte `at`,
+    /// with the first pass launched by `first(grid, partials, out)`: a kernel that writes to
+    /// the scratch `partials` what `reduce_sum_*` would (the same order, so the same bits) and
+    /// may do more on the same read, in `out` too. With a grid fixed in advance, float sums are the same bits on
+    /// every device and in the emulator.
+    pub(crate) fn sum_over_grid_by<T: Scalar, U>(
         &self,
-        input: &DeviceBuffer<T>,
-        dst: *mut T,
+        len: usize,
+        out: &mut DeviceBuffer<U>,
+        at: usize,
         max_blocks: u64,
-        first: impl FnOnce(LaunchShape, *const T, u64, *mut T) -> Result<()>,
+        first: impl FnOnce(LaunchShape, &mut DeviceBuffer<u8>, &mut DeviceBuffer<U>) -> Result<()>,
     ) -> Result<()> {
-        // SAFETY: the caller's contract.
-        unsafe {
-            self.reduce_over_grid_by::<T, T::Reduce>(input, dst, Some(max_blocks), |shape, p| {
-                first(shape, p.input, p.n, p.partials)
-            })
-        }
+        self.reduce_by::<T, T::Reduce, U>(len, out, at, Some(max_blocks), first)
     }
 
-    /// The reduction by kernel `K` (its second pass) after a first pass launched by `first` on
-    /// at most `max_blocks` blocks (`None`: as many as fit the device at once).
-    ///
-    /// # Safety
-    /// As for [`Device::sum_over_grid_by`], with `K`'s partials in place of the sum's.
-    unsafe fn reduce_over_grid_by<T: Scalar, K: Kernel<Params = Reduce<T>>>(
+    /// The reduction of `len` elements by kernel `K` (its second pass, into `out` at byte
+    /// `at`) after a first pass launched by `first` on at most `max_blocks` blocks (`None`: as
+    /// many as fit the device at once).
+    fn reduce_by<T: Scalar, K: Kernel<Params = Reduce<T>>, U>(
         &self,
-        input: &DeviceBuffer<T>,
-        dst: *mut T,
+        len: usize,
+        out: &mut DeviceBuffer<U>,
+        at: usize,
         max_blocks: Option<u64>,
-        first: impl FnOnce(LaunchShape, Reduce<T>) -> Result<()>,
+        first: impl FnOnce(LaunchShape, &mut DeviceBuffer<u8>, &mut DeviceBuffer<U>) -> Result<()>,
     ) -> Result<()> {
-        let n = input.len();
-        check_len("reduce input", n, MAX_LEN)?;
-        let mut p = Reduce {
-            input: self.ptr(input)?,
-            n: n as u64,
+        check_len("reduce input", len, MAX_LEN)?;
+        let plan = Reduce::<T> {
+            input: std::ptr::null(),
+            n: len as u64,
             partials: std::ptr::null_mut(),
-        };
-        let plan = p.plan();
+        }
+        .plan();
         let wide = match max_blocks {
             None => self.cap_to_resident::<K>(plan, 1)?,
             Some(most) => {
@@ -121,18 +116,14 @@ impl Device {
         };
         let blocks = wide.grid[0] as u64;
         let mut scratch = self.scratch(blocks as usize * size_of::<T>())?;
-        p.partials = self
-            .ptr_mut(scratch.as_mut().expect("scratch allocated"))?
-            .cast::<T>();
-        first(wide, p)?;
+        let partials = scratch.as_mut().expect("scratch allocated");
+        first(wide, partials, out)?;
+        let mut b = self.bind();
         let second = Reduce {
-            input: p.partials.cast_const(),
+            input: b.read(partials)?.cast(),
             n: blocks,
-            partials: dst,
+            partials: b.write(out)?.cast::<u8>().wrapping_add(at).cast(),
         };
-        // SAFETY: the reduction kernels' contract: the `blocks` partials (in the scratch,
-        // 256-byte aligned, held until the launch is queued) as input to one block; `dst` one
-        // element (the caller's contract).
-        unsafe { self.launch::<K>(second.plan_single(), second) }
+        b.launch::<K>(second.plan_single(), second)
     }
 }

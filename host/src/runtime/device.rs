@@ -340,13 +340,19 @@ impl Device {
     }
 
     /// Launches kernel `K` over `shape` with `params`: asynchronously on a GPU, to completion
-    /// in the emulator. The shape is checked against the device's limits first.
+    /// in the emulator. The shape is checked against the device's limits first. Kernel families
+    /// whose contract is declared ([`warpkit_kernels::kernel::Checked`]) launch through
+    /// [`Device::bind`] instead, which checks it.
     ///
     /// # Safety
     /// `params` and `shape` meet `K`'s contract (its body's `# Safety` section), and every
     /// pointer in `params` comes from [`Device::ptr`] or [`Device::ptr_mut`] of a buffer that outlives the
     /// call.
-    pub(crate) unsafe fn launch<K: Kernel>(&self, shape: LaunchShape, params: K::Params) -> Result<()> {
+    pub(crate) unsafe fn launch_unchecked<K: Kernel>(
+        &self,
+        shape: LaunchShape,
+        params: K::Params,
+    ) -> Result<()> {
         // SAFETY: forwarded to the caller's contract.
         unsafe {
             match self {

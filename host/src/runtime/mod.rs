@@ -9,7 +9,8 @@
 //!   [`emulator`] (the SIMT emulator as a device), each over that vocabulary and neither over
 //!   the other;
 //! - [`device`]: [`Device`](device::Device), one of the two, through which areas allocate and
-//!   launch;
+//!   launch; `bindings`: the buffers of one launch, against which a checked kernel family's
+//!   pointers are tested before it launches without `unsafe` in the area;
 //! - [`cpu`]: the rayon engine, [`Cpu`](cpu::Cpu), and its chunking;
 //! - [`backend`]: [`Backend`](backend::Backend), a device or the CPU, which the areas' APIs take;
 //!   [`element`]: the scalar types of the scans and reductions.
@@ -17,6 +18,7 @@
 #[cfg(feature = "cuda")]
 pub(crate) mod args;
 pub mod backend;
+mod bindings;
 mod buffer;
 pub mod cpu;
 pub mod device;

@@ -184,6 +184,6 @@ impl Device {
         };
         // SAFETY: the scan kernels' contract for `policy`: buffers of `n` elements, cleared tile
         // status for `tiles`, the launch of `policy`.
-        unsafe { self.launch::<K>(p.plan_with(policy), p) }
+        unsafe { self.launch_unchecked::<K>(p.plan_with(policy), p) }
     }
 }

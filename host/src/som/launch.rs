@@ -41,51 +41,55 @@ fn search<A: BmuKernels>(
 ) -> Result<()> {
     let count = (nodes.len() / dim as usize) as u32;
     let cell_count = (cells.len() / dim as usize) as u32;
-    let (node_ptr, cell_ptr, best) = (d.ptr(nodes)?, d.ptr(cells)?, d.ptr_mut(out)?);
     let block = Search::BLOCK;
     let resident = d.resident_blocks::<A::Search>(block.block[0], block.shared_bytes)?;
     let Slicing { slice_cells, slices } = Slicing::of(count, cell_count, resident, &d.limits().launch);
-    let candidates_bytes = slices as usize * count as usize * (4 + 8);
-    let mut scratch = d.scratch(if slices > 1 { candidates_bytes } else { 0 })?;
-    let (candidates, distances) = match slices {
-        1 => (std::ptr::null_mut(), std::ptr::null_mut()),
-        _ => {
-            // The distances (8-byte aligned: the scratch is 256-byte aligned) come first, then
-            // the candidates, inside the scratch's `candidates_bytes`.
-            let base = d.ptr_mut(scratch.as_mut().expect("scratch allocated"))?;
-            let candidates = base.wrapping_add(slices as usize * count as usize * 8);
-            (candidates.cast::<u32>(), base.cast::<f64>())
-        }
-    };
-    let p = Search {
-        nodes: node_ptr,
+    let plain = Search {
+        nodes: std::ptr::null(),
         count,
-        cells: cell_ptr,
+        cells: std::ptr::null(),
         cell_count,
         dim,
         slice_cells,
-        best,
-        candidates,
-        distances,
+        best: std::ptr::null_mut(),
+        candidates: std::ptr::null_mut(),
+        distances: std::ptr::null_mut(),
     };
-    // SAFETY: `count · dim` nodes and `cell_count · dim` cells; the plan's block a node tile
-    // and slice of `slice_cells` (a multiple of CELL_TILE); one slice writes `out`'s `count`
-    // indices, several a candidate each in the scratch (held until both launches are queued),
-    // which the combine then reads.
-    unsafe {
-        d.launch::<A::Search>(p.plan(), p)?;
-        if slices > 1 {
-            let q = Combine {
-                candidates: candidates.cast_const(),
-                distances: distances.cast_const(),
-                slices,
-                count,
-                best,
-            };
-            d.launch::<som_bmu_combine>(q.plan(), q)?;
-        }
+    if slices == 1 {
+        let mut b = d.bind();
+        let p = Search {
+            nodes: b.read(nodes)?,
+            cells: b.read(cells)?,
+            best: b.write(out)?,
+            ..plain
+        };
+        return b.launch::<A::Search>(p.plan(), p);
     }
-    Ok(())
+    // Each slice's candidates and their distances go to the scratch: the distances first
+    // (8-byte aligned: the scratch is 256-byte aligned), then the candidates.
+    let entries = slices as usize * count as usize;
+    let mut scratch = d.scratch(entries * (8 + 4))?;
+    let scratch = scratch.as_mut().expect("scratch allocated");
+    let mut b = d.bind();
+    let base = b.write(scratch)?;
+    let p = Search {
+        nodes: b.read(nodes)?,
+        cells: b.read(cells)?,
+        candidates: base.wrapping_add(entries * 8).cast(),
+        distances: base.cast(),
+        ..plain
+    };
+    b.launch::<A::Search>(p.plan(), p)?;
+    let mut b = d.bind();
+    let base = b.read(scratch)?;
+    let q = Combine {
+        candidates: base.wrapping_add(entries * 8).cast(),
+        distances: base.cast(),
+        slices,
+        count,
+        best: b.write(out)?,
+    };
+    b.launch::<som_bmu_combine>(q.plan(), q)
 }
 
 /// Trains the map in `weights` on `nodes` (shapes checked by the caller).
@@ -120,64 +124,56 @@ fn train_batch(
     let mut best = d.workspace::<u32>(count as usize)?;
     let mut sums = d.workspace::<u64>((planes * cells) as usize)?;
     let mut rows_done = d.workspace::<f64>((planes * cells) as usize)?;
-    let node_ptr = d.ptr(nodes)?;
-    let (sums_ptr, rows_ptr) = (d.ptr_mut(&mut sums)?, d.ptr_mut(&mut rows_done)?);
-    let largest_ptr = d.ptr_mut(&mut largest)?;
+    let mut b = d.bind();
     let p = Magnitudes {
-        nodes: node_ptr,
+        nodes: b.read(nodes)?,
         count,
         dim,
-        largest: largest_ptr,
+        largest: b.write(&mut largest)?,
     };
-    // SAFETY: `count · dim` nodes, `dim` zeroed words.
-    unsafe { d.launch::<som_magnitudes>(p.plan(), p)? };
-    let largest = largest_ptr.cast_const();
+    b.launch::<som_magnitudes>(p.plan(), p)?;
+    let (rows, cols) = (shape.rows as u32, shape.cols as u32);
     for e in 0..schedule.epochs {
         let epoch = schedule.epoch(e, shape.rows.max(shape.cols));
-        let gaussian = d.upload(&epoch.gaussian)?;
-        let table = d.ptr(&gaussian)?;
+        let table = d.upload(&epoch.gaussian)?;
+        let radius = epoch.radius;
         super::best_matching_units_into(d, nodes, weights, dim as usize, schedule.accumulate, &mut best)?;
         d.zero_prefix(&mut sums, (planes * cells) as usize)?;
-        let (best_ptr, weight_ptr) = (d.ptr(&best)?, d.ptr_mut(weights)?);
-        let (rows, cols, radius) = (shape.rows as u32, shape.cols as u32, epoch.radius);
-        let accumulate = batch::Accumulate {
-            nodes: node_ptr,
+        let mut b = d.bind();
+        let p = batch::Accumulate {
+            nodes: b.read(nodes)?,
             count,
             dim,
-            best: best_ptr,
-            largest,
+            best: b.read(&best)?,
+            largest: b.read(&largest)?,
             cells,
-            sums: sums_ptr,
+            sums: b.write(&mut sums)?,
         };
-        let smooth_rows = SmoothRows {
-            sums: sums_ptr.cast_const(),
-            largest,
+        b.launch::<som_accumulate>(p.plan(), p)?;
+        let mut b = d.bind();
+        let p = SmoothRows {
+            sums: b.read(&sums)?,
+            largest: b.read(&largest)?,
             count,
             rows,
             cols,
             planes,
-            table,
+            table: b.read(&table)?,
             radius,
-            out: rows_ptr,
+            out: b.write(&mut rows_done)?,
         };
-        let smooth_columns = SmoothColumns {
-            rows_done: rows_ptr.cast_const(),
+        b.launch::<som_smooth_rows>(p.plan(), p)?;
+        let mut b = d.bind();
+        let p = SmoothColumns {
+            rows_done: b.read(&rows_done)?,
             rows,
             cols,
             dim,
-            table,
+            table: b.read(&table)?,
             radius,
-            weights: weight_ptr,
+            weights: b.write(weights)?,
         };
-        // SAFETY: `count · dim` nodes with `count` best cells below `cells`, `dim` magnitudes,
-        // `planes · cells` sums and row-smoothed values, `cells · dim` weights, `radius + 1`
-        // taps of this epoch's table (freed in stream order after these launches); lengths fit
-        // 32 bits (checked by the caller); one-dimensional grids.
-        unsafe {
-            d.launch::<som_accumulate>(accumulate.plan(), accumulate)?;
-            d.launch::<som_smooth_rows>(smooth_rows.plan(), smooth_rows)?;
-            d.launch::<som_smooth_columns>(smooth_columns.plan(), smooth_columns)?;
-        }
+        b.launch::<som_smooth_columns>(p.plan(), p)?;
     }
     Ok(())
 }
@@ -202,38 +198,32 @@ fn online<A: BmuKernels>(
     let blocks = launch.grid[0];
     let mut distances = d.workspace::<f64>(2 * blocks as usize)?;
     let mut indices = d.workspace::<u32>(2 * blocks as usize)?;
-    let (dist_ptr, index_ptr) = (d.ptr_mut(&mut distances)?, d.ptr_mut(&mut indices)?);
-    let (node_ptr, weight_ptr) = (d.ptr(nodes)?, d.ptr_mut(weights)?);
     for e in 0..schedule.epochs {
         let epoch = schedule.epoch(e, shape.rows.max(shape.cols));
         let table = d.upload(&epoch.online_table())?;
-        let table_ptr = d.ptr(&table)?;
         let order = schedule.order(count, e);
-        let node = |t: usize| match order.get(t) {
-            Some(&i) => node_ptr.wrapping_add(i as usize * shape.dim),
-            None => std::ptr::null(),
-        };
         for t in 0..=count {
-            let previous = if t == 0 { std::ptr::null() } else { node(t - 1) };
+            let mut b = d.bind();
+            let base = b.read(nodes)?;
+            // Node `i` of the order: `dim` values inside `nodes`, or none past its end.
+            let node = |t: usize| match order.get(t) {
+                Some(&i) => base.wrapping_add(i as usize * shape.dim),
+                None => std::ptr::null(),
+            };
             let p = Step {
-                weights: weight_ptr,
+                weights: b.write(weights)?,
                 cells,
                 dim,
                 cols,
                 radius: epoch.radius,
-                table: table_ptr,
-                previous,
+                table: b.read(&table)?,
+                previous: if t == 0 { std::ptr::null() } else { node(t - 1) },
                 next: node(t),
                 parity: (t % 2) as u32,
-                distances: dist_ptr,
-                indices: index_ptr,
+                distances: b.write(&mut distances)?,
+                indices: b.write(&mut indices)?,
             };
-            // SAFETY: `cells · dim` weights of a map `cols` wide, nodes of `dim` inside
-            // `nodes`, the epoch's table of `2 · (radius + 1)`, `2 · blocks` candidates of which
-            // launch `t − 1` of the same grid filled the half this one reads; the table is held
-            // until the launches that read it are queued, and the device orders its release
-            // after them.
-            unsafe { d.launch::<A::Online>(launch, p)? };
+            b.launch::<A::Online>(launch, p)?;
         }
     }
     Ok(())

@@ -64,5 +64,5 @@ fn launch<K: Kernel<Params = Sample>>(d: &Device, shape: Shape, p: Sample) -> Re
     // SAFETY: the mask holds `words <= lanes * words per lane` words with `n >= k` elements
     // (checked by `Subsets::new` and `Method::shape`); exactly one output is non-null and holds
     // `count` subsets (checked by the caller); the plan's blocks are whole warps.
-    unsafe { d.launch::<K>(launch, p) }
+    unsafe { d.launch_unchecked::<K>(launch, p) }
 }

@@ -83,12 +83,15 @@ crate::kernel! {
     /// Parameters of [`tile_total`].
     pub struct TileTotal<F: Weight> {
         /// The `n` weights, quantized by `quantizer`.
+        #[len(n)]
         pub weights: *const F,
         pub n: u64,
         pub quantizer: Quantizer,
         /// One quantized weight per tile.
+        #[len(n.div_ceil(PARTITION_TILE))]
         pub tile_q: *mut u64,
     }
+    check |p, shape| *shape == p.plan();
     /// Each tile's quantized weight.
     fn tile_total => alias_tile_total_f32<f32>, alias_tile_total_f64<f64>;
 }
@@ -163,14 +166,17 @@ crate::kernel! {
     /// Parameters of [`tile_counts`].
     pub struct TileCounts<F: Weight> {
         /// The `n` weights, quantized by `quantizer`.
+        #[len(n)]
         pub weights: *const F,
         pub n: u64,
         pub quantizer: Quantizer,
         /// Their total quantized weight.
         pub total: u64,
         /// The tiles' sums, laid out as [`TileScans`] reads them.
+        #[len(TILE_COUNTS as u128 * (u128::from(n.div_ceil(PARTITION_TILE)) + 1))]
         pub sums: *mut u64,
     }
+    check |p, shape| *shape == p.plan();
     /// Each tile's light items, their weight and its heavy items' weight.
     fn tile_counts => alias_tile_counts_f32<f32>, alias_tile_counts_f64<f64>;
 }
@@ -394,13 +400,17 @@ crate::kernel! {
     /// Parameters of [`check_sum`].
     pub struct CheckSum<F: Weight> {
         /// The `n` weights.
+        #[len(n)]
         pub weights: *const F,
         pub n: u64,
         /// One partial sum per block.
+        #[len(shape.grid[0])]
         pub partials: *mut F,
         /// The least index of a bad weight; the caller starts it at `u64::MAX`.
+        #[len(1u64)]
         pub first_bad: *mut u64,
     }
+    check |p, shape| shape.is_linear(crate::policy::REDUCE_BLOCK_THREADS, crate::grid::reduce::Reduce::<F>::SHARED_BYTES);
     fn check_sum::<f32, 4> => alias_check_sum_f32<f32>;
     fn check_sum::<f64, 2> => alias_check_sum_f64<f64>;
 }

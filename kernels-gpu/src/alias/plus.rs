@@ -267,16 +267,20 @@ crate::kernel! {
     /// Parameters of [`greedy_tiles`].
     pub struct GreedyTiles<F: Weight> {
         /// The `n` weights, quantized by `quantizer`.
+        #[len(n)]
         pub weights: *const F,
         pub n: u64,
         pub quantizer: Quantizer,
         /// Their total quantized weight.
         pub total: u64,
         /// The tiles' [`LEFTOVER_SUMS`].
+        #[len(LEFTOVER_SUMS as u128 * (u128::from(n.div_ceil(PARTITION_TILE)) + 1))]
         pub sums: *mut u64,
         /// The `n` rows of the table.
+        #[len(n)]
         pub table: *mut Row<F>,
     }
+    check |p, shape| n <= u32::MAX as u64 && *shape == p.plan();
     /// PSA+'s greedy rows within each tile.
     fn greedy_tiles => alias_greedy_tiles_f32<f32>, alias_greedy_tiles_f64<f64>;
 }

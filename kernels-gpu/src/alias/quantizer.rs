@@ -32,3 +32,7 @@ pub struct Quantizer {
     pub shift: i32,
     pub scale: f64,
 }
+
+#[cfg(not(target_arch = "nvptx64"))]
+// SAFETY: a shift and a scale, numbers only.
+unsafe impl crate::kernel::Plain for Quantizer {}

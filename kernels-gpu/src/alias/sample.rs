@@ -205,15 +205,18 @@ crate::kernel! {
     /// Parameters of the baseline sampler.
     pub struct Sample<F: Weight> {
         /// The `n > 0` rows, whose aliases are below `n`.
+        #[len(n)]
         pub table: *const Row<F>,
         pub n: u64,
         /// Where the `s` samples go, as `output` says.
+        #[len(s)]
         pub out: *mut u32,
         pub s: u64,
         pub stream: Stream,
         /// [`OUTPUT_IN_ORDER`], [`OUTPUT_FOLDED`] or [`OUTPUT_SHUFFLED`].
         pub output: u32,
     }
+    check |p, shape| n > 0 && n <= u32::MAX as u64 && shape.is_1d();
     /// The paper's baseline sampler.
     fn sample_baseline => alias_sample_baseline_f32<f32>, alias_sample_baseline_f64<f64>;
 }

@@ -123,8 +123,10 @@ crate::kernel! {
         pub section_rows: u64,
         pub sections: u64,
         /// One `[count, offset]` pair per section.
+        #[len(sections)]
         pub shares: *mut [u64; 2],
     }
+    check |p, shape| section_rows > 0 && sections.checked_mul(section_rows).is_some() && shape.is_1d();
     /// Each section's share of the samples.
     fn section_shares => alias_section_shares;
 }
@@ -151,12 +153,17 @@ pub unsafe fn section_shares(p: SectionShares) {
 /// random number `r` from the section's `rows` rows from `first_row`.
 ///
 /// # Safety
-/// `out` holds `s` elements; `shares` holds the block's share.
+/// `out` holds `s` elements; `shares` holds the block's share (any values: a share past `s` is
+/// cut to it).
 #[inline(always)]
 unsafe fn sample_section(l: Launch, draw: impl Fn(u32, u32, u64) -> u32) {
     let b = block_x() as u64;
     // SAFETY: the caller's contract.
     let [count, offset] = unsafe { *l.shares.add(b as usize) };
+    // Shares from another launch cannot send a block past the samples: the clamp (once a
+    // block) keeps every position below `s` whatever `shares` holds.
+    let offset = offset.min(l.s);
+    let count = count.min(l.s - offset);
     let first_row = b * l.section_rows;
     let rows = l.section_rows.min(l.n - first_row) as u32;
     let draw = |r| draw(first_row as u32, rows, r);
@@ -292,9 +299,10 @@ pub const fn shared_section_rows(n: u64, shared_bytes: u32) -> u64 {
 /// the table in global memory, through the cache.
 ///
 /// # Safety
-/// `table` holds `n` rows, `out` `s` elements; one block per section (`sections =
-/// ceil(n / section_rows)`), and `shares` their shares by [`section_shares`] of the same
-/// `s`, `n`, key, counter and sections.
+/// `table` holds `n` rows, `out` `s` elements; at most one block per section (`sections =
+/// ceil(n / section_rows)`), and `shares` a pair a block: their shares by [`section_shares`] of
+/// the same `s`, `n`, key, counter and sections, for the samples to follow the distribution
+/// (other values stay inside `out`).
 #[inline(always)]
 pub unsafe fn sample_cached<F: Weight>(p: Sectioned<F>) {
     let (table, l) = (p.table, p.launch());
@@ -338,19 +346,23 @@ crate::kernel! {
     /// Parameters of the sectioned samplers.
     pub struct Sectioned<F: Weight> {
         /// The `n` rows.
+        #[len(n)]
         pub table: *const Row<F>,
         pub n: u64,
         /// Where the `s` samples go, as `output` says.
+        #[len(s)]
         pub out: *mut u32,
         pub s: u64,
         pub stream: Stream,
         /// Rows of each section but the last.
         pub section_rows: u64,
         /// Each section's count and offset, by [`section_shares`].
+        #[len(shape.grid[0])]
         pub shares: *const [u64; 2],
         /// An `OUTPUT_*` code of [`super::sample`].
         pub output: u32,
     }
+    check |p, shape| section_rows > 0 && shape.is_1d() && shape.grid[0] as u64 <= n.div_ceil(section_rows);
     /// Sectioned sampling through the cache, grouped by section, shuffled or folded.
     fn sample_cached => alias_sample_cached_f32<f32>, alias_sample_cached_f64<f64>;
     /// Sectioned sampling from shared memory, grouped by section, shuffled or folded.

@@ -12,10 +12,13 @@ const UNROLL: usize = COPY_UNROLL as usize;
 crate::kernel! {
     /// Parameters of the copy: `bytes` bytes from `src` to `dst`.
     pub struct CopyBytes {
+        #[len(bytes)]
         pub src: *const u8,
+        #[len(bytes)]
         pub dst: *mut u8,
         pub bytes: u64,
     }
+    check |p, shape| shape.is_1d();
     /// The 128-bit copy.
     fn copy_bytes => copy_vec128;
 }

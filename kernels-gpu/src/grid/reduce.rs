@@ -119,11 +119,14 @@ crate::kernel! {
     /// Parameters of the reduction: `n` elements of `input`, a partial a block to `partials`.
     /// The second pass is the same kernel over the first pass's partials, with one block.
     pub struct Reduce<T: Element> {
+        #[len(n)]
         pub input: *const T,
         pub n: u64,
         /// One partial per block.
+        #[len(shape.grid[0])]
         pub partials: *mut T,
     }
+    check |p, shape| shape.is_linear(REDUCE_BLOCK_THREADS, Reduce::<T>::SHARED_BYTES);
     /// The sum of u32 (wrapping).
     fn reduce::<u32, Sum, 4> => reduce_sum_u32<u32>;
     /// The sum of u64 (wrapping).

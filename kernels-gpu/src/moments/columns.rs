@@ -38,6 +38,7 @@ crate::kernel! {
     /// Parameters of [`columns`].
     pub struct Columns<T: Element> {
         /// The `rows × cols` row-major matrix.
+        #[len(u128::from(rows) * u128::from(cols))]
         pub input: *const T,
         pub rows: u64,
         pub cols: u64,
@@ -45,10 +46,13 @@ crate::kernel! {
         pub slice_rows: u64,
         /// A summary per slice and column (`partials[slice * cols + col]`), or null for one
         /// slice, whose words go to `out`.
+        #[len(if partials.is_null() { 0 } else { u128::from(rows.div_ceil(slice_rows.max(1))) * u128::from(cols) })]
         pub partials: *mut Summary,
         /// [`SUMMARY_WORDS`] f64 a column.
+        #[len(u128::from(cols) * SUMMARY_WORDS as u128)]
         pub out: *mut f64,
     }
+    check |p, shape| slice_rows > 0 && *shape == p.plan();
     /// The column kernel of f32 and f64 matrices.
     fn columns => moments_columns_f32<f32>, moments_columns_f64<f64>;
 }
@@ -162,12 +166,15 @@ crate::kernel! {
     /// Parameters of [`columns_combine`].
     pub struct ColumnsCombine {
         /// `slices * cols` summaries (`partials[slice * cols + col]`).
+        #[len(u128::from(slices) * u128::from(cols))]
         pub partials: *const Summary,
         pub slices: u32,
         pub cols: u64,
         /// [`SUMMARY_WORDS`] f64 a column.
+        #[len(u128::from(cols) * SUMMARY_WORDS as u128)]
         pub out: *mut f64,
     }
+    check |p, shape| shape.is_1d();
     /// The combine of the column kernel's slices, of either input type.
     fn columns_combine => moments_columns_combine;
 }

@@ -204,11 +204,14 @@ crate::kernel! {
     /// Parameters of [`partial_summaries`].
     pub struct Partials<T: Element> {
         /// The `n` values.
+        #[len(n)]
         pub input: *const T,
         pub n: u64,
         /// One summary per block.
+        #[len(shape.grid[0])]
         pub partials: *mut Summary,
     }
+    check |p, shape| shape.is_linear(REDUCE_BLOCK_THREADS, SHARED_BYTES);
     /// f32 values (16-byte vectors of 4), summed in f64.
     fn partial_summaries::<f32, 4> => moments_partials_f32<f32>;
     /// f64 values (16-byte vectors of 2).
@@ -257,11 +260,14 @@ crate::kernel! {
     /// Parameters of [`combine`].
     pub struct Combine {
         /// The `count` partial summaries.
+        #[len(count)]
         pub partials: *const Summary,
         pub count: u64,
         /// [`SUMMARY_WORDS`] f64.
+        #[len(SUMMARY_WORDS as u64)]
         pub out: *mut f64,
     }
+    check |p, shape| *shape == p.plan();
     /// The combine of either input type's partials.
     fn combine => moments_combine;
 }

@@ -11,10 +11,12 @@ use crate::simt::{global_x, grid_threads_x};
 crate::kernel! {
     /// Parameters of the fill: words `0 .. n` of `stream` into `out`.
     pub struct PhiloxFill {
+        #[len(n)]
         pub out: *mut u32,
         pub n: u64,
         pub stream: Stream,
     }
+    check |p, shape| shape.is_1d();
     /// The Philox fill.
     fn fill => philox_fill_u32;
 }

@@ -88,6 +88,10 @@ pub struct Stream {
     pub counter: [u32; 4],
 }
 
+#[cfg(not(target_arch = "nvptx64"))]
+// SAFETY: a key and a counter, numbers only.
+unsafe impl crate::kernel::Plain for Stream {}
+
 impl Stream {
     /// The stream of a 64-bit key and a 128-bit counter, given as two words (low first).
     pub fn from_words(key: u64, counter: [u64; 2]) -> Stream {

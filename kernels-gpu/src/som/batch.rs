@@ -22,7 +22,7 @@
 //! Cost for 12000 nodes of 12 on a 200 × 200 map: the atomics are 156000 (a few µs); each
 //! smoothing pass is at most `planes · cells · (2·radius + 1)` FMAs read from L1 and L2.
 
-use crate::launch::LaunchShape;
+use crate::launch::{LaunchShape, fits_u32};
 pub use crate::policy::som::MAGNITUDE_RUN;
 use crate::policy::som::{BATCH_MAX_BLOCKS, BATCH_THREADS};
 use crate::simt::atomic::{add_u64, max_u32};
@@ -103,12 +103,15 @@ crate::kernel! {
     /// Parameters of [`magnitudes`].
     pub struct Magnitudes {
         /// `count · dim` f32, row-major.
+        #[len(u128::from(count) * u128::from(dim))]
         pub nodes: *const f32,
         pub count: u32,
         pub dim: u32,
         /// `dim` words, zeroed before.
+        #[len(dim)]
         pub largest: *mut u32,
     }
+    check |p, shape| dim > 0 && fits_u32(count as u64, dim as u64) && shape.is_1d();
     /// Each dimension's largest magnitude.
     fn magnitudes => som_magnitudes;
 }
@@ -154,17 +157,22 @@ crate::kernel! {
     /// Parameters of [`accumulate`].
     pub struct Accumulate {
         /// `count · dim` f32, row-major.
+        #[len(u128::from(count) * u128::from(dim))]
         pub nodes: *const f32,
         pub count: u32,
         pub dim: u32,
-        /// Each node's best cell, below `cells`.
+        /// Each node's best cell; one not below `cells` is skipped.
+        #[len(count)]
         pub best: *const u32,
         /// The `dim` largest magnitudes' bits ([`magnitudes`]).
+        #[len(dim)]
         pub largest: *const u32,
         pub cells: u32,
         /// `(dim + 1) · cells` sums, zeroed before.
+        #[len((u128::from(dim) + 1) * u128::from(cells))]
         pub sums: *mut u64,
     }
+    check |p, shape| fits_u32(dim as u64 + 1, count as u64) && fits_u32(dim as u64 + 1, cells as u64) && shape.is_1d();
     /// The nodes summed per cell, in fixed point.
     fn accumulate => som_accumulate;
 }
@@ -182,9 +190,9 @@ impl Accumulate {
 /// complement: negative sums come out right as `i64`).
 ///
 /// # Safety
-/// `nodes` holds `count · dim` f32, `best` `count` indices below `cells`, `largest` `dim`
-/// values, `sums` `(dim + 1) · cells` words; `(dim + 1) · count` and `(dim + 1) · cells` fit
-/// in 32 bits; any one-dimensional grid.
+/// `nodes` holds `count · dim` f32, `best` `count` indices (any: a node whose index is not
+/// below `cells` is left out), `largest` `dim` values, `sums` `(dim + 1) · cells` words;
+/// `(dim + 1) · count` and `(dim + 1) · cells` fit in 32 bits; any one-dimensional grid.
 #[inline(always)]
 pub unsafe fn accumulate(p: Accumulate) {
     let Accumulate {
@@ -200,7 +208,7 @@ pub unsafe fn accumulate(p: Accumulate) {
     let mut e = global_x();
     while e < count as u64 * planes as u64 {
         let (node, p) = ((e / planes as u64) as u32, (e % planes as u64) as u32);
-        // SAFETY: `node < count`, `p <= dim`; `best[node] < cells`.
+        // SAFETY: `node < count`, `p <= dim`, `cell < cells`.
         unsafe {
             let value = if p < dim {
                 let x = *nodes.add(node as usize * dim as usize + p as usize);
@@ -208,8 +216,12 @@ pub unsafe fn accumulate(p: Accumulate) {
             } else {
                 1
             };
+            // A cell past the map (never from the search) is skipped, not written out of
+            // bounds: the sums stay in bounds whatever `best` holds.
             let cell = *best.add(node as usize);
-            add_u64(sums.add(p as usize * cells as usize + cell as usize), value);
+            if cell < cells {
+                add_u64(sums.add(p as usize * cells as usize + cell as usize), value);
+            }
         }
         e += grid_threads_x();
     }
@@ -219,8 +231,10 @@ crate::kernel! {
     /// Parameters of [`smooth_rows`].
     pub struct SmoothRows {
         /// `planes · rows · cols` sums ([`accumulate`]).
+        #[len(u128::from(planes) * u128::from(rows) * u128::from(cols))]
         pub sums: *const u64,
         /// The `planes − 1` largest magnitudes' bits the sums were scaled by.
+        #[len(u128::from(planes).saturating_sub(1))]
         pub largest: *const u32,
         /// Nodes summed.
         pub count: u32,
@@ -228,11 +242,14 @@ crate::kernel! {
         pub cols: u32,
         pub planes: u32,
         /// The Gaussian's `radius + 1` taps.
+        #[len(u128::from(radius) + 1)]
         pub table: *const f64,
         pub radius: u32,
         /// `planes · rows · cols` values.
+        #[len(u128::from(planes) * u128::from(rows) * u128::from(cols))]
         pub out: *mut f64,
     }
+    check |p, shape| fits_u32(planes as u64 * rows as u64, cols as u64) && shape.is_1d();
     /// The planes smoothed along the map's rows.
     fn smooth_rows => som_smooth_rows;
 }
@@ -290,16 +307,20 @@ crate::kernel! {
     /// Parameters of [`smooth_columns`].
     pub struct SmoothColumns {
         /// `(dim + 1) · rows · cols` row-smoothed values ([`smooth_rows`]).
+        #[len((u128::from(dim) + 1) * u128::from(rows) * u128::from(cols))]
         pub rows_done: *const f64,
         pub rows: u32,
         pub cols: u32,
         pub dim: u32,
         /// The Gaussian's `radius + 1` taps.
+        #[len(u128::from(radius) + 1)]
         pub table: *const f64,
         pub radius: u32,
         /// `rows · cols · dim` weights, row-major by cell.
+        #[len(u128::from(rows) * u128::from(cols) * u128::from(dim))]
         pub weights: *mut f32,
     }
+    check |p, shape| fits_u32((dim as u64 + 1) * rows as u64, cols as u64) && shape.is_1d();
     /// The planes smoothed along the map's columns, and the weights set from them.
     fn smooth_columns => som_smooth_columns;
 }

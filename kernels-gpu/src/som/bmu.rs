@@ -45,20 +45,26 @@ crate::kernel! {
     /// nodes (both row-major, `dim` f32 each), over slices of `slice_cells` cells (`gridDim.y`
     /// of them).
     pub struct Search {
+        #[len(u128::from(count) * u128::from(dim))]
         pub nodes: *const f32,
         pub count: u32,
+        #[len(u128::from(cell_count) * u128::from(dim))]
         pub cells: *const f32,
         pub cell_count: u32,
         pub dim: u32,
         /// Cells of a slice, a multiple of [`CELL_TILE`] (see [`Slicing`]).
         pub slice_cells: u32,
         /// A cell a node, written when `candidates` is null (one slice).
+        #[len(if candidates.is_null() { count } else { 0 })]
         pub best: *mut u32,
         /// With several slices, each slice's best cell and its distance for each node
         /// (`slice · count + node`); else null.
+        #[len(if candidates.is_null() { 0 } else { u128::from(shape.grid[1]) * u128::from(count) })]
         pub candidates: *mut u32,
+        #[len(if candidates.is_null() { 0 } else { u128::from(shape.grid[1]) * u128::from(count) })]
         pub distances: *mut f64,
     }
+    check |p, shape| dim > 0 && slice_cells > 0 && slice_cells % CELL_TILE == 0 && *shape == p.plan();
     /// Distances summed in f32.
     fn search::<f32> => som_bmu_f32;
     /// Distances summed in f64.
@@ -334,13 +340,17 @@ crate::kernel! {
     /// Parameters of the combine: each node's best of its `slices` candidates.
     pub struct Combine {
         /// `slices · count` candidates and their distances (`slice · count + node`).
+        #[len(u128::from(slices) * u128::from(count))]
         pub candidates: *const u32,
+        #[len(u128::from(slices) * u128::from(count))]
         pub distances: *const f64,
         pub slices: u32,
         pub count: u32,
         /// A cell a node.
+        #[len(count)]
         pub best: *mut u32,
     }
+    check |p, shape| shape.is_1d();
     /// The slices' candidates combined.
     fn combine => som_bmu_combine;
 }

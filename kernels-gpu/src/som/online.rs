@@ -36,23 +36,30 @@ crate::kernel! {
     /// Parameters of one launch of online training (see [`step`]).
     pub struct Step {
         /// `cells · dim` f32 of a map `cols` wide.
+        #[len(u128::from(cells) * u128::from(dim))]
         pub weights: *mut f32,
         pub cells: u32,
         pub dim: u32,
         pub cols: u32,
         pub radius: u32,
         /// `rate · g` then `g`, `radius + 1` each.
+        #[len(2 * (u128::from(radius) + 1))]
         pub table: *const f32,
         /// The node whose step this launch finishes, `dim` f32, or null.
+        #[len(if previous.is_null() { 0 } else { dim })]
         pub previous: *const f32,
         /// The node this launch searches for, `dim` f32, or null.
+        #[len(if next.is_null() { 0 } else { dim })]
         pub next: *const f32,
         /// Which half of `distances` and `indices` this launch writes.
         pub parity: u32,
         /// `2 · gridDim.x` candidates: distances and cells.
+        #[len(2 * u128::from(shape.grid[0]))]
         pub distances: *mut f64,
+        #[len(2 * u128::from(shape.grid[0]))]
         pub indices: *mut u32,
     }
+    check |p, shape| cols > 0 && shape.is_linear(ONLINE_THREADS, ONLINE_SHARED_BYTES);
     /// Distances summed in f32.
     fn step::<f32> => som_online_f32;
     /// Distances summed in f64.

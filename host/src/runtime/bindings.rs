@@ -1,0 +1,249 @@
+//! [`Bindings`]: the buffers of one launch, borrowed until it is queued, and the safe launch of
+//! a checked kernel family ([`Checked`]). An area binds each buffer it passes (shared for reads,
+//! mutable for writes), builds the family's parameter struct from the addresses it gets back
+//! and launches; before anything runs, every pointer field's reach (its `#[len]`) must lie in
+//! one bound buffer, written ones in a mutably bound buffer and overlapping no other reach, and
+//! the family's check clause must accept the fields and the shape. The areas need no `unsafe`.
+
+use super::device::{Device, DeviceBuffer, LaunchShape};
+use crate::error::{Error, Result};
+use std::marker::PhantomData;
+use warpkit_kernels::kernel::{Checked, Kernel, Reach};
+
+/// The buffers bound to one launch; see the [module docs](self).
+pub(crate) struct Bindings<'a> {
+    device: &'a Device,
+    buffers: Vec<Bound>,
+    /// Holds every bound buffer's borrow until the launch is queued.
+    _borrows: PhantomData<&'a mut ()>,
+}
+
+/// One bound buffer's bytes.
+struct Bound {
+    start: usize,
+    bytes: usize,
+    writable: bool,
+}
+
+impl Bound {
+    fn holds(&self, reach: &Reach) -> bool {
+        let end = self.start as u128 + self.bytes as u128;
+        reach.addr >= self.start
+            && reach.addr as u128 + reach.bytes <= end
+            && (self.writable || !reach.writes)
+    }
+}
+
+impl Device {
+    /// Bindings for one launch on this device.
+    pub(crate) fn bind(&self) -> Bindings<'_> {
+        Bindings {
+            device: self,
+            buffers: Vec::new(),
+            _borrows: PhantomData,
+        }
+    }
+}
+
+impl<'a> Bindings<'a> {
+    /// The kernel address of `buffer`, which the launch may read.
+    pub(crate) fn read<T>(&mut self, buffer: &'a DeviceBuffer<T>) -> Result<*const T> {
+        Ok(self.hold(buffer, false)?.cast_const())
+    }
+
+    /// The kernel address of `buffer`, which the launch may read and write.
+    pub(crate) fn write<T>(&mut self, buffer: &'a mut DeviceBuffer<T>) -> Result<*mut T> {
+        self.hold(buffer, true)
+    }
+
+    /// Records `buffer` (of this device) as bound, writable or not, and gives its address.
+    fn hold<T>(&mut self, buffer: &DeviceBuffer<T>, writable: bool) -> Result<*mut T> {
+        self.device.check_owner(buffer)?;
+        let ptr = buffer.kernel_ptr();
+        self.buffers.push(Bound {
+            start: ptr.addr(),
+            bytes: buffer.len() * size_of::<T>(),
+            writable,
+        });
+        Ok(ptr)
+    }
+
+    /// Launches `K` over `shape` with `params` once the checks in the [module docs](self) pass
+    /// (`Err(LaunchContract)` otherwise, and `Err(LaunchShape)` for a shape the device cannot
+    /// run): asynchronously on a GPU, to completion in the emulator.
+    pub(crate) fn launch<K: Kernel>(self, shape: LaunchShape, params: K::Params) -> Result<()>
+    where
+        K::Params: Checked,
+    {
+        let refuse = |reason: String| {
+            Err(Error::LaunchContract {
+                kernel: K::NAME,
+                reason,
+            })
+        };
+        if !params.check(&shape) {
+            return refuse(format!(
+                "its parameters or the shape {shape:?} are outside its contract"
+            ));
+        }
+        let mut reaches = Vec::new();
+        params.for_each_reach(&shape, &mut |r| reaches.push(r));
+        let reaches: Vec<Reach> = reaches.into_iter().filter(|r| r.bytes > 0).collect();
+        for r in &reaches {
+            if !r.addr.is_multiple_of(r.align) {
+                return refuse(format!("`{}` is not aligned to {} bytes", r.field, r.align));
+            }
+            if !self.buffers.iter().any(|b| b.holds(r)) {
+                let how = if r.writes { "written" } else { "read" };
+                return refuse(format!(
+                    "`{}` ({} bytes {how}) is outside the buffers bound to it",
+                    r.field, r.bytes
+                ));
+            }
+        }
+        for (i, a) in reaches.iter().enumerate() {
+            for b in &reaches[i + 1..] {
+                let apart =
+                    a.addr as u128 + a.bytes <= b.addr as u128 || b.addr as u128 + b.bytes <= a.addr as u128;
+                if (a.writes || b.writes) && !apart {
+                    return refuse(format!(
+                        "`{}` and `{}` overlap and one is written",
+                        a.field, b.field
+                    ));
+                }
+            }
+        }
+        // SAFETY: the `Checked` contract: every reach lies in a live buffer bound here (held
+        // borrowed until this call returns, and freed only in stream order after it), aligned,
+        // written ones only in buffers bound mutably and apart from every other reach, and the
+        // family's check holds for `shape`.
+        unsafe { self.device.launch_unchecked::<K>(shape, params) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each check of [`Bindings::launch`] refuses a launch that breaks it, before anything runs
+    //! (the emulator would run a refused launch at once and fault or corrupt its memory).
+
+    use super::*;
+    use warpkit_kernels::grid::copy::{CopyBytes, copy_vec128};
+    use warpkit_kernels::grid::reduce::Reduce;
+    use warpkit_kernels::grid::reduce::reduce_sum_u32;
+
+    fn shape() -> LaunchShape {
+        LaunchShape::linear(1, 32, 0)
+    }
+
+    /// The refusal's reason, or a failure naming what ran instead.
+    fn refusal(result: Result<()>) -> String {
+        match result {
+            Err(Error::LaunchContract { reason, .. }) => reason,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_reach_past_the_buffer_is_refused() {
+        let d = Device::emulator();
+        let (src, mut dst) = (d.zeros::<u8>(16).unwrap(), d.zeros::<u8>(16).unwrap());
+        let mut b = d.bind();
+        let p = CopyBytes {
+            src: b.read(&src).unwrap(),
+            dst: b.write(&mut dst).unwrap(),
+            bytes: 17,
+        };
+        assert!(refusal(b.launch::<copy_vec128>(shape(), p)).contains("`src` (17 bytes read)"));
+    }
+
+    #[test]
+    fn writing_through_a_buffer_bound_for_reading_is_refused() {
+        let d = Device::emulator();
+        let (src, dst) = (d.zeros::<u8>(16).unwrap(), d.zeros::<u8>(16).unwrap());
+        let mut b = d.bind();
+        let p = CopyBytes {
+            src: b.read(&src).unwrap(),
+            dst: b.read(&dst).unwrap().cast_mut(),
+            bytes: 16,
+        };
+        assert!(refusal(b.launch::<copy_vec128>(shape(), p)).contains("`dst` (16 bytes written)"));
+    }
+
+    #[test]
+    fn an_unbound_buffer_is_refused() {
+        let d = Device::emulator();
+        let (src, mut dst, other) = (
+            d.zeros::<u8>(16).unwrap(),
+            d.zeros::<u8>(16).unwrap(),
+            d.zeros::<u8>(16).unwrap(),
+        );
+        let stray = d.ptr(&other).unwrap();
+        let mut b = d.bind();
+        let p = CopyBytes {
+            src: stray,
+            dst: b.write(&mut dst).unwrap(),
+            bytes: 16,
+        };
+        b.read(&src).unwrap();
+        assert!(refusal(b.launch::<copy_vec128>(shape(), p)).contains("outside the buffers"));
+    }
+
+    #[test]
+    fn overlapping_reaches_are_refused_when_one_writes() {
+        let d = Device::emulator();
+        let mut buffer = d.zeros::<u8>(32).unwrap();
+        let mut b = d.bind();
+        let dst = b.write(&mut buffer).unwrap();
+        let p = CopyBytes {
+            src: dst.wrapping_add(8).cast_const(),
+            dst,
+            bytes: 16,
+        };
+        assert!(refusal(b.launch::<copy_vec128>(shape(), p)).contains("overlap"));
+    }
+
+    /// The refusal of a sum of 16 u32 whose input starts `offset` bytes into its buffer,
+    /// launched by its plan with `shared_bytes` of shared memory.
+    fn sum_refusal(offset: usize, shared_bytes: u32) -> String {
+        let d = Device::emulator();
+        let (input, mut partials) = (d.zeros::<u8>(128).unwrap(), d.zeros::<u32>(1).unwrap());
+        let mut b = d.bind();
+        let p = Reduce::<u32> {
+            input: b.read(&input).unwrap().wrapping_add(offset).cast(),
+            n: 16,
+            partials: b.write(&mut partials).unwrap(),
+        };
+        let shape = LaunchShape {
+            shared_bytes,
+            ..p.plan()
+        };
+        refusal(b.launch::<reduce_sum_u32>(shape, p))
+    }
+
+    #[test]
+    fn a_misaligned_field_is_refused() {
+        let shared = Reduce::<u32>::SHARED_BYTES;
+        assert!(sum_refusal(1, shared).contains("`input` is not aligned"));
+    }
+
+    #[test]
+    fn a_shape_outside_the_check_clause_is_refused() {
+        // The plan's block size but no shared memory for the warps' partials.
+        assert!(sum_refusal(0, 0).contains("outside its contract"));
+    }
+
+    #[test]
+    fn a_launch_inside_its_contract_runs() {
+        let d = Device::emulator();
+        let src = d.upload(&[7u8; 48]).unwrap();
+        let mut dst = d.zeros::<u8>(48).unwrap();
+        let mut b = d.bind();
+        let p = CopyBytes {
+            src: b.read(&src).unwrap(),
+            dst: b.write(&mut dst).unwrap(),
+            bytes: 48,
+        };
+        b.launch::<copy_vec128>(shape(), p).unwrap();
+        assert_eq!(d.download(&dst).unwrap(), vec![7u8; 48]);
+    }
+}
