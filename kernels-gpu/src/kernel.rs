@@ -30,7 +30,10 @@
 //! from it, and a `check` clause after the struct tests the other fields and the launch shape.
 //! Both are expressions over the fields (by name) and the two names the clause gives the
 //! parameters and the shape; a length is converted to `u128` and should add or multiply
-//! there (`u128::from(n) + 1`), where it cannot wrap. The host then launches the family
+//! there (`u128::from(n) + 1`), where it cannot wrap. A pointer field may also carry
+//! `#[zeroed(..)]`, the bytes from its start that must be zero when the kernel starts (a
+//! counter or flags its blocks meet in): the host zeroes them in stream order when it binds
+//! the buffer. The host then launches the family
 //! without `unsafe`, after testing every pointer against the buffers it borrowed:
 //!
 //! ```ignore
@@ -47,13 +50,28 @@
 //! }
 //! ```
 //!
+//! Where entries of one family ask different things of the launch (a block shape, shared
+//! memory, a bound that depends on the entry's constants), a `check` line after an entry's `fn`
+//! line adds its conditions to the family's, for those entries only ([`Kernel::holds`]):
+//!
+//! ```ignore
+//!     fn sample_all::<32, 4> => subset_lanes32_words4;
+//!     check |p, shape| p.words <= 128 && shape.is_linear(256, 0);
+//! ```
+//!
 //! Host code generic over an element type picks the instance through a table,
 //! [`kernel_table!`](crate::kernel_table!): a trait whose associated types name, for each
 //! element type, its instance of every kernel of the area.
 
 /// A kernel entry point as the host sees it.
+///
+/// # Safety
+/// [`Kernel::NAME`] is a PTX entry that takes [`Kernel::Params`]' fields and runs the body
+/// [`Kernel::run`] runs; [`Kernel::holds`] is false for every launch the body's contract rules
+/// out beyond its family's [`Checked`] conditions (where the family is checked).
+/// [`kernel!`](crate::kernel!) implements it.
 #[cfg(not(target_arch = "nvptx64"))]
-pub trait Kernel {
+pub unsafe trait Kernel {
     /// The PTX entry name (the instance's name).
     const NAME: &'static str;
     /// The area whose GPU module holds the kernel (from its name; see [`crate::area`]). The
@@ -68,6 +86,11 @@ pub trait Kernel {
     /// The kernel's own contract (its body's `# Safety` section) for `params`, and it must run
     /// inside an emulator launch.
     unsafe fn run(params: Self::Params);
+    /// Whether this entry's own conditions hold for `params` and `shape`: the check clause
+    /// after its `fn` line, where its body asks more of a launch than the family's check (a
+    /// block shape, shared memory, a bound that depends on the entry's constants); `true`
+    /// without one.
+    fn holds(params: &Self::Params, shape: &crate::launch::LaunchShape) -> bool;
 }
 
 /// A kernel's parameters as a GPU receives them: one PTX parameter per field.
@@ -98,6 +121,9 @@ pub struct Reach {
     pub align: usize,
     /// Whether the kernel writes through it.
     pub writes: bool,
+    /// The bytes from `addr` that must be zero when the kernel starts (`#[zeroed(..)]` on the
+    /// field: a counter or flags the kernel's blocks meet in).
+    pub zeroed: u128,
 }
 
 /// A kernel family whose launch contract is all checkable, declared by
@@ -105,8 +131,9 @@ pub struct Reach {
 ///
 /// # Safety
 /// A launch is sound when every reach [`Checked::for_each_reach`] gives lies inside one live
-/// allocation (or is empty), no reach that writes overlaps another, and [`Checked::check`]
-/// holds for the launch shape: the body then touches no other memory, and ends.
+/// allocation (or is empty) with its first [`Reach::zeroed`] bytes zero, no reach that writes
+/// overlaps another, and [`Checked::check`] holds for the launch shape: the body then touches
+/// no other memory, and ends.
 #[cfg(not(target_arch = "nvptx64"))]
 pub unsafe trait Checked: Params {
     /// Calls `visit` with each pointer field's reach in a launch of `shape`.
@@ -173,7 +200,10 @@ pointer!(*const T => false, *mut T => true);
 /// instances, each with the struct's type arguments. The body's `# Safety` section is the
 /// launch contract of every instance. A family whose contract is all in `#[len(..)]` on every
 /// pointer field and a `check |params, shape| ..;` line after the struct implements
-/// [`Checked`]; fields may carry doc comments and, before `pub`, one `#[len]`.
+/// [`Checked`]; fields may carry doc comments and, before `pub`, one `#[len]` and one
+/// `#[zeroed]`. A
+/// `check |params, shape| ..;` line after a body's line adds that body's own conditions
+/// ([`Kernel::holds`]) to the family's.
 #[macro_export]
 macro_rules! kernel {
     (
@@ -182,6 +212,7 @@ macro_rules! kernel {
             $(
                 $(#[doc = $fdoc:expr])*
                 $(#[len($len:expr)])?
+                $(#[zeroed($zeroed:expr)])?
                 pub $field:ident: $fty:ty
             ),+ $(,)?
         }
@@ -189,6 +220,7 @@ macro_rules! kernel {
         $(
             $(#[$kattr:meta])*
             fn $body:expr => $($entry:ident $(<$($t:ty),+>)?),+ ;
+            $(check |$ep:ident, $eshape:ident| $echeck:expr ;)?
         )+
     ) => {
         $(#[$sattr])*
@@ -199,7 +231,7 @@ macro_rules! kernel {
 
         $crate::kernel!(
             @checked $params [$($($g $(: $bound)?),+)?] [$($($g),+)?]
-            [$([$field $fty [$($len)?]])+] $([$cp $cshape] $check)?
+            [$([$field $fty [$($len)?] [$($zeroed)?]])+] $([$cp $cshape] $check)?
         );
 
         impl $(<$($g $(: $bound)?),+>)? Clone for $params $(<$($g),+>)? {
@@ -221,13 +253,17 @@ macro_rules! kernel {
 
         $crate::kernel!(
             @entries $params [$($($g),+)?] [$($field: $fty),+]
-            $([$(#[$kattr])*] $body => $($entry [$($($t),+)?]),+ ;)+
+            $(
+                [$(#[$kattr])*] $body => $($entry [$($($t),+)?]),+ ;
+                [$([$ep $eshape] $echeck)?]
+            )+
         );
     };
     (@checked $params:ident $decl:tt $generics:tt $fields:tt) => {};
     (
         @checked $params:ident [$($g:ident $(: $bound:path)?),*] [$($gn:ident),*]
-        [$([$field:ident $fty:ty [$($len:expr)?]])+] [$p:ident $shape:ident] $check:expr
+        [$([$field:ident $fty:ty [$($len:expr)?] [$($zeroed:expr)?]])+] [$p:ident $shape:ident]
+        $check:expr
     ) => {
         #[cfg(not(target_arch = "nvptx64"))]
         // SAFETY: every pointer field has a `#[len]` (the other fields are `Plain`), which with
@@ -241,7 +277,7 @@ macro_rules! kernel {
             ) {
                 let ($p, $shape) = (self, shape);
                 let Self { $($field),+ } = *self;
-                $($crate::kernel!(@reach visit $field $fty [$($len)?]);)+
+                $($crate::kernel!(@reach visit $field $fty [$($len)?] [$($zeroed)?]);)+
             }
             #[allow(unused_variables)]
             fn check(&self, shape: &$crate::launch::LaunchShape) -> bool {
@@ -251,10 +287,10 @@ macro_rules! kernel {
             }
         }
     };
-    (@reach $visit:ident $field:ident $fty:ty []) => {
+    (@reach $visit:ident $field:ident $fty:ty [] []) => {
         $crate::kernel::assert_plain::<$fty>()
     };
-    (@reach $visit:ident $field:ident $fty:ty [$len:expr]) => {
+    (@reach $visit:ident $field:ident $fty:ty [$len:expr] [$($zeroed:expr)?]) => {
         $visit($crate::kernel::Reach {
             field: stringify!($field),
             addr: <$fty as $crate::kernel::Pointer>::address($field),
@@ -262,19 +298,27 @@ macro_rules! kernel {
                 .saturating_mul(<$fty as $crate::kernel::Pointer>::ELEMENT_BYTES as u128),
             align: <$fty as $crate::kernel::Pointer>::ALIGN,
             writes: <$fty as $crate::kernel::Pointer>::WRITES,
+            zeroed: 0 $(+ u128::from($zeroed))?,
         })
     };
     (
         @entries $params:ident $generics:tt $fields:tt
-        $($attrs:tt $body:expr => $($entry:ident $types:tt),+ ;)+
+        $($attrs:tt $body:expr => $($entry:ident $types:tt),+ ; $echeck:tt)+
     ) => {
         $($(
-            $crate::kernel!(@entry $params $generics $types $fields $attrs $entry $body);
+            $crate::kernel!(@entry $params $generics $types $fields $attrs $entry $echeck $body);
         )+)+
     };
     (
+        @entry $params:ident $generics:tt $types:tt $fields:tt $attrs:tt $entry:ident [] $body:expr
+    ) => {
+        $crate::kernel!(
+            @entry $params $generics $types $fields $attrs $entry [[p shape] true] $body
+        );
+    };
+    (
         @entry $params:ident [$($g:ident),*] [$($t:ty),*] [$($field:ident: $fty:ty),+]
-        [$(#[$kattr:meta])*] $entry:ident $body:expr
+        [$(#[$kattr:meta])*] $entry:ident [[$ep:ident $eshape:ident] $echeck:expr] $body:expr
     ) => {
         // The entry lives in a module of its own name, where the struct's type parameters are
         // aliases of this instance's types, so that the fields' types name concrete types.
@@ -300,7 +344,9 @@ macro_rules! kernel {
         pub struct $entry {}
 
         #[cfg(not(target_arch = "nvptx64"))]
-        impl $crate::kernel::Kernel for $entry {
+        // SAFETY: the entry above is named `NAME`, takes `Params`' fields and runs `$body`, as
+        // `run` does; `holds` is the check clause after the entry's `fn` line (or none).
+        unsafe impl $crate::kernel::Kernel for $entry {
             const NAME: &'static str = stringify!($entry);
             const AREA: Option<$crate::area::Area> = $crate::area::Area::of(stringify!($entry));
             type Params = $params<$($t),*>;
@@ -308,6 +354,12 @@ macro_rules! kernel {
                 let body = $body;
                 // SAFETY: forwarded to the caller's contract.
                 unsafe { body(params) }
+            }
+            #[allow(unused_variables)]
+            fn holds(params: &Self::Params, shape: &$crate::launch::LaunchShape) -> bool {
+                let ($ep, $eshape) = (params, shape);
+                let &$params { $($field),+ } = params;
+                $echeck
             }
         }
     };

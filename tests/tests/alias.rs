@@ -40,14 +40,17 @@ const CPU_CONSTRUCTIONS: [Construction; 3] = [
     Construction::PSA_PLUS_BASELINE,
 ];
 
-/// Items tested on the CPU and the emulator; the GPU adds 10^7 and 10^8.
+/// Items tested: up to 10^5 on the emulator, 10^6 on the CPU, 10^8 on the GPU.
 const COUNTS: [usize; 9] = [1, 2, 3, 10, 1000, 4099, 100_003, 1_000_000, 100_000_000];
 
-/// The most items tested on `backend` (at most `WARPKIT_TEST_MAX_LEN`).
+/// The most items tested on `backend` (at most `WARPKIT_TEST_MAX_LEN`). The emulator stops at
+/// 100 003 (about a hundred tiles of every pass): its tables of 10^6 items took half an hour of
+/// the test command on two cores, and the GPU builds those sizes and larger.
 fn max_items(backend: &Backend) -> usize {
     cap(match backend {
         Backend::Device(Device::Gpu(_)) => usize::MAX,
-        _ => 1_000_000,
+        Backend::Device(_) => 100_003,
+        Backend::Cpu(_) => 1_000_000,
     })
 }
 
@@ -131,14 +134,20 @@ fn tables_pass_the_check_f32() {
     tables_pass_the_check::<f32>();
 }
 
-/// Samples drawn by [`sampling_matches_weights`]: 10^8, or fewer under `WARPKIT_TEST_MAX_LEN`,
-/// but never fewer than 2^20. That least count keeps the chi-square test valid: the least
+/// Samples drawn by [`sampling_matches_weights`] on `backend`: 10^8 on the GPU and 2^22 on the
+/// CPU and the emulator (where 10^8 took minutes of the test command; 2^22 detects errors about
+/// 5 times as large as 10^8 does, about 1.5e-2), or fewer under `WARPKIT_TEST_MAX_LEN`, but never
+/// fewer than 2^20. That least count keeps the chi-square test valid: the least
 /// likely item the tests draw (weight 1/10^4 of the power law, whose total is about 9.6) is
 /// still expected about 11 times, so the statistic follows its chi-square law and the test
 /// keeps its false-alarm rate of 1e-6. Its power drops with the count: at 2^20 samples it
 /// detects errors about 10 times as large as at 10^8 (about 3e-2 instead of 3e-3).
-fn chi_square_samples() -> usize {
-    cap(100_000_000).max(1 << 20)
+fn chi_square_samples(backend: &Backend) -> usize {
+    let samples = match backend {
+        Backend::Device(Device::Gpu(_)) => 100_000_000,
+        _ => 1 << 22,
+    };
+    cap(samples).max(1 << 20)
 }
 
 /// Tests the counts of `samples` against `weights`: items of weight 0 never drawn, and the
@@ -246,8 +255,8 @@ fn samples_follow_the_weights() {
             Backend::Device(_) => &METHODS,
         };
         for &method in methods {
-            sampling_matches_weights(backend, method, &ten, chi_square_samples(), 11);
-            sampling_matches_weights(backend, method, &power, chi_square_samples(), 12);
+            sampling_matches_weights(backend, method, &ten, chi_square_samples(backend), 11);
+            sampling_matches_weights(backend, method, &power, chi_square_samples(backend), 12);
         }
     }
     let cpu_table = AliasTable::new(&Backend::cpu(), &ten).unwrap();

@@ -17,8 +17,6 @@ pub(super) fn histograms_into<T: Signal>(
     out: &mut DeviceBuffer<u32>,
 ) -> Result<()> {
     let plan = Plan::of(n);
-    let input = d.ptr(data)?;
-    let hist = d.ptr_mut(out)?;
     d.zero_prefix(out, out.len())?;
     let signals = offsets.len() - 1;
     let (bounds, tiles) = match signals {
@@ -34,20 +32,18 @@ pub(super) fn histograms_into<T: Signal>(
             (Some(d.upload(&bounds)?), tiles)
         }
     };
+    let mut b = d.bind();
     let p = Histogram {
-        input,
+        input: b.read(data)?,
         n,
         len: data.len() as u64,
         signals: signals as u32,
         bounds: match &bounds {
-            Some(b) => d.ptr(b)?,
+            Some(bounds) => b.read(bounds)?,
             None => std::ptr::null(),
         },
-        hist,
+        hist: b.write(out)?,
     };
     let launch = d.cap_to_resident::<T::Histogram>(p.plan(tiles), 1)?;
-    // SAFETY: every signal has at least 2n + 1 elements of `data` (checked by the caller) and
-    // `bounds` lays them out as the kernel reads it, held until the launch is queued (freed in
-    // stream order); `out` holds `bins(n)` zeroed counts a signal; blocks as the plan says.
-    unsafe { d.launch_unchecked::<T::Histogram>(launch, p) }
+    b.launch::<T::Histogram>(launch, p)
 }

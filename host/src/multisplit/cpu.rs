@@ -1,33 +1,20 @@
 //! The CPU multisplit: a stable counting sort with rayon. Chunks of the input count their
-//! buckets in parallel, one pass lays out where each chunk's keys of each bucket start (bucket
-//! major, chunks in order: that is what keeps it stable), and the chunks scatter in parallel.
+//! buckets in parallel, one pass cuts the output into each chunk's slots of each bucket (bucket
+//! major, chunks in order: that is what keeps it stable), and the chunks scatter into their own
+//! slots in parallel.
 
 use super::{BucketFn, Key, Split};
 use crate::error::{Error, Result};
+use bytemuck::Pod;
 use rayon::prelude::*;
 
 /// Keys per rayon task at least; more for large inputs, so that the chunks' histograms (m
 /// words each) stay a few per thread.
 const CHUNK: usize = 1 << 16;
 
-/// Where the scatter writes: disjoint positions of one output, from several threads.
-struct Scatter<T>(*mut T);
-
-// SAFETY: the threads write disjoint positions (see `split`), and the output outlives them.
-unsafe impl<T: Send> Sync for Scatter<T> {}
-
-impl<T> Scatter<T> {
-    /// # Safety
-    /// `i` is inside the output, and no other thread writes it.
-    unsafe fn write(&self, i: usize, x: T) {
-        // SAFETY: the caller's contract.
-        unsafe { self.0.add(i).write(x) }
-    }
-}
-
 /// `keys` (and `values`) grouped by `f`'s buckets in `0..m`, stably, with offsets and counts;
 /// `Err(BucketOutOfRange)` if `f` puts a key in a bucket `>= m`.
-pub(super) fn split<K: Key, V: Copy + Send + Sync, F: BucketFn<K>>(
+pub(super) fn split<K: Key, V: Pod + Send + Sync, F: BucketFn<K>>(
     f: F,
     m: u32,
     keys: &[K],
@@ -52,50 +39,54 @@ pub(super) fn split<K: Key, V: Copy + Send + Sync, F: BucketFn<K>>(
         .iter()
         .for_each(|h| counts.iter_mut().zip(h).for_each(|(c, x)| *c += x));
     let offsets = super::exclusive_prefix(&counts);
-    // starts[c][b]: where chunk c's first key of bucket b goes.
-    let mut next = offsets.clone();
-    let starts: Vec<Vec<u32>> = histograms
-        .iter()
-        .map(|h| {
-            let here = next.clone();
-            next.iter_mut().zip(h).for_each(|(s, x)| *s += x);
-            here
-        })
-        .collect();
-    let mut out_keys = Vec::with_capacity(keys.len());
-    let mut out_values = Vec::with_capacity(values.map_or(0, <[V]>::len));
-    let (to_keys, to_values) = (Scatter(out_keys.as_mut_ptr()), Scatter(out_values.as_mut_ptr()));
+    // Zeroed outputs cost no pass: the allocator hands out zero pages, touched first by the
+    // scatter, as uninitialized memory would be.
+    let mut out_keys = vec![K::default(); keys.len()];
+    let mut out_values = vec![V::zeroed(); values.map_or(0, <[V]>::len)];
+    let key_slots = slots(&mut out_keys, &histograms, m);
+    let value_slots: Vec<Option<Vec<&mut [V]>>> = match values {
+        Some(_) => slots(&mut out_values, &histograms, m)
+            .into_iter()
+            .map(Some)
+            .collect(),
+        None => histograms.iter().map(|_| None).collect(),
+    };
     buckets
         .par_chunks(chunk)
-        .zip(starts)
+        .zip(key_slots.into_par_iter().zip(value_slots))
         .enumerate()
-        .for_each(|(c, (ids, mut at))| {
+        .for_each(|(c, (ids, (mut keys_to, mut values_to)))| {
+            let mut at = vec![0usize; m];
             for (j, &b) in ids.iter().enumerate() {
-                let (i, to) = (c * chunk + j, at[b as usize] as usize);
-                at[b as usize] += 1;
-                // SAFETY: `to` runs over this chunk's own range of bucket b's slots, disjoint
-                // from every other chunk's and bucket's, all below n; values has n elements
-                // when present.
-                unsafe {
-                    to_keys.write(to, keys[i]);
-                    if let Some(v) = values {
-                        to_values.write(to, v[i]);
-                    }
+                let (i, b) = (c * chunk + j, b as usize);
+                keys_to[b][at[b]] = keys[i];
+                if let (Some(to), Some(v)) = (values_to.as_mut(), values) {
+                    to[b][at[b]] = v[i];
                 }
+                at[b] += 1;
             }
         });
-    // SAFETY: every position below n was written once above (the slots of all chunks and
-    // buckets partition 0..n).
-    unsafe {
-        out_keys.set_len(keys.len());
-        out_values.set_len(values.map_or(0, <[V]>::len));
-    }
     Ok(Split {
         keys: out_keys,
         values: out_values,
         offsets,
         counts,
     })
+}
+
+/// `out` cut into the slots of each chunk and bucket, `slots[c][b]` for chunk `c`'s keys of
+/// bucket `b` (`histograms[c][b]` of them): bucket after bucket and, within one, chunk after
+/// chunk, the stable order.
+fn slots<'a, T>(mut out: &'a mut [T], histograms: &[Vec<u32>], m: usize) -> Vec<Vec<&'a mut [T]>> {
+    let mut slots: Vec<Vec<&mut [T]>> = histograms.iter().map(|_| Vec::with_capacity(m)).collect();
+    for b in 0..m {
+        for (slots, h) in slots.iter_mut().zip(histograms) {
+            let (here, rest) = std::mem::take(&mut out).split_at_mut(h[b] as usize);
+            slots.push(here);
+            out = rest;
+        }
+    }
+    slots
 }
 
 #[cfg(test)]

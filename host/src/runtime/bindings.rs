@@ -1,12 +1,15 @@
 //! [`Bindings`]: the buffers of one launch, borrowed until it is queued, and the safe launch of
 //! a checked kernel family ([`Checked`]). An area binds each buffer it passes (shared for reads,
-//! mutable for writes), builds the family's parameter struct from the addresses it gets back
-//! and launches; before anything runs, every pointer field's reach (its `#[len]`) must lie in
-//! one bound buffer, written ones in a mutably bound buffer and overlapping no other reach, and
-//! the family's check clause must accept the fields and the shape. The areas need no `unsafe`.
+//! mutable for writes, zeroed first in stream order for a `#[zeroed]` field), builds the
+//! family's parameter struct from the addresses it gets back and launches; before anything
+//! runs, every pointer field's reach (its `#[len]`) must lie in one bound buffer (one zeroed at
+//! binding where the field is `#[zeroed]`), written ones in a mutably bound buffer and
+//! overlapping no other reach, and the family's check clause and the entry's
+//! ([`Kernel::holds`]) must accept the fields and the shape. The areas need no `unsafe`.
 
 use super::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
+use bytemuck::Pod;
 use std::marker::PhantomData;
 use warpkit_kernels::kernel::{Checked, Kernel, Reach};
 
@@ -23,6 +26,8 @@ struct Bound {
     start: usize,
     bytes: usize,
     writable: bool,
+    /// Bytes from `start` zeroed in stream order when the buffer was bound.
+    zeroed: usize,
 }
 
 impl Bound {
@@ -31,6 +36,8 @@ impl Bound {
         reach.addr >= self.start
             && reach.addr as u128 + reach.bytes <= end
             && (self.writable || !reach.writes)
+            && (reach.zeroed == 0
+                || reach.addr as u128 + reach.zeroed <= self.start as u128 + self.zeroed as u128)
     }
 }
 
@@ -48,22 +55,36 @@ impl Device {
 impl<'a> Bindings<'a> {
     /// The kernel address of `buffer`, which the launch may read.
     pub(crate) fn read<T>(&mut self, buffer: &'a DeviceBuffer<T>) -> Result<*const T> {
-        Ok(self.hold(buffer, false)?.cast_const())
+        Ok(self.hold(buffer, false, 0)?.cast_const())
     }
 
     /// The kernel address of `buffer`, which the launch may read and write.
     pub(crate) fn write<T>(&mut self, buffer: &'a mut DeviceBuffer<T>) -> Result<*mut T> {
-        self.hold(buffer, true)
+        self.hold(buffer, true, 0)
     }
 
-    /// Records `buffer` (of this device) as bound, writable or not, and gives its address.
-    fn hold<T>(&mut self, buffer: &DeviceBuffer<T>, writable: bool) -> Result<*mut T> {
+    /// As [`Bindings::write`], with the first `zeroed` elements of `buffer` zeroed in stream
+    /// order first: for a field whose kernel needs them zero (`#[zeroed]`).
+    pub(crate) fn write_zeroed<T: Pod>(
+        &mut self,
+        buffer: &'a mut DeviceBuffer<T>,
+        zeroed: usize,
+    ) -> Result<*mut T> {
+        let zeroed = zeroed.min(buffer.len());
+        self.device.zero_prefix(buffer, zeroed)?;
+        self.hold(buffer, true, zeroed * size_of::<T>())
+    }
+
+    /// Records `buffer` (of this device) as bound, writable or not, with its first
+    /// `zeroed_bytes` zeroed, and gives its address.
+    fn hold<T>(&mut self, buffer: &DeviceBuffer<T>, writable: bool, zeroed_bytes: usize) -> Result<*mut T> {
         self.device.check_owner(buffer)?;
         let ptr = buffer.kernel_ptr();
         self.buffers.push(Bound {
             start: ptr.addr(),
             bytes: buffer.len() * size_of::<T>(),
             writable,
+            zeroed: zeroed_bytes,
         });
         Ok(ptr)
     }
@@ -81,7 +102,7 @@ impl<'a> Bindings<'a> {
                 reason,
             })
         };
-        if !params.check(&shape) {
+        if !(params.check(&shape) && K::holds(&params, &shape)) {
             return refuse(format!(
                 "its parameters or the shape {shape:?} are outside its contract"
             ));
@@ -95,8 +116,12 @@ impl<'a> Bindings<'a> {
             }
             if !self.buffers.iter().any(|b| b.holds(r)) {
                 let how = if r.writes { "written" } else { "read" };
+                let zeroed = match r.zeroed {
+                    0 => String::new(),
+                    z => format!(", the first {z} zeroed at binding"),
+                };
                 return refuse(format!(
-                    "`{}` ({} bytes {how}) is outside the buffers bound to it",
+                    "`{}` ({} bytes {how}{zeroed}) is outside the buffers bound to it",
                     r.field, r.bytes
                 ));
             }
@@ -116,7 +141,7 @@ impl<'a> Bindings<'a> {
         // SAFETY: the `Checked` contract: every reach lies in a live buffer bound here (held
         // borrowed until this call returns, and freed only in stream order after it), aligned,
         // written ones only in buffers bound mutably and apart from every other reach, and the
-        // family's check holds for `shape`.
+        // family's check and the entry's hold for `shape`.
         unsafe { self.device.launch_unchecked::<K>(shape, params) }
     }
 }
@@ -130,6 +155,10 @@ mod tests {
     use warpkit_kernels::grid::copy::{CopyBytes, copy_vec128};
     use warpkit_kernels::grid::reduce::Reduce;
     use warpkit_kernels::grid::reduce::reduce_sum_u32;
+    use warpkit_kernels::grid::scan::{
+        Scan, ScanScratch, scan_exclusive_u32, scan_tuning_u32_b128_v8_ticket,
+    };
+    use warpkit_kernels::policy::SCAN_POLICY;
 
     fn shape() -> LaunchShape {
         LaunchShape::linear(1, 32, 0)
@@ -230,6 +259,48 @@ mod tests {
     fn a_shape_outside_the_check_clause_is_refused() {
         // The plan's block size but no shared memory for the warps' partials.
         assert!(sum_refusal(0, 0).contains("outside its contract"));
+    }
+
+    /// The refusal of a scan of 1000 u32 by `K` under the default policy's plan, its tile
+    /// status bound by `bind_status`.
+    fn scan_refusal<K: Kernel<Params = Scan<u32>>>(
+        bind_status: impl for<'a> Fn(&mut Bindings<'a>, &'a mut DeviceBuffer<u8>) -> *mut u8,
+    ) -> String {
+        let d = Device::emulator();
+        let n = 1000;
+        let layout = ScanScratch {
+            tiles: SCAN_POLICY.tiles(4, n),
+        };
+        let input = d.zeros::<u32>(n as usize).unwrap();
+        let mut output = d.zeros::<u32>(n as usize).unwrap();
+        let mut status = d.zeros::<u8>(layout.total_bytes() as usize).unwrap();
+        let mut b = d.bind();
+        let p = Scan::<u32> {
+            input: b.read(&input).unwrap(),
+            output: b.write(&mut output).unwrap(),
+            n,
+            scratch: bind_status(&mut b, &mut status),
+            tiles: layout.tiles,
+        };
+        refusal(b.launch::<K>(p.plan(), p))
+    }
+
+    #[test]
+    fn a_field_that_must_start_zeroed_is_refused_unless_the_binding_zeroed_it() {
+        // Zero already, but not zeroed by the binding (in stream order before the launch).
+        let reason = scan_refusal::<scan_exclusive_u32>(|b, status| b.write(status).unwrap());
+        assert!(reason.contains("`scratch`") && reason.contains("zeroed at binding"));
+    }
+
+    #[test]
+    fn an_entry_outside_its_own_check_is_refused() {
+        // A tuning entry built for blocks of 128 threads, launched by the default policy's plan
+        // (256 threads): its family's check passes, its own does not.
+        let reason = scan_refusal::<scan_tuning_u32_b128_v8_ticket>(|b, status| {
+            let zeroed = status.len();
+            b.write_zeroed(status, zeroed).unwrap()
+        });
+        assert!(reason.contains("outside its contract"));
     }
 
     #[test]

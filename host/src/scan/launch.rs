@@ -94,9 +94,53 @@ impl Device {
         let n = input.len();
         check_len("scan input", n, MAX_LEN)?;
         check_same_len("scan output", n, output.len())?;
-        let (src, dst) = (self.ptr(input)?, self.ptr_mut(output)?);
-        // SAFETY: both buffers hold `n` elements on this device and outlive the submission.
-        unsafe { self.scan_raw::<T, K>(policy, src, dst, n) }
+        self.scan_range::<T, K>(policy, input, output, 0..n)
+    }
+
+    /// The exclusive or inclusive scan of `input[range]` into `output[range]`, under the
+    /// default policy: one chunk of a host scan that the pipeline carries across chunks.
+    #[cfg(feature = "cuda")]
+    pub(super) fn scan_chunk<T: Scalar>(
+        &self,
+        inclusive: bool,
+        input: &DeviceBuffer<T>,
+        output: &mut DeviceBuffer<T>,
+        range: std::ops::Range<usize>,
+    ) -> Result<()> {
+        if inclusive {
+            self.scan_range::<T, T::InclusiveScan>(SCAN_POLICY, input, output, range)
+        } else {
+            self.scan_range::<T, T::Scan>(SCAN_POLICY, input, output, range)
+        }
+    }
+
+    /// The scan by `K` (a kernel of `policy`) of `input[range]` into `output[range]`, with its
+    /// tile status in the launch scratch, zeroed as the binding does.
+    fn scan_range<T: Scalar, K: Kernel<Params = Scan<T>>>(
+        &self,
+        policy: ScanPolicy,
+        input: &DeviceBuffer<T>,
+        output: &mut DeviceBuffer<T>,
+        range: std::ops::Range<usize>,
+    ) -> Result<()> {
+        if range.is_empty() {
+            return Ok(());
+        }
+        let n = range.len() as u64;
+        let layout = ScanScratch {
+            tiles: policy.tiles(size_of::<T>(), n),
+        };
+        let mut scratch = self.scratch(layout.total_bytes() as usize)?;
+        let scratch = scratch.as_mut().expect("scratch allocated");
+        let mut b = self.bind();
+        let p = Scan {
+            input: b.read(input)?.wrapping_add(range.start),
+            output: b.write(output)?.wrapping_add(range.start),
+            n,
+            scratch: b.write_zeroed(scratch, layout.zeroed_bytes() as usize)?,
+            tiles: layout.tiles,
+        };
+        b.launch::<K>(p.plan_with(policy), p)
     }
 
     /// The exclusive scan of `n` u32 at `src` into `dst` with the tile status at `status`
@@ -114,76 +158,15 @@ impl Device {
         n: usize,
         status: *mut u8,
     ) -> Result<()> {
-        // SAFETY: the caller's contract.
-        unsafe { self.scan_launch::<u32, kernels::scan_exclusive_u32>(SCAN_POLICY, src, dst, n, status) }
-    }
-
-    /// The exclusive or inclusive scan of `n` elements at `src` into `dst`, under the default
-    /// policy: one chunk of a host scan that the pipeline carries across chunks.
-    ///
-    /// # Safety
-    /// As for [`Device::scan_raw`].
-    #[cfg(feature = "cuda")]
-    pub(super) unsafe fn scan_chunk<T: Scalar>(
-        &self,
-        inclusive: bool,
-        src: *const T,
-        dst: *mut T,
-        n: usize,
-    ) -> Result<()> {
-        // SAFETY: the caller's contract.
-        unsafe {
-            if inclusive {
-                self.scan_raw::<T, T::InclusiveScan>(SCAN_POLICY, src, dst, n)
-            } else {
-                self.scan_raw::<T, T::Scan>(SCAN_POLICY, src, dst, n)
-            }
-        }
-    }
-
-    /// # Safety
-    /// `src` and `dst` hold `n` elements in this device's memory, which stays allocated until
-    /// the work is done; `n` is at most [`MAX_LEN`]; `K` is a scan kernel of `policy`.
-    unsafe fn scan_raw<T: Scalar, K: Kernel<Params = Scan<T>>>(
-        &self,
-        policy: ScanPolicy,
-        src: *const T,
-        dst: *mut T,
-        n: usize,
-    ) -> Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        let layout = ScanScratch {
-            tiles: policy.tiles(size_of::<T>(), n as u64),
-        };
-        let mut scratch = self.scratch(layout.total_bytes() as usize)?;
-        let scratch = scratch.as_mut().expect("scratch allocated");
-        self.zero_prefix(scratch, layout.zeroed_bytes() as usize)?;
-        let status = self.ptr_mut(scratch)?;
-        // SAFETY: the caller's contract, with the status just cleared.
-        unsafe { self.scan_launch::<T, K>(policy, src, dst, n, status) }
-    }
-
-    /// # Safety
-    /// As for [`Device::exclusive_scan_u32_cleared`], with `K` a scan kernel of `policy`.
-    unsafe fn scan_launch<T: Scalar, K: Kernel<Params = Scan<T>>>(
-        &self,
-        policy: ScanPolicy,
-        src: *const T,
-        dst: *mut T,
-        n: usize,
-        status: *mut u8,
-    ) -> Result<()> {
         let p = Scan {
             input: src,
             output: dst,
             n: n as u64,
             scratch: status,
-            tiles: policy.tiles(size_of::<T>(), n as u64),
+            tiles: SCAN_POLICY.tiles(size_of::<u32>(), n as u64),
         };
-        // SAFETY: the scan kernels' contract for `policy`: buffers of `n` elements, cleared tile
-        // status for `tiles`, the launch of `policy`.
-        unsafe { self.launch_unchecked::<K>(p.plan_with(policy), p) }
+        // SAFETY: the caller's contract is the scan kernels' for the default policy: buffers
+        // of `n` elements, cleared tile status for `tiles`, the launch of the policy.
+        unsafe { self.launch_unchecked::<kernels::scan_exclusive_u32>(p.plan(), p) }
     }
 }

@@ -74,7 +74,7 @@ impl Backend {
                         (input, out),
                         (src as u64, dst as u64),
                         chunk,
-                        |offset, len| d.scan_chunk(inclusive, src.add(offset), dst.add(offset), len),
+                        |offset, len| d.scan_chunk(inclusive, &staged, &mut scanned, offset..offset + len),
                         (T::ZERO, carry),
                         T::add,
                     )

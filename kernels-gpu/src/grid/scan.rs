@@ -212,54 +212,78 @@ crate::kernel! {
     /// Parameters of the device-wide scans: `n` elements of `input` scanned into `output`,
     /// with the tile status of `tiles` tiles in `scratch`.
     pub struct Scan<T: Element> {
+        #[len(n)]
         pub input: *const T,
+        #[len(n)]
         pub output: *mut T,
         /// Elements, at least 1.
         pub n: u64,
-        /// The tile status, laid out as [`ScanScratch`] for `tiles`, its first
-        /// [`ScanScratch::zeroed_bytes`] zero.
+        /// The tile status, laid out as [`ScanScratch`] for `tiles` (8-byte aligned), its
+        /// first [`ScanScratch::zeroed_bytes`] zero.
+        #[len(ScanScratch { tiles }.total_bytes())]
+        #[zeroed(ScanScratch { tiles }.zeroed_bytes())]
         pub scratch: *mut u8,
         /// Tiles of the launch's policy ([`ScanPolicy::tiles`]).
         pub tiles: u64,
     }
+    check |p, shape| n > 0 && tiles <= u32::MAX as u64 && scratch.addr().is_multiple_of(8);
     /// Exclusive prefix sums of u32 (wrapping).
     fn scan_tile::<u32, Sum, 4, B, VPT, TICKET, false> => scan_exclusive_u32<u32>;
+    check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Exclusive prefix sums of u64 (wrapping).
     fn scan_tile::<u64, Sum, 2, B, VPT, TICKET, false> => scan_exclusive_u64<u64>;
+    check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Exclusive prefix sums of f32.
     fn scan_tile::<f32, Sum, 4, B, VPT, TICKET, false> => scan_exclusive_f32<f32>;
+    check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Exclusive prefix sums of f64.
     fn scan_tile::<f64, Sum, 2, B, VPT, TICKET, false> => scan_exclusive_f64<f64>;
+    check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Exclusive prefix sums of i32 (wrapping).
     fn scan_tile::<i32, Sum, 4, B, VPT, TICKET, false> => scan_exclusive_i32<i32>;
+    check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Exclusive prefix sums of i64 (wrapping).
     fn scan_tile::<i64, Sum, 2, B, VPT, TICKET, false> => scan_exclusive_i64<i64>;
+    check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Inclusive prefix sums of u32 (wrapping).
     fn scan_tile::<u32, Sum, 4, B, VPT, TICKET, true> => scan_inclusive_u32<u32>;
+    check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Inclusive prefix sums of u64 (wrapping).
     fn scan_tile::<u64, Sum, 2, B, VPT, TICKET, true> => scan_inclusive_u64<u64>;
+    check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Inclusive prefix sums of f32.
     fn scan_tile::<f32, Sum, 4, B, VPT, TICKET, true> => scan_inclusive_f32<f32>;
+    check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Inclusive prefix sums of f64.
     fn scan_tile::<f64, Sum, 2, B, VPT, TICKET, true> => scan_inclusive_f64<f64>;
+    check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Inclusive prefix sums of i32 (wrapping).
     fn scan_tile::<i32, Sum, 4, B, VPT, TICKET, true> => scan_inclusive_i32<i32>;
+    check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Inclusive prefix sums of i64 (wrapping).
     fn scan_tile::<i64, Sum, 2, B, VPT, TICKET, true> => scan_inclusive_i64<i64>;
+    check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
     fn scan_tile::<u32, Sum, 4, 256, 8, true, false> => scan_tuning_u32_b256_v8_ticket<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, true));
     /// As above, with launch bounds of five blocks a multiprocessor.
     fn scan_tile::<u32, Sum, 4, 256, 8, true, false> => scan_tuning_u32_b256_v8_min5<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, true));
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
     fn scan_tile::<u32, Sum, 4, 256, 4, true, false> => scan_tuning_u32_b256_v4_ticket<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 4, true));
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
     fn scan_tile::<u32, Sum, 4, 128, 8, true, false> => scan_tuning_u32_b128_v8_ticket<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(128, 8, true));
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
     fn scan_tile::<u32, Sum, 4, 256, 8, false, false> => scan_tuning_u32_b256_v8_ordered<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, false));
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
     fn scan_tile::<u32, Sum, 4, 128, 8, false, false> => scan_tuning_u32_b128_v8_ordered<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(128, 8, false));
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
     fn scan_tile::<u32, Sum, 4, 128, 16, false, false> => scan_tuning_u32_b128_v16_ordered<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(128, 16, false));
 }
 
 /// The default policy's parts, as const generics of [`scan_tile`].
@@ -307,6 +331,16 @@ impl<T: Element> Scan<T> {
     /// candidate's, from [`SCAN_TUNING_U32`]).
     pub const fn plan_with(&self, policy: ScanPolicy) -> LaunchShape {
         LaunchShape::linear(self.tiles, policy.block_threads, policy.shared_bytes())
+    }
+
+    /// Whether `shape` and the tiles are those of `policy` for these elements: an entry's
+    /// check, with the policy it was built for (a block of another size would misplace its
+    /// shared memory, a block past the tiles its tile status).
+    pub const fn runs_as(&self, shape: &LaunchShape, policy: ScanPolicy) -> bool {
+        let plan = self.plan_with(policy);
+        self.tiles == policy.tiles(size_of::<T>(), self.n)
+            && shape.grid[0] == plan.grid[0]
+            && shape.is_linear(plan.block[0], plan.shared_bytes)
     }
 }
 

@@ -17,19 +17,28 @@ crate::kernel! {
     /// neighbourhood `n` of the launch's signals, added into `hist`.
     pub struct Histogram<T: Input> {
         /// The signals' elements.
+        #[len(len)]
         pub input: *const T,
         /// The neighbourhood, 1..=8.
         pub n: u32,
-        /// Elements of the one signal, with `bounds` null.
+        /// Elements of `input`: the one signal's, with `bounds` null.
         pub len: u64,
         /// Signals, with `bounds` non-null.
         pub signals: u32,
         /// Null for one signal of `len` elements; else where the `signals` signals lie
         /// (element offsets, then tile offsets from [`Plan::tiles`], `signals + 1` each).
+        #[len(if bounds.is_null() { 0 } else { 2 * (u128::from(signals) + 1) })]
         pub bounds: *const u64,
         /// `bins(n)` counts a signal, zeroed by the caller.
+        #[len(u128::from(if bounds.is_null() { 1 } else { signals }) * u128::from(bins(n)))]
         pub hist: *mut u32,
     }
+    check |p, shape| {
+        (1..=MAX_NEIGHBOURHOOD).contains(&n)
+            && len <= u64::from(u32::MAX)
+            && (bounds.is_null() || signals > 0)
+            && shape.is_linear(Plan::of(n).threads, Plan::of(n).shared_bytes(n))
+    };
     /// The histograms of i32, u32 and f32 signals.
     fn histograms => lbp_histogram_i32<i32>, lbp_histogram_u32<u32>, lbp_histogram_f32<f32>;
 }
@@ -48,7 +57,9 @@ impl<T: Input> Histogram<T> {
 /// Where a launch's signals lie: with `bounds` null, one signal of `len` elements; otherwise
 /// `bounds` holds `count + 1` element offsets (signal `s` is `bounds[s] .. bounds[s + 1]`),
 /// then `count + 1` tile offsets (its tiles are `bounds[count + 1 + s] ..`, numbered over the
-/// whole launch).
+/// whole launch). Whatever `bounds` holds, the kernel reads only `input[.. len]` and ends: an
+/// offset is clamped to `len`, lengths and tile numbers saturate, and the tiles of the launch
+/// are at most `len` (a tile holds a position at least).
 #[derive(Clone, Copy)]
 struct Signals {
     count: u32,
@@ -58,7 +69,7 @@ struct Signals {
 }
 
 impl Signals {
-    /// Element offset of signal `s <= count`.
+    /// Element offset of signal `s <= count`, at most `len`.
     ///
     /// # Safety
     /// `bounds` as the type says.
@@ -68,7 +79,7 @@ impl Signals {
             (true, 0) => 0,
             (true, _) => self.len,
             // SAFETY: `s <= count` (the caller's contract).
-            (false, _) => unsafe { *self.bounds.add(s as usize) },
+            (false, _) => unsafe { *self.bounds.add(s as usize) }.min(self.len),
         }
     }
 
@@ -83,6 +94,25 @@ impl Signals {
             (true, _) => self.tiles,
             // SAFETY: `count + 1 + s <= 2 count + 1` (the caller's contract).
             (false, _) => unsafe { *self.bounds.add((self.count + 1 + s) as usize) },
+        }
+    }
+
+    /// Where signal `s < count` lies, read once a signal rather than once a tile.
+    ///
+    /// # Safety
+    /// As for [`Signals::start`].
+    #[inline(always)]
+    unsafe fn span<const N: u32>(&self, s: u32) -> Span {
+        // SAFETY: `s + 1 <= count` (the caller's contract).
+        unsafe {
+            let start = self.start(s);
+            // Every offset is at most `len <= u32::MAX` (the launch's check), tiles clamped there.
+            Span {
+                start: start as u32,
+                positions: self.start(s + 1).saturating_sub(start + 2 * N as u64) as u32,
+                first_tile: self.first_tile(s).min(self.len) as u32,
+                end_tile: self.first_tile(s + 1).min(self.len) as u32,
+            }
         }
     }
 
@@ -105,6 +135,18 @@ impl Signals {
         }
         lo
     }
+}
+
+/// One signal of a launch: its first element, its positions (its length less `2N`, none for a
+/// shorter one) and the launch's numbers of its first tile and of the tile after its last. In
+/// 32 bits, as the launch's lengths are: four registers live across the tile loop, where 64-bit
+/// fields cost eight and a quarter of the blocks a multiprocessor holds (n = 4, H100).
+#[derive(Clone, Copy)]
+struct Span {
+    start: u32,
+    positions: u32,
+    first_tile: u32,
+    end_tile: u32,
 }
 
 /// The pattern centred on `window[j + N]`.
@@ -134,26 +176,27 @@ struct Block<T: Copy> {
 }
 
 impl<T: Copy + PartialOrd> Block<T> {
-    /// Counts the patterns of tile `k` of signal `s` into the shared histogram.
+    /// Counts the patterns of tile `k` of the signal `span` into the shared histogram.
     ///
     /// # Safety
-    /// The whole block calls; `input` and `signals` as the kernel's contract says, `k` one of
-    /// signal `s`'s tiles.
+    /// The whole block calls; `input` as the kernel's contract says, `span` a signal's from
+    /// [`Signals::span`] (any `k`: one past the signal's tiles counts nothing).
     #[inline(always)]
-    unsafe fn count_tile<const N: u32>(&self, input: *const T, signals: &Signals, s: u32, k: u64) {
+    unsafe fn count_tile<const N: u32>(&self, input: *const T, span: &Span, k: u32) {
         let threads = self.plan.threads;
         let tile = self.plan.tile();
         // SAFETY: the window covers positions `k·tile ..` of the signal and their `2N`
-        // neighbours, all inside it: its `positions = len − 2N`; both barriers are reached by
-        // the whole block.
+        // neighbours, all inside it (its `positions` are its length less `2N`, and it ends at
+        // `len` at most; see `Signals`); both barriers are reached by the whole block.
         unsafe {
-            let start = signals.start(s);
-            let positions = signals.start(s + 1) - start - 2 * N as u64;
-            let first = k * tile as u64;
-            let here = (positions - first).min(tile as u64) as u32;
-            let source = input.add((start + first) as usize);
+            let first = k.wrapping_mul(tile);
+            let here = span.positions.saturating_sub(first).min(tile);
+            // Where the tile holds a position, `start + first + here + 2N` is at most the
+            // signal's end, at most `len`; an empty tile (of bad offsets) reads nothing.
+            let window = if here == 0 { 0 } else { here + 2 * N };
+            let source = input.wrapping_add(span.start as usize + first as usize);
             let mut e = thread_x();
-            while e < here + 2 * N {
+            while e < window {
                 self.window.set_unchecked(e, *source.add(e as usize));
                 e += threads;
             }
@@ -234,20 +277,24 @@ unsafe fn count<T: Copy + PartialOrd, const N: u32>(input: *const T, signals: Si
             block.counts.set_unchecked(w, 0);
             w += plan.threads;
         }
-        let total = signals.first_tile(signals.count);
+        let total = signals.first_tile(signals.count).min(signals.len);
         let (b, g) = (block_x() as u64, grid_dim_x() as u64);
-        let (mut t, end) = (total * b / g, total * (b + 1) / g);
-        let mut s = signals.of_tile(t);
+        // Below `len <= u32::MAX`.
+        let (mut t, end) = ((total * b / g) as u32, (total * (b + 1) / g) as u32);
+        let mut s = signals.of_tile(t as u64);
+        let mut span = signals.span::<N>(s);
         let mut pending = 0;
         while t < end {
-            if t == signals.first_tile(s + 1) {
+            // The last signal's tiles end the loop, whatever its `end_tile` says.
+            if t == span.end_tile && s + 1 < signals.count {
                 block.flush::<N>(hist, s);
                 (s, pending) = (s + 1, 0);
+                span = signals.span::<N>(s);
             } else if pending == plan.round_tiles() {
                 block.flush::<N>(hist, s);
                 pending = 0;
             }
-            block.count_tile::<N>(input, &signals, s, t - signals.first_tile(s));
+            block.count_tile::<N>(input, &span, t.wrapping_sub(span.first_tile));
             (t, pending) = (t + 1, pending + 1);
         }
         if pending > 0 {
@@ -262,9 +309,10 @@ unsafe fn count<T: Copy + PartialOrd, const N: u32>(input: *const T, signals: Si
 /// offsets from [`Plan::tiles`]); `count` for the launch's `n`.
 ///
 /// # Safety
-/// `n` in 1..=8; every signal at least `2n + 1` elements of `input`; blocks of
-/// `Plan::of(n).threads` with `Plan::of(n).shared_bytes(n)`, any number in x; `hist` holds
-/// `bins(n)` counts a signal.
+/// `n` in 1..=8; `input` holds `len <= u32::MAX` elements; `bounds` null or, with `signals > 0`, as the
+/// struct says (any values); blocks of `Plan::of(n).threads` with `Plan::of(n).shared_bytes(n)`,
+/// any number in x; `hist` holds `bins(n)` counts a signal. (The histograms are right where
+/// every signal has at least `2n + 1` elements and the offsets are as `Plan::tiles` gives.)
 #[inline(always)]
 pub unsafe fn histograms<T: Input>(p: Histogram<T>) {
     let Histogram {

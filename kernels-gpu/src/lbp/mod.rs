@@ -80,9 +80,9 @@ impl Plan {
         self.threads * self.items
     }
 
-    /// Tiles of a signal of `len >= 2n + 1` elements.
+    /// Tiles of a signal of `len` elements (none below `2n + 1`).
     pub const fn tiles(&self, n: u32, len: u64) -> u64 {
-        (len - 2 * n as u64).div_ceil(self.tile() as u64)
+        len.saturating_sub(2 * n as u64).div_ceil(self.tile() as u64)
     }
 
     /// 32-bit words of one copy of the histogram.

@@ -22,23 +22,15 @@ pub const fn per_warp(bytes: usize) -> u32 {
     LEVEL_TEST_BLOCK_THREADS / 32 * bytes as u32
 }
 
-const fn policy(block_threads: u32, vectors_per_thread: u32, ticket: bool) -> ScanPolicy {
-    ScanPolicy {
-        block_threads,
-        vectors_per_thread,
-        ticket,
-    }
-}
-
 /// The u32 scan kernels of other policies (and launch bounds) than the default, by entry name,
 /// which the tuning bench measures against it. Each kernel is built for its policy here
 /// (`crate::grid::scan`).
 pub const SCAN_TUNING_U32: [(&str, ScanPolicy); 7] = [
-    ("scan_tuning_u32_b256_v8_ticket", policy(256, 8, true)),
-    ("scan_tuning_u32_b256_v8_min5", policy(256, 8, true)),
-    ("scan_tuning_u32_b256_v4_ticket", policy(256, 4, true)),
-    ("scan_tuning_u32_b128_v8_ticket", policy(128, 8, true)),
-    ("scan_tuning_u32_b256_v8_ordered", policy(256, 8, false)),
-    ("scan_tuning_u32_b128_v8_ordered", policy(128, 8, false)),
-    ("scan_tuning_u32_b128_v16_ordered", policy(128, 16, false)),
+    ("scan_tuning_u32_b256_v8_ticket", ScanPolicy::of(256, 8, true)),
+    ("scan_tuning_u32_b256_v8_min5", ScanPolicy::of(256, 8, true)),
+    ("scan_tuning_u32_b256_v4_ticket", ScanPolicy::of(256, 4, true)),
+    ("scan_tuning_u32_b128_v8_ticket", ScanPolicy::of(128, 8, true)),
+    ("scan_tuning_u32_b256_v8_ordered", ScanPolicy::of(256, 8, false)),
+    ("scan_tuning_u32_b128_v8_ordered", ScanPolicy::of(128, 8, false)),
+    ("scan_tuning_u32_b128_v16_ordered", ScanPolicy::of(128, 16, false)),
 ];

@@ -16,6 +16,16 @@ pub struct ScanPolicy {
 }
 
 impl ScanPolicy {
+    /// The policy of blocks of `block_threads`, `vectors_per_thread` vectors a thread, tiles
+    /// numbered by ticket or not.
+    pub const fn of(block_threads: u32, vectors_per_thread: u32, ticket: bool) -> ScanPolicy {
+        ScanPolicy {
+            block_threads,
+            vectors_per_thread,
+            ticket,
+        }
+    }
+
     /// Elements in one tile for elements of `element_bytes` bytes.
     pub const fn tile_items(&self, element_bytes: usize) -> u32 {
         self.block_threads * self.vectors_per_thread * vector_len(element_bytes)
