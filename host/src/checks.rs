@@ -7,7 +7,7 @@
 //! that tests can compare each level with a CPU reference on every device.
 
 use crate::error::{Error, Result, check_same_len};
-use crate::runtime::device::{Device, DeviceBuffer};
+use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
 use bytemuck::Pod;
 use warpkit_kernels::block::operator_check::{
     ArgMinCheck, MomentsCheck, block_argmin_f32, block_moments_f64, block_scan_moments_f64, warp_argmin_f32,
@@ -17,6 +17,7 @@ use warpkit_kernels::block::reduce::BlockReduce;
 use warpkit_kernels::block::scan::BlockScan;
 use warpkit_kernels::checks::{LevelKernels, MathKernels};
 use warpkit_kernels::grid::math_check::MathCheck;
+use warpkit_kernels::kernel::{Checked, Kernel};
 use warpkit_kernels::simt::check::{
     ATOMIC_SLOTS, Atomics, COLLECTIVE_OUTPUTS, Collectives, simt_check_atomics, simt_check_collectives,
 };
@@ -71,19 +72,27 @@ pub trait LevelElement: Pod + LevelKernels {}
 impl LevelElement for u32 {}
 impl LevelElement for f64 {}
 
-/// The device addresses of a test kernel's input and output after checking that `out` holds
-/// the `out_len` elements the kernel writes at most, with the input's length; `None` for an
-/// empty input (nothing to launch).
-fn per_element<I, O>(
+/// Launches the test kernel `K` over `input` into `out`, its parameters `params(input, n, out)`
+/// launched by their plan, after checking that `out` holds the `out_len` elements the kernel
+/// writes; nothing for an empty input.
+fn launch_each<K, I, O>(
     device: &Device,
-    input: &DeviceBuffer<I>,
-    out: &mut DeviceBuffer<O>,
-    out_len: usize,
-) -> Result<Option<(*const I, u64, *mut O)>> {
+    (input, out, out_len): (&DeviceBuffer<I>, &mut DeviceBuffer<O>, usize),
+    params: impl FnOnce(*const I, u64, *mut O) -> K::Params,
+    plan: impl FnOnce(&K::Params) -> LaunchShape,
+) -> Result<()>
+where
+    K: Kernel,
+    K::Params: Checked,
+{
     check_same_len("test kernel output", out_len, out.len())?;
-    let (src, dst) = (device.ptr(input)?, device.ptr_mut(out)?);
+    if input.is_empty() {
+        return Ok(());
+    }
     let n = input.len() as u64;
-    Ok((n > 0).then_some((src, n, dst)))
+    let mut b = device.bind();
+    let p = params(b.read(input)?, n, b.write(out)?);
+    b.launch::<K>(plan(&p), p)
 }
 
 /// Runs level kernel `k` over `input`, writing `out` (of `k.output_len(input.len())`).
@@ -93,33 +102,23 @@ pub fn run_level<T: LevelElement>(
     input: &DeviceBuffer<T>,
     out: &mut DeviceBuffer<T>,
 ) -> Result<()> {
-    let Some((input, n, out)) = per_element(device, input, out, k.output_len(input.len()))? else {
-        return Ok(());
-    };
-    // SAFETY: each kernel reads the `n` inputs and writes at most `k.output_len(n)` outputs,
-    // checked above, launched by its plan.
-    unsafe {
-        match k {
-            LevelKernel::WarpReduce => {
-                let p = WarpReduce { input, n, out };
-                device.launch_unchecked::<T::WarpReduce>(p.plan(), p)
-            }
-            LevelKernel::WarpScanInclusive => {
-                let p = WarpScan { input, n, out };
-                device.launch_unchecked::<T::WarpScanInclusive>(p.plan(), p)
-            }
-            LevelKernel::WarpScanExclusive => {
-                let p = WarpScan { input, n, out };
-                device.launch_unchecked::<T::WarpScanExclusive>(p.plan(), p)
-            }
-            LevelKernel::BlockReduce => {
-                let p = BlockReduce { input, n, out };
-                device.launch_unchecked::<T::BlockReduce>(p.plan(), p)
-            }
-            LevelKernel::BlockScanExclusive => {
-                let p = BlockScan { input, n, out };
-                device.launch_unchecked::<T::BlockScanExclusive>(p.plan(), p)
-            }
+    use LevelKernel as L;
+    let io = (input, out, k.output_len(input.len()));
+    let warp_reduce = |input, n, out| WarpReduce { input, n, out };
+    let warp_scan = |input, n, out| WarpScan { input, n, out };
+    let block_reduce = |input, n, out| BlockReduce { input, n, out };
+    let block_scan = |input, n, out| BlockScan { input, n, out };
+    match k {
+        L::WarpReduce => launch_each::<T::WarpReduce, _, _>(device, io, warp_reduce, WarpReduce::plan),
+        L::WarpScanInclusive => {
+            launch_each::<T::WarpScanInclusive, _, _>(device, io, warp_scan, WarpScan::plan)
+        }
+        L::WarpScanExclusive => {
+            launch_each::<T::WarpScanExclusive, _, _>(device, io, warp_scan, WarpScan::plan)
+        }
+        L::BlockReduce => launch_each::<T::BlockReduce, _, _>(device, io, block_reduce, BlockReduce::plan),
+        L::BlockScanExclusive => {
+            launch_each::<T::BlockScanExclusive, _, _>(device, io, block_scan, BlockScan::plan)
         }
     }
 }
@@ -155,18 +154,19 @@ pub fn argmin(
     input: &DeviceBuffer<f32>,
     out: &mut DeviceBuffer<u32>,
 ) -> Result<()> {
-    let words = 2 * input.len().div_ceil(level.segment());
-    let Some((input, n, out)) = per_element(device, input, out, words)? else {
-        return Ok(());
+    let params = |input, n, out, segment| ArgMinCheck {
+        input,
+        n,
+        out,
+        segment,
     };
-    let p = ArgMinCheck { input, n, out };
-    // SAFETY: the kernels read the `n` inputs and write two words a segment, checked above.
-    unsafe {
-        match level {
-            Level::Warp => device.launch_unchecked::<warp_argmin_f32>(p.plan(), p),
-            Level::Block => device.launch_unchecked::<block_argmin_f32>(p.plan(), p),
-        }
-    }
+    per_segment::<warp_argmin_f32, block_argmin_f32, _>(
+        device,
+        level,
+        (input, out, 2),
+        params,
+        ArgMinCheck::plan,
+    )
 }
 
 /// The moments (count, mean, m2) of each warp or block by Chan's combine, [`MOMENTS_WORDS`]
@@ -177,32 +177,53 @@ pub fn moments(
     input: &DeviceBuffer<f64>,
     out: &mut DeviceBuffer<u32>,
 ) -> Result<()> {
-    let words = MOMENTS_WORDS * input.len().div_ceil(level.segment());
-    let Some((input, n, out)) = per_element(device, input, out, words)? else {
-        return Ok(());
+    let params = |input, n, out, segment| MomentsCheck {
+        input,
+        n,
+        out,
+        segment,
     };
-    let p = MomentsCheck { input, n, out };
-    // SAFETY: the kernels read the `n` inputs and write `MOMENTS_WORDS` words a segment,
-    // checked above.
-    unsafe {
-        match level {
-            Level::Warp => device.launch_unchecked::<warp_moments_f64>(p.plan(), p),
-            Level::Block => device.launch_unchecked::<block_moments_f64>(p.plan(), p),
-        }
+    let io = (input, out, MOMENTS_WORDS);
+    per_segment::<warp_moments_f64, block_moments_f64, _>(device, level, io, params, MomentsCheck::plan)
+}
+
+/// Launches the warp (`W`) or block (`B`) entry of a test family that writes `words` words a
+/// segment of `input`, with parameters `params(input, n, out, segment)`.
+fn per_segment<W, B, I>(
+    device: &Device,
+    level: Level,
+    (input, out, words): (&DeviceBuffer<I>, &mut DeviceBuffer<u32>, usize),
+    params: impl FnOnce(*const I, u64, *mut u32, u64) -> W::Params,
+    plan: impl FnOnce(&W::Params) -> LaunchShape,
+) -> Result<()>
+where
+    W: Kernel,
+    B: Kernel<Params = W::Params>,
+    W::Params: Checked,
+{
+    let io = (input, out, words * input.len().div_ceil(level.segment()));
+    let segment = level.segment() as u64;
+    let params = move |input, n, out| params(input, n, out, segment);
+    match level {
+        Level::Warp => launch_each::<W, _, _>(device, io, params, plan),
+        Level::Block => launch_each::<B, _, _>(device, io, params, plan),
     }
 }
 
 /// The exclusive scan of moments within each block: for element `i`, the moments of the
 /// block's elements before it, [`MOMENTS_WORDS`] words at `out[5i..]`.
 pub fn moments_scan(device: &Device, input: &DeviceBuffer<f64>, out: &mut DeviceBuffer<u32>) -> Result<()> {
-    let words = MOMENTS_WORDS * input.len();
-    let Some((input, n, out)) = per_element(device, input, out, words)? else {
-        return Ok(());
-    };
-    let p = MomentsCheck { input, n, out };
-    // SAFETY: the kernel reads the `n` inputs and writes `MOMENTS_WORDS` words each, checked
-    // above.
-    unsafe { device.launch_unchecked::<block_scan_moments_f64>(p.plan(), p) }
+    launch_each::<block_scan_moments_f64, _, _>(
+        device,
+        (input, out, MOMENTS_WORDS * input.len()),
+        |input, n, out| MomentsCheck {
+            input,
+            n,
+            out,
+            segment: 1,
+        },
+        MomentsCheck::plan,
+    )
 }
 
 /// The lane counts of the logical-warp test kernels ([`logical_warp`]).
@@ -227,22 +248,16 @@ pub fn logical_warp(
             backend: "the logical-warp test kernels (1, 2, 4, 8, 16 or 32 lanes)".into(),
         });
     }
-    let words = LOGICAL_WARP_WORDS * input.len();
-    let Some((input, n, out)) = per_element(device, input, out, words)? else {
-        return Ok(());
-    };
-    let p = LogicalWarpCheck { input, n, out };
-    // SAFETY: the kernels read the `n` inputs and write `LOGICAL_WARP_WORDS` words each,
-    // checked above.
-    unsafe {
-        match width {
-            1 => device.launch_unchecked::<warp_logical_w1>(p.plan(), p),
-            2 => device.launch_unchecked::<warp_logical_w2>(p.plan(), p),
-            4 => device.launch_unchecked::<warp_logical_w4>(p.plan(), p),
-            8 => device.launch_unchecked::<warp_logical_w8>(p.plan(), p),
-            16 => device.launch_unchecked::<warp_logical_w16>(p.plan(), p),
-            _ => device.launch_unchecked::<warp_logical_w32>(p.plan(), p),
-        }
+    let io = (input, out, LOGICAL_WARP_WORDS * input.len());
+    let params = |input, n, out| LogicalWarpCheck { input, n, out };
+    let plan = LogicalWarpCheck::plan;
+    match width {
+        1 => launch_each::<warp_logical_w1, _, _>(device, io, params, plan),
+        2 => launch_each::<warp_logical_w2, _, _>(device, io, params, plan),
+        4 => launch_each::<warp_logical_w4, _, _>(device, io, params, plan),
+        8 => launch_each::<warp_logical_w8, _, _>(device, io, params, plan),
+        16 => launch_each::<warp_logical_w16, _, _>(device, io, params, plan),
+        _ => launch_each::<warp_logical_w32, _, _>(device, io, params, plan),
     }
 }
 
@@ -265,19 +280,19 @@ pub fn warp_histogram_ballot(
             max: 5,
         });
     }
-    let p = HistogramBallot {
-        buckets: device.ptr(buckets)?,
-        n: buckets.len() as u64,
-        bits,
-        counts: device.ptr_mut(counts)?,
-        ranks: device.ptr_mut(ranks)?,
-    };
-    if p.n == 0 {
+    if buckets.is_empty() {
         return Ok(());
     }
-    // SAFETY: lengths checked above; the caller's buckets are below 2^bits (a larger one is
-    // counted nowhere, never written out of bounds).
-    unsafe { device.launch_unchecked::<warp_histogram_ballot>(p.plan(), p) }
+    let mut b = device.bind();
+    // A bucket at or past 2^bits is counted nowhere, never written out of bounds.
+    let p = HistogramBallot {
+        buckets: b.read(buckets)?,
+        n: buckets.len() as u64,
+        bits,
+        counts: b.write(counts)?,
+        ranks: b.write(ranks)?,
+    };
+    b.launch::<warp_histogram_ballot>(p.plan(), p)
 }
 
 /// The SIMT collectives check (`simt_check_collectives`): `out` holds
@@ -287,14 +302,12 @@ pub fn simt_collectives(
     input: &DeviceBuffer<u32>,
     out: &mut DeviceBuffer<u32>,
 ) -> Result<()> {
-    let words = COLLECTIVE_OUTPUTS * input.len();
-    let Some((input, n, out)) = per_element(device, input, out, words)? else {
-        return Ok(());
-    };
-    let p = Collectives { input, n, out };
-    // SAFETY: the kernel reads the `n` inputs and writes `COLLECTIVE_OUTPUTS` words each,
-    // checked above.
-    unsafe { device.launch_unchecked::<simt_check_collectives>(p.plan(), p) }
+    launch_each::<simt_check_collectives, _, _>(
+        device,
+        (input, out, COLLECTIVE_OUTPUTS * input.len()),
+        |input, n, out| Collectives { input, n, out },
+        Collectives::plan,
+    )
 }
 
 /// The SIMT atomics check (`simt_check_atomics`): every element applies every atomic to
@@ -307,17 +320,17 @@ pub fn simt_atomics(
 ) -> Result<()> {
     check_same_len("atomic counters", ATOMIC_SLOTS, counters.len())?;
     check_same_len("atomic olds", input.len(), olds.len())?;
-    let p = Atomics {
-        input: device.ptr(input)?,
-        n: input.len() as u64,
-        counters: device.ptr_mut(counters)?,
-        olds: device.ptr_mut(olds)?,
-    };
-    if p.n == 0 {
+    if input.is_empty() {
         return Ok(());
     }
-    // SAFETY: lengths checked above.
-    unsafe { device.launch_unchecked::<simt_check_atomics>(p.plan(), p) }
+    let mut b = device.bind();
+    let p = Atomics {
+        input: b.read(input)?,
+        n: input.len() as u64,
+        counters: b.write(counters)?,
+        olds: b.write(olds)?,
+    };
+    b.launch::<simt_check_atomics>(p.plan(), p)
 }
 
 /// Element types of the math check kernel (f32 and f64): `out[5i..5i+5]` = (ln, exp, sin,
@@ -328,13 +341,12 @@ impl MathElement for f64 {}
 
 /// Evaluates the SIMT layer's math functions at every `x`; `out` holds 5 × `x.len()`.
 pub fn math<T: MathElement>(device: &Device, x: &DeviceBuffer<T>, out: &mut DeviceBuffer<T>) -> Result<()> {
-    let words = 5 * x.len();
-    let Some((x, n, out)) = per_element(device, x, out, words)? else {
-        return Ok(());
-    };
-    let p = MathCheck { x, n, out };
-    // SAFETY: the kernel reads the `n` inputs and writes five results each, checked above.
-    unsafe { device.launch_unchecked::<T::Math>(p.plan(), p) }
+    launch_each::<T::Math, _, _>(
+        device,
+        (x, out, 5 * x.len()),
+        |x, n, out| MathCheck { x, n, out },
+        MathCheck::plan,
+    )
 }
 
 /// A device multisplit of `keys` by key mod `modulo` that claims only `m` buckets: how the

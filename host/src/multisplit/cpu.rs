@@ -12,6 +12,17 @@ use rayon::prelude::*;
 /// words each) stay a few per thread.
 const CHUNK: usize = 1 << 16;
 
+/// The splitters' bucket function over a slice: the same upper bound as the kernels'
+/// `Splitters`, which hold a device address instead.
+#[derive(Clone, Copy)]
+pub(super) struct SplitterSlice<'a, K>(pub &'a [K]);
+
+impl<K: Key> BucketFn<K> for SplitterSlice<'_, K> {
+    fn bucket(&self, key: K) -> u32 {
+        self.0.partition_point(|s| *s <= key) as u32
+    }
+}
+
 /// `keys` (and `values`) grouped by `f`'s buckets in `0..m`, stably, with offsets and counts;
 /// `Err(BucketOutOfRange)` if `f` puts a key in a bucket `>= m`.
 pub(super) fn split<K: Key, V: Pod + Send + Sync, F: BucketFn<K>>(

@@ -29,7 +29,7 @@ use crate::error::{Error, Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use bytemuck::Pod;
-use warpkit_kernels::multisplit::bucket::{BitField, Modulo, MultiplicativeHash, Splitters};
+use warpkit_kernels::multisplit::bucket::{BitField, Modulo, MultiplicativeHash};
 use warpkit_kernels::multisplit::digit_pass::{
     BUCKETS_BIT_FIELD, BUCKETS_HASH, BUCKETS_KEEP_AT_LEAST, BUCKETS_KEEP_BELOW, BUCKETS_KEEP_BIT_CLEAR,
     BUCKETS_KEEP_BIT_SET, BUCKETS_MODULO, BUCKETS_SPLITTERS,
@@ -289,11 +289,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
                 backend: backend.describe(),
             }),
             Backend::Cpu(_) => match self.buckets {
-                Buckets::Splitters(s) => {
-                    // SAFETY: `s` is sorted (checked in `new`) and outlives the call.
-                    let f = unsafe { Splitters::new(s.as_ptr(), s.len() as u32) };
-                    cpu::split(f, self.m, keys, values)
-                }
+                Buckets::Splitters(s) => cpu::split(cpu::SplitterSlice(s), self.m, keys, values),
                 Buckets::BitField { shift, bits } => {
                     cpu::split(BitField { shift, bits }, self.m, keys, values)
                 }

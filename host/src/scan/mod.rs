@@ -49,12 +49,7 @@ impl Backend {
         check_same_len("scan output", input.len(), out.len())?;
         match self {
             #[cfg(feature = "cuda")]
-            Backend::Device(d)
-                if let Some(gpu) = d.as_gpu()
-                    && let Some(chunk) = gpu.pipeline_chunk(input, out) =>
-            {
-                let (staged, mut scanned) = (d.workspace::<T>(input.len())?, d.workspace::<T>(input.len())?);
-                let (src, dst) = (d.ptr(&staged)?, d.ptr_mut(&mut scanned)?);
+            Backend::Device(d) if let Some(chunk) = d.pipeline_chunk(input, out) => {
                 // Page-locked both ways: copies in and out overlap, chunk by chunk. Each chunk
                 // is scanned from zero and lands shifted by the total of the chunks
                 // before it: the last landed sum, plus the chunk's last input if exclusive.
@@ -66,19 +61,13 @@ impl Backend {
                         last.add(*chunk_in.last().expect("not empty"))
                     }
                 };
-                // SAFETY: both buffers hold `input.len()` elements of this GPU, allocated on
-                // warpkit's stream and freed there after the pipeline, which returns only once
-                // its copies are done; each chunk's scan touches its own elements.
-                unsafe {
-                    gpu.pipeline(
-                        (input, out),
-                        (src as u64, dst as u64),
-                        chunk,
-                        |offset, len| d.scan_chunk(inclusive, &staged, &mut scanned, offset..offset + len),
-                        (T::ZERO, carry),
-                        T::add,
-                    )
-                }
+                d.pipeline(
+                    (input, out),
+                    chunk,
+                    |staged, scanned, range| d.scan_chunk(inclusive, staged, scanned, range),
+                    (T::ZERO, carry),
+                    T::add,
+                )
             }
             Backend::Device(d) => {
                 let mut scanned = d.workspace(input.len())?;

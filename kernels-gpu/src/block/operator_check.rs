@@ -6,7 +6,7 @@
 use crate::block;
 use crate::launch::LaunchShape;
 use crate::op::{ArgMin, Moments, MomentsCombine, Operator, Words};
-use crate::policy::checks::{per_element, per_warp};
+use crate::policy::checks::{LEVEL_TEST_BLOCK_THREADS, per_element, per_warp};
 use crate::simt::shared::SharedSlice;
 use crate::simt::{WARP_SIZE, block_x, global_x, lane_id, thread_rank, warps_per_block};
 use crate::warp;
@@ -56,6 +56,16 @@ enum Segment {
     Block,
 }
 
+impl Segment {
+    /// Elements one result combines, with the launch of the kernels' plans.
+    const fn items(self) -> u64 {
+        match self {
+            Segment::Warp => WARP_SIZE as u64,
+            Segment::Block => LEVEL_TEST_BLOCK_THREADS as u64,
+        }
+    }
+}
+
 /// Each segment's items combined by `op`, as `words` words at `out[segment * words ..]`.
 ///
 /// # Safety
@@ -96,31 +106,47 @@ crate::kernel! {
     /// Parameters of the argmin test kernels: `n` f32 elements of `input`, one a thread, each
     /// segment's (value, index) as its two words at `out[2 · segment ..]`.
     pub struct ArgMinCheck {
+        #[len(n)]
         pub input: *const f32,
         pub n: u64,
+        #[len(2 * n.div_ceil(segment.max(1)))]
         pub out: *mut u32,
+        /// Elements each result covers: the entry's segment, which its check compares.
+        pub segment: u64,
     }
+    check |p, shape| *shape == p.plan();
     /// Each warp's argmin.
     fn argmin_each::<false> => warp_argmin_f32;
+    check |p, shape| p.segment == Segment::Warp.items();
     /// Each block's argmin.
     fn argmin_each::<true> => block_argmin_f32;
+    check |p, shape| p.segment == Segment::Block.items();
 }
 
 crate::kernel! {
     /// Parameters of the moments test kernels: `n` f64 elements of `input`, one a thread, the
     /// words of [`Moments<f64>`] (5 a value) to `out`.
     pub struct MomentsCheck {
+        #[len(n)]
         pub input: *const f64,
         pub n: u64,
+        #[len(MOMENTS_WORDS as u64 * n.div_ceil(segment.max(1)))]
         pub out: *mut u32,
+        /// Elements each result covers: the entry's segment (1 for the scan), which its check
+        /// compares.
+        pub segment: u64,
     }
+    check |p, shape| *shape == p.plan();
     /// Each warp's moments, at `out[5 · warp ..]`.
     fn moments_each::<false> => warp_moments_f64;
+    check |p, shape| p.segment == Segment::Warp.items();
     /// Each block's moments, at `out[5 · block ..]`.
     fn moments_each::<true> => block_moments_f64;
+    check |p, shape| p.segment == Segment::Block.items();
     /// The exclusive scan of each block's moments (the moments of the block's elements before
     /// each one), at `out[5i ..]`.
     fn moments_scan => block_scan_moments_f64;
+    check |p, shape| p.segment == 1;
 }
 
 impl ArgMinCheck {
@@ -149,7 +175,7 @@ const fn segment(block: bool) -> Segment {
 /// [`ArgMinCheck::plan`] (any blocks of whole warps with its shared memory).
 #[inline(always)]
 pub unsafe fn argmin_each<const BLOCK: bool>(p: ArgMinCheck) {
-    let ArgMinCheck { input, n, out } = p;
+    let ArgMinCheck { input, n, out, .. } = p;
     // SAFETY: forwarded to the launch contract above.
     unsafe { reduce_each(segment(BLOCK), (input, n, out), 2, ArgMin, |i, x| (x, i as u32)) }
 }
@@ -161,7 +187,7 @@ pub unsafe fn argmin_each<const BLOCK: bool>(p: ArgMinCheck) {
 /// [`MomentsCheck::plan`] (any blocks of whole warps with its shared memory).
 #[inline(always)]
 pub unsafe fn moments_each<const BLOCK: bool>(p: MomentsCheck) {
-    let MomentsCheck { input, n, out } = p;
+    let MomentsCheck { input, n, out, .. } = p;
     // SAFETY: forwarded to the launch contract above.
     unsafe {
         reduce_each(
@@ -181,7 +207,7 @@ pub unsafe fn moments_each<const BLOCK: bool>(p: MomentsCheck) {
 /// `input` holds `n` elements, `out` 5 n words; the launch is [`MomentsCheck::plan`].
 #[inline(always)]
 pub unsafe fn moments_scan(p: MomentsCheck) {
-    let MomentsCheck { input, n, out } = p;
+    let MomentsCheck { input, n, out, .. } = p;
     let op = MomentsCombine;
     let i = global_x();
     // SAFETY: accesses bounded by `n`; the whole block calls the scan.

@@ -5,7 +5,7 @@
 use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{Operator, Sum, Words};
-use crate::policy::checks::{per_element, per_warp};
+use crate::policy::checks::{LEVEL_TEST_BLOCK_THREADS, per_element, per_warp};
 use crate::simt::memory::read_or;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, global_x, lane_id, sync_threads, thread_rank, warp_id, warps_per_block};
@@ -38,10 +38,13 @@ crate::kernel! {
     /// Parameters of the block reduction's test kernel: `n` elements of `input`, one a thread,
     /// each block's sum to `out` (one a block).
     pub struct BlockReduce<T: Element> {
+        #[len(n)]
         pub input: *const T,
         pub n: u64,
+        #[len(n.div_ceil(LEVEL_TEST_BLOCK_THREADS as u64))]
         pub out: *mut T,
     }
+    check |p, shape| *shape == p.plan();
     /// Sum of each block's elements.
     fn reduce_each_block => block_reduce_u32<u32>, block_reduce_f64<f64>;
 }

@@ -41,10 +41,13 @@ crate::kernel! {
     /// Parameters of the block scan's test kernel: `n` elements of `input`, one a thread, the
     /// exclusive scan within each block to `out`.
     pub struct BlockScan<T: Element> {
+        #[len(n)]
         pub input: *const T,
         pub n: u64,
+        #[len(n)]
         pub out: *mut T,
     }
+    check |p, shape| *shape == p.plan();
     /// Exclusive scan within each block's elements.
     fn scan_each_block => block_scan_exclusive_u32<u32>, block_scan_exclusive_f64<f64>;
 }

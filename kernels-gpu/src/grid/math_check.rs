@@ -9,10 +9,13 @@ crate::kernel! {
     /// Parameters of the math test kernels: `n` elements of `x`, one a thread, five results
     /// each to `out`.
     pub struct MathCheck<T: FastMath> {
+        #[len(n)]
         pub x: *const T,
         pub n: u64,
+        #[len(5 * n)]
         pub out: *mut T,
     }
+    check |p, shape| *shape == p.plan();
     /// Evaluates the five [`FastMath`] functions at each input.
     fn math_each => math_check_f32<f32>, math_check_f64<f64>;
 }

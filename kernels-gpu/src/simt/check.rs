@@ -25,10 +25,13 @@ crate::kernel! {
     /// Parameters of the collectives check: `n` elements of `input`, one a thread,
     /// [`COLLECTIVE_OUTPUTS`] words each to `out`.
     pub struct Collectives {
+        #[len(n)]
         pub input: *const u32,
         pub n: u64,
+        #[len(COLLECTIVE_OUTPUTS as u64 * n)]
         pub out: *mut u32,
     }
+    check |p, shape| *shape == p.plan();
     /// The collectives check (see [`collectives`]).
     fn collectives => simt_check_collectives;
 }
@@ -38,11 +41,15 @@ crate::kernel! {
     /// atomic to the [`ATOMIC_SLOTS`] slots of `counters` and each exchange's old value to
     /// `olds`.
     pub struct Atomics {
+        #[len(n)]
         pub input: *const u32,
         pub n: u64,
+        #[len(ATOMIC_SLOTS as u64)]
         pub counters: *mut u64,
+        #[len(n)]
         pub olds: *mut u32,
     }
+    check |p, shape| *shape == p.plan();
     /// The atomics check (see [`atomics`]).
     fn atomics => simt_check_atomics;
 }

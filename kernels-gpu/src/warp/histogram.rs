@@ -63,13 +63,17 @@ crate::kernel! {
     /// `buckets`, one a thread; each warp's counts to `counts` (32 a warp) and each element's
     /// rank to `ranks`.
     pub struct HistogramBallot {
+        #[len(n)]
         pub buckets: *const u32,
         pub n: u64,
         /// At most 5.
         pub bits: u32,
+        #[len(n.div_ceil(WARP_SIZE as u64) * WARP_SIZE as u64)]
         pub counts: *mut u32,
+        #[len(n)]
         pub ranks: *mut u32,
     }
+    check |p, shape| bits <= 5 && *shape == p.plan();
     /// Each warp's ballot histogram.
     fn histogram_each_warp => warp_histogram_ballot;
 }

@@ -121,10 +121,13 @@ crate::kernel! {
     /// Parameters of the logical-warp test kernels: `n` elements of `input`, one a thread,
     /// [`CHECK_WORDS`] words of results each to `out`.
     pub struct LogicalWarpCheck {
+        #[len(n)]
         pub input: *const u32,
         pub n: u64,
+        #[len(CHECK_WORDS as u64 * n)]
         pub out: *mut u32,
     }
+    check |p, shape| *shape == p.plan();
     /// Every primitive at 1 lane (the identity, no shuffle).
     fn check_each::<1> => warp_logical_w1;
     /// Every primitive at 2 lanes.

@@ -83,10 +83,13 @@ crate::kernel! {
     /// Parameters of the warp reduction's test kernel: `n` elements of `input`, one a thread,
     /// each warp's sum to `out` (ceil(n / 32) of them).
     pub struct WarpReduce<T: Element> {
+        #[len(n)]
         pub input: *const T,
         pub n: u64,
+        #[len(n.div_ceil(WARP_SIZE as u64))]
         pub out: *mut T,
     }
+    check |p, shape| *shape == p.plan();
     /// Sum of each warp's 32 elements.
     fn reduce_each_warp => warp_reduce_u32<u32>, warp_reduce_f64<f64>;
 }

@@ -92,10 +92,13 @@ crate::kernel! {
     /// Parameters of the warp scans' test kernels: `n` elements of `input`, one a thread, each
     /// warp's scan to `out`.
     pub struct WarpScan<T: Element> {
+        #[len(n)]
         pub input: *const T,
         pub n: u64,
+        #[len(n)]
         pub out: *mut T,
     }
+    check |p, shape| *shape == p.plan();
     /// Inclusive scan within each warp's 32 elements.
     fn scan_each_warp::<u32, true> => warp_scan_inclusive_u32<u32>;
     /// Exclusive scan within each warp's 32 elements.

@@ -13,11 +13,14 @@
 use super::Gpu;
 use super::staging::page_locked;
 use crate::error::{Result, check_same_len};
+use crate::runtime::device::{Device, DeviceBuffer};
+use bytemuck::Pod;
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaEvent, CudaStream, result};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::mem::MaybeUninit;
+use std::ops::Range;
 use std::sync::{Arc, mpsc};
 
 /// Bytes of each chunk: small enough that filling and draining the pipeline (about one
@@ -26,6 +29,54 @@ const CHUNK_BYTES: usize = 16 << 20;
 
 /// Chunks whose copies out are queued ahead of the one being shifted.
 const LOOKAHEAD: usize = 2;
+
+impl Device {
+    /// Elements of `T` in each chunk of a [`Device::pipeline`] over `input` into `out`, or
+    /// `None` where that cannot run: not a GPU, or as [`Gpu::pipeline_chunk`] says.
+    pub(crate) fn pipeline_chunk<T>(&self, input: &[T], out: &[T]) -> Option<usize> {
+        self.as_gpu()?.pipeline_chunk(input, out)
+    }
+
+    /// Runs `work` over `input` into `out` in chunks of `chunk` elements (from
+    /// [`Device::pipeline_chunk`]) through two device buffers of `input.len()` elements,
+    /// copies in, work and copies out overlapped (see [`Gpu::pipeline`], which also says what
+    /// `carry` and `add` do). `work(staged, worked, range)` queues on warpkit's stream the work
+    /// of elements `range`, reading `staged[range]` and writing `worked[range]`; touching other
+    /// elements races with the copies (their results are then unspecified, the memory safe).
+    pub(crate) fn pipeline<T: Pod + PartialEq + Send + Sync>(
+        &self,
+        io: (&[T], &mut [T]),
+        chunk: usize,
+        mut work: impl FnMut(&DeviceBuffer<T>, &mut DeviceBuffer<T>, Range<usize>) -> Result<()>,
+        carry: (T, impl FnMut(&[T], &[T]) -> T + Send),
+        add: impl Fn(T, T) -> T + Sync,
+    ) -> Result<()> {
+        let gpu = self
+            .as_gpu()
+            .ok_or_else(|| crate::error::Error::UnsupportedMethod {
+                method: "a pipelined copy".into(),
+                backend: self.describe(),
+            })?;
+        let (staged, mut worked) = (self.workspace::<T>(io.0.len())?, self.workspace::<T>(io.0.len())?);
+        let addresses = (
+            self.ptr(&staged)? as CUdeviceptr,
+            self.ptr_mut(&mut worked)? as CUdeviceptr,
+        );
+        // SAFETY: both buffers are this GPU's and hold `input.len()` elements, allocated on
+        // warpkit's stream before the call and freed there after it; `work` reaches them only
+        // through their borrows, queuing on warpkit's stream.
+        unsafe {
+            gpu.pipeline(
+                io,
+                addresses,
+                chunk,
+                |offset, len| work(&staged, &mut worked, offset..offset + len),
+                carry,
+                add,
+            )
+        }
+    }
+}
 
 impl Gpu {
     /// Elements of `T` in each chunk of a pipeline, or `None` where `input` and `out` cannot
@@ -48,11 +99,13 @@ impl Gpu {
     /// its running total. Chunks whose offset equals `first` (the identity of `add`) land
     /// unshifted.
     ///
+    /// `input` and `out` should be page-locked ([`Gpu::pipeline_chunk`] says so): ordinary
+    /// memory is correct too, its copies only slower and serialized.
+    ///
     /// # Safety
-    /// `input` and `out` are page-locked ([`Gpu::pipeline_chunk`] said so); `d_in` and `d_out`
-    /// are this GPU's memory of `input.len()` elements each, allocated before the call on
-    /// warpkit's stream and freed after it; `work` touches only the chunk's elements of them.
-    pub(crate) unsafe fn pipeline<T: Copy + PartialEq + Send + Sync>(
+    /// `d_in` and `d_out` are this GPU's memory of `input.len()` elements each, allocated
+    /// before the call on warpkit's stream and freed after it.
+    unsafe fn pipeline<T: Copy + PartialEq + Send + Sync>(
         &self,
         (input, out): (&[T], &mut [T]),
         (d_in, d_out): (CUdeviceptr, CUdeviceptr),
