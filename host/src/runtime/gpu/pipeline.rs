@@ -12,7 +12,7 @@
 
 use super::Gpu;
 use super::staging::page_locked;
-use crate::error::{Result, check_same_len};
+use crate::error::{Error, Result, check_same_len};
 use crate::runtime::device::{Device, DeviceBuffer};
 use bytemuck::Pod;
 use cudarc::driver::sys::CUdeviceptr;
@@ -51,12 +51,10 @@ impl Device {
         carry: (T, impl FnMut(&[T], &[T]) -> T + Send),
         add: impl Fn(T, T) -> T + Sync,
     ) -> Result<()> {
-        let gpu = self
-            .as_gpu()
-            .ok_or_else(|| crate::error::Error::UnsupportedMethod {
-                method: "a pipelined copy".into(),
-                backend: self.describe(),
-            })?;
+        let gpu = self.as_gpu().ok_or_else(|| Error::UnsupportedMethod {
+            method: "a pipelined copy".into(),
+            backend: self.describe(),
+        })?;
         let (staged, mut worked) = (self.workspace::<T>(io.0.len())?, self.workspace::<T>(io.0.len())?);
         let addresses = (
             self.ptr(&staged)? as CUdeviceptr,
@@ -82,7 +80,7 @@ impl Gpu {
     /// Elements of `T` in each chunk of a pipeline, or `None` where `input` and `out` cannot
     /// take it: not both page-locked, shorter than two chunks, or on a rayon worker (landing
     /// a chunk uses the workers).
-    pub(crate) fn pipeline_chunk<T>(&self, input: &[T], out: &[T]) -> Option<usize> {
+    fn pipeline_chunk<T>(&self, input: &[T], out: &[T]) -> Option<usize> {
         let chunk = CHUNK_BYTES / size_of::<T>().max(1);
         let fits = input.len() >= 2 * chunk && rayon::current_thread_index().is_none();
         // The driver answers for memory page-locked outside warpkit only in a current context.
