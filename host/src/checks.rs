@@ -19,7 +19,7 @@ use warpkit_kernels::checks::{LevelKernels, MathKernels};
 use warpkit_kernels::grid::math_check::MathCheck;
 use warpkit_kernels::kernel::{Checked, Kernel};
 use warpkit_kernels::simt::check::{
-    ATOMIC_SLOTS, Atomics, COLLECTIVE_OUTPUTS, Collectives, simt_check_atomics, simt_check_collectives,
+    ATOMIC_SLOTS, Atomics, Collectives, simt_check_atomics, simt_check_collectives,
 };
 use warpkit_kernels::warp::histogram::{HistogramBallot, warp_histogram_ballot};
 use warpkit_kernels::warp::logical::{
@@ -29,8 +29,9 @@ use warpkit_kernels::warp::logical::{
 use warpkit_kernels::warp::reduce::WarpReduce;
 use warpkit_kernels::warp::scan::WarpScan;
 
+pub use crate::multisplit::launch::scatter_with_table as multisplit_scatter_with_table;
 pub use warpkit_kernels::policy::LEVEL_TEST_BLOCK_THREADS as BLOCK_THREADS;
-pub use warpkit_kernels::simt::check::CAS_CONTENDERS;
+pub use warpkit_kernels::simt::check::{CAS_CONTENDERS, COLLECTIVE_OUTPUTS};
 
 /// A warp- or block-level test kernel and the output length it needs for `n` inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

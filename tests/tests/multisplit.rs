@@ -6,7 +6,7 @@
 use rand_core::RngCore;
 use warpkit::multisplit::{BucketFn, Buckets, Keep, Key, Method, Multisplit, MultisplitKey, Split, compact};
 use warpkit::{Backend, Error, Philox};
-use warpkit_tests::{Agreement, cap, devices, fresh_rng, on_every_device};
+use warpkit_tests::{Agreement, TestValue, cap, devices, fresh_rng, on_every_device};
 
 /// A bucket function under test: its name, the multisplit, and a key of bucket `b` made from
 /// random bits `r`.
@@ -303,6 +303,49 @@ fn devices_split_like_the_cpu_by_modulo_32_to_256() {
 #[test]
 fn devices_split_like_the_cpu_by_modulo_in_two_passes() {
     devices_split_like_the_cpu_by_modulo(&MS[7..]);
+}
+
+/// The scatter kernels meet a table they did not make (zeros, starts at `n - 1`, at
+/// `u32::MAX`, random words) on every device, write method and radix: no store lands past the
+/// keys' `n` slots (a guard of poison after them stays), and no launch faults.
+#[test]
+fn no_table_sends_a_scatter_out_of_bounds() {
+    const GUARD: usize = 4096;
+    let mut rng = fresh_rng("multisplit scatter with any table");
+    let n = cap(10_007);
+    let keys: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
+    let noise: Vec<u32> = (0..1 << 16).map(|_| rng.next_u32()).collect();
+    let tables = ["zeros", "n - 1", "u32::MAX", "random"];
+    let word = |table: usize, i: usize| match table {
+        0 => 0,
+        1 => n as u32 - 1,
+        2 => u32::MAX,
+        _ => noise[i % noise.len()],
+    };
+    for device in devices("multisplit scatter with any table") {
+        let d_keys = device.upload(&keys).unwrap();
+        for radix in [2, 32, 256] {
+            for method in Method::ALL {
+                for (t, name) in tables.iter().enumerate() {
+                    let mut out = device.filled(n + GUARD, u32::poison()).unwrap();
+                    warpkit::checks::multisplit_scatter_with_table(
+                        &device,
+                        &d_keys,
+                        (radix, method),
+                        |i| word(t, i),
+                        &mut out,
+                    )
+                    .unwrap();
+                    let out = device.download(&out).unwrap();
+                    assert!(
+                        out[n..].iter().all(|&w| w == u32::poison()),
+                        "radix {radix} {method:?}, table {name}, on {}: a store past n",
+                        device.describe()
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// A bucket function that breaks its contract (key mod 2m under a claim of m buckets) ends in

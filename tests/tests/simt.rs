@@ -1,9 +1,10 @@
 //! The SIMT layer's collectives and atomics through their check kernels, on every device,
 //! against CPU references: votes, match, the active mask in a divergent branch, shuffles within
-//! half-warp masks, `sync_warp` ordering shared memory, and every atomic under contention.
+//! half-warp masks, `sync_warp` ordering shared memory, a block-wide vote at a barrier
+//! (`sync_threads_or`), and every atomic under contention.
 
 use rand_core::RngCore;
-use warpkit::checks::{CAS_CONTENDERS, simt_atomics, simt_collectives};
+use warpkit::checks::{BLOCK_THREADS, CAS_CONTENDERS, COLLECTIVE_OUTPUTS, simt_atomics, simt_collectives};
 use warpkit_tests::*;
 
 /// The warp's lanes' values, 0 past the end of the input (as the kernel reads them).
@@ -23,14 +24,17 @@ fn collectives_match_the_reference() {
         |rng, n| random_vec::<u32>(rng, n.min(1 << 24)),
         |device, input| {
             let d_in = device.upload(input)?;
-            let mut out = device.filled(8 * input.len(), u32::poison())?;
+            let mut out = device.filled(COLLECTIVE_OUTPUTS * input.len(), u32::poison())?;
             simt_collectives(device, &d_in, &mut out)?;
             device.download(&out)
         },
         |input, got, label| {
-            for (i, result) in got.chunks(8).enumerate() {
+            let block = BLOCK_THREADS as usize;
+            for (i, result) in got.chunks(COLLECTIVE_OUTPUTS).enumerate() {
                 let (w, l) = (i / 32, i % 32);
                 let v = lanes_of(input, w);
+                let b = i / block * block;
+                let block_any = input[b..input.len().min(b + block)].iter().any(|x| x % 1000 == 7);
                 let expected = [
                     mask_where(|j| v[j] & 1 != 0),
                     v.iter().any(|x| x % 64 == 0) as u32,
@@ -40,6 +44,7 @@ fn collectives_match_the_reference() {
                     v[l ^ 1],
                     if l % 3 == 0 { mask_where(|j| j % 3 == 0) } else { 0 },
                     v[(l + 1) % 32],
+                    block_any as u32,
                 ];
                 assert_eq!(result, expected, "{label}: element {i}");
             }

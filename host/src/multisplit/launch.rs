@@ -6,6 +6,7 @@
 
 use super::{Method, MultisplitKey, Split};
 use crate::error::{Error, Result};
+use crate::runtime::bindings::Bindings;
 use crate::runtime::device::{Device, DeviceBuffer, Scratch};
 use bytemuck::Pod;
 use warpkit_kernels::kernel::Kernel;
@@ -140,29 +141,17 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     let (m, method) = (params.m, params.method);
     debug_assert!(io.values.is_none() || size_of::<V>() == size_of::<W>());
-    let n = io.keys.len() as u64;
+    let Io {
+        keys,
+        mut values,
+        out_keys,
+    } = io;
+    let n = keys.len() as u64;
     let tiles = tiles(n);
-    let src = (
-        d.ptr(io.keys)?,
-        // Device buffers start 256-byte aligned (in the emulator too, and `Device::adopt`
-        // refuses others), so values of `W`'s size are `W`-aligned words.
-        io.values
-            .as_ref()
-            .map_or(Ok(std::ptr::null()), |v| d.ptr(v.0))?
-            .cast::<W>(),
-    );
-    let (mut out_values, values_len) = match io.values {
-        Some((v, out)) => (Some(out), v.len()),
-        None => (None, 0),
-    };
-    let dst = (
-        d.ptr_mut(io.out_keys)?,
-        out_values
-            .as_mut()
-            .map_or(Ok(std::ptr::null_mut()), |v| d.ptr_mut(v))?
-            .cast::<W>(),
-    );
     if n == 0 {
+        // Buffers of another device are refused even with nothing to split.
+        d.check_owner(keys)?;
+        d.check_owner(out_keys)?;
         return Ok((vec![0; m as usize], vec![0; m as usize]));
     }
     // No splitters, no upload: the kernels get a null pointer (a search over none reads
@@ -171,28 +160,20 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
         [] => None,
         s => Some(d.upload(s)?),
     };
-    let split_ptr = splitters.as_ref().map_or(Ok(std::ptr::null()), |s| d.ptr(s))?;
-    let (kind, ab) = (params.kind, params.ab);
     let passes: &[(u32, u32)] = if m <= RADIX {
         &[(0, m)]
     } else {
         &[(0, RADIX), (8, m.div_ceil(RADIX))]
     };
     let single = passes.len() == 1;
-    let method = method.unwrap_or(Method::auto(m, values_len > 0));
+    let pairs = values.is_some();
+    let method = method.unwrap_or(Method::auto(m, pairs));
     // The first of two passes writes to scratch, which the second reads.
     let mut scratch_keys = (!single).then(|| d.workspace::<K>(n as usize)).transpose()?;
-    let mut scratch_values = (!single && values_len > 0)
-        .then(|| d.workspace::<W>(values_len))
-        .transpose()?;
-    let scratch = (
-        scratch_keys
-            .as_mut()
-            .map_or(Ok(std::ptr::null_mut()), |s| d.ptr_mut(s))?,
-        scratch_values
-            .as_mut()
-            .map_or(Ok(std::ptr::null_mut()), |s| d.ptr_mut(s))?,
-    );
+    let mut scratch_values = match &values {
+        Some((v, _)) if !single => Some(d.workspace::<W>(v.len())?),
+        _ => None,
+    };
     // What the host reads back: the largest bucket the first histogram saw at or past m,
     // tagged with the call (no word of this call's tag when none: a bucket function that
     // keeps its contract), then a single pass's bucket offsets (its digits are the buckets, so
@@ -211,84 +192,74 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
     if tag == 0 {
         d.zero_prefix(call, 8)?;
     }
-    let base = d.ptr_mut(call)?;
-    let largest_ptr = base.cast::<u64>();
-    // Device addresses within the scratch buffer of `layout.total_bytes()`: offset without
-    // dereferencing.
-    let table = base.wrapping_add(layout.table_offset()).cast::<u32>();
-    let offsets_ptr = if single {
-        base.wrapping_add(8).cast::<u32>()
-    } else {
-        std::ptr::null_mut()
-    };
     for (p, &(shift, radix)) in passes.iter().enumerate() {
-        let (from, to) = match (single, p) {
-            (true, _) => (src, dst),
-            (_, 0) => (src, scratch),
-            _ => ((scratch.0.cast_const(), scratch.1.cast_const()), dst),
-        };
         let digit = digit_param(shift, radix);
         let parts = TableParts::new(radix, tiles);
+        let (kind, ab) = (params.kind, params.ab);
+        // The call scratch holds the table and the report: the largest bucket (first pass)
+        // and a single pass's offsets. Device addresses within it: offset without
+        // dereferencing.
+        let in_call = |base: *mut u8| {
+            let table = base.wrapping_add(layout.table_offset()).cast::<u32>();
+            (table, base.cast::<u64>(), base.wrapping_add(8).cast::<u32>())
+        };
+        let mut b = d.bind();
+        let (table, largest, _) = in_call(b.write(call)?);
+        let pass_keys = match &scratch_keys {
+            Some(s) if p > 0 => s,
+            _ => keys,
+        };
         let histogram = Histogram {
-            keys: from.0,
+            keys: b.read(pass_keys)?,
             n,
             kind,
-            splitters: split_ptr,
+            splitters: splitters.as_ref().map_or(Ok(std::ptr::null()), |s| b.read(s))?,
             ab,
             digit,
             tiles,
             table,
             m,
-            largest: if p == 0 { largest_ptr } else { std::ptr::null_mut() },
+            largest: if p == 0 { largest } else { std::ptr::null_mut() },
             tag,
         };
-        // SAFETY: n keys; the table's parts for this radix and these tiles (the layout's largest
-        // pass, inside the scratch buffer); the tagged largest bucket (first pass only); the
-        // plan's blocks and shared memory; splitters as the bucket parameters say (checked on
-        // the host).
-        unsafe {
-            d.launch_unchecked::<K::Histogram>(histogram.plan(), histogram)?;
-            let at = |words: u64| table.wrapping_add(words as usize);
-            let status = at(parts.status).cast::<u8>();
-            let groups = parts.group_sums as usize;
-            d.exclusive_scan_u32_cleared(at(parts.sums), at(parts.starts), groups, status)?;
-        }
+        b.launch::<K::Histogram>(histogram.plan(), histogram)?;
+        let word = |part: u64| layout.table_offset() + 4 * part as usize;
+        let scanned = (word(parts.sums), word(parts.starts), word(parts.status));
+        d.exclusive_scan_u32_within(call, scanned, parts.group_sums as usize)?;
+
+        let mut b = d.bind();
+        let (table, _, offsets) = in_call(b.write(call)?);
+        // Pass 0 of two goes from the input to scratch, pass 1 from scratch to the output.
+        let (keys_in, keys_out) = match (&mut scratch_keys, p) {
+            (Some(s), 0) => (b.read(keys)?, b.write(s)?),
+            (Some(s), _) => (b.read(&*s)?, b.write(&mut *out_keys)?),
+            (None, _) => (b.read(keys)?, b.write(&mut *out_keys)?),
+        };
+        let (values_in, values_out) = match (&mut values, &mut scratch_values, p) {
+            (None, ..) => (std::ptr::null(), std::ptr::null_mut()),
+            (Some((v, _)), Some(s), 0) => (b.read(*v)?.cast::<W>(), b.write(s)?),
+            (Some((_, out)), Some(s), _) => (b.read(&*s)?, b.write(&mut **out)?.cast::<W>()),
+            (Some((v, out)), None, _) => (b.read(*v)?.cast::<W>(), b.write(&mut **out)?.cast::<W>()),
+        };
         let scatter = Scatter {
-            keys: from.0,
-            values: from.1,
+            keys: keys_in,
+            values: values_in,
             n,
             kind,
-            splitters: split_ptr,
+            splitters: splitters.as_ref().map_or(Ok(std::ptr::null()), |s| b.read(s))?,
             ab,
             digit,
             tiles,
             table: table.cast_const(),
-            out_keys: to.0,
-            out_values: to.1,
-            offsets: offsets_ptr,
+            out_keys: keys_out,
+            out_values: values_out,
+            offsets: if single { offsets } else { std::ptr::null_mut() },
         };
-        let write = match method {
-            Method::Direct => DIRECT,
-            Method::WarpLevel => WARP_LEVEL,
-            // Up to 32 digits, the block-level kernels that rank by counters.
-            Method::BlockLevel if radix <= COUNTED_RADIX => COUNTED,
-            Method::BlockLevel => BLOCK_LEVEL,
-        };
-        // SAFETY: as above, with n keys (and, for pairs, values) to read and to write, the
-        // scan of this pass's table, and m offsets for a single pass (null otherwise); the
-        // plan of this method's kernel; keys-only kernels get null value pointers and touch no
-        // value.
-        unsafe {
-            if values_len == 0 {
-                let keys = scatter.keys_only();
-                launch_scatter::<K::DirectKeys, K::WarpKeys, K::BlockKeys, K::CountedKeys, K, u32>(
-                    d, write, keys,
-                )?
-            } else {
-                launch_scatter::<W::Direct<K>, W::Warp<K>, W::Block<K>, W::Counted<K>, K, W>(
-                    d, write, scatter,
-                )?
-            }
+        let write = write_of(method, radix);
+        if !pairs {
+            launch_keys_only(b, write, scatter.keys_only())?
+        } else {
+            launch_scatter::<W::Direct<K>, W::Warp<K>, W::Block<K>, W::Counted<K>, K, W>(b, write, scatter)?
         }
     }
     let report = d.download_words(call, layout.report_words)?;
@@ -301,7 +272,7 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
         });
     }
     if !single {
-        return bounds_of_buckets(d, params, dst.0.cast_const(), n, split_ptr);
+        return bounds_of_buckets(d, params, out_keys, splitters.as_ref());
     }
     let offsets = offsets.to_vec();
     let counts = offsets
@@ -312,12 +283,63 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
     Ok((offsets, counts))
 }
 
+/// The scatter kernels' write method for `method` in a pass of `radix` digits.
+fn write_of(method: Method, radix: u32) -> u32 {
+    match method {
+        Method::Direct => DIRECT,
+        Method::WarpLevel => WARP_LEVEL,
+        // Up to 32 digits, the block-level kernels that rank by counters.
+        Method::BlockLevel if radix <= COUNTED_RADIX => COUNTED,
+        Method::BlockLevel => BLOCK_LEVEL,
+    }
+}
+
+/// One scatter of `keys` by their low `log2(radix)` bits (`radix` a power of two up to 256)
+/// with method `method` to the first `keys.len()` slots of `out`, the pass's table filled by `table` (word index → contents)
+/// instead of the histogram and the scan: how the kernels meet a table they did not make.
+/// Whatever it holds, no store may land at or past `keys.len()` (so that the safe launch is
+/// sound); the slots past that are the caller's guard.
+#[cfg(feature = "checks")]
+pub fn scatter_with_table(
+    d: &Device,
+    keys: &DeviceBuffer<u32>,
+    (radix, method): (u32, Method),
+    table: impl Fn(usize) -> u32,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    let n = keys.len() as u64;
+    let tiles = tiles(n);
+    let words: Vec<u32> = (0..TableParts::new(radix, tiles).words as usize)
+        .map(table)
+        .collect();
+    let table = d.upload(&words)?;
+    let mut b = d.bind();
+    let scatter = Scatter {
+        keys: b.read(keys)?,
+        values: std::ptr::null(),
+        n,
+        kind: warpkit_kernels::multisplit::digit_pass::BUCKETS_BIT_FIELD,
+        splitters: std::ptr::null(),
+        ab: radix.ilog2() as u64,
+        digit: digit_param(0, radix),
+        tiles,
+        table: b.read(&table)?,
+        out_keys: b.write(out)?,
+        out_values: std::ptr::null_mut(),
+        offsets: std::ptr::null_mut(),
+    };
+    launch_keys_only(b, write_of(method, radix), scatter)
+}
+
+/// [`launch_scatter`] of the keys-only kernels.
+fn launch_keys_only<K: MultisplitKey>(b: Bindings, write: u32, params: Scatter<K, u32>) -> Result<()> {
+    launch_scatter::<K::DirectKeys, K::WarpKeys, K::BlockKeys, K::CountedKeys, K, u32>(b, write, params)
+}
+
 /// Launches the scatter kernel of write method `write` of one family (`D`, `Wl`, `B`, `C`:
-/// direct, warp-level, block-level, counted) with `params`, by its plan.
-///
-/// # Safety
-/// As for the kernels' launch contract, with `params` made for this method.
-unsafe fn launch_scatter<D, Wl, B, C, K, V>(d: &Device, write: u32, params: Scatter<K, V>) -> Result<()>
+/// direct, warp-level, block-level, counted) with `params` and the buffers bound in `b`, by
+/// its plan.
+fn launch_scatter<D, Wl, B, C, K, V>(b: Bindings, write: u32, params: Scatter<K, V>) -> Result<()>
 where
     K: MultisplitKey,
     V: Pod,
@@ -327,43 +349,39 @@ where
     C: Kernel<Params = Scatter<K, V>>,
 {
     let shape = params.plan(write);
-    // SAFETY: the caller's contract; the plan of the kernel of this write method.
-    unsafe {
-        match write {
-            DIRECT => d.launch_unchecked::<D>(shape, params),
-            WARP_LEVEL => d.launch_unchecked::<Wl>(shape, params),
-            BLOCK_LEVEL => d.launch_unchecked::<B>(shape, params),
-            _ => d.launch_unchecked::<C>(shape, params),
-        }
+    match write {
+        DIRECT => b.launch::<D>(shape, params),
+        WARP_LEVEL => b.launch::<Wl>(shape, params),
+        BLOCK_LEVEL => b.launch::<B>(shape, params),
+        _ => b.launch::<C>(shape, params),
     }
 }
 
-/// The offsets and counts of `n` keys split into `m` buckets, found in the keys themselves
+/// The offsets and counts of the split `keys` in `m` buckets, found in the keys themselves
 /// (one launch of the bounds kernel).
 fn bounds_of_buckets<K: MultisplitKey>(
     d: &Device,
     params: &Params<K>,
-    keys: *const K,
-    n: u64,
-    splitters: *const K,
+    keys: &DeviceBuffer<K>,
+    splitters: Option<&DeviceBuffer<K>>,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     let m = params.m;
     // Each bucket's begin, then each bucket's end: one allocation and one read back.
     let mut bounds = d.zeros::<u32>(2 * m as usize)?;
-    let begin = d.ptr_mut(&mut bounds)?;
+    let mut b = d.bind();
+    let begin = b.write(&mut bounds)?;
     let p = Bounds {
-        keys,
-        n,
+        keys: b.read(keys)?,
+        n: keys.len() as u64,
         kind: params.kind,
-        splitters,
+        splitters: splitters.map_or(Ok(std::ptr::null()), |s| b.read(s))?,
         ab: params.ab,
         m,
         begin,
         // A device address: offset without dereferencing (`bounds` holds 2m words).
         end: begin.wrapping_add(m as usize),
     };
-    // SAFETY: n split keys on this device; one word per bucket at `begin` and at `end`.
-    unsafe { d.launch_unchecked::<K::Bounds>(p.plan(), p)? };
+    b.launch::<K::Bounds>(p.plan(), p)?;
     // Empty buckets keep begin = end = 0.
     let bounds = d.download(&bounds)?;
     let (begin, end) = bounds.split_at(m as usize);

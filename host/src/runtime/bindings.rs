@@ -11,6 +11,7 @@ use super::device::{Device, DeviceBuffer, LaunchShape};
 use crate::error::{Error, Result};
 use bytemuck::Pod;
 use std::marker::PhantomData;
+use std::ops::Range;
 use warpkit_kernels::kernel::{Checked, Kernel, Reach};
 
 /// The buffers bound to one launch; see the [module docs](self).
@@ -26,8 +27,8 @@ struct Bound {
     start: usize,
     bytes: usize,
     writable: bool,
-    /// Bytes from `start` zeroed in stream order when the buffer was bound.
-    zeroed: usize,
+    /// Bytes (from `start`) zeroed in stream order when the buffer was bound.
+    zeroed: Range<usize>,
 }
 
 impl Bound {
@@ -37,7 +38,8 @@ impl Bound {
             && reach.addr as u128 + reach.bytes <= end
             && (self.writable || !reach.writes)
             && (reach.zeroed == 0
-                || reach.addr as u128 + reach.zeroed <= self.start as u128 + self.zeroed as u128)
+                || (reach.addr >= self.start + self.zeroed.start
+                    && reach.addr as u128 + reach.zeroed <= (self.start + self.zeroed.end) as u128))
     }
 }
 
@@ -55,12 +57,12 @@ impl Device {
 impl<'a> Bindings<'a> {
     /// The kernel address of `buffer`, which the launch may read.
     pub(crate) fn read<T>(&mut self, buffer: &'a DeviceBuffer<T>) -> Result<*const T> {
-        Ok(self.hold(buffer, false, 0)?.cast_const())
+        Ok(self.hold(buffer, false, 0..0)?.cast_const())
     }
 
     /// The kernel address of `buffer`, which the launch may read and write.
     pub(crate) fn write<T>(&mut self, buffer: &'a mut DeviceBuffer<T>) -> Result<*mut T> {
-        self.hold(buffer, true, 0)
+        self.hold(buffer, true, 0..0)
     }
 
     /// As [`Bindings::write`], with the first `zeroed` elements of `buffer` zeroed in stream
@@ -70,21 +72,32 @@ impl<'a> Bindings<'a> {
         buffer: &'a mut DeviceBuffer<T>,
         zeroed: usize,
     ) -> Result<*mut T> {
-        let zeroed = zeroed.min(buffer.len());
-        self.device.zero_prefix(buffer, zeroed)?;
-        self.hold(buffer, true, zeroed * size_of::<T>())
+        self.write_zeroing(buffer, 0..zeroed)
     }
 
-    /// Records `buffer` (of this device) as bound, writable or not, with its first
-    /// `zeroed_bytes` zeroed, and gives its address.
-    fn hold<T>(&mut self, buffer: &DeviceBuffer<T>, writable: bool, zeroed_bytes: usize) -> Result<*mut T> {
+    /// As [`Bindings::write_zeroed`], zeroing elements `zeroed` of `buffer` (cut to its
+    /// length): for a buffer that holds a `#[zeroed]` field's bytes past its start.
+    pub(crate) fn write_zeroing<T: Pod>(
+        &mut self,
+        buffer: &'a mut DeviceBuffer<T>,
+        zeroed: Range<usize>,
+    ) -> Result<*mut T> {
+        let end = zeroed.end.min(buffer.len());
+        let start = zeroed.start.min(end);
+        self.device.zero_range(buffer, start..end)?;
+        self.hold(buffer, true, start * size_of::<T>()..end * size_of::<T>())
+    }
+
+    /// Records `buffer` (of this device) as bound, writable or not, with bytes `zeroed`
+    /// zeroed, and gives its address.
+    fn hold<T>(&mut self, buffer: &DeviceBuffer<T>, writable: bool, zeroed: Range<usize>) -> Result<*mut T> {
         self.device.check_owner(buffer)?;
         let ptr = buffer.kernel_ptr();
         self.buffers.push(Bound {
             start: ptr.addr(),
             bytes: buffer.len() * size_of::<T>(),
             writable,
-            zeroed: zeroed_bytes,
+            zeroed,
         });
         Ok(ptr)
     }
@@ -118,7 +131,7 @@ impl<'a> Bindings<'a> {
                 let how = if r.writes { "written" } else { "read" };
                 let zeroed = match r.zeroed {
                     0 => String::new(),
-                    z => format!(", the first {z} zeroed at binding"),
+                    z => format!(", {z} of them zeroed at binding"),
                 };
                 return refuse(format!(
                     "`{}` ({} bytes {how}{zeroed}) is outside the buffers bound to it",

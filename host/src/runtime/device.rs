@@ -16,6 +16,7 @@ use super::pinned::PinnedBuffer;
 use crate::error::{Error, Result, check_same_len};
 use bytemuck::Pod;
 use std::mem::MaybeUninit;
+use std::ops::Range;
 use std::sync::MutexGuard;
 use std::sync::atomic::Ordering;
 use warpkit_kernels::kernel::Kernel;
@@ -285,14 +286,22 @@ impl Device {
 
     /// Zeroes the first `len` elements of `buffer`, in order with the launches.
     pub(crate) fn zero_prefix<T: Pod>(&self, buffer: &mut DeviceBuffer<T>, len: usize) -> Result<()> {
+        self.zero_range(buffer, 0..len)
+    }
+
+    /// Zeroes elements `range` of `buffer` (cut to its length), in order with the launches.
+    pub(crate) fn zero_range<T: Pod>(&self, buffer: &mut DeviceBuffer<T>, range: Range<usize>) -> Result<()> {
+        let end = range.end.min(buffer.len());
+        let start = range.start.min(end);
         match (&mut buffer.memory, self) {
             #[cfg(feature = "cuda")]
             (Memory::Cuda { bytes, .. }, Device::Gpu(g)) => {
+                let size = size_of::<T>();
                 g.stream()
-                    .memset_zeros(&mut bytes.slice_mut(..len * size_of::<T>()))?;
+                    .memset_zeros(&mut bytes.slice_mut(start * size..end * size))?;
             }
-            // SAFETY: `len` is within the buffer; no launch is in flight in the emulator.
-            (Memory::Host(h), _) => unsafe { h.as_ptr().write_bytes(0, len) },
+            // SAFETY: `start..end` is within the buffer; no launch is in flight in the emulator.
+            (Memory::Host(h), _) => unsafe { h.as_ptr().add(start).write_bytes(0, end - start) },
             #[cfg(feature = "cuda")]
             (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("scratch is the device's own"),
         }

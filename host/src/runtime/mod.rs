@@ -18,7 +18,7 @@
 #[cfg(feature = "cuda")]
 pub(crate) mod args;
 pub mod backend;
-mod bindings;
+pub(crate) mod bindings;
 mod buffer;
 pub mod cpu;
 pub mod device;

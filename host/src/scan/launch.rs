@@ -143,30 +143,28 @@ impl Device {
         b.launch::<K>(p.plan_with(policy), p)
     }
 
-    /// The exclusive scan of `n` u32 at `src` into `dst` with the tile status at `status`
-    /// (`ScanScratch` of [`SCAN_POLICY`] for `n` elements, its first `zeroed_bytes` zero by the
-    /// time the scan runs), for primitives that keep their arrays in parts of a scratch buffer
-    /// and clear the status in a launch of their own instead of a memset.
-    ///
-    /// # Safety
-    /// `src`, `dst` and `status` hold `n` elements and the status in this device's memory,
-    /// which stays allocated until the work is done; `n` is at most [`MAX_LEN`] and above 0.
-    pub(crate) unsafe fn exclusive_scan_u32_cleared(
+    /// The exclusive scan of `n` u32 (above 0) within `buffer`: from byte `src` to byte
+    /// `dst`, with the tile status ([`ScanScratch`] of [`SCAN_POLICY`] for `n` elements) at
+    /// byte `status`, its part that must start zero zeroed by the binding. For primitives that
+    /// keep their small arrays in parts of one scratch buffer.
+    pub(crate) fn exclusive_scan_u32_within(
         &self,
-        src: *const u32,
-        dst: *mut u32,
+        buffer: &mut DeviceBuffer<u8>,
+        (src, dst, status): (usize, usize, usize),
         n: usize,
-        status: *mut u8,
     ) -> Result<()> {
+        let tiles = SCAN_POLICY.tiles(size_of::<u32>(), n as u64);
+        let zeroed = status..status + ScanScratch { tiles }.zeroed_bytes() as usize;
+        let mut b = self.bind();
+        // Device addresses within the bound buffer: offset without dereferencing.
+        let base = b.write_zeroing(buffer, zeroed)?;
         let p = Scan {
-            input: src,
-            output: dst,
+            input: base.wrapping_add(src).cast::<u32>().cast_const(),
+            output: base.wrapping_add(dst).cast::<u32>(),
             n: n as u64,
-            scratch: status,
-            tiles: SCAN_POLICY.tiles(size_of::<u32>(), n as u64),
+            scratch: base.wrapping_add(status),
+            tiles,
         };
-        // SAFETY: the caller's contract is the scan kernels' for the default policy: buffers
-        // of `n` elements, cleared tile status for `tiles`, the launch of the policy.
-        unsafe { self.launch_unchecked::<kernels::scan_exclusive_u32>(p.plan(), p) }
+        b.launch::<kernels::scan_exclusive_u32>(p.plan(), p)
     }
 }

@@ -137,24 +137,26 @@ pub unsafe fn rank<K: Copy + Default, const ITEMS: usize>(
 
 /// Digit `d = thread_x()`'s count per warp (`counts[w·radix + d]`, `WARPS` warps) becomes
 /// `start` plus the count of the warps before (threads past the radix leave the counts alone).
-/// One thread per digit: the radix is at most the block's threads.
+/// One thread per digit: the radix is at most the block's threads. Returns the tile's count of
+/// the digit (0 past the radix), so that the caller can test where its run ends.
 ///
 /// # Safety
 /// `counts` has `WARPS·radix` slots, final for this tile; the caller synchronizes the block
 /// around the call.
 #[inline(always)]
-pub unsafe fn warp_starts<const WARPS: u32>(counts: SharedSlice<u32>, radix: u32, start: u32) {
+pub unsafe fn warp_starts<const WARPS: u32>(counts: SharedSlice<u32>, radix: u32, start: u32) -> u32 {
     let d = thread_x();
     if d >= radix {
-        return;
+        return 0;
     }
-    let mut run = start;
+    let mut total = 0;
     for w in 0..WARPS {
         // SAFETY: `w·radix + d < WARPS·radix`, the length (the caller's contract).
         unsafe {
             let c = counts.get_unchecked(w * radix + d);
-            counts.set_unchecked(w * radix + d, run);
-            run += c;
+            counts.set_unchecked(w * radix + d, start.wrapping_add(total));
+            total += c;
         }
     }
+    total
 }

@@ -51,6 +51,11 @@ struct Sched {
     fault: Option<Misuse>,
     /// Whether anything but a spin-wait happened since the scheduler last looked.
     progress: bool,
+    /// The OR of the predicates of the threads at the barrier now, and of those of the last
+    /// completed barrier (what `sync_threads_or` returns; kept until every thread has read it,
+    /// as none can complete the next barrier before then).
+    any_arriving: bool,
+    any_passed: bool,
     /// Threads that spin-waited since the last barrier: their collectives are part of the
     /// wait (a spin loop with a vote in it), not progress.
     spun: Vec<bool>,
@@ -115,8 +120,14 @@ impl Lane {
 
     /// `bar.sync`: waits until every thread of the block has arrived.
     pub fn barrier(&self, site: Site) {
+        self.barrier_or(site, false);
+    }
+
+    /// `bar.red.or.pred`: [`Lane::barrier`], returning whether any thread arrived with `pred`.
+    pub fn barrier_or(&self, site: Site, pred: bool) -> bool {
         let block = self.block();
         let mut s = block.sched.borrow_mut();
+        s.any_arriving |= pred;
         if s.exited > 0 {
             let misuse = Misuse::BarrierSkipped {
                 site,
@@ -131,7 +142,8 @@ impl Lane {
         s.at_barrier += 1;
         if s.at_barrier < s.status.len() as u32 {
             drop(s);
-            return self.suspend();
+            self.suspend();
+            return block.sched.borrow().any_passed;
         }
         let mut sites: Vec<(Site, u32)> = Vec::new();
         for st in &s.status {
@@ -155,9 +167,11 @@ impl Lane {
         s.spun.fill(false);
         s.at_barrier = 0;
         s.epoch += 1;
+        s.any_passed = std::mem::take(&mut s.any_arriving);
         for w in &mut s.warps {
             w.syncs.clear();
         }
+        s.any_passed
     }
 
     /// A warp collective: waits until its group is complete and returns this lane's result.
@@ -247,6 +261,8 @@ impl Run<'_> {
                 epoch: 1,
                 fault: None,
                 progress: true,
+                any_arriving: false,
+                any_passed: false,
                 spun: vec![false; n],
             }),
         };

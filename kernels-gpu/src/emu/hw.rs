@@ -68,6 +68,13 @@ pub unsafe fn sync_threads() {
 /// # Safety
 /// As for [`sync_threads`].
 #[track_caller]
+pub unsafe fn sync_threads_or(pred: bool) -> bool {
+    current().barrier_or(Location::caller(), pred)
+}
+
+/// # Safety
+/// As for [`sync_threads`].
+#[track_caller]
 pub unsafe fn sync_warp(mask: u32) {
     current().collective(Op::SyncWarp, mask, 0, 0, Location::caller());
 }

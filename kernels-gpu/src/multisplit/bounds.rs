@@ -12,18 +12,24 @@ crate::kernel! {
     /// Parameters of [`bounds`]: the split keys, the bucket function they were split by (as in
     /// [`super::histogram::Histogram`]) and where each bucket's bounds go.
     pub struct Bounds<K: Key> {
-        /// The `n` keys, in bucket order.
+        /// The `n` keys, in bucket order (keys out of order make threads race on a bucket's
+        /// bounds, each storing an index: wrong bounds, never a store out of bounds).
+        #[len(n)]
         pub keys: *const K,
         pub n: u64,
         /// The bucket function: a `BUCKETS_*` kind, the splitters (or null) and `a | b << 32`.
         pub kind: u32,
+        #[len(if kind == super::pass::BUCKETS_SPLITTERS { ab as u32 as u64 } else { 0 })]
         pub splitters: *const K,
         pub ab: u64,
         /// The buckets, and where each begins and ends (`m` words each).
         pub m: u32,
+        #[len(m)]
         pub begin: *mut u32,
+        #[len(m)]
         pub end: *mut u32,
     }
+    check |p, shape| shape.is_1d();
     /// The bounds of split u32 and u64 keys.
     fn bounds => multisplit_bounds_u32<u32>, multisplit_bounds_u64<u64>;
 }

@@ -1,16 +1,14 @@
 //! The histogram launch of a digit pass: each block counts its [`HISTOGRAM_TILES`] tiles' keys
 //! of each digit ([`count_row`]) and writes, per digit, each tile's count in the group before it
-//! and the group's sum ([`TableParts`]); it also clears the scan's tile status and reports a
-//! bucket past `m`. One read of each key (two or four 16-byte vectors a lane on full tiles);
+//! and the group's sum ([`TableParts`]); it also reports a bucket past `m`. One read of each key (two or four 16-byte vectors a lane on full tiles);
 //! `radix·(1 + 1/HISTOGRAM_TILES)` words written a tile.
 
 use super::Tile;
 use super::bucket::{BucketFn, Key};
-use super::pass::{Pass, radix_of, with_buckets};
+use super::pass::{Pass, RADIX, radix_of, with_buckets};
 use super::table::TableParts;
 use crate::block::LaneLoad;
 use crate::block::histogram::{BinFn, count_row};
-use crate::grid::scan::ScanScratch;
 use crate::launch::LaunchShape;
 use crate::policy::multisplit::{HISTOGRAM_TILES, THREADS, TILE, WINDOWS};
 use crate::simt::atomic;
@@ -111,25 +109,32 @@ crate::kernel! {
     /// where a bucket at or past `m` is reported.
     pub struct Histogram<K: Key> {
         /// The `n` keys.
+        #[len(n)]
         pub keys: *const K,
         pub n: u64,
         /// The bucket function: a `BUCKETS_*` kind, the splitters (for
         /// [`BUCKETS_SPLITTERS`](super::pass::BUCKETS_SPLITTERS); null otherwise) and
         /// `a | b << 32`.
         pub kind: u32,
+        #[len(if kind == super::pass::BUCKETS_SPLITTERS { ab as u32 as u64 } else { 0 })]
         pub splitters: *const K,
         pub ab: u64,
         /// The pass ([`Pass::new`], [`super::pass::digit_param`]) and its tiles of keys.
         pub digit: u32,
         pub tiles: u64,
         /// The pass's [`TableParts`].
+        #[len(TableParts::new(radix_of(digit), tiles).words)]
         pub table: *mut u32,
         /// The buckets the caller claims, and, unless null, where a bucket at or past `m` is
         /// raised to (`tag << 32 | bucket`, an atomic max).
         pub m: u32,
+        #[len(!largest.is_null() as u64)]
         pub largest: *mut u64,
         pub tag: u32,
     }
+    check |p, shape| (1..=RADIX).contains(&radix_of(digit))
+        && tiles == super::table::tiles(n)
+        && *shape == p.plan();
     /// The histogram of u32 keys (full tiles read by 16-byte vectors of 4).
     fn histogram::<u32, 4> => multisplit_histogram_u32<u32>;
     /// The histogram of u64 keys (full tiles read by 16-byte vectors of 2).
@@ -180,7 +185,7 @@ pub unsafe fn histogram<K: Key, const V: usize>(p: Histogram<K>) {
 
 /// For the block's [`HISTOGRAM_TILES`] tiles (group `g`): tile `b`'s keys of digit `d` in the
 /// group's tiles before it to `table[d·tiles + b]`, and the group's count of `d` to its sums
-/// (`table[sums + d·groups + g]`, [`TableParts`]), and clears the scan's tile status. Unless
+/// (`table[sums + d·groups + g]`, [`TableParts`]). Unless
 /// `largest` is null, a key whose
 /// bucket is `m` or more raises `*largest` to `tag << 32 | bucket` (an atomic max): the
 /// host's report of a bucket function that broke its contract (its keys went to the last
@@ -227,19 +232,6 @@ pub unsafe fn histogram_by<K: Key, F: BucketFn<K>, const V: usize>(
         // consecutive tiles, each reading the digit's counts in all the group's tiles (tiles
         // past the end counted nothing), the first of them also writing the group's sum.
         let parts = TableParts::new(radix, tiles);
-        if block_x() == 0 {
-            let status = table.add(parts.status as usize);
-            let words = ScanScratch {
-                tiles: parts.status_tiles,
-            }
-            .zeroed_bytes()
-                / 4;
-            let mut i = thread_x() as u64;
-            while i < words {
-                *status.add(i as usize) = 0;
-                i += THREADS as u64;
-            }
-        }
         let (sums, groups) = (parts.sums, tiles.div_ceil(HISTOGRAM_TILES));
         let mut i = thread_x();
         while i < G * radix {

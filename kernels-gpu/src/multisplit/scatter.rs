@@ -8,19 +8,19 @@
 use super::Tile;
 use super::bucket::{BucketFn, Key};
 use super::lane_tile::LaneTile;
-use super::pass::{Pass, radix_of, with_buckets};
+use super::pass::{Pass, RADIX, radix_of, with_buckets};
 use super::scatter_block::{moved_bytes, write_block_level};
 pub use super::scatter_counted::COUNTED_RADIX;
 use super::scatter_counted::{counted_bytes, scatter_counted};
 use super::scatter_warp::write_warp_level;
-use super::table::TableParts;
+use super::table::{TableParts, passes_n};
 use crate::block::LaneLoad;
 use crate::block::rank::{rank, warp_starts};
 use crate::launch::LaunchShape;
 use crate::policy::multisplit::{HISTOGRAM_TILES, PREFETCH_AHEAD, THREADS, TILE, WARPS, WINDOWS};
 use crate::simt::memory::prefetch_l2_block;
 use crate::simt::shared::SharedSlice;
-use crate::simt::{block_x, sync_threads, thread_x, warp_id};
+use crate::simt::{block_x, sync_threads, sync_threads_or, thread_x, warp_id};
 
 /// How a scatter writes its tile: each key straight to its place (the direct method), after
 /// grouping each warp's keys by digit in shared memory (warp-level), or after grouping the
@@ -97,53 +97,74 @@ crate::kernel! {
     /// [`super::histogram::Histogram`]), the pass and its scanned table, where the split goes.
     /// The keys-only kernels take null value pointers ([`Scatter::keys_only`]).
     pub struct Scatter<K: Key, V: Copy> {
-        /// The `n` keys and values.
+        /// The `n` keys and values (at most `u32::MAX`: places are 32-bit).
+        #[len(n)]
         pub keys: *const K,
+        #[len(if values.is_null() { 0 } else { n })]
         pub values: *const V,
         pub n: u64,
         /// The bucket function: a `BUCKETS_*` kind, the splitters (or null) and `a | b << 32`.
         pub kind: u32,
+        #[len(if kind == super::pass::BUCKETS_SPLITTERS { ab as u32 as u64 } else { 0 })]
         pub splitters: *const K,
         pub ab: u64,
         /// The pass ([`Pass::new`], [`super::pass::digit_param`]) and its tiles of keys.
         pub digit: u32,
         pub tiles: u64,
-        /// The pass's table ([`TableParts`]), its group sums scanned.
+        /// The pass's table ([`TableParts`]), its group sums scanned. Any contents keep the
+        /// stores in bounds (the direct and warp-level writes skip a tile whose run of some
+        /// digit would pass `n`, the block-level ones lower the digit's start to end below
+        /// it); only the table the histogram and the scan made puts them right.
+        #[len(TableParts::new(radix_of(digit), tiles).words)]
         pub table: *const u32,
         /// Where the `n` keys and values go.
+        #[len(n)]
         pub out_keys: *mut K,
+        #[len(if out_values.is_null() { 0 } else { n })]
         pub out_values: *mut V,
         /// Where each digit's keys begin in the output (`radix` words), unless null.
+        #[len(if offsets.is_null() { 0 } else { radix_of(digit) as u64 })]
         pub offsets: *mut u32,
     }
+    check |p, shape| n <= u32::MAX as u64
+        && (1..=RADIX).contains(&radix_of(digit))
+        && tiles == super::table::tiles(n);
     /// The direct write, keys only (values untouched, their type nominal).
     fn scatter::<_, _, DIRECT, false> => multisplit_scatter_direct_u32_keys<u32, u32>,
         multisplit_scatter_direct_u64_keys<u64, u32>;
+    check |p, shape| p.runs_as(shape, DIRECT, false);
     /// The direct write, keys and values of 32 or 64 bits.
     fn scatter::<_, _, DIRECT, true> => multisplit_scatter_direct_u32_v32<u32, u32>,
         multisplit_scatter_direct_u32_v64<u32, u64>, multisplit_scatter_direct_u64_v32<u64, u32>,
         multisplit_scatter_direct_u64_v64<u64, u64>;
+    check |p, shape| p.runs_as(shape, DIRECT, true);
     /// The warp-level write, keys only.
     fn scatter::<_, _, WARP_LEVEL, false> => multisplit_scatter_warp_u32_keys<u32, u32>,
         multisplit_scatter_warp_u64_keys<u64, u32>;
+    check |p, shape| p.runs_as(shape, WARP_LEVEL, false);
     /// The warp-level write, keys and values.
     fn scatter::<_, _, WARP_LEVEL, true> => multisplit_scatter_warp_u32_v32<u32, u32>,
         multisplit_scatter_warp_u32_v64<u32, u64>, multisplit_scatter_warp_u64_v32<u64, u32>,
         multisplit_scatter_warp_u64_v64<u64, u64>;
+    check |p, shape| p.runs_as(shape, WARP_LEVEL, true);
     /// The block-level write, keys only.
     fn scatter::<_, _, BLOCK_LEVEL, false> => multisplit_scatter_block_u32_keys<u32, u32>,
         multisplit_scatter_block_u64_keys<u64, u32>;
+    check |p, shape| p.runs_as(shape, BLOCK_LEVEL, false);
     /// The block-level write, keys and values.
     fn scatter::<_, _, BLOCK_LEVEL, true> => multisplit_scatter_block_u32_v32<u32, u32>,
         multisplit_scatter_block_u32_v64<u32, u64>, multisplit_scatter_block_u64_v32<u64, u32>,
         multisplit_scatter_block_u64_v64<u64, u64>;
+    check |p, shape| p.runs_as(shape, BLOCK_LEVEL, true);
     /// The block-level write ranked by counters, keys only.
     fn scatter::<_, _, COUNTED, false> => multisplit_scatter_counted_u32_keys<u32, u32>,
         multisplit_scatter_counted_u64_keys<u64, u32>;
+    check |p, shape| p.runs_as(shape, COUNTED, false);
     /// The block-level write ranked by counters, keys and values.
     fn scatter::<_, _, COUNTED, true> => multisplit_scatter_counted_u32_v32<u32, u32>,
         multisplit_scatter_counted_u32_v64<u32, u64>, multisplit_scatter_counted_u64_v32<u64, u32>,
         multisplit_scatter_counted_u64_v64<u64, u64>;
+    check |p, shape| p.runs_as(shape, COUNTED, true);
 }
 
 impl<K: Key, V: Copy> Scatter<K, V> {
@@ -162,6 +183,15 @@ impl<K: Key, V: Copy> Scatter<K, V> {
             THREADS,
             scatter_bytes(write, radix_of(self.digit), key_bytes, value_bytes),
         )
+    }
+
+    /// Whether `shape` is the plan of write method `write` for these parameters, with both
+    /// value pointers set where the entry moves `values`, and the pass's radix one the method
+    /// ranks: an entry's check.
+    pub fn runs_as(&self, shape: &LaunchShape, write: u32, values: bool) -> bool {
+        (!values || !(self.values.is_null() || self.out_values.is_null()))
+            && (write != COUNTED || radix_of(self.digit) <= COUNTED_RADIX)
+            && *shape == self.plan(write)
     }
 
     /// The parameters of the keys-only kernels for the same keys: null value pointers, of their
@@ -261,8 +291,8 @@ pub unsafe fn scatter_by<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE:
     // SAFETY: as the contract above; every lane reaches each warp collective and every thread
     // each barrier (the write method and the radix are uniform); shared slots indexed below their carved
     // lengths (unchecked ones: by a digit, below the radix; by a staging slot, below the
-    // warp's or the tile's count of keys; by `j`, below the items); global writes at places
-    // the scan gives, below `n`.
+    // warp's or the tile's count of keys; by `j`, below the items); global writes below `n`
+    // (each write method keeps a digit's start within `n`, whatever the table holds).
     unsafe {
         let row_bytes = WARPS * radix * 4;
         let counts = SharedSlice::<u32>::carve(0, WARPS * radix);
@@ -296,7 +326,7 @@ pub unsafe fn scatter_by<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE:
             here
         };
         match WRITE {
-            DIRECT => write_direct::<K, V, VALUES>(&tile, (counts, row), radix, start, out),
+            DIRECT => write_direct::<K, V, VALUES>(&tile, (counts, row), radix, (n, start), out),
             WARP_LEVEL => write_warp_level::<K, V, F, VALUES>(
                 &tile,
                 (counts, matches, w),
@@ -315,23 +345,29 @@ pub unsafe fn scatter_by<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE:
 ///
 /// # Safety
 /// As for [`scatter`], with `counts` the warps' counts of the ranking, `row` this warp's
-/// (`warp_id()·radix`) and `start` where the tile's keys of digit `thread_x()` go; every thread of the block calls.
+/// (`warp_id()·radix`) and `start` where the tile's keys of digit `thread_x()` go, of `n`;
+/// every thread of the block calls.
 #[inline(always)]
 unsafe fn write_direct<K: Copy, V: Copy, const VALUES: bool>(
     tile: &LaneTile<K, V>,
     (counts, row): (SharedSlice<u32>, u32),
     radix: u32,
-    start: u32,
+    (n, start): (u64, u32),
     out: (*mut K, *mut V),
 ) {
     // SAFETY: the caller's contract; every thread reaches both barriers; counts indexed by a
-    // digit below the radix; global writes at places the scan gives, below `n`.
+    // digit below the radix; global writes below `n` (the tile skips them where a digit's run
+    // would pass it: `passes_n`).
     unsafe {
         sync_threads();
-        warp_starts::<WARPS>(counts, radix, start);
-        sync_threads();
+        let count = warp_starts::<WARPS>(counts, radix, start);
+        let windows = if sync_threads_or(passes_n(radix, start, count, n)) {
+            0
+        } else {
+            tile.windows
+        };
         for (k, &value) in tile.value.iter().enumerate() {
-            if (k as u32) < tile.windows {
+            if (k as u32) < windows {
                 let to = (counts.get_unchecked(row + tile.ranked.digit(k)) + tile.ranked.rank(k)) as usize;
                 *out.0.add(to) = tile.ranked.key[k];
                 if VALUES {

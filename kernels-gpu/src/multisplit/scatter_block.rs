@@ -7,13 +7,14 @@
 use super::bucket::{BucketFn, Key};
 use super::lane_tile::LaneTile;
 use super::pass::Pass;
+use super::table::passes_n;
 use crate::block::exchange::Staged;
 use crate::block::rank::warp_starts;
 use crate::block::scan::exclusive_scan;
 use crate::op::Sum;
 use crate::policy::multisplit::{THREADS, TILE, WARPS, WINDOWS};
 use crate::simt::shared::SharedSlice;
-use crate::simt::{sync_threads, thread_x};
+use crate::simt::{sync_threads, sync_threads_or, thread_x};
 
 // The block-level write's staged keys cover the match words it is laid over.
 const _: () = assert!(TILE as u32 * 4 >= WARPS * super::pass::RADIX * 4);
@@ -46,7 +47,8 @@ pub(super) unsafe fn write_block_level<K: Key, V: Copy, F: BucketFn<K>, const VA
     let (d, radix) = (thread_x(), pass.radix);
     // SAFETY: the caller's contract; every thread reaches each barrier (the radix is uniform);
     // shared slots indexed by a digit (below the radix) or a staging slot (below the tile's
-    // keys); global writes at places the scan gives, below `n`.
+    // keys); global writes below `n` (the tile skips them where a digit's run would pass it:
+    // `passes_n`).
     unsafe {
         // Each digit's global start less its start in the staged tile.
         let moved = SharedSlice::<u32>::carve(next(moved_bytes(radix)), radix);
@@ -68,7 +70,7 @@ pub(super) unsafe fn write_block_level<K: Key, V: Copy, F: BucketFn<K>, const VA
         if d < radix {
             moved.set(d, start.wrapping_sub(before));
         }
-        sync_threads();
+        let skip = sync_threads_or(passes_n(radix, start, tile_count, n));
         for (k, &value) in tile.value.iter().enumerate() {
             if (k as u32) < tile.windows {
                 let slot = counts.get_unchecked(row + tile.ranked.digit(k)) + tile.ranked.rank(k);
@@ -79,7 +81,7 @@ pub(super) unsafe fn write_block_level<K: Key, V: Copy, F: BucketFn<K>, const VA
             }
         }
         sync_threads();
-        let items = TILE.min(n - b * TILE) as u32;
+        let items = if skip { 0 } else { TILE.min(n - b * TILE) as u32 };
         staged.write_out::<VALUES>(moved, pass, items, out);
     }
 }

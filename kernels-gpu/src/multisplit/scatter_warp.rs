@@ -6,13 +6,14 @@
 use super::bucket::{BucketFn, Key};
 use super::lane_tile::LaneTile;
 use super::pass::Pass;
+use super::table::passes_n;
 use crate::block::exchange::Staged;
 use crate::block::rank::warp_starts;
 use crate::op::Sum;
 use crate::policy::multisplit::{THREADS, TILE, WARP_KEYS, WARPS, WINDOWS};
 use crate::simt::shared::SharedSlice;
 use crate::simt::warp::FULL_MASK;
-use crate::simt::{lane_id, sync_threads, sync_warp};
+use crate::simt::{lane_id, sync_threads, sync_threads_or, sync_warp};
 use crate::warp::scan::exclusive_scan as warp_exclusive_scan;
 
 /// Writes tile `b` (of `n` keys) after grouping each warp's keys by digit: a warp scan of its
@@ -39,7 +40,7 @@ pub(super) unsafe fn write_warp_level<K: Key, V: Copy, F: BucketFn<K>, const VAL
     // SAFETY: the caller's contract; every lane reaches each warp collective and every thread
     // each barrier (the radix is uniform); shared slots indexed by a digit (below the radix),
     // by a staging slot (below the warp's count of keys) or by `j` (below the items); global
-    // writes at places the scan gives, below `n`.
+    // writes below `n` (the tile skips them where a digit's run would pass it: `passes_n`).
     unsafe {
         // Where each digit's keys start in the warp's staging run: a scan of its counts.
         let local = matches;
@@ -68,8 +69,8 @@ pub(super) unsafe fn write_warp_level<K: Key, V: Copy, F: BucketFn<K>, const VAL
             }
         }
         sync_threads();
-        warp_starts::<WARPS>(counts, radix, start);
-        sync_threads();
+        let count = warp_starts::<WARPS>(counts, radix, start);
+        let skip = sync_threads_or(passes_n(radix, start, count, n));
         // Each digit's global start less its staging start: where the staged key `j` of that
         // digit goes is this plus `j`.
         let mut d = lane_id();
@@ -79,7 +80,11 @@ pub(super) unsafe fn write_warp_level<K: Key, V: Copy, F: BucketFn<K>, const VAL
         }
         sync_warp(FULL_MASK);
         let warp_first = b * TILE + base as u64;
-        let items = n.saturating_sub(warp_first).min(WARP_KEYS as u64) as u32;
+        let items = if skip {
+            0
+        } else {
+            n.saturating_sub(warp_first).min(WARP_KEYS as u64) as u32
+        };
         for k in 0..WINDOWS as u32 {
             let j = k * 32 + lane_id();
             if j < items {

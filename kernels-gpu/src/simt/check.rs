@@ -6,12 +6,12 @@ use super::atomic::*;
 use super::memory::read_or;
 use super::shared::SharedSlice;
 use super::warp::{FULL_MASK, active_mask, all, any, ballot, match_any_u32, match_any_u64, shfl_xor};
-use super::{global_x, lane_id, sync_threads, sync_warp, thread_rank, warp_id};
+use super::{global_x, lane_id, sync_threads, sync_threads_or, sync_warp, thread_rank, warp_id};
 use crate::launch::LaunchShape;
 use crate::policy::checks::{LEVEL_TEST_BLOCK_THREADS, per_element};
 
 /// Outputs per element of [`collectives`].
-pub const COLLECTIVE_OUTPUTS: usize = 8;
+pub const COLLECTIVE_OUTPUTS: usize = 9;
 
 /// Slots (u64 each) of the counters of [`atomics`]; u32 atomics use the low half.
 pub const ATOMIC_SLOTS: usize = 13;
@@ -72,10 +72,11 @@ impl Atomics {
 /// warp's ballot of `v` odd; any `v % 64 == 0`; all `v % 64 != 0`; match-any of `v % 4`;
 /// match-any of `(v % 3) << 33` on 64 bits; `v` of lane `lane ^ 1` through a shuffle within
 /// each half-warp's own mask; the active mask inside `if lane % 3 == 0` (0 elsewhere); and
-/// the value of lane `(lane + 1) % 32` passed through shared memory and `sync_warp`.
+/// the value of lane `(lane + 1) % 32` passed through shared memory and `sync_warp`; whether
+/// any `v` of the block is 7 modulo 1000 (`sync_threads_or`).
 ///
 /// # Safety
-/// `input` holds `n` elements, `out` 8 × `n`; the launch is [`Collectives::plan`] (any blocks
+/// `input` holds `n` elements, `out` 9 × `n`; the launch is [`Collectives::plan`] (any blocks
 /// of whole warps with 4 bytes of dynamic shared memory a thread).
 #[inline(always)]
 pub unsafe fn collectives(p: Collectives) {
@@ -93,6 +94,7 @@ pub unsafe fn collectives(p: Collectives) {
         slots.set(thread_rank(), v);
         sync_warp(FULL_MASK);
         let neighbour = slots.get(warp_id() * 32 + (lane + 1) % 32);
+        let block_any = sync_threads_or(v % 1000 == 7) as u32;
         let results = [
             ballot(FULL_MASK, v & 1 != 0),
             any(FULL_MASK, v.is_multiple_of(64)) as u32,
@@ -102,6 +104,7 @@ pub unsafe fn collectives(p: Collectives) {
             shfl_xor(half, v, 1),
             divergent,
             neighbour,
+            block_any,
         ];
         if i < n {
             for (k, r) in results.into_iter().enumerate() {

@@ -237,6 +237,8 @@ pub unsafe fn prefetch_l2(p: *const u8) {
 }
 
 unsafe extern "C" {
+    #[link_name = "llvm.nvvm.barrier0.or"]
+    fn barrier0_or(pred: i32) -> i32;
     #[link_name = "llvm.nvvm.bar.warp.sync"]
     fn bar_warp_sync(mask: u32);
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
@@ -286,6 +288,16 @@ pub fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
 pub unsafe fn sync_threads() {
     // SAFETY: forwarded to the caller's contract.
     unsafe { nvptx::_syncthreads() }
+}
+
+/// `bar.red.or.pred`: the barrier, returning whether any thread's `pred` held.
+///
+/// # Safety
+/// Every thread of the block reaches this barrier.
+#[inline(always)]
+pub unsafe fn sync_threads_or(pred: bool) -> bool {
+    // SAFETY: forwarded to the caller's contract.
+    unsafe { barrier0_or(pred as i32) != 0 }
 }
 
 /// `bar.warp.sync mask`.

@@ -15,6 +15,19 @@ pub unsafe fn sync_threads() {
     unsafe { hw::sync_threads() }
 }
 
+/// `__syncthreads_or(pred)`: [`sync_threads`], returning whether `pred` held in any thread of
+/// the block. One barrier serves both the wait and a block-wide vote (no shared word, no
+/// second barrier).
+///
+/// # Safety
+/// As for [`sync_threads`].
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn sync_threads_or(pred: bool) -> bool {
+    // SAFETY: forwarded to the caller's contract above.
+    unsafe { hw::sync_threads_or(pred) }
+}
+
 /// `__syncwarp(mask)`: a barrier and memory fence among the lanes in `mask`.
 ///
 /// # Safety
