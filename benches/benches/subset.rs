@@ -1,8 +1,8 @@
 //! Issue 21's figures: random K-subsets generated into device memory, timed with CUDA events,
 //! for the seed's 32-bit, 64-bit, 32×32 and 64×64 sets at k = N/2 and N/8 and the 15×15 board
-//! with k = 141, by every method that takes the set; and the same through the public API as
-//! users call it (allocation, launch, download to the host), by wall clock. Without a GPU, the
-//! CPU backend on fewer subsets.
+//! with k = 141, by every method that takes the set, as bit vectors and as sorted positions;
+//! and the bit vectors through the public API as users call it (allocation, launch, download
+//! to the host), by wall clock. Without a GPU, the CPU backend on fewer subsets.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::Instant;
@@ -25,12 +25,34 @@ fn cases() -> Vec<(&'static str, Subsets, usize)> {
     ]
 }
 
-fn on_gpu(c: &mut Criterion, device: &Device) {
+/// How a group's draws come out: bit vectors (`words` words a subset) or sorted positions (`k`
+/// a subset).
+#[derive(Clone, Copy, PartialEq)]
+enum Output {
+    Bits,
+    Positions,
+}
+
+/// Every case by every method that takes it, into device memory, timed with CUDA events.
+fn by_method(c: &mut Criterion, device: &Device, output: Output) {
     let gpu = device.as_gpu().expect("a GPU");
-    let mut group = c.benchmark_group("subsets");
+    let bits = output == Output::Bits;
+    let mut group = c.benchmark_group(if bits { "subsets" } else { "subsets positions" });
     brief(&mut group);
     for (name, base, count) in cases() {
-        let mut out = device.zeros::<u32>(count * base.words()).unwrap();
+        // Positions: at most 2^28 a call.
+        let count = if bits {
+            count
+        } else {
+            count.min((1 << 28) / base.k() as usize)
+        };
+        // The output, and one element standing by for the other kind.
+        let mut words = device
+            .zeros::<u32>(if bits { count * base.words() } else { 1 })
+            .unwrap();
+        let mut positions = device
+            .zeros::<u16>(if bits { 1 } else { count * base.k() as usize })
+            .unwrap();
         group.throughput(Throughput::Elements(count as u64));
         for method in Method::ALL {
             let Ok(run) = base.clone().with_method(method) else {
@@ -38,12 +60,23 @@ fn on_gpu(c: &mut Criterion, device: &Device) {
             };
             group.bench_function(BenchmarkId::new(format!("{method:?}"), name), |b| {
                 b.iter_custom(|iters| {
-                    time_on_gpu(gpu, iters, || run.bits_into(device, 7, count, &mut out).unwrap())
+                    time_on_gpu(gpu, iters, || {
+                        if bits {
+                            run.bits_into(device, 7, count, &mut words).unwrap()
+                        } else {
+                            run.positions_into(device, 7, count, &mut positions).unwrap()
+                        }
+                    })
                 })
             });
         }
     }
     group.finish();
+}
+
+fn on_gpu(c: &mut Criterion, device: &Device) {
+    by_method(c, device, Output::Bits);
+    by_method(c, device, Output::Positions);
     // Wall clock through the public API: device allocation, launch, download, host vector.
     let mut group = c.benchmark_group("subsets to host");
     brief(&mut group);

@@ -4,6 +4,7 @@
 
 use super::{Shape, Subsets};
 use crate::error::{Error, Result};
+use crate::runtime::bindings::Bindings;
 use crate::runtime::device::{Device, DeviceBuffer};
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::subset::sample::*;
@@ -18,9 +19,10 @@ pub(super) enum Output<'a> {
 /// caller).
 pub(super) fn draw(d: &Device, subsets: &Subsets, seed: u64, count: usize, out: Output) -> Result<()> {
     let mask = d.upload(subsets.mask())?;
+    let mut b = d.bind();
     let (bits, indices) = match out {
-        Output::Bits(b) => (d.ptr_mut(b)?, std::ptr::null_mut()),
-        Output::Positions(p) => (std::ptr::null_mut(), d.ptr_mut(p)?),
+        Output::Bits(o) => (b.write(o)?, std::ptr::null_mut()),
+        Output::Positions(o) => (std::ptr::null_mut(), b.write(o)?),
     };
     if count == 0 {
         return Ok(());
@@ -29,7 +31,7 @@ pub(super) fn draw(d: &Device, subsets: &Subsets, seed: u64, count: usize, out: 
         bits,
         indices,
         count: count as u64,
-        mask: d.ptr(&mask)?,
+        mask: b.read(&mask)?,
         words: subsets.words() as u32,
         n: subsets.n,
         k: subsets.k,
@@ -41,28 +43,25 @@ pub(super) fn draw(d: &Device, subsets: &Subsets, seed: u64, count: usize, out: 
         words: subsets.words(),
     })?;
     match (shape.lanes, shape.words) {
-        (1, 1) => launch::<subset_lanes1_words1>(d, shape, p),
-        (1, 2) => launch::<subset_lanes1_words2>(d, shape, p),
-        (1, 4) => launch::<subset_lanes1_words4>(d, shape, p),
-        (1, 8) => launch::<subset_lanes1_words8>(d, shape, p),
-        (1, 16) => launch::<subset_lanes1_words16>(d, shape, p),
-        (1, _) => launch::<subset_lanes1_words32>(d, shape, p),
-        (2, _) => launch::<subset_lanes2_words1>(d, shape, p),
-        (4, _) => launch::<subset_lanes4_words1>(d, shape, p),
-        (8, _) => launch::<subset_lanes8_words1>(d, shape, p),
-        (16, _) => launch::<subset_lanes16_words1>(d, shape, p),
-        (_, 1) => launch::<subset_lanes32_words1>(d, shape, p),
-        (_, 2) => launch::<subset_lanes32_words2>(d, shape, p),
-        _ => launch::<subset_lanes32_words4>(d, shape, p),
+        (1, 1) => launch::<subset_lanes1_words1>(d, b, shape, p),
+        (1, 2) => launch::<subset_lanes1_words2>(d, b, shape, p),
+        (1, 4) => launch::<subset_lanes1_words4>(d, b, shape, p),
+        (1, 8) => launch::<subset_lanes1_words8>(d, b, shape, p),
+        (1, 16) => launch::<subset_lanes1_words16>(d, b, shape, p),
+        (1, _) => launch::<subset_lanes1_words32>(d, b, shape, p),
+        (2, _) => launch::<subset_lanes2_words1>(d, b, shape, p),
+        (4, _) => launch::<subset_lanes4_words1>(d, b, shape, p),
+        (8, _) => launch::<subset_lanes8_words1>(d, b, shape, p),
+        (16, _) => launch::<subset_lanes16_words1>(d, b, shape, p),
+        (_, 1) => launch::<subset_lanes32_words1>(d, b, shape, p),
+        (_, 2) => launch::<subset_lanes32_words2>(d, b, shape, p),
+        _ => launch::<subset_lanes32_words4>(d, b, shape, p),
     }
 }
 
-/// Launches `K`, the kernel of teams of `shape.lanes` lanes, as its plan says, capped at the
-/// blocks the device holds at once.
-fn launch<K: Kernel<Params = Sample>>(d: &Device, shape: Shape, p: Sample) -> Result<()> {
+/// Launches `K`, the kernel of teams of `shape.lanes` lanes, with the buffers bound in `b`, as
+/// its plan says, capped at the blocks the device holds at once.
+fn launch<K: Kernel<Params = Sample>>(d: &Device, b: Bindings, shape: Shape, p: Sample) -> Result<()> {
     let launch = d.cap_to_resident::<K>(p.plan(shape.lanes), SUBSET_RESIDENT_WAVES)?;
-    // SAFETY: the mask holds `words <= lanes * words per lane` words with `n >= k` elements
-    // (checked by `Subsets::new` and `Method::shape`); exactly one output is non-null and holds
-    // `count` subsets (checked by the caller); the plan's blocks are whole warps.
-    unsafe { d.launch_unchecked::<K>(launch, p) }
+    b.launch::<K>(launch, p)
 }

@@ -18,20 +18,26 @@ crate::kernel! {
     /// whichever output is non-null.
     pub struct Sample {
         /// Bit vectors, `words` words a subset, or null.
+        #[len(if bits.is_null() { 0 } else { count * words as u64 })]
         pub bits: *mut u32,
-        /// Sorted element positions, `k` a subset, or null.
+        /// Sorted element positions, `k` a subset, or null (when `bits` is not).
+        #[len(if bits.is_null() { count * k as u64 } else { 0 })]
         pub indices: *mut u16,
         /// Subsets to draw.
         pub count: u64,
         /// The base set, `words` words.
+        #[len(words as u64)]
         pub mask: *const u32,
         pub words: u32,
-        /// Elements of the base set.
+        /// Elements of the base set. Any mask keeps the stores in bounds (a team whose
+        /// positions would pass `k` writes none of them); only a mask of `n` elements draws
+        /// uniform subsets, and one of fewer may never settle.
         pub n: u32,
         /// Elements of each subset, `k <= n`.
         pub k: u32,
         pub seed: u64,
     }
+    check |p, shape| k <= n && shape.is_linear(SUBSET_BLOCK_THREADS, 0);
     /// One lane a subset (threadwise), 1 word.
     fn sample_all::<1, 1> => subset_lanes1_words1;
     /// One lane a subset (threadwise), 2 words.
@@ -75,9 +81,9 @@ impl Sample {
 /// positions, `k` per subset), whichever is non-null.
 ///
 /// # Safety
-/// `mask` holds `words <= LANES * WORDS` words with `n` elements in all, `k <= n`; exactly one
-/// of `bits` (`count * words` words) and `indices` (`count * k` positions) is non-null; the
-/// block size is a multiple of 32.
+/// `mask` holds `words` words, `k <= n`; `bits` holds `count * words` words or, when null,
+/// `indices` `count * k` positions; the block size is a multiple of 32. The subsets are
+/// uniform when `words <= LANES * WORDS` and the mask holds `n` elements.
 #[inline(always)]
 pub unsafe fn sample_all<const LANES: u32, const WORDS: usize>(p: Sample) {
     let Sample {
@@ -253,13 +259,17 @@ unsafe fn write<const LANES: u32, const WORDS: usize>(
             // lane of the team writes its subset together (the team settles as one), and so
             // reaches the scan (the contract above).
             let below = LogicalWarp::<LANES, true>::inclusive_scan(own, Sum) - own;
-            let mut at = (s * k as u64 + below as u64) as usize;
-            for (q, &w) in subset.iter().enumerate() {
-                let mut w = w;
-                while w != 0 {
-                    *indices.add(at) = (32 * (first_word + q as u32) + w.trailing_zeros()) as u16;
-                    at += 1;
-                    w &= w - 1;
+            // Always for the draw of a mask of `n` elements (exactly `k` in all); a lane whose
+            // positions would pass the subset's `k` writes none.
+            if below + own <= k {
+                let mut at = (s * k as u64 + below as u64) as usize;
+                for (q, &w) in subset.iter().enumerate() {
+                    let mut w = w;
+                    while w != 0 {
+                        *indices.add(at) = (32 * (first_word + q as u32) + w.trailing_zeros()) as u16;
+                        at += 1;
+                        w &= w - 1;
+                    }
                 }
             }
         }
