@@ -275,7 +275,7 @@ fn device_calls(c: &mut Criterion, device: &Device, gpu: &Gpu) {
     wall_and_events(&mut group, device, gpu, "min_into 2^26 f32", || {
         device.min_into(&d_reals, &mut one).unwrap()
     });
-    // The foundation bench's size.
+    // The grid bench's size.
     let big: Vec<f64> = (0..4 * N).map(|i| (i % 1000) as f64).collect();
     let (d_big, mut total) = (device.upload(&big).unwrap(), device.zeros::<f64>(1).unwrap());
     drop(big);

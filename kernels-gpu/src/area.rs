@@ -9,8 +9,8 @@
 /// A group of kernels loaded together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Area {
-    /// Scan, reduce, copy and the Philox fill: what every other area builds on.
-    Foundation,
+    /// Grid-wide scan, reduce, copy and the Philox fill: what every other area builds on.
+    Grid,
     /// Kernels that exist for tests and tuning only: warp and block levels, SIMT checks, math
     /// checks, scan tuning variants.
     Checks,
@@ -33,10 +33,10 @@ pub enum Area {
 /// Entry-name prefixes and their areas; the first that matches wins.
 pub const PREFIXES: &[(&str, Area)] = &[
     ("scan_tuning_", Area::Checks),
-    ("scan_", Area::Foundation),
-    ("reduce_", Area::Foundation),
-    ("copy_", Area::Foundation),
-    ("philox_", Area::Foundation),
+    ("scan_", Area::Grid),
+    ("reduce_", Area::Grid),
+    ("copy_", Area::Grid),
+    ("philox_", Area::Grid),
     ("warp_", Area::Checks),
     ("block_", Area::Checks),
     ("simt_check_", Area::Checks),
@@ -53,7 +53,7 @@ pub const PREFIXES: &[(&str, Area)] = &[
 impl Area {
     /// Every area, in the order of [`Area::index`].
     pub const ALL: [Area; 9] = [
-        Area::Foundation,
+        Area::Grid,
         Area::Checks,
         Area::Alias,
         Area::Multisplit,
@@ -72,7 +72,7 @@ impl Area {
     /// The area's name, as errors and build outputs show it.
     pub const fn name(self) -> &'static str {
         match self {
-            Area::Foundation => "foundation",
+            Area::Grid => "grid",
             Area::Checks => "checks",
             Area::Alias => "alias",
             Area::Multisplit => "multisplit",

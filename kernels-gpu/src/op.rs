@@ -2,12 +2,12 @@
 //! they carry.
 //!
 //! As in CUB, a primitive takes the operator as an argument: an identity and an associative
-//! combine. [`Sum`] is the one the scans and reductions of the foundation use; [`ArgMin`]
+//! combine. [`Sum`] is the one the scans and reductions of the grid area use; [`ArgMin`]
 //! (the nearest unit of a self-organizing map) and [`Moments`] (Chan's combine of count, mean
 //! and squared deviations) carry values of several words, and a pair of operators combines
 //! pairs component by component. A value crosses a warp shuffle or a shared-memory slot one
 //! 32-bit word at a time ([`Words`]), so a primitive over any such value compiles to the
-//! shuffles a hand-written one would (for [`Sum`] over the foundation's numbers, to the same PTX
+//! shuffles a hand-written one would (for [`Sum`] over the grid area's numbers, to the same PTX
 //! as before the primitives took operators).
 
 use crate::num::Element;

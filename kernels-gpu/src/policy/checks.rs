@@ -1,7 +1,7 @@
 //! Tuning of the checks area: the block size (and so the launch) of the test kernels, and the
 //! policies of the scan's tuning candidates.
 
-use super::foundation::ScanPolicy;
+use super::grid::ScanPolicy;
 use crate::launch::LaunchShape;
 
 /// Threads per block of the warp- and block-level test kernels.

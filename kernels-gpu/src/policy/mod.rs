@@ -8,7 +8,7 @@
 pub mod alias;
 pub mod checks;
 pub mod convolve;
-pub mod foundation;
+pub mod grid;
 pub mod lbp;
 pub mod moments;
 pub mod multisplit;
@@ -17,7 +17,7 @@ pub mod subset;
 
 pub use alias::{ALIAS_ROWS_PER_SECTION, SHARED_SAMPLER_BLOCKS_PER_SM};
 pub use checks::LEVEL_TEST_BLOCK_THREADS;
-pub use foundation::{
+pub use grid::{
     COPY_BLOCK_THREADS, COPY_UNROLL, PHILOX_BLOCK_THREADS, REDUCE_BLOCK_THREADS, REDUCE_UNROLL, SCAN_POLICY,
     ScanPolicy, vector_len,
 };

@@ -2,7 +2,7 @@
 //! make and the fewest rows a warp takes in a slice, and the column combine's block size and
 //! grid. None of these changes a result beyond rounding: the column kernel combines warps and
 //! slices in order. The whole-vector kernels fold as the reduction does, so they take its block
-//! size and loads in flight ([`super::foundation`]).
+//! size and loads in flight ([`super::grid`]).
 
 /// Threads of a block of the column kernel: its warps take every `COLUMN_THREADS / 32`-th row.
 pub const COLUMN_THREADS: u32 = 256;

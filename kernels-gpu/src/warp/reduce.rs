@@ -21,7 +21,7 @@ impl<const W: u32, const APART: bool> LogicalWarp<W, APART> {
     /// adjacent blocks of lanes, the lower on the left: every lane ends with the same bits,
     /// `v_0 ∘ ... ∘ v_{W-1}` in lane order. A commutative one takes them from `W / 2` down:
     /// the classic butterfly, whose first rounds join lanes that are not adjacent (which only
-    /// commutativity allows), and the tree the foundation's float sums have always had, so
+    /// commutativity allows), and the tree the grid area's float sums have always had, so
     /// their bits stay as they were.
     ///
     /// # Safety

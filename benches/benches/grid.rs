@@ -13,7 +13,7 @@ use warpkit_benches::time_on_gpu;
 
 const N: usize = 1 << 28;
 
-fn foundation(c: &mut Criterion) {
+fn grid(c: &mut Criterion) {
     let device = match Device::gpu(0) {
         Ok(d) => d,
         Err(e) => {
@@ -28,7 +28,7 @@ fn foundation(c: &mut Criterion) {
     let src = device.upload(&words).unwrap();
     let mut dst = device.zeros::<u32>(N).unwrap();
 
-    let mut group = c.benchmark_group("foundation");
+    let mut group = c.benchmark_group("grid");
     group
         .sample_size(30)
         .warm_up_time(Duration::from_secs(1))
@@ -115,5 +115,5 @@ fn foundation(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, foundation);
+criterion_group!(benches, grid);
 criterion_main!(benches);

@@ -1,4 +1,4 @@
-//! Tuning of the foundation area: the device-wide scan's tile shape and order, the reduction's
+//! Tuning of the grid area: the device-wide scan's tile shape and order, the reduction's
 //! and the copy's block sizes and loads in flight, and the Philox fill's block size. (The scan's
 //! scratch layout and the reduction's fixed grid fix layouts and results, not speed: they live
 //! with their algorithms in [`crate::grid`].)
