@@ -4,7 +4,7 @@
 
 use super::{AliasWeight, Construction, Stream, quantize_scale};
 use crate::error::Result;
-use crate::runtime::cpu::Cpu;
+use crate::runtime::cpu::{Cpu, SharedWrites};
 use rayon::prelude::*;
 use warpkit_kernels::alias::partition::PARTITION_TILE;
 use warpkit_kernels::alias::plus::{BinarySearch, Greedy, TileItems};
@@ -60,7 +60,7 @@ pub(super) fn build_into<F: AliasWeight>(
     table: &mut [Row<F>],
 ) -> Result<()> {
     let (q, whole) = quantized(weights)?;
-    let out = TablePtr(table.as_mut_ptr());
+    let out = F::shared_rows(table);
     if let Construction::PsaPlus { .. } = method {
         return build_plus(&q, &whole, &out);
     }
@@ -98,7 +98,7 @@ fn psa<F: Weight>(
     entries: &[Entry],
     prefix: impl Prefix + Sync,
     sections: u64,
-    out: &TablePtr<F>,
+    out: &SharedWrites<Row<F>>,
 ) {
     let rows_per_section = shape.n.div_ceil(sections);
     let split_at = |k: u64| {
@@ -117,11 +117,7 @@ fn psa<F: Weight>(
             spill(shape, &prefix, from),
             light,
             heavy,
-            |item, row, _| {
-                // SAFETY: `item < N`, and every item's row is written by exactly one section (the
-                // sections partition the sweep's rows, and each row is one item's).
-                unsafe { out.write(item, row) }
-            },
+            |item, row, _| out.write(item as usize, row),
         );
     });
 }
@@ -170,17 +166,16 @@ impl TileItems for Tile {
 type TileLeftovers = [Vec<Entry>; 2];
 
 /// PSA+: each tile's greedy rows (the devices' tiles and rule), then PSA over the leftovers.
-fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &TablePtr<F>) -> Result<()> {
+fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &SharedWrites<Row<F>>) -> Result<()> {
     let tiles: Vec<TileLeftovers> = q
         .par_chunks(PARTITION_TILE as usize)
         .enumerate()
         .map(|(b, q)| {
             let tile = Tile::new(whole, q, b * PARTITION_TILE as usize);
             let greedy = Greedy::of(&tile, whole, &BinarySearch);
+            // Greedy rows are the tile's own items', which no other tile or the PSA step writes.
             greedy.write_rows(&tile, whole, 0, greedy.rows(), |item, row, _| {
-                // SAFETY: greedy rows are the tile's own items', each written once, and no
-                // other tile or the PSA step writes them.
-                unsafe { out.write(item, row) }
+                out.write(item as usize, row)
             });
             let (light_left, heavy_left) = greedy.leftovers(&tile);
             let left = |from: u64, count: u64| {
@@ -216,21 +211,6 @@ fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &TablePtr<F>) -> Result<
     let prefix = |t: u64| shape.scaled(q_prefix[t as usize]) + rem_prefix[t as usize] as u128;
     psa(&shape, &entries, prefix, sections_for(shape.n), out);
     Ok(())
-}
-
-/// The table's rows, written from several rayon tasks at once, each to its own items.
-struct TablePtr<F: Weight>(*mut Row<F>);
-
-// SAFETY: tasks write disjoint rows (see `psa` and `build_plus`).
-unsafe impl<F: Weight> Sync for TablePtr<F> {}
-
-impl<F: Weight> TablePtr<F> {
-    /// # Safety
-    /// `item` is in bounds and no other task writes it.
-    unsafe fn write(&self, item: u32, row: Row<F>) {
-        // SAFETY: the caller's contract.
-        unsafe { *self.0.add(item as usize) = row }
-    }
 }
 
 /// `out.len()` samples of `stream` from `table` into `out`, the same as every other backend

@@ -28,7 +28,8 @@ impl Entry {
 }
 
 /// A row of the alias table: draw the row's own item with probability `threshold`, else
-/// `alias`. 16 bytes with f64 thresholds (4 of them padding), 8 with f32, and aligned to its
+/// `alias`. 16 bytes with f64 thresholds (the last 4 a zero field, so that a row has no
+/// padding bytes and the host can store it as plain words), 8 with f32, and aligned to its
 /// size, so that a row is read with one vector load (it took two 8-byte loads for f64 rows in
 /// shared memory, two 4-byte loads for f32 rows).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -36,7 +37,23 @@ impl Entry {
 pub struct Row<F: Weight> {
     pub threshold: F,
     pub alias: u32,
+    _pad: F::RowPad,
     _align: [F::RowAlign; 0],
+}
+
+/// Rows as plain data for the host (`bytemuck`), for f32 and f64 only: a `Weight` of another
+/// type could leave padding in its rows.
+#[cfg(not(target_arch = "nvptx64"))]
+mod pod {
+    use super::Row;
+    // SAFETY: both rows are `repr(C)` plain numbers without padding bytes (f32 + u32: 8 bytes,
+    // aligned to 8; f64 + u32 + u32: 16, aligned to 16), `Copy` and `'static`; every bit
+    // pattern is a row, all zeros included.
+    unsafe impl bytemuck::Zeroable for Row<f32> {}
+    unsafe impl bytemuck::Pod for Row<f32> {}
+    unsafe impl bytemuck::Zeroable for Row<f64> {}
+    unsafe impl bytemuck::Pod for Row<f64> {}
+    const _: () = assert!(size_of::<Row<f32>>() == 8 && size_of::<Row<f64>>() == 16);
 }
 
 /// Zero-sized alignment markers for [`Row`]: 8 bytes (f32 rows) and 16 (f64 rows).
@@ -56,6 +73,7 @@ impl<F: Weight> Row<F> {
         Row {
             threshold,
             alias,
+            _pad: F::RowPad::default(),
             _align: [],
         }
     }
@@ -93,12 +111,15 @@ pub struct Split {
 pub trait Weight: crate::num::Element + PartialOrd + Default {
     /// The alignment marker that makes a [`Row`] of this type aligned to its size.
     type RowAlign: Copy + Default + core::fmt::Debug + PartialEq + Send + Sync;
+    /// What fills a [`Row`] of this type to its size: nothing (f32 rows) or a `u32` (f64).
+    type RowPad: Copy + Default + core::fmt::Debug + PartialEq + Send + Sync;
     fn to_f64(self) -> f64;
     fn from_f64(x: f64) -> Self;
 }
 
 impl Weight for f32 {
     type RowAlign = Align8;
+    type RowPad = [u32; 0];
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self as f64
@@ -111,6 +132,7 @@ impl Weight for f32 {
 
 impl Weight for f64 {
     type RowAlign = Align16;
+    type RowPad = u32;
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self
