@@ -29,6 +29,7 @@ use warpkit_kernels::warp::logical::{
 use warpkit_kernels::warp::reduce::WarpReduce;
 use warpkit_kernels::warp::scan::WarpScan;
 
+pub use crate::alias::launch::construct_with_contents as alias_construct_with_contents;
 pub use crate::multisplit::launch::scatter_with_table as multisplit_scatter_with_table;
 pub use warpkit_kernels::policy::LEVEL_TEST_BLOCK_THREADS as BLOCK_THREADS;
 pub use warpkit_kernels::simt::check::{CAS_CONTENDERS, COLLECTIVE_OUTPUTS};

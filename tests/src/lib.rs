@@ -310,3 +310,31 @@ pub fn chi_square_critical(dof: f64) -> f64 {
     let a = 2.0 / (9.0 * dof);
     dof * (1.0 - a + 4.753 * a.sqrt()).powi(3)
 }
+
+/// Words a kernel may meet in a buffer that its checked launch cannot vouch for (tables,
+/// scans, splits another kernel would have written): zeros, `n - 1`, all ones, and noise.
+pub struct HostileWords {
+    n: usize,
+    noise: Vec<u64>,
+}
+
+impl HostileWords {
+    /// The kinds, by name, in the order [`HostileWords::word`] takes them.
+    pub const KINDS: [&'static str; 4] = ["zeros", "n - 1", "all ones", "random"];
+
+    /// The words of buffers about `n` items, noise from `rng`.
+    pub fn new(rng: &mut Philox, n: usize) -> HostileWords {
+        let noise = (0..1 << 16).map(|_| rng.next_u64()).collect();
+        HostileWords { n, noise }
+    }
+
+    /// Word `i` of kind `kind` (narrower words take the low bits: all ones stays all ones).
+    pub fn word(&self, kind: usize, i: usize) -> u64 {
+        match kind {
+            0 => 0,
+            1 => self.n as u64 - 1,
+            2 => u64::MAX,
+            _ => self.noise[i % self.noise.len()],
+        }
+    }
+}

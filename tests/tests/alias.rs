@@ -594,3 +594,33 @@ fn default_samples_come_in_random_order() {
         );
     }
 }
+
+/// The partition and pack kernels meet buffers they did not fill (tile scans, entries, prefix
+/// sums, splits and light counts of each of [`HostileWords`]) on every
+/// device and construction method: no store lands past a buffer's end (poisoned guards stay),
+/// and no launch faults. The shared-memory pack is left out of the pack step: such contents
+/// can trip its shared-memory bounds checks, which end the context (safe, not an error value).
+#[test]
+fn no_contents_send_a_construction_out_of_bounds() {
+    let mut rng = fresh_rng("alias construction with any contents");
+    let n = cap(5_003);
+    let weights: Vec<f64> = (0..n).map(|_| f64::random(&mut rng) + 0.01).collect();
+    let words = HostileWords::new(&mut rng, n);
+    for device in devices("alias construction with any contents") {
+        let d_weights = device.upload(&weights).unwrap();
+        for method in Construction::on_device() {
+            for (c, name) in HostileWords::KINDS.iter().enumerate() {
+                let intact =
+                    warpkit::checks::alias_construct_with_contents(&device, &d_weights, method, |i| {
+                        words.word(c, i)
+                    })
+                    .unwrap();
+                assert!(
+                    intact,
+                    "{method:?}, contents {name}, on {}: a store past a buffer",
+                    device.describe()
+                );
+            }
+        }
+    }
+}

@@ -6,7 +6,7 @@
 use rand_core::RngCore;
 use warpkit::multisplit::{BucketFn, Buckets, Keep, Key, Method, Multisplit, MultisplitKey, Split, compact};
 use warpkit::{Backend, Error, Philox};
-use warpkit_tests::{Agreement, TestValue, cap, devices, fresh_rng, on_every_device};
+use warpkit_tests::{Agreement, HostileWords, TestValue, cap, devices, fresh_rng, on_every_device};
 
 /// A bucket function under test: its name, the multisplit, and a key of bucket `b` made from
 /// random bits `r`.
@@ -314,25 +314,18 @@ fn no_table_sends_a_scatter_out_of_bounds() {
     let mut rng = fresh_rng("multisplit scatter with any table");
     let n = cap(10_007);
     let keys: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
-    let noise: Vec<u32> = (0..1 << 16).map(|_| rng.next_u32()).collect();
-    let tables = ["zeros", "n - 1", "u32::MAX", "random"];
-    let word = |table: usize, i: usize| match table {
-        0 => 0,
-        1 => n as u32 - 1,
-        2 => u32::MAX,
-        _ => noise[i % noise.len()],
-    };
+    let words = HostileWords::new(&mut rng, n);
     for device in devices("multisplit scatter with any table") {
         let d_keys = device.upload(&keys).unwrap();
         for radix in [2, 32, 256] {
             for method in Method::ALL {
-                for (t, name) in tables.iter().enumerate() {
+                for (t, name) in HostileWords::KINDS.iter().enumerate() {
                     let mut out = device.filled(n + GUARD, u32::poison()).unwrap();
                     warpkit::checks::multisplit_scatter_with_table(
                         &device,
                         &d_keys,
                         (radix, method),
-                        |i| word(t, i),
+                        |i| words.word(t, i) as u32,
                         &mut out,
                     )
                     .unwrap();

@@ -14,7 +14,10 @@ use super::{
     AliasWeight, Construction, Layout, PackMethod, Sampling, SplitMethod, Stream, check_count, quantize_scale,
 };
 use crate::error::{Error, Result};
+use crate::runtime::bindings::Bindings;
 use crate::runtime::device::{Device, DeviceBuffer};
+use std::marker::PhantomData;
+use warpkit_kernels::alias::layout::EntrySink;
 use warpkit_kernels::alias::pack::{
     CHUNKED_PACK_ROWS, Pack, PackIndexed, SHARED_PACK_ROWS, plan_block_chunked, plan_block_shared,
     plan_thread_baseline,
@@ -32,7 +35,7 @@ use warpkit_kernels::alias::split::{
 };
 use warpkit_kernels::alias::{Entry, Quantizer, Row, Shape, Split};
 use warpkit_kernels::grid::reduce::{REDUCE_FIXED_GRID, Reduce};
-use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::kernel::{Checked, Kernel};
 use warpkit_kernels::policy::ALIAS_ROWS_PER_SECTION;
 
 /// Words (u64) that hold `len` values of `T`.
@@ -314,7 +317,6 @@ fn construct<F: AliasWeight>(
 ) -> Result<()> {
     let n = weights.len() as u64;
     crate::error::check_same_len("alias weights", w.items, weights.len())?;
-    let src = d.ptr(weights)?;
     let total = checked_total(d, &mut w.scalars, weights, check)?;
     let (shift, scale) = quantize_scale::<F>(n as usize, total)?;
     let quantizer = Quantizer { shift, scale };
@@ -328,8 +330,6 @@ fn construct<F: AliasWeight>(
     b.launch::<F::TileTotal>(p.plan(), p)?;
     d.sum_into(&w.tile_q, &mut w.total_q)?;
     let total = d.download(&w.total_q)?[0];
-    let entries = d.ptr_mut(&mut w.entries)?.cast::<Entry>();
-    let (scans, counts) = (d.ptr(&w.tile_scans)?, d.ptr_mut(&mut w.counts)?);
     match method {
         Construction::Psa { split, pack, layout } => {
             let mut b = d.bind();
@@ -342,58 +342,26 @@ fn construct<F: AliasWeight>(
             };
             b.launch::<F::TileCounts>(p.plan(), p)?;
             d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
-            let prefix = d.ptr_mut(&mut w.prefix)?;
-            let n_light = d.ptr_mut(&mut w.counts)?;
-            // SAFETY: n > 0 weights, room for n entries (16-byte aligned: device buffers are
-            // 256-byte aligned) and n + 1 prefix sums; the scan of these weights' tile sums;
-            // the plan's block per tile with the partition's shared memory.
-            unsafe {
-                match layout {
-                    Layout::WeightsBeside => {
-                        let p = Partition {
-                            weights: src,
-                            n,
-                            quantizer,
-                            total,
-                            scans,
-                            entries,
-                            prefix,
-                            n_light,
-                        };
-                        d.launch_unchecked::<F::Partition>(p.plan(), p)?
-                    }
-                    Layout::IndicesOnly => {
-                        let entries = entries.cast::<u32>();
-                        let p = Partition {
-                            weights: src,
-                            n,
-                            quantizer,
-                            total,
-                            scans,
-                            entries,
-                            prefix,
-                            n_light,
-                        };
-                        d.launch_unchecked::<F::PartitionIndices>(p.plan(), p)?
-                    }
+            match layout {
+                Layout::WeightsBeside => {
+                    partition::<F, Entry, F::Partition>(d, w, weights, quantizer, total)?
                 }
-            };
+                Layout::IndicesOnly => {
+                    partition::<F, u32, F::PartitionIndices>(d, w, weights, quantizer, total)?
+                }
+            }
             let n_light = d.download(&w.counts)?[0] as u64;
             let shape = Shape::whole(n, n_light, total);
-            let rows = d.ptr_mut(table)?.cast::<Row<F>>();
-            let packs = split_sections::<F, PsaKernels>(d, w, &shape, split, pack, rows)?;
-            // SAFETY: the partitioned items in the chosen layout (for indices, the weights and
-            // quantization the partition read), their prefix sums and the splits just computed.
-            unsafe {
-                match layout {
-                    Layout::WeightsBeside => {
-                        let p = packs.stored(entries.cast_const());
-                        packs.launch::<F::Pack, F::PackShared, F::PackChunked>(d, p)
-                    }
-                    Layout::IndicesOnly => {
-                        let p = packs.indexed(entries.cast::<u32>().cast_const(), src, quantizer);
-                        packs.launch::<F::PackIndices, F::PackSharedIndices, F::PackChunkedIndices>(d, p)
-                    }
+            let packs = split_sections::<PsaKernels>(d, w, &shape, split, pack)?;
+            let mut b = d.bind();
+            match layout {
+                Layout::WeightsBeside => {
+                    let p = packs.stored::<F>(&mut b, w, table)?;
+                    packs.launch::<F::Pack, F::PackShared, F::PackChunked>(b, p)
+                }
+                Layout::IndicesOnly => {
+                    let p = packs.indexed(&mut b, w, weights, quantizer, table)?;
+                    packs.launch::<F::PackIndices, F::PackSharedIndices, F::PackChunkedIndices>(b, p)
                 }
             }
         }
@@ -409,20 +377,7 @@ fn construct<F: AliasWeight>(
             };
             b.launch::<F::GreedyTiles>(p.plan(), p)?;
             d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
-            let prefix = d.ptr_mut(&mut w.prefix)?.cast::<[u64; 2]>();
-            let p = PartitionLeftovers {
-                weights: src,
-                n,
-                quantizer,
-                total,
-                scans,
-                entries,
-                prefix,
-                counts,
-            };
-            // SAFETY: as for PSA's partition, with room for n + 1 prefix pairs (the leftovers
-            // are at most n).
-            unsafe { d.launch_unchecked::<F::PartitionLeftovers>(p.plan(), p)? };
+            partition_leftovers(d, w, weights, quantizer, total)?;
             let [n_light, left] = d.download(&w.counts)?[..] else {
                 unreachable!("two counts")
             };
@@ -435,17 +390,61 @@ fn construct<F: AliasWeight>(
                 total,
                 scale: n,
             };
-            let rows = d.ptr_mut(table)?.cast::<Row<F>>();
-            let packs = split_sections::<F, PsaPlusKernels>(d, w, &shape, split, pack, rows)?;
-            let p = packs.stored(entries.cast_const());
-            // SAFETY: the leftovers' entries, their prefix sums and the splits just computed;
-            // the greedy sweeps wrote the other rows.
-            unsafe { packs.launch::<F::PackPlus, F::PackSharedPlus, F::PackChunkedPlus>(d, p) }
+            let packs = split_sections::<PsaPlusKernels>(d, w, &shape, split, pack)?;
+            let mut b = d.bind();
+            let p = packs.stored::<F>(&mut b, w, table)?;
+            packs.launch::<F::PackPlus, F::PackSharedPlus, F::PackChunkedPlus>(b, p)
         }
         Construction::Sequential => {
             unreachable!("devices build by PSA and PSA+ only (checked by the caller)")
         }
     }
+}
+
+/// PSA's partition of `weights` into `w.entries` as `E` (entries or indices), with their
+/// prefix sums and light count, given the scans of their tile counts in `w`.
+fn partition<F: AliasWeight, E: EntrySink, K: Kernel<Params = Partition<F, E>>>(
+    d: &Device,
+    w: &mut Workspace,
+    weights: &DeviceBuffer<F>,
+    quantizer: Quantizer,
+    total: u64,
+) -> Result<()> {
+    let mut b = d.bind();
+    let p = Partition {
+        weights: b.read(weights)?,
+        n: weights.len() as u64,
+        quantizer,
+        total,
+        scans: b.read(&w.tile_scans)?,
+        entries: b.write(&mut w.entries)?.cast::<E>(),
+        prefix: b.write(&mut w.prefix)?,
+        n_light: b.write(&mut w.counts)?,
+    };
+    b.launch::<K>(p.plan(), p)
+}
+
+/// PSA+'s partition of the leftovers of `weights` into `w.entries`, with their `[Σq, Σrem]`
+/// prefix sums and counts, given the scans of their greedy tiles' sums in `w`.
+fn partition_leftovers<F: AliasWeight>(
+    d: &Device,
+    w: &mut Workspace,
+    weights: &DeviceBuffer<F>,
+    quantizer: Quantizer,
+    total: u64,
+) -> Result<()> {
+    let mut b = d.bind();
+    let p = PartitionLeftovers {
+        weights: b.read(weights)?,
+        n: weights.len() as u64,
+        quantizer,
+        total,
+        scans: b.read(&w.tile_scans)?,
+        entries: b.write(&mut w.entries)?.cast(),
+        prefix: b.write(&mut w.prefix)?.cast(),
+        counts: b.write(&mut w.counts)?,
+    };
+    b.launch::<F::PartitionLeftovers>(p.plan(), p)
 }
 
 /// The split kernels of one prefix-sum word: PSA's or those of PSA+'s PSA step.
@@ -471,125 +470,201 @@ impl Splitters for PsaPlusKernels {
 }
 
 /// PSA's split over the prefix sums in `w` (of `shape.n` items, `shape.n > 0`) at the section
-/// boundaries of `pack`, into `w.splits`; what its pack into `table` then needs.
-fn split_sections<F: AliasWeight, K: Splitters>(
+/// boundaries of `pack`, into `w.splits`; what its pack then needs.
+fn split_sections<K: Splitters>(
     d: &Device,
     w: &mut Workspace,
     shape: &Shape,
     split: SplitMethod,
     pack: PackMethod,
-    table: *mut Row<F>,
-) -> Result<Packs<F, K::Word>> {
-    let rows_per_section = match pack {
-        PackMethod::Baseline => ALIAS_ROWS_PER_SECTION,
-        PackMethod::SharedMemory => SHARED_PACK_ROWS,
-        PackMethod::Chunked => CHUNKED_PACK_ROWS,
-    };
+) -> Result<Packs<K::Word>> {
+    let packs = Packs::<K::Word>::new(pack, shape);
+    let mut b = d.bind();
     let p = Splits {
-        prefix: d.ptr(&w.prefix)?.cast::<K::Word>(),
+        prefix: b.read(&w.prefix)?.cast::<K::Word>(),
         shape: *shape,
-        sections: shape.n.div_ceil(rows_per_section),
-        rows_per_section,
-        splits: d.ptr_mut(&mut w.splits)?.cast::<Split>(),
+        sections: packs.sections,
+        rows_per_section: packs.rows_per_section(),
+        splits: b.write(&mut w.splits)?.cast::<Split>(),
     };
-    // SAFETY: n + 1 prefix sums, sections + 1 splits (the buffer holds those of the smallest
-    // sections), sections × rows per section >= n; the plan gives the p-ary search's block
-    // reduction a u64 of shared memory per warp.
-    unsafe {
-        match split {
-            SplitMethod::PartialPary => d.launch_unchecked::<K::Pary>(p.plan(), p)?,
-            SplitMethod::Binary => d.launch_unchecked::<K::Binary>(p.plan(), p)?,
-        }
+    match split {
+        SplitMethod::PartialPary => b.launch::<K::Pary>(p.plan(), p)?,
+        SplitMethod::Binary => b.launch::<K::Binary>(p.plan(), p)?,
     };
-    Ok(Packs {
-        pack,
-        shape: *shape,
-        prefix: p.prefix,
-        splits: p.splits.cast_const(),
-        sections: p.sections,
-        table,
-    })
+    Ok(packs)
 }
 
-/// A pack of split sections: every parameter but where the items come from.
-struct Packs<F: AliasWeight, W> {
+/// A pack of split sections: every parameter but the buffers.
+struct Packs<W> {
     pack: PackMethod,
     shape: Shape,
-    prefix: *const W,
-    splits: *const Split,
     sections: u64,
-    table: *mut Row<F>,
+    word: PhantomData<W>,
 }
 
-impl<F: AliasWeight, W: PrefixWord> Packs<F, W> {
-    /// The parameters of the packs that read entries, weights beside indices.
-    fn stored(&self, entries: *const Entry) -> Pack<F, W> {
-        let Packs {
-            shape,
-            prefix,
-            splits,
-            sections,
-            table,
-            ..
-        } = *self;
-        Pack {
-            entries,
-            prefix,
-            shape,
-            splits,
-            sections,
-            table,
+impl<W: PrefixWord> Packs<W> {
+    /// The pack of `shape`'s rows by `pack`, in sections of that method's rows.
+    fn new(pack: PackMethod, shape: &Shape) -> Packs<W> {
+        let mut packs = Packs {
+            pack,
+            shape: *shape,
+            sections: 0,
+            word: PhantomData,
+        };
+        packs.sections = shape.n.div_ceil(packs.rows_per_section());
+        packs
+    }
+
+    fn rows_per_section(&self) -> u64 {
+        match self.pack {
+            PackMethod::Baseline => ALIAS_ROWS_PER_SECTION,
+            PackMethod::SharedMemory => SHARED_PACK_ROWS,
+            PackMethod::Chunked => CHUNKED_PACK_ROWS,
         }
     }
 
+    /// The parameters of the packs that read entries, weights beside indices, bound in `b`.
+    fn stored<'a, F: AliasWeight>(
+        &self,
+        b: &mut Bindings<'a>,
+        w: &'a Workspace,
+        table: &'a mut DeviceBuffer<u64>,
+    ) -> Result<Pack<F, W>> {
+        Ok(Pack {
+            entries: b.read(&w.entries)?.cast(),
+            prefix: b.read(&w.prefix)?.cast(),
+            shape: self.shape,
+            splits: b.read(&w.splits)?.cast(),
+            sections: self.sections,
+            table: b.write(table)?.cast(),
+        })
+    }
+
     /// Launches the kernel of this pack method (`B`, `S`, `C`: baseline, shared-memory,
-    /// chunked) with `params`.
-    ///
-    /// # Safety
-    /// `params` are this pack's, with items partitioned as the kernels read them; every row of
-    /// the table is written by one section (or was by a greedy sweep).
-    unsafe fn launch<B, S, C>(&self, d: &Device, params: B::Params) -> Result<()>
+    /// chunked) with `params` bound in `b`.
+    fn launch<B, S, C>(&self, b: Bindings<'_>, params: B::Params) -> Result<()>
     where
         B: Kernel,
+        B::Params: Checked,
         S: Kernel<Params = B::Params>,
         C: Kernel<Params = B::Params>,
     {
         let sections = self.sections;
-        // SAFETY: the caller's contract; each pack's plan gives it its sections' blocks and
-        // shared memory.
-        unsafe {
-            match self.pack {
-                PackMethod::Baseline => d.launch_unchecked::<B>(plan_thread_baseline(sections), params),
-                PackMethod::Chunked => d.launch_unchecked::<C>(plan_block_chunked(sections), params),
-                PackMethod::SharedMemory => {
-                    d.launch_unchecked::<S>(plan_block_shared(sections, size_of::<W>()), params)
-                }
-            }
+        match self.pack {
+            PackMethod::Baseline => b.launch::<B>(plan_thread_baseline(sections), params),
+            PackMethod::Chunked => b.launch::<C>(plan_block_chunked(sections), params),
+            PackMethod::SharedMemory => b.launch::<S>(plan_block_shared(sections, size_of::<W>()), params),
         }
     }
 }
 
-impl<F: AliasWeight> Packs<F, u64> {
+impl Packs<u64> {
     /// The parameters of PSA's packs that read indices only, with the weights and their
-    /// quantization.
-    fn indexed(&self, items: *const u32, weights: *const F, quantizer: Quantizer) -> PackIndexed<F> {
-        let Packs {
-            shape,
-            prefix,
-            splits,
-            sections,
-            table,
-            ..
-        } = *self;
-        PackIndexed {
-            items,
-            weights,
+    /// quantization, bound in `b`.
+    fn indexed<'a, F: AliasWeight>(
+        &self,
+        b: &mut Bindings<'a>,
+        w: &'a Workspace,
+        weights: &'a DeviceBuffer<F>,
+        quantizer: Quantizer,
+        table: &'a mut DeviceBuffer<u64>,
+    ) -> Result<PackIndexed<F>> {
+        Ok(PackIndexed {
+            items: b.read(&w.entries)?.cast(),
+            weights: b.read(weights)?,
             quantizer,
-            prefix,
-            shape,
-            splits,
-            sections,
-            table,
+            prefix: b.read(&w.prefix)?,
+            shape: self.shape,
+            splits: b.read(&w.splits)?.cast(),
+            sections: self.sections,
+            table: b.write(table)?.cast(),
+        })
+    }
+}
+
+/// Words of poison past each buffer that [`construct_with_contents`] lets a kernel write.
+#[cfg(feature = "checks")]
+const GUARD: usize = 4096;
+
+/// Runs the partition of `method` and (but for the shared-memory pack, which may trap on such
+/// contents: safe, but it ends the context) its pack over `weights`, each reading words from
+/// `word` where the step before would have left its results (the tile scans; the entries,
+/// prefix sums and splits, and the light count), with [`GUARD`] words of poison past each
+/// buffer they write. Whether every guard is intact: no store past a buffer's end, whatever
+/// the buffers held.
+#[cfg(feature = "checks")]
+pub fn construct_with_contents<F: AliasWeight>(
+    d: &Device,
+    weights: &DeviceBuffer<F>,
+    method: Construction,
+    word: impl Fn(usize) -> u64,
+) -> Result<bool> {
+    const POISON: u64 = 0xdead_beef_dead_beef;
+    let n = weights.len();
+    let noise = |len: usize| (0..len).map(&word).collect::<Vec<u64>>();
+    let guarded = |len: usize| d.filled(len + GUARD, POISON);
+    let intact = |buf: &DeviceBuffer<u64>| -> Result<bool> {
+        let words = d.download(buf)?;
+        Ok(words[words.len() - GUARD..].iter().all(|&w| w == POISON))
+    };
+    let mut w = DeviceTable::<F>::allocate(d, n, method)?.work;
+    let (quantizer, total) = (Quantizer { shift: 0, scale: 1.0 }, word(0) | 1);
+    d.copy_from_host(&noise(w.tile_scans.len()), &mut w.tile_scans)?;
+    let (entries, prefix) = (w.entries.len(), w.prefix.len());
+    w.entries = guarded(entries)?;
+    w.prefix = guarded(prefix)?;
+    let pack = match method {
+        Construction::Psa { pack, layout, .. } => {
+            match layout {
+                Layout::WeightsBeside => {
+                    partition::<F, Entry, F::Partition>(d, &mut w, weights, quantizer, total)?
+                }
+                Layout::IndicesOnly => {
+                    partition::<F, u32, F::PartitionIndices>(d, &mut w, weights, quantizer, total)?
+                }
+            }
+            pack
+        }
+        Construction::PsaPlus { pack, .. } => {
+            partition_leftovers(d, &mut w, weights, quantizer, total)?;
+            pack
+        }
+        Construction::Sequential => {
+            return Err(Error::UnsupportedMethod {
+                method: "Sequential".into(),
+                backend: d.describe(),
+            });
+        }
+    };
+    let partitioned = intact(&w.entries)? && intact(&w.prefix)?;
+    if !partitioned || pack == PackMethod::SharedMemory {
+        return Ok(partitioned);
+    }
+    d.copy_from_host(&noise(w.entries.len()), &mut w.entries)?;
+    d.copy_from_host(&noise(w.prefix.len()), &mut w.prefix)?;
+    d.copy_from_host(&noise(w.splits.len()), &mut w.splits)?;
+    let shape = Shape::whole(n as u64, word(1) % (n as u64 + 1), total);
+    let mut table = guarded(words::<Row<F>>(n))?;
+    let mut b = d.bind();
+    match method {
+        Construction::Psa {
+            layout: Layout::WeightsBeside,
+            ..
+        } => {
+            let packs = Packs::<u64>::new(pack, &shape);
+            let p = packs.stored::<F>(&mut b, &w, &mut table)?;
+            packs.launch::<F::Pack, F::PackShared, F::PackChunked>(b, p)?
+        }
+        Construction::Psa { .. } => {
+            let packs = Packs::<u64>::new(pack, &shape);
+            let p = packs.indexed(&mut b, &w, weights, quantizer, &mut table)?;
+            packs.launch::<F::PackIndices, F::PackSharedIndices, F::PackChunkedIndices>(b, p)?
+        }
+        _ => {
+            let packs = Packs::<[u64; 2]>::new(pack, &shape);
+            let p = packs.stored::<F>(&mut b, &w, &mut table)?;
+            packs.launch::<F::PackPlus, F::PackSharedPlus, F::PackChunkedPlus>(b, p)?
         }
     }
+    intact(&table)
 }

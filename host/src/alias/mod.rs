@@ -34,7 +34,7 @@
 mod check;
 mod cpu;
 mod kernels;
-mod launch;
+pub(crate) mod launch;
 mod method;
 mod table;
 

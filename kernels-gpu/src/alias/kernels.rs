@@ -16,8 +16,8 @@ crate::kernel_table! {
         Check: CheckSum<Self>;
         TileTotal: TileTotal<Self>;
         TileCounts: TileCounts<Self>;
-        Partition: Partition<Self, *mut Entry>;
-        PartitionIndices: Partition<Self, *mut u32>;
+        Partition: Partition<Self, Entry>;
+        PartitionIndices: Partition<Self, u32>;
         GreedyTiles: GreedyTiles<Self>;
         PartitionLeftovers: PartitionLeftovers<Self>;
         Pack: Pack<Self, u64>;

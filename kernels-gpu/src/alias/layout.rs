@@ -14,30 +14,23 @@ use super::quantizer::{Quantizer, quantize};
 use super::sweep::{Entry, Weight};
 use crate::simt::shared::SharedSlice;
 
-/// Where the partition writes the items, in partitioned order.
+/// What the partition writes for each item, in partitioned order: the whole entry (weights
+/// beside indices) or its item (indices only).
 pub trait EntrySink: Copy {
-    /// Writes `entry` at position `at`.
-    ///
-    /// # Safety
-    /// `at` is within the array.
-    unsafe fn put(self, at: u64, entry: Entry);
+    fn of(entry: Entry) -> Self;
 }
 
-/// Weights beside indices: the whole entry.
-impl EntrySink for *mut Entry {
+impl EntrySink for Entry {
     #[inline(always)]
-    unsafe fn put(self, at: u64, entry: Entry) {
-        // SAFETY: the caller's contract.
-        unsafe { *self.add(at as usize) = entry }
+    fn of(entry: Entry) -> Entry {
+        entry
     }
 }
 
-/// Indices only: the item.
-impl EntrySink for *mut u32 {
+impl EntrySink for u32 {
     #[inline(always)]
-    unsafe fn put(self, at: u64, entry: Entry) {
-        // SAFETY: the caller's contract.
-        unsafe { *self.add(at as usize) = entry.item }
+    fn of(entry: Entry) -> u32 {
+        entry.item
     }
 }
 
@@ -86,15 +79,17 @@ pub struct Indexed<F> {
     pub items: *const u32,
     pub weights: *const F,
     pub quantizer: Quantizer,
+    /// The last item of the weights: an index read from `items` is cut to it.
+    pub last: u32,
 }
 
 impl<F: Weight> EntrySource for Indexed<F> {
     #[inline(always)]
     unsafe fn get(self, i: u64) -> Entry {
         let Quantizer { shift, scale } = self.quantizer;
-        // SAFETY: the caller's contract; every stored index is an item of the weights.
+        // SAFETY: the caller's contract; the index is cut to the weights' last item.
         unsafe {
-            let item = *self.items.add(i as usize);
+            let item = (*self.items.add(i as usize)).min(self.last);
             let w = *self.weights.add(item as usize);
             Entry::new(item, quantize(w.to_f64(), shift, scale))
         }

@@ -17,30 +17,29 @@ pub use crate::policy::alias::{
 use crate::simt::global_x;
 use crate::simt::shared::SharedSlice;
 
-/// Sweeps section `s` (rows `splits[s] .. splits[s + 1]`) into `table`.
+/// Sweeps section `s` (rows `splits[s] .. splits[s + 1]`) into the table.
 ///
 /// # Safety
-/// `entries` reads the `n` partitioned items, `prefix` `n + 1` sums, `splits` `s + 2` splits,
-/// `table` `n` rows; no other thread writes the same rows (every item's row belongs to exactly
-/// one section).
+/// `entries` reads the `n` partitioned items, `at` is as [`Sections`] describes, and `s <
+/// at.sections`. Splits and items read from memory are cut to the shape and the table, so any
+/// contents keep every access in bounds; the rows are right where every item's row belongs to
+/// exactly one section.
 #[inline(always)]
 pub unsafe fn pack_section<F: Weight, W: PrefixWord, E: EntrySource>(
-    shape: &Shape,
     entries: E,
-    prefix: *const W,
-    splits: *const Split,
+    at: &Sections<F, W>,
     s: u64,
-    table: *mut Row<F>,
 ) {
+    let shape = &at.shape;
     // SAFETY: all indices stay below the lengths of the caller's contract.
     unsafe {
-        let (from, to) = (*splits.add(s as usize), *splits.add(s as usize + 1));
-        let prefix = prefix_in(shape, prefix);
+        let (from, to) = at.section(s);
+        let prefix = prefix_in(shape, at.prefix);
         let light = |i: u64| entries.get(i);
         let heavy = |j: u64| entries.get(shape.n_light + j);
         let start = spill(shape, &prefix, from);
         rows(shape, from, to, start, light, heavy, |item, row, _| {
-            row.store(table.add(item as usize))
+            at.put(item, row)
         });
     }
 }
@@ -52,11 +51,10 @@ pub unsafe fn pack_section<F: Weight, W: PrefixWord, E: EntrySource>(
 #[inline(always)]
 pub unsafe fn pack_thread_baseline<P: PackParams>(p: P) {
     let (entries, at) = p.parts();
-    let shape = &at.shape;
     let s = global_x();
     if s < at.sections {
         // SAFETY: forwarded to the caller's contract.
-        unsafe { pack_section(shape, entries, at.prefix, at.splits, s, at.table) }
+        unsafe { pack_section(entries, &at, s) }
     }
 }
 
@@ -133,7 +131,8 @@ impl<W: PrefixWord> Prefix for BlockPrefix<'_, W> {
 /// # Safety
 /// As for [`pack_section`], with sections of [`SHARED_PACK_ROWS`] rows, one block of
 /// [`SHARED_PACK_THREADS`] threads a section and [`shared_pack_bytes`] of dynamic shared memory
-/// for `W`.
+/// for `W`. A block whose splits ask for more rows returns; entries whose weights are not their
+/// prefix sums' can trip the shared slices' bounds checks (a trap, never a stray access).
 #[inline(always)]
 pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
     let (entries, at) = p.parts();
@@ -151,7 +150,12 @@ pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
     // the launch's bytes (the layout above), entries at offset 0 (16-byte aligned); every
     // thread of the block reaches every barrier and block scan.
     unsafe {
-        let (from, to) = (*at.splits.add(b as usize), *at.splits.add(b as usize + 1));
+        let (from, to) = at.section(b);
+        // Splits from memory could ask for more rows than the block stages (the same test in
+        // every thread, before any barrier).
+        if (to.light - from.light) as u64 + (to.heavy - from.heavy) as u64 > SHARED_PACK_ROWS {
+            return;
+        }
         let (l0, l1) = (from.light as u64, to.light as u64);
         let h0 = from.heavy as u64;
         let h1 = (to.heavy as u64 + 1).min(shape.n_heavy());
@@ -247,7 +251,7 @@ pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
         while e < n_light {
             let staged = local.get(padded(e));
             let row = Row::<P::F>::new(<P::F>::from_bits64(staged.q), staged.rem);
-            row.store(at.table.add(staged.item as usize));
+            at.put(staged.item, row);
             e += threads;
         }
         let mut e = t;
@@ -259,7 +263,7 @@ pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
                 h.item
             };
             let threshold = <P::F>::from_bits64(thresholds.get(e as u32));
-            Row::new(threshold, alias).store(at.table.add(h.item as usize));
+            at.put(h.item, Row::new(threshold, alias));
             e += threads;
         }
     }
@@ -303,7 +307,7 @@ pub unsafe fn pack_block_chunked<P: PackParams>(p: P) {
         let counter = SharedSlice::<u64>::carve(count_at, threads.div_ceil(32) as u32);
         let prefix_at = prefix_in(shape, at.prefix);
         let (mut cursor, end, mut done) = if s < at.sections {
-            let (a, b) = (*at.splits.add(s as usize), *at.splits.add(s as usize + 1));
+            let (a, b) = at.section(s);
             let cursor = Cursor::at(a, spill(shape, &prefix_at, a));
             (cursor, b.light as u64 + b.heavy as u64, false)
         } else {
@@ -344,7 +348,7 @@ pub unsafe fn pack_block_chunked<P: PackParams>(p: P) {
                     lo_heavy + C,
                     light,
                     heavy,
-                    |item, row: Row<P::F>, _| row.store(at.table.add(item as usize)),
+                    |item, row: Row<P::F>, _| at.put(item, row),
                 );
             }
             // The count's barriers also end this round's reads of the windows and starts.
@@ -365,6 +369,33 @@ pub struct Sections<F: Weight, W> {
     pub sections: u64,
     /// The table's rows.
     pub table: *mut Row<F>,
+    /// The table's last row: an item read from memory is cut to it.
+    pub last: u32,
+}
+
+impl<F: Weight, W> Sections<F, W> {
+    /// Section `s`'s first and end splits, cut to the shape and the first to the end (so
+    /// that any splits in memory give a section the sweep can run).
+    ///
+    /// # Safety
+    /// `s < sections`, with `sections + 1` splits at `splits`.
+    #[inline(always)]
+    unsafe fn section(&self, s: u64) -> (Split, Split) {
+        // SAFETY: the caller's contract.
+        let (from, to) = unsafe { (*self.splits.add(s as usize), *self.splits.add(s as usize + 1)) };
+        let to = to.within(&self.shape);
+        (from.within(&self.shape).up_to(to), to)
+    }
+
+    /// Stores `row` as `item`'s, the item cut to the table.
+    ///
+    /// # Safety
+    /// `table` holds `last + 1` rows.
+    #[inline(always)]
+    unsafe fn put(&self, item: u32, row: Row<F>) {
+        // SAFETY: the caller's contract.
+        unsafe { row.store(self.table.add(item.min(self.last) as usize)) }
+    }
 }
 
 /// A pack's parameters: where its items come from, and its sections.
@@ -379,25 +410,40 @@ crate::kernel! {
     /// Parameters of the packs that read entries, weights beside indices.
     pub struct Pack<F: Weight, W: PrefixWord> {
         /// The `shape.n` partitioned entries.
+        #[len(shape.n)]
         pub entries: *const Entry,
         /// Their `shape.n + 1` prefix sums: u64 for PSA, `[u64; 2]` for the PSA step of PSA+.
+        #[len(u128::from(shape.n) + 1)]
         pub prefix: *const W,
         pub shape: Shape,
         /// The `sections + 1` splits.
+        #[len(u128::from(sections) + 1)]
         pub splits: *const Split,
         pub sections: u64,
-        /// The table's rows.
+        /// The table's `shape.scale` rows.
+        #[len(shape.scale)]
         pub table: *mut Row<F>,
     }
+    check |p, launch| shape.fits();
     /// One thread a section, the paper's baseline (PSA, then the PSA step of PSA+).
     fn pack_thread_baseline => alias_pack_baseline_f32<f32, u64>, alias_pack_baseline_f64<f64, u64>,
         alias_pack_baseline_plus_f32<f32, [u64; 2]>, alias_pack_baseline_plus_f64<f64, [u64; 2]>;
+    check |p, launch| *launch == plan_thread_baseline(sections);
     /// Items staged in shared memory (PSA, then the PSA step of PSA+).
     fn pack_block_shared => alias_pack_shared_f32<f32, u64>, alias_pack_shared_f64<f64, u64>,
         alias_pack_shared_plus_f32<f32, [u64; 2]>, alias_pack_shared_plus_f64<f64, [u64; 2]>;
+    check |p, launch| *launch == p.plan_shared();
     /// Long sections, items loaded in chunks (PSA, then the PSA step of PSA+).
     fn pack_block_chunked => alias_pack_chunked_f32<f32, u64>, alias_pack_chunked_f64<f64, u64>,
         alias_pack_chunked_plus_f32<f32, [u64; 2]>, alias_pack_chunked_plus_f64<f64, [u64; 2]>;
+    check |p, launch| *launch == plan_block_chunked(sections);
+}
+
+impl<F: Weight, W: PrefixWord> Pack<F, W> {
+    /// The launch of [`pack_block_shared`] for these parameters.
+    pub const fn plan_shared(&self) -> LaunchShape {
+        plan_block_shared(self.sections, size_of::<W>())
+    }
 }
 
 impl<F: Weight, W: PrefixWord> PackParams for Pack<F, W> {
@@ -422,6 +468,7 @@ impl<F: Weight, W: PrefixWord> PackParams for Pack<F, W> {
                 splits,
                 sections,
                 table,
+                last: (shape.scale - 1) as u32,
             },
         )
     }
@@ -430,26 +477,35 @@ impl<F: Weight, W: PrefixWord> PackParams for Pack<F, W> {
 crate::kernel! {
     /// Parameters of PSA's packs that read indices only.
     pub struct PackIndexed<F: Weight> {
-        /// The `shape.n` indices the indices-only partition wrote for these `weights`,
-        /// quantized by `quantizer` as there.
+        /// The `shape.n` indices the indices-only partition wrote for these `weights` (the
+        /// table's `shape.scale`), quantized by `quantizer` as there.
+        #[len(shape.n)]
         pub items: *const u32,
+        #[len(shape.scale)]
         pub weights: *const F,
         pub quantizer: Quantizer,
         /// Their `shape.n + 1` prefix sums.
+        #[len(u128::from(shape.n) + 1)]
         pub prefix: *const u64,
         pub shape: Shape,
         /// The `sections + 1` splits.
+        #[len(u128::from(sections) + 1)]
         pub splits: *const Split,
         pub sections: u64,
-        /// The table's rows.
+        /// The table's `shape.scale` rows.
+        #[len(shape.scale)]
         pub table: *mut Row<F>,
     }
+    check |p, launch| shape.fits();
     /// One thread a section, the paper's baseline, indices only.
     fn pack_thread_baseline => alias_pack_baseline_indices_f32<f32>, alias_pack_baseline_indices_f64<f64>;
+    check |p, launch| *launch == plan_thread_baseline(sections);
     /// Items staged in shared memory, indices only.
     fn pack_block_shared => alias_pack_shared_indices_f32<f32>, alias_pack_shared_indices_f64<f64>;
+    check |p, launch| *launch == plan_block_shared(sections, size_of::<u64>());
     /// Long sections, items loaded in chunks, indices only.
     fn pack_block_chunked => alias_pack_chunked_indices_f32<f32>, alias_pack_chunked_indices_f64<f64>;
+    check |p, launch| *launch == plan_block_chunked(sections);
 }
 
 impl<F: Weight> PackParams for PackIndexed<F> {
@@ -468,10 +524,12 @@ impl<F: Weight> PackParams for PackIndexed<F> {
             sections,
             table,
         } = self;
+        let last = (shape.scale - 1) as u32;
         let items = Indexed {
             items,
             weights,
             quantizer,
+            last,
         };
         (
             items,
@@ -481,6 +539,7 @@ impl<F: Weight> PackParams for PackIndexed<F> {
                 splits,
                 sections,
                 table,
+                last,
             },
         )
     }

@@ -143,8 +143,8 @@ impl TileScans {
     pub unsafe fn before(&self, k: u64, b: u64) -> u64 {
         // SAFETY: the caller's contract.
         unsafe {
-            *self.scans.add(TileScans::slot(self.tiles, k, b))
-                - *self.scans.add(TileScans::slot(self.tiles, k, 0))
+            (*self.scans.add(TileScans::slot(self.tiles, k, b)))
+                .wrapping_sub(*self.scans.add(TileScans::slot(self.tiles, k, 0)))
         }
     }
 
@@ -293,24 +293,37 @@ crate::kernel! {
     /// Parameters of [`partition`].
     pub struct Partition<F: Weight, E: EntrySink> {
         /// The `n` weights, quantized by `quantizer`.
+        #[len(n)]
         pub weights: *const F,
         pub n: u64,
         pub quantizer: Quantizer,
         /// Their total quantized weight.
         pub total: u64,
         /// The [`TileScans`] of [`tile_counts`]' sums.
+        #[len(TILE_COUNTS as u128 * (u128::from(n.div_ceil(PARTITION_TILE)) + 1))]
         pub scans: *const u64,
         /// Where the partitioned items go: entries, or indices only.
-        pub entries: E,
+        #[len(n)]
+        pub entries: *mut E,
         /// The `n + 1` prefix sums.
+        #[len(u128::from(n) + 1)]
         pub prefix: *mut u64,
         /// The count of light items.
+        #[len(1u64)]
         pub n_light: *mut u32,
     }
+    check |p, shape| n <= u32::MAX as u64 && *shape == p.plan();
     /// The partition, weights beside indices.
-    fn partition => alias_partition_f32<f32, *mut Entry>, alias_partition_f64<f64, *mut Entry>;
+    fn partition => alias_partition_f32<f32, Entry>, alias_partition_f64<f64, Entry>;
     /// The partition, indices only.
-    fn partition => alias_partition_indices_f32<f32, *mut u32>, alias_partition_indices_f64<f64, *mut u32>;
+    fn partition => alias_partition_indices_f32<f32, u32>, alias_partition_indices_f64<f64, u32>;
+}
+
+/// Whether a run of `len` items from `start` ends within `n`: each tile checks its runs, whose
+/// starts come from scans a checked launch cannot trust, before it writes them.
+#[inline(always)]
+pub fn run_fits(start: u64, len: u64, n: u64) -> bool {
+    len <= n && start <= n - len
 }
 
 /// Writes tile `b`'s entries (to either layout) and their prefix sums in the partitioned order,
@@ -318,9 +331,10 @@ crate::kernel! {
 /// block 0.
 ///
 /// # Safety
-/// `weights` holds `n > 0` elements, `entries` `n`, `prefix` `n + 1`; the scans are those of
-/// these weights; one block of [`ALIAS_BLOCK_THREADS`] per tile with [`partition_bytes`] of
-/// dynamic shared memory.
+/// `weights` holds `n > 0` elements, `entries` `n`, `prefix` `n + 1`, `scans` the tiles' three
+/// segments; one block of [`ALIAS_BLOCK_THREADS`] per tile with [`partition_bytes`] of dynamic
+/// shared memory. The scans' contents need not be right (a tile whose runs would pass `n`
+/// writes nothing); the partition is, when they are the scans of these weights' tile counts.
 #[inline(always)]
 pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
     let Partition {
@@ -339,24 +353,29 @@ pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
         tiles: n.div_ceil(PARTITION_TILE),
     };
     // SAFETY: as the contract above: entries and prefix sums written at positions below `n`
-    // (the tiles' runs partition `0..n`).
+    // (the tiles' runs partition `0..n`; a tile whose runs would not fit writes nothing).
     unsafe {
         let tile = stage_tile(weights, n, z, total);
         let n_light = scans.all(0);
         let light_start = scans.before(0, b);
-        let heavy_start = n_light + b * PARTITION_TILE - light_start;
+        let heavy_start = (n_light + b * PARTITION_TILE).wrapping_sub(light_start);
         // Local sums to global ones: light ones from 0, heavy ones after all the light weight.
         let light_base = scans.before(1, b);
-        let heavy_base = scans.all(1) + scans.before(2, b) - tile.light_q;
+        let heavy_base = scans
+            .all(1)
+            .wrapping_add(scans.before(2, b))
+            .wrapping_sub(tile.light_q);
+        let fits = run_fits(light_start, tile.light, n) && run_fits(heavy_start, tile.items - tile.light, n);
+        let items = if fits { tile.items } else { 0 };
         let mut slot = t;
-        while slot < tile.items {
+        while slot < items {
             let (at, base) = if slot < tile.light {
                 (light_start + slot, light_base)
             } else {
                 (heavy_start + slot - tile.light, heavy_base)
             };
-            entries.put(at, tile.entries.get(slot as u32));
-            *prefix.add(at as usize) = base + tile.prefix.get(slot as u32);
+            *entries.add(at as usize) = E::of(tile.entries.get(slot as u32));
+            *prefix.add(at as usize) = base.wrapping_add(tile.prefix.get(slot as u32));
             slot += ALIAS_BLOCK_THREADS as u64;
         }
         if b == 0 && t == 0 {

@@ -22,7 +22,9 @@
 //! items (the paper's threshold for promising tiles).
 
 use super::ALIAS_BLOCK_THREADS;
-use super::partition::{PARTITION_TILE, StagedTile, TileScans, partition_bytes, plan_tiles, stage_tile};
+use super::partition::{
+    PARTITION_TILE, StagedTile, TileScans, partition_bytes, plan_tiles, run_fits, stage_tile,
+};
 use super::quantizer::Quantizer;
 use super::split::{heavy_range, search, spill};
 use super::sweep::{Cursor, Entry, Row, RowOf, Shape, Weight, rows};
@@ -330,19 +332,25 @@ crate::kernel! {
     /// Parameters of [`partition_leftovers`].
     pub struct PartitionLeftovers<F: Weight> {
         /// The `n` weights, quantized by `quantizer`.
+        #[len(n)]
         pub weights: *const F,
         pub n: u64,
         pub quantizer: Quantizer,
         /// Their total quantized weight.
         pub total: u64,
         /// The [`TileScans`] of [`greedy_tiles`]' sums.
+        #[len(LEFTOVER_SUMS as u128 * (u128::from(n.div_ceil(PARTITION_TILE)) + 1))]
         pub scans: *const u64,
-        /// The leftovers' entries and `[Σq, Σrem]` prefix sums.
+        /// The leftovers' entries and `[Σq, Σrem]` prefix sums (room for `n` and `n + 1`).
+        #[len(n)]
         pub entries: *mut Entry,
+        #[len(u128::from(n) + 1)]
         pub prefix: *mut [u64; 2],
         /// Light leftovers and all leftovers.
+        #[len(2u64)]
         pub counts: *mut u32,
     }
+    check |p, shape| n <= u32::MAX as u64 && *shape == p.plan();
     /// PSA+'s leftovers, partitioned.
     fn partition_leftovers => alias_partition_leftovers_f32<f32>, alias_partition_leftovers_f64<f64>;
 }
@@ -354,8 +362,9 @@ crate::kernel! {
 /// [light leftovers, all leftovers]`.
 ///
 /// # Safety
-/// As for [`greedy_tiles`], with `scans` as described, `entries` and `prefix` room for every
-/// leftover (`n` and `n + 1` suffice) and `counts` two words.
+/// As for [`greedy_tiles`], with `scans` the tiles' segments, `entries` `n` and `prefix` `n +
+/// 1` (room for every leftover) and `counts` two words. Any scans keep the stores in bounds
+/// (a tile whose runs would pass `n` writes nothing); right ones give the leftovers.
 #[inline(always)]
 pub unsafe fn partition_leftovers<F: Weight>(p: PartitionLeftovers<F>) {
     let (n, total) = (p.n, p.total);
@@ -375,11 +384,16 @@ pub unsafe fn partition_leftovers<F: Weight>(p: PartitionLeftovers<F>) {
         let (light_left, heavy_left) = greedy.leftovers(&tile);
         let light_at = (before(0, b), [before(2, b), before(4, b)]);
         let heavy_at = (
-            all(0) + before(1, b),
-            [all(2) + before(3, b), all(4) + before(5, b)],
+            all(0).wrapping_add(before(1, b)),
+            [
+                all(2).wrapping_add(before(3, b)),
+                all(4).wrapping_add(before(5, b)),
+            ],
         );
+        let fits = run_fits(light_at.0, light_left, n) && run_fits(heavy_at.0, heavy_left, n);
+        let left_here = if fits { light_left + heavy_left } else { 0 };
         let mut s = t;
-        while s < light_left + heavy_left {
+        while s < left_here {
             let (entry, [q, rem]) = greedy.leftover(&tile, s);
             let ((at, [q0, rem0]), k) = if s < light_left {
                 (light_at, s)
@@ -387,12 +401,14 @@ pub unsafe fn partition_leftovers<F: Weight>(p: PartitionLeftovers<F>) {
                 (heavy_at, s - light_left)
             };
             *p.entries.add((at + k) as usize) = entry;
-            *p.prefix.add((at + k) as usize) = [q0 + q, rem0 + rem];
+            *p.prefix.add((at + k) as usize) = [q0.wrapping_add(q), rem0.wrapping_add(rem)];
             s += ALIAS_BLOCK_THREADS as u64;
         }
         if b == 0 && t == 0 {
-            let left = all(0) + all(1);
-            *p.prefix.add(left as usize) = [all(2) + all(3), all(4) + all(5)];
+            let left = all(0).wrapping_add(all(1));
+            if left <= n {
+                *p.prefix.add(left as usize) = [all(2).wrapping_add(all(3)), all(4).wrapping_add(all(5))];
+            }
             *p.counts = all(0) as u32;
             *p.counts.add(1) = left as u32;
         }

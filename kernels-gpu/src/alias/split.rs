@@ -113,7 +113,9 @@ pub unsafe fn prefix_in<'a, W: PrefixWord + 'a>(shape: &'a Shape, prefix: *const
 #[inline(always)]
 pub fn heavy_done(shape: &Shape, prefix: &impl Prefix, k: u64, j: u64) -> bool {
     let base = prefix.at(shape.n_light);
-    let sum = prefix.at(k - j) + (prefix.at(shape.n_light + j) - base);
+    let sum = prefix
+        .at(k - j)
+        .wrapping_add(prefix.at(shape.n_light + j).wrapping_sub(base));
     sum <= k as u128 * shape.total as u128 + prefix.origin()
 }
 
@@ -147,8 +149,11 @@ pub fn search(shape: &Shape, prefix: &impl Prefix, k: u64, lo: u64, hi: u64) -> 
 pub fn spill(shape: &Shape, prefix: &impl Prefix, s: Split) -> u128 {
     let (i, j) = (s.light as u64, s.heavy as u64);
     let base = prefix.at(shape.n_light);
-    let sum = prefix.at(i) + (prefix.at(shape.n_light + j) - base);
-    (i + j) as u128 * shape.total as u128 + prefix.origin() - sum
+    let sum = prefix
+        .at(i)
+        .wrapping_add(prefix.at(shape.n_light + j).wrapping_sub(base));
+    // Wrapping: sums from memory need not be a table's (any contents are sound, if wrong).
+    ((i + j) as u128 * shape.total as u128 + prefix.origin()).wrapping_sub(sum)
 }
 
 /// The first row of section `s` of `rows_per_section` rows.
@@ -161,14 +166,17 @@ crate::kernel! {
     /// Parameters of the split kernels.
     pub struct Splits<W: PrefixWord> {
         /// The `shape.n + 1` prefix sums (PSA's, or of the PSA step of PSA+).
+        #[len(u128::from(shape.n) + 1)]
         pub prefix: *const W,
         pub shape: Shape,
         /// Sections, and rows in each but the last.
         pub sections: u64,
         pub rows_per_section: u64,
         /// One split per section boundary, `sections + 1` in all.
+        #[len(u128::from(sections) + 1)]
         pub splits: *mut Split,
     }
+    check |p, launch| shape.fits() && *launch == p.plan();
     /// PSA's splits by binary search.
     fn split_binary => alias_split_binary<u64>;
     /// PSA's splits by partial p-ary search.

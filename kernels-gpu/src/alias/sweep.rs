@@ -107,6 +107,27 @@ pub struct Split {
     pub heavy: u32,
 }
 
+impl Split {
+    /// The split with each count cut to `shape`'s light and heavy items: where a split read from
+    /// memory (a checked launch cannot trust its contents) leaves a sweep's reads in bounds.
+    #[inline(always)]
+    pub fn within(self, shape: &Shape) -> Split {
+        Split {
+            light: (self.light as u64).min(shape.n_light) as u32,
+            heavy: (self.heavy as u64).min(shape.n_heavy()) as u32,
+        }
+    }
+
+    /// The split with each count cut to `end`'s, so that a section never runs backwards.
+    #[inline(always)]
+    pub fn up_to(self, end: Split) -> Split {
+        Split {
+            light: self.light.min(end.light),
+            heavy: self.heavy.min(end.heavy),
+        }
+    }
+}
+
 /// f32 or f64: the weight and threshold types.
 pub trait Weight: crate::num::Element + PartialOrd + Default {
     /// The alignment marker that makes a [`Row`] of this type aligned to its size.
@@ -158,7 +179,18 @@ pub struct Shape {
     pub scale: u64,
 }
 
+#[cfg(not(target_arch = "nvptx64"))]
+// SAFETY: four counts; kernels index with them only within the `#[len]` of their families.
+unsafe impl crate::kernel::Plain for Shape {}
+
 impl Shape {
+    /// Whether the counts are a table's: light items among the sweep's, the sweep's among the
+    /// table's `N` (at most `u32::MAX` items, indices being u32), and `N > 0`. A checked
+    /// launch's reaches assume it.
+    pub const fn fits(&self) -> bool {
+        self.n_light <= self.n && self.n <= self.scale && self.scale > 0 && self.scale <= u32::MAX as u64
+    }
+
     /// The shape of a sweep over a whole table of `n` items.
     #[inline(always)]
     pub fn whole(n: u64, n_light: u64, total: u64) -> Shape {
@@ -283,7 +315,7 @@ impl Cursor {
                 break false;
             }
             let current = if j < n_heavy { Some(heavy(j)) } else { None };
-            let left = current.map(|h| shape.weight(h) - spill);
+            let left = current.map(|h| shape.weight(h).wrapping_sub(spill));
             match (current, left) {
                 (Some(h), Some(left)) if i == n_light || left <= row => {
                     let alias = if j + 1 < n_heavy {
@@ -307,7 +339,7 @@ impl Cursor {
                     let kept = shape.weight(l);
                     let alias = current.map_or(l.item, |h| h.item);
                     write(l.item, Row::new(shape.threshold(kept), alias), RowOf::Light(i));
-                    spill += row - kept;
+                    spill = spill.wrapping_add(row.wrapping_sub(kept));
                     i += 1;
                 }
             }
