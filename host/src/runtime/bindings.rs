@@ -60,6 +60,12 @@ impl<'a> Bindings<'a> {
         Ok(self.hold(buffer, false, 0..0)?.cast_const())
     }
 
+    /// The kernel address of `buffer` where there is one (read as [`Bindings::read`]), else null:
+    /// for a field the kernel reads only when given.
+    pub(crate) fn read_or_null<T>(&mut self, buffer: Option<&'a DeviceBuffer<T>>) -> Result<*const T> {
+        buffer.map_or(Ok(std::ptr::null()), |b| self.read(b))
+    }
+
     /// The kernel address of `buffer`, which the launch may read and write.
     pub(crate) fn write<T>(&mut self, buffer: &'a mut DeviceBuffer<T>) -> Result<*mut T> {
         self.hold(buffer, true, 0..0)
