@@ -358,7 +358,7 @@ pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
         let tile = stage_tile(weights, n, z, total);
         let n_light = scans.all(0);
         let light_start = scans.before(0, b);
-        let heavy_start = (n_light + b * PARTITION_TILE).wrapping_sub(light_start);
+        let heavy_start = n_light.wrapping_add(b * PARTITION_TILE).wrapping_sub(light_start);
         // Local sums to global ones: light ones from 0, heavy ones after all the light weight.
         let light_base = scans.before(1, b);
         let heavy_base = scans

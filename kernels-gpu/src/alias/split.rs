@@ -116,7 +116,7 @@ pub fn heavy_done(shape: &Shape, prefix: &impl Prefix, k: u64, j: u64) -> bool {
     let sum = prefix
         .at(k - j)
         .wrapping_add(prefix.at(shape.n_light + j).wrapping_sub(base));
-    sum <= k as u128 * shape.total as u128 + prefix.origin()
+    sum <= (k as u128 * shape.total as u128).wrapping_add(prefix.origin())
 }
 
 /// The range of heavy counts possible after `k` rows.
@@ -153,7 +153,9 @@ pub fn spill(shape: &Shape, prefix: &impl Prefix, s: Split) -> u128 {
         .at(i)
         .wrapping_add(prefix.at(shape.n_light + j).wrapping_sub(base));
     // Wrapping: sums from memory need not be a table's (any contents are sound, if wrong).
-    ((i + j) as u128 * shape.total as u128 + prefix.origin()).wrapping_sub(sum)
+    ((i + j) as u128 * shape.total as u128)
+        .wrapping_add(prefix.origin())
+        .wrapping_sub(sum)
 }
 
 /// The first row of section `s` of `rows_per_section` rows.

@@ -328,7 +328,7 @@ impl Cursor {
                     };
                     let threshold = shape.threshold(left);
                     write(h.item, Row::new(threshold, alias), RowOf::Heavy(j));
-                    spill = row - left; // the next heavy item fills the rest of this row
+                    spill = row.wrapping_sub(left); // the next heavy item fills the rest of this row
                     j += 1;
                 }
                 _ => {
