@@ -159,6 +159,10 @@ macro_rules! plain {
 #[cfg(not(target_arch = "nvptx64"))]
 plain!(u8, u16, u32, u64, i32, i64, f32, f64, bool);
 
+// SAFETY: arrays of values that hold no address hold none.
+#[cfg(not(target_arch = "nvptx64"))]
+unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
+
 /// Compiles only for [`Plain`] types: what a checked family's fields without `#[len]` pass.
 #[cfg(not(target_arch = "nvptx64"))]
 #[doc(hidden)]

@@ -549,3 +549,73 @@ fn bad_input_is_refused_before_anything_runs() {
         }
     }
 }
+
+/// The band kernel and its slice sums meet jobs they did not make (words of zeros, `n − 1`,
+/// all ones, random, and jobs at the edges of their fields: offsets at the last element,
+/// strides ±1, whole-field lengths, repeats stepping past the end, unused fields) on every
+/// device, inline and listed, with one slice and several: no store lands past the `n`
+/// elements each output is said to hold (a guard of poison after them stays), and no launch
+/// faults.
+#[test]
+fn no_job_sends_the_band_kernel_out_of_bounds() {
+    use warpkit::checks::{CONVOLVE_JOB_WORDS as WORDS, convolve_band_with_jobs};
+    use warpkit_tests::HostileWords;
+    const GUARD: usize = 4096;
+    let n = 1000;
+    let mut rng = fresh_rng("convolve band with any jobs");
+    let words = HostileWords::new(&mut rng, n);
+    let inputs: Vec<Vec<f32>> = (0..3).map(|_| random_vec(&mut rng, n)).collect();
+    // Word `k` of job `j` at the edges, in the field order of
+    // `warpkit_kernels::convolve::band::Job`: odd jobs read their vectors reversed from the
+    // last elements (inside), even ones forward from there (past the end); every third job
+    // writes forward from the last elements (past the end), the others backward; one job in
+    // four reads a field that does not exist.
+    let edge = |j: usize, k: usize| -> u64 {
+        let (n, j) = (n as u64, j as u64);
+        let stride = |forward: bool| if forward { 1 } else { u64::MAX };
+        match k {
+            0 | 3 | 6 => n - 1 - j % 2,
+            1 | 4 => stride(j % 2 == 0),
+            7 => stride(j % 3 == 0),
+            2 | 5 => n - 1,
+            9 => n - j % 3,  // the outputs' length
+            8 => j % 2 * 3,  // lo
+            10 => j * 2,     // first tile
+            11 => j * n,     // first output
+            12 => 1 + j % 3, // repeat, a step of one element each
+            13..=15 => 1,
+            _ => ((j + 2) % 4) | ((j % 3) << 8) | ((j % 2) << 16), // fields (3 is none)
+        }
+    };
+    let kinds = HostileWords::KINDS.len() + 1;
+    for device in devices("convolve band with any jobs") {
+        let ins: Vec<_> = inputs.iter().map(|v| device.upload(v).unwrap()).collect();
+        let ins: Vec<_> = ins.iter().collect();
+        for kind in 0..kinds {
+            for count in [1, 2, 5] {
+                for sliced in [false, true] {
+                    let job_words: Vec<u64> = (0..count * WORDS)
+                        .map(|i| match kind {
+                            0 => edge(i / WORDS, i % WORDS),
+                            t => words.word(t - 1, i),
+                        })
+                        .collect();
+                    let mut outs: Vec<_> = (0..2)
+                        .map(|_| device.filled(n + GUARD, f32::poison()).unwrap())
+                        .collect();
+                    let mut outs: Vec<_> = outs.iter_mut().collect();
+                    convolve_band_with_jobs(&device, (&ins, &mut outs), n, &job_words, sliced).unwrap();
+                    for (o, out) in outs.iter().enumerate() {
+                        let out = device.download(out).unwrap();
+                        assert!(
+                            out[n..].iter().all(|x| x.to_bits() == f32::poison().to_bits()),
+                            "jobs {}, {count} of them, sliced {sliced}, on {}: a store past n in output {o}",
+                            ["edges"].iter().chain(&HostileWords::KINDS).nth(kind).unwrap(),
+                            device.describe()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,32 +1,35 @@
 //! Convolution on a device (GPU or emulator): the products of a call as jobs of one band
 //! launch (`warpkit_kernels::convolve::band`), split over slices of the inner sum and summed by
 //! a second launch when the outputs alone make too few blocks; or one launch of a seed kernel
-//! per product.
+//! per product. Every launch is checked: jobs name their vectors by offsets into the bound
+//! buffers, and the kernels test each job against them.
 
 use super::{Method, Operand, Plan, Real, Work};
 use crate::error::{Error, Result};
-use crate::runtime::device::Device;
-use warpkit_kernels::convolve::band::{Band, INLINE_JOBS, InlineJobs, JOB_WORDS, Job, SumSlices, slices_for};
+use crate::runtime::bindings::Bindings;
+use crate::runtime::device::{Device, DeviceBuffer};
+use warpkit_kernels::convolve::band::{Band, INLINE_JOBS, InlineJobs, JOB_WORDS, Job, slices_for};
 use warpkit_kernels::convolve::seed::{Seed, Version};
-use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::convolve::{Real as Sum, Stored};
+use warpkit_kernels::kernel::{Checked, Kernel};
 
-/// Runs `work` by `method`: each product reading `inputs` and writing its target in `outputs`.
-///
-/// # Safety
-/// Every operand's span lies inside its input and every target's inside its output, all
-/// device addresses of `d` valid until the work is done; no target shares an element with an
-/// operand or another target.
-pub(super) unsafe fn run<F: Real>(
+/// Runs `work` by the plan's method: each product reading its operands in `inputs` and writing
+/// its target in `outputs` (spans the caller has checked against them).
+pub(super) fn run<F: Real>(
     d: &Device,
     plan: Plan,
-    inputs: &[*const F],
-    outputs: &[*mut F],
+    inputs: &[&DeviceBuffer<F>],
+    outputs: &mut [&mut DeviceBuffer<F>],
     work: impl Work,
 ) -> Result<()> {
     let method = plan.method;
     if method == Method::Band {
-        // SAFETY: forwarded.
-        return unsafe { band(d, plan.wide, inputs, outputs, work) };
+        let jobs = Jobs::new(work);
+        return if plan.wide {
+            jobs.launch::<F, f64, F::BandWide, F::SumSlicesWide>(d, inputs, outputs, u64::MAX)
+        } else {
+            jobs.launch::<F, F, F::Band, F::SumSlices>(d, inputs, outputs, u64::MAX)
+        };
     }
     let cannot = |what| {
         Err(Error::MethodCannot {
@@ -42,169 +45,222 @@ pub(super) unsafe fn run<F: Real>(
         if product.lo != 0 || product.len != a.span.len + b.span.len - 1 || a.reversed || b.reversed {
             return cannot("compute gradients or windows of a product");
         }
-        let (p, incp) = operand(inputs, &a);
-        let (q, incq) = operand(inputs, &b);
+        let mut bind = d.bind();
         let s = Seed {
             m: a.span.len as u32,
             n: b.span.len as u32,
-            p: p as *const F,
-            incp,
-            q: q as *const F,
-            incq,
-            r: outputs[target.output].wrapping_add(target.span.offset),
+            p: bind.read(inputs[a.input])?.wrapping_add(a.span.offset),
+            incp: a.span.stride as i64,
+            q: bind.read(inputs[b.input])?.wrapping_add(b.span.offset),
+            incq: b.span.stride as i64,
+            r: bind
+                .write(outputs[target.output])?
+                .wrapping_add(target.span.offset),
             incr: target.span.stride as i64,
         };
-        // SAFETY: `m >= n >= 1` (the larger operand is `a`), spans in range and the target
-        // apart from the operands (the caller's contract), each launch its version's plan.
-        unsafe {
-            match method {
-                Method::V0 => d.launch_unchecked::<F::V0>(s.plan(Version::V0), s),
-                Method::V1 => d.launch_unchecked::<F::V1>(s.plan(Version::V1), s),
-                Method::V2 => d.launch_unchecked::<F::V2>(s.plan(Version::V2), s),
-                Method::V3 => d.launch_unchecked::<F::V3>(s.plan(Version::V3), s),
-                Method::V4 => d.launch_unchecked::<F::V4>(s.plan(Version::V4), s),
-                Method::Band => unreachable!("handled above"),
-            }?
-        }
+        match method {
+            Method::V0 => bind.launch::<F::V0>(s.plan(Version::V0), s),
+            Method::V1 => bind.launch::<F::V1>(s.plan(Version::V1), s),
+            Method::V2 => bind.launch::<F::V2>(s.plan(Version::V2), s),
+            Method::V3 => bind.launch::<F::V3>(s.plan(Version::V3), s),
+            Method::V4 => bind.launch::<F::V4>(s.plan(Version::V4), s),
+            Method::Band => unreachable!("handled above"),
+        }?;
     }
     Ok(())
 }
 
-/// The address of an operand's element 0 and its stride in elements (negative if reversed).
-fn operand<F>(inputs: &[*const F], op: &Operand) -> (u64, i64) {
+/// An operand's element 0 as an offset in its input, and its stride in elements (negative if
+/// reversed).
+fn operand(op: &Operand) -> (u64, i64) {
     let span = op.span;
-    let base = inputs[op.input];
     if op.reversed {
-        (
-            base.wrapping_add(span.index(span.len - 1)) as u64,
-            -(span.stride as i64),
-        )
+        (span.index(span.len - 1) as u64, -(span.stride as i64))
     } else {
-        (base.wrapping_add(span.offset) as u64, span.stride as i64)
+        (span.offset as u64, span.stride as i64)
     }
 }
 
-/// All of `work` as jobs of one band launch (and its slice sums), summed in f64 if `wide`.
-///
-/// # Safety
-/// As for [`run`].
-unsafe fn band<F: Real>(
-    d: &Device,
-    wide: bool,
-    inputs: &[*const F],
-    outputs: &[*mut F],
-    work: impl Work,
-) -> Result<()> {
-    let (mut tiles, mut total, mut longest) = (0u64, 0u64, 0u64);
-    let mut jobs: Vec<Job> = Vec::new();
-    for (product, target) in work {
-        let (a, a_stride) = operand(inputs, &product.a);
-        let (b, b_stride) = operand(inputs, &product.b);
-        let job = Job {
-            a,
-            a_stride,
-            a_len: product.a.span.len as u64,
-            b,
-            b_stride,
-            b_len: product.b.span.len as u64,
-            out: outputs[target.output].wrapping_add(target.span.offset) as u64,
-            out_stride: target.span.stride as i64,
-            lo: product.lo as u64,
-            len: product.len as u64,
-            first_tile: tiles,
-            first_out: total,
-            repeat: 1,
-            a_step: 0,
-            b_step: 0,
-            out_step: 0,
-        };
-        tiles += job.tiles();
-        total += job.len;
-        longest = longest.max(job.b_len);
-        if !jobs.last_mut().is_some_and(|run| extend(run, &job)) {
-            jobs.push(job);
-        }
-    }
-    if total == 0 {
-        return Ok(());
-    }
-    let mut inline: InlineJobs = [0; INLINE_JOBS * JOB_WORDS];
-    let list = if jobs.len() <= INLINE_JOBS {
-        for (slot, job) in inline.chunks_exact_mut(JOB_WORDS).zip(&jobs) {
-            slot.copy_from_slice(&job.words());
-        }
-        None
-    } else {
-        // SAFETY: `Job` is `repr(C)` of `JOB_WORDS` 8-byte fields, so no padding: the jobs'
-        // memory is `JOB_WORDS` initialized u64 a job, 8-byte aligned.
-        let words =
-            unsafe { std::slice::from_raw_parts(jobs.as_ptr().cast::<u64>(), jobs.len() * JOB_WORDS) };
-        Some(d.upload(words)?)
-    };
-    let list = match &list {
-        Some(l) => d.ptr(l)?.cast::<Job>(),
-        None => std::ptr::null(),
-    };
-    // The slices' partial sums live in the device's launch scratch, kept between calls.
-    let slices = slices_for(tiles, longest, &d.limits().launch);
-    let sum_bytes = if wide { size_of::<f64>() } else { size_of::<F>() };
-    let partial_bytes = if slices > 1 {
-        (slices as u64 * total) as usize * sum_bytes
-    } else {
-        0
-    };
-    let mut scratch = d.scratch(partial_bytes)?;
-    let partial = match slices {
-        1 => std::ptr::null_mut(),
-        _ => d.ptr_mut(scratch.as_mut().expect("scratch allocated"))?,
-    };
-    let count = jobs.len() as u32;
-    // SAFETY: valid jobs in order (built above from the caller's spans), inline if at most
-    // `INLINE_JOBS`; `slices * total` partial sums when sliced (the scratch, held until both
-    // launches are queued).
-    unsafe {
-        if wide {
-            let p = Band {
-                inline,
-                list,
-                count,
-                outputs: total,
-                partial: partial.cast(),
-            };
-            band_and_sums::<f64, F::BandWide, F::SumSlicesWide>(d, p, tiles, slices)
-        } else {
-            let p = Band {
-                inline,
-                list,
-                count,
-                outputs: total,
-                partial: partial.cast(),
-            };
-            band_and_sums::<F, F::Band, F::SumSlices>(d, p, tiles, slices)
-        }
-    }
-}
-
-/// The band launch `B` of `p` over `tiles` tiles and `slices` slices, then (with more than one)
-/// the slice sums `K`.
-///
-/// # Safety
-/// `p` meets the band kernel's contract: valid jobs whose tiles number `tiles`, and with more
-/// than one slice `slices * outputs` partial sums, held until both launches are queued.
-unsafe fn band_and_sums<S: Real, B: Kernel<Params = Band<S>>, K: Kernel<Params = SumSlices<S>>>(
-    d: &Device,
-    p: Band<S>,
+/// The jobs of one band launch, runs of equal products merged.
+struct Jobs {
+    jobs: Vec<Job>,
+    /// Tiles and outputs of all jobs, and the longest `b`.
     tiles: u64,
-    slices: u32,
-) -> Result<()> {
-    // SAFETY: the caller's contract, with the plan of the band kernel for these tiles.
-    unsafe { d.launch_unchecked::<B>(p.plan(tiles, slices), p)? };
-    if slices > 1 {
-        let q = p.slice_sums(slices);
-        // SAFETY: after the band launch over the same jobs with `slices` slices.
-        unsafe { d.launch_unchecked::<K>(q.plan(&d.limits().launch), q)? };
+    outputs: u64,
+    longest: u64,
+}
+
+impl Jobs {
+    /// All of `work` as jobs.
+    fn new(work: impl Work) -> Jobs {
+        let mut all = Jobs {
+            jobs: Vec::new(),
+            tiles: 0,
+            outputs: 0,
+            longest: 0,
+        };
+        for (product, target) in work {
+            let (a, a_stride) = operand(&product.a);
+            let (b, b_stride) = operand(&product.b);
+            let job = Job {
+                a,
+                a_stride,
+                a_len: product.a.span.len as u64,
+                b,
+                b_stride,
+                b_len: product.b.span.len as u64,
+                out: target.span.offset as u64,
+                out_stride: target.span.stride as i64,
+                lo: product.lo as u64,
+                len: product.len as u64,
+                first_tile: all.tiles,
+                first_out: all.outputs,
+                repeat: 1,
+                a_step: 0,
+                b_step: 0,
+                out_step: 0,
+                fields: Job::fields(product.a.input as u8, product.b.input as u8, target.output as u8),
+            };
+            all.tiles += job.tiles();
+            all.outputs += job.len;
+            all.longest = all.longest.max(job.b_len);
+            if !all.jobs.last_mut().is_some_and(|run| extend(run, &job)) {
+                all.jobs.push(job);
+            }
+        }
+        all
     }
-    Ok(())
+
+    /// The band launch `B` over these jobs, elements kept as `S` and summed in `F`, and with
+    /// more than one slice its slice sums `K`; the kernels told that each output holds at
+    /// most `told` elements (a test's guard past them).
+    fn launch<S: Real + Stored<F>, F: Sum, B, K>(
+        &self,
+        d: &Device,
+        inputs: &[&DeviceBuffer<S>],
+        outputs: &mut [&mut DeviceBuffer<S>],
+        told: u64,
+    ) -> Result<()>
+    where
+        B: Kernel<Params = Band<S, F>>,
+        K: Kernel<Params = Band<S, F>>,
+        Band<S, F>: Checked,
+    {
+        let mut inline: InlineJobs = [0; INLINE_JOBS * JOB_WORDS];
+        let list = if self.jobs.len() <= INLINE_JOBS {
+            let words: &[u64] = bytemuck::cast_slice(&self.jobs);
+            inline[..words.len()].copy_from_slice(words);
+            None
+        } else {
+            Some(d.upload(&self.jobs)?)
+        };
+        // The slices' partial sums live in the device's launch scratch, kept between calls.
+        let slices = slices_for(self.tiles, self.longest, &d.limits().launch);
+        let partial_bytes = match slices {
+            1 => 0,
+            _ => (slices as u64 * self.outputs) as usize * size_of::<F>(),
+        };
+        let mut scratch = d.scratch(partial_bytes)?;
+        let mut bind = d.bind();
+        let how = (inline, list.as_ref(), slices, told);
+        let p = self.params::<S, F>(&mut bind, how, (inputs, outputs), scratch.as_mut())?;
+        // Bound first, so a call with nothing to do still refuses another device's buffers.
+        if self.outputs == 0 {
+            return Ok(());
+        }
+        bind.launch::<B>(p.plan(self.tiles), p)?;
+        if slices > 1 {
+            let mut bind = d.bind();
+            let p = self.params::<S, F>(&mut bind, how, (inputs, outputs), scratch.as_mut())?;
+            bind.launch::<K>(p.plan_sums(&d.limits().launch), p)?;
+        }
+        Ok(())
+    }
+
+    /// The parameters of a launch over these jobs (`inline`, or in `list`) with `slices`
+    /// slices, binding the call's buffers as its fields (inputs read, outputs written, at most
+    /// `told` elements of each output) and, with more than one slice, the partial sums in
+    /// `scratch`.
+    fn params<'a, S: Real + Stored<F>, F: Sum>(
+        &self,
+        bind: &mut Bindings<'a>,
+        (inline, list, slices, told): (InlineJobs, Option<&'a DeviceBuffer<Job>>, u32, u64),
+        (inputs, outputs): (&[&'a DeviceBuffer<S>], &'a mut [&mut DeviceBuffer<S>]),
+        scratch: Option<&'a mut DeviceBuffer<u8>>,
+    ) -> Result<Band<S, F>> {
+        let mut input = |k: usize| -> Result<(*const S, u64)> {
+            let buffer = inputs.get(k).copied();
+            Ok((bind.read_or_null(buffer)?, buffer.map_or(0, |b| b.len() as u64)))
+        };
+        let (in0, in1, in2) = (input(0)?, input(1)?, input(2)?);
+        let mut fields = outputs.iter_mut();
+        let mut output = || -> Result<(*mut S, u64)> {
+            match fields.next() {
+                Some(out) => {
+                    let len = (out.len() as u64).min(told);
+                    Ok((bind.write(out)?, len))
+                }
+                None => Ok((std::ptr::null_mut(), 0)),
+            }
+        };
+        let (out0, out1) = (output()?, output()?);
+        let partial = match (slices, scratch) {
+            (2.., Some(s)) => bind.write(s)?.cast::<F>(),
+            _ => std::ptr::null_mut(),
+        };
+        Ok(Band {
+            inline,
+            list: bind.read_or_null(list)?,
+            count: self.jobs.len() as u32,
+            outputs: self.outputs,
+            in0: in0.0,
+            in0_len: in0.1,
+            in1: in1.0,
+            in1_len: in1.1,
+            in2: in2.0,
+            in2_len: in2.1,
+            out0: out0.0,
+            out0_len: out0.1,
+            out1: out1.0,
+            out1_len: out1.1,
+            slices,
+            partial,
+        })
+    }
+}
+
+/// One band launch over jobs of any contents, `words` ([`JOB_WORDS`] a job) in place of those a
+/// call builds: `f32` elements read from `inputs` and written to the first `told` elements of
+/// each of `outputs`, one slice or (`sliced`) several. How the kernels meet jobs they did not
+/// make: whatever the words, no store may land at or past `told` (so that the safe launch is
+/// sound); the elements past it are the caller's guard.
+#[cfg(feature = "checks")]
+pub fn band_with_jobs(
+    d: &Device,
+    (inputs, outputs): (&[&DeviceBuffer<f32>], &mut [&mut DeviceBuffer<f32>]),
+    told: usize,
+    words: &[u64],
+    sliced: bool,
+) -> Result<()> {
+    use warpkit_kernels::convolve::band::CHUNK;
+    use warpkit_kernels::convolve::kernels::ConvolveKernels;
+    let jobs: Vec<Job> = words
+        .chunks_exact(JOB_WORDS)
+        .map(|w| Job::from_words(|k| w[k]))
+        .collect();
+    let all = Jobs {
+        tiles: 4 * jobs.len() as u64,
+        outputs: told as u64,
+        // Several chunks of `b` make several slices (a few: the emulator runs every block).
+        longest: if sliced { 8 * CHUNK as u64 } else { 1 },
+        jobs,
+    };
+    all.launch::<f32, f32, <f32 as ConvolveKernels>::Band, <f32 as ConvolveKernels>::SumSlices>(
+        d,
+        inputs,
+        outputs,
+        told as u64,
+    )
 }
 
 /// Takes `next` into `run` as its next product if it has the run's shape and lies a step past
@@ -219,6 +275,7 @@ fn extend(run: &mut Job, next: &Job) -> bool {
             j.out_stride,
             j.lo,
             j.len,
+            j.fields,
         )
     };
     let step = |from: u64, to: u64| to.wrapping_sub(from) as i64;

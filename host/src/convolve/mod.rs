@@ -28,7 +28,7 @@
 //! is (or its infinite terms disagree in sign).
 
 mod cpu;
-mod launch;
+pub(crate) mod launch;
 mod span;
 
 use crate::error::{Error, Result, check_len, check_offsets, check_same_len};
@@ -217,21 +217,15 @@ impl Convolution {
         self.wide
     }
 
-    /// Runs `work` on `device`, every product writing into `r`.
-    ///
-    /// # Safety
-    /// Every span of `work` lies inside its input or `r`; `inputs` are `device`'s and outlive
-    /// the call.
-    unsafe fn run_into<F: Real>(
+    /// Runs `work` on `device`, reading `inputs` and writing `outputs`.
+    fn run<F: Real>(
         &self,
         device: &Device,
-        inputs: &[*const F],
-        r: &mut DeviceBuffer<F>,
+        inputs: &[&DeviceBuffer<F>],
+        outputs: &mut [&mut DeviceBuffer<F>],
         work: impl Work,
     ) -> Result<()> {
-        let out = device.ptr_mut(r)?;
-        // SAFETY: forwarded to the caller's contract.
-        unsafe { launch::run(device, self.plan(work.clone()), inputs, &[out], work) }
+        launch::run(device, self.plan(work.clone()), inputs, outputs, work)
     }
 
     /// How a device runs `work`: by the forced method, else [`Method::auto`]'s (the band
@@ -272,10 +266,7 @@ impl Convolution {
             output: 0,
             span: Span::new(0, r.len(), 1),
         };
-        let inputs = [device.ptr(p)?, device.ptr(q)?];
-        let work = [(product, target)].into_iter();
-        // SAFETY: every span lies inside its buffer, which outlives the call.
-        unsafe { self.run_into(device, &inputs, r, work) }
+        self.run(device, &[p, q], &mut [r], [(product, target)].into_iter())
     }
 
     /// The article's strided form inside one device buffer, as when convolving rows or columns of
@@ -289,13 +280,18 @@ impl Convolution {
         q: Span,
         r: Span,
     ) -> Result<()> {
-        let product = strided_product(data.len(), p, q, r)?;
-        let base = device.ptr_mut(data)?;
+        let mut product = strided_product(data.len(), p, q, r)?;
+        // The operands are read from a copy of the stretch of `data` that holds them: where
+        // `r` interleaves with them (columns of one matrix), no launch may read and write
+        // `data` at once.
+        let (a, b) = (&mut product.a.span, &mut product.b.span);
+        let from = a.offset.min(b.offset);
+        let to = a.index(a.len - 1).max(b.index(b.len - 1)) + 1;
+        let mut operands = device.workspace::<F>(to - from)?;
+        device.copy_part(data, from, &mut operands)?;
+        (a.offset, b.offset) = (a.offset - from, b.offset - from);
         let work = [(product, Target { output: 0, span: r })].into_iter();
-        let inputs = [base.cast_const(), base.cast_const()];
-        // SAFETY: the spans lie inside `data` and `r` shares no element with `p` or `q`
-        // (checked).
-        unsafe { launch::run(device, self.plan(work.clone()), &inputs, &[base], work) }
+        self.run(device, &[&operands, &operands], &mut [data], work)
     }
 
     /// [`Convolution::strided_into`] on host data.
@@ -360,10 +356,7 @@ impl Convolution {
             ),
         ]
         .into_iter();
-        let inputs = [device.ptr(p)?, device.ptr(q)?, device.ptr(g)?];
-        let outputs = [device.ptr_mut(dp)?, device.ptr_mut(dq)?];
-        // SAFETY: every span lies inside its buffer, which outlives the call.
-        unsafe { launch::run(device, self.plan(work.clone()), &inputs, &outputs, work) }
+        self.run(device, &[p, q, g], &mut [dp, dq], work)
     }
 
     fn gradient_products(&self, m: usize, n: usize, g: usize) -> Result<[Product; 2]> {
@@ -417,9 +410,7 @@ impl Convolution {
         let products = batch_products((p.len(), p_offsets), (q.len(), q_offsets))?;
         let outputs = products.clone().map(|p| p.len).sum();
         check_same_len("batch output", outputs, r.len())?;
-        let inputs = [device.ptr(p)?, device.ptr(q)?];
-        // SAFETY: every span lies inside its buffer, which outlives the call.
-        unsafe { self.run_into(device, &inputs, r, stacked(products)) }
+        self.run(device, &[p, q], &mut [r], stacked(products))
     }
 
     /// The distribution of the sum of `k` independent copies of a variable with probabilities
@@ -463,10 +454,8 @@ impl Convolution {
             Backend::Device(d) => {
                 let buffers = inputs.iter().map(|x| d.upload(x)).collect::<Result<Vec<_>>>()?;
                 let mut out = d.workspace::<F>(products.clone().map(|p| p.len).sum())?;
-                let pointers = buffers.iter().map(|b| d.ptr(b)).collect::<Result<Vec<_>>>()?;
-                let (out_ptr, work) = (d.ptr_mut(&mut out)?, stacked(products));
-                // SAFETY: every span lies inside its buffer, which outlives the call.
-                unsafe { launch::run(d, self.plan(work.clone()), &pointers, &[out_ptr], work)? };
+                let inputs: Vec<&DeviceBuffer<F>> = buffers.iter().collect();
+                self.run(d, &inputs, &mut [&mut out], stacked(products))?;
                 d.download(&out)
             }
         }

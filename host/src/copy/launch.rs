@@ -8,13 +8,24 @@ impl Device {
     /// Copies `src` into `dst` (same length) with warpkit's copy kernel.
     pub fn copy<T>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
         check_same_len("copy destination", src.len(), dst.len())?;
-        let bytes = (src.len() * size_of::<T>()) as u64;
+        self.copy_part(src, 0, dst)
+    }
+
+    /// Copies `src[from .. from + dst.len()]` into `dst` (a part past `src`'s end is refused
+    /// as the launch's contract).
+    pub(crate) fn copy_part<T>(
+        &self,
+        src: &DeviceBuffer<T>,
+        from: usize,
+        dst: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        let bytes = (dst.len() * size_of::<T>()) as u64;
         if bytes == 0 {
             return Ok(());
         }
         let mut b = self.bind();
         let p = CopyBytes {
-            src: b.read(src)?.cast(),
+            src: b.read(src)?.wrapping_add(from).cast(),
             dst: b.write(dst)?.cast(),
             bytes,
         };

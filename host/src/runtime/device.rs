@@ -272,14 +272,17 @@ impl Device {
         Ok(())
     }
 
-    /// The kernel address of `buffer`'s elements, after checking it belongs to this device.
-    pub(crate) fn ptr<T>(&self, buffer: &DeviceBuffer<T>) -> Result<*const T> {
+    /// The kernel address of `buffer`'s elements, after checking it belongs to this device:
+    /// for the GPU's pipelined copies (the areas bind their buffers instead).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(super) fn ptr<T>(&self, buffer: &DeviceBuffer<T>) -> Result<*const T> {
         self.check_owner(buffer)?;
         Ok(buffer.kernel_ptr())
     }
 
     /// As [`Device::ptr`], for a buffer the kernel writes.
-    pub(crate) fn ptr_mut<T>(&self, buffer: &mut DeviceBuffer<T>) -> Result<*mut T> {
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(super) fn ptr_mut<T>(&self, buffer: &mut DeviceBuffer<T>) -> Result<*mut T> {
         self.check_owner(buffer)?;
         Ok(buffer.kernel_ptr())
     }
@@ -357,7 +360,7 @@ impl Device {
     /// `params` and `shape` meet `K`'s contract (its body's `# Safety` section), and every
     /// pointer in `params` comes from [`Device::ptr`] or [`Device::ptr_mut`] of a buffer that outlives the
     /// call.
-    pub(crate) unsafe fn launch_unchecked<K: Kernel>(
+    pub(super) unsafe fn launch_unchecked<K: Kernel>(
         &self,
         shape: LaunchShape,
         params: K::Params,

@@ -25,9 +25,7 @@ pub use crate::policy::convolve::{BAND_CHUNK as CHUNK, BAND_THREADS as THREADS};
 use crate::policy::convolve::{BAND_RESIDENT_PER_SM, SUM_BLOCKS_PER_SM, SUM_THREADS};
 use crate::simt::shared::{Quad, SharedSlice};
 use crate::simt::warp::{FULL_MASK, any};
-use crate::simt::{
-    block_idx, block_x, global_x, grid_dim, grid_threads_x, lane_id, sync_threads, thread_x, warp_id,
-};
+use crate::simt::{block_idx, block_x, global_x, grid_threads_x, lane_id, sync_threads, thread_x, warp_id};
 
 /// Consecutive outputs per thread.
 const PER_THREAD: u32 = 8;
@@ -44,11 +42,13 @@ pub const fn shared_bytes(bytes: u32) -> u32 {
     (TILE + 2 * CHUNK) * bytes + 4 * WARPS
 }
 
-/// One banded product, as [`band`](self) says: vectors by the address of their element 0 and
-/// a stride in elements (negative to read one reversed), the output window `lo .. lo + len` of
-/// the full convolution, and where the job's tiles and outputs start among all jobs'; or
-/// `repeat` products of that shape, the `r`-th with its three vectors `r` steps further on (a
-/// batch of equal pairs is one job, so no job list goes up for it).
+/// One banded product, as [`band`](self) says: vectors by the element offset of their element 0
+/// in one of the launch's fields (`fields` names which) and a stride in elements (negative to
+/// read one reversed), the output window `lo .. lo + len` of the full convolution, and where the
+/// job's tiles and outputs start among all jobs'; or `repeat` products of that shape, the `r`-th
+/// with its three vectors `r` steps further on (a batch of equal pairs is one job, so no job list
+/// goes up for it). Jobs are data, not addresses: a kernel uses a job only after testing that
+/// every element it names lies in the field it names, so no job can take it out of its buffers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct Job {
@@ -68,13 +68,15 @@ pub struct Job {
     pub first_out: u64,
     /// Products in the job, at least 1.
     pub repeat: u64,
-    /// Bytes from one product's `a`, `b` and `out` to the next one's.
+    /// Elements from one product's `a`, `b` and `out` to the next one's.
     pub a_step: i64,
     pub b_step: i64,
     pub out_step: i64,
+    /// The fields of `a`, `b` (inputs) and `out` (an output), as [`Job::fields`] packs them.
+    pub fields: u64,
 }
 
-/// Words of a [`Job`]; the host uploads jobs as u64.
+/// Words of a [`Job`].
 pub const JOB_WORDS: usize = size_of::<Job>() / 8;
 
 /// Jobs a launch can take among its parameters (a product, or both gradients), sparing the
@@ -84,7 +86,38 @@ pub const INLINE_JOBS: usize = 2;
 /// The inline jobs' words, [`JOB_WORDS`] a job.
 pub type InlineJobs = [u64; INLINE_JOBS * JOB_WORDS];
 
+/// The longest vector, window or output offset a kernel takes from a job (2^40 elements, far
+/// past any buffer's): bounds that keep its index arithmetic from wrapping.
+const MOST_ELEMENTS: u64 = 1 << 40;
+
+/// Jobs as plain data for the host (`bytemuck`), so a job list uploads as a typed buffer.
+#[cfg(not(target_arch = "nvptx64"))]
+mod pod {
+    use super::{JOB_WORDS, Job};
+    // SAFETY: `repr(C)` of 8-byte numbers only, so no padding; `Copy` and `'static`; every bit
+    // pattern is a job (a kernel tests a job before it uses one).
+    unsafe impl bytemuck::Zeroable for Job {}
+    unsafe impl bytemuck::Pod for Job {}
+    const _: () = assert!(size_of::<Job>() == 8 * JOB_WORDS && JOB_WORDS == 17);
+}
+
 impl Job {
+    /// The `fields` word of a job reading input fields `a` and `b` and writing output field
+    /// `out`.
+    pub const fn fields(a: u8, b: u8, out: u8) -> u64 {
+        a as u64 | (b as u64) << 8 | (out as u64) << 16
+    }
+
+    /// The input fields of `a` and `b` and the output field of `out`.
+    #[inline(always)]
+    fn field_of(&self) -> (u64, u64, u64) {
+        (
+            self.fields & 0xff,
+            self.fields >> 8 & 0xff,
+            self.fields >> 16 & 0xff,
+        )
+    }
+
     /// The job whose word `k` is `word(k)`, in field order.
     #[inline(always)]
     pub fn from_words(word: impl Fn(usize) -> u64) -> Job {
@@ -105,29 +138,8 @@ impl Job {
             a_step: word(13) as i64,
             b_step: word(14) as i64,
             out_step: word(15) as i64,
+            fields: word(16),
         }
-    }
-
-    /// The job's words, in field order.
-    pub fn words(&self) -> [u64; JOB_WORDS] {
-        [
-            self.a,
-            self.a_stride as u64,
-            self.a_len,
-            self.b,
-            self.b_stride as u64,
-            self.b_len,
-            self.out,
-            self.out_stride as u64,
-            self.lo,
-            self.len,
-            self.first_tile,
-            self.first_out,
-            self.repeat,
-            self.a_step as u64,
-            self.b_step as u64,
-            self.out_step as u64,
-        ]
     }
 
     /// Tiles of one product.
@@ -144,11 +156,12 @@ impl Job {
         if self.repeat == 1 {
             *self
         } else {
-            self.nth(i / per(self))
+            self.nth(i / per(self).max(1))
         }
     }
 
-    /// Product `r < repeat` as a job of its own.
+    /// Product `r` as a job of its own (wrapping: a kernel tests the product before it uses
+    /// it).
     #[inline(always)]
     pub fn nth(&self, r: u64) -> Job {
         let step = |base: u64, step: i64| base.wrapping_add((r as i64).wrapping_mul(step) as u64);
@@ -156,11 +169,28 @@ impl Job {
             a: step(self.a, self.a_step),
             b: step(self.b, self.b_step),
             out: step(self.out, self.out_step),
-            first_tile: self.first_tile + r * self.tiles(),
-            first_out: self.first_out + r * self.len,
+            first_tile: self.first_tile.wrapping_add(r.wrapping_mul(self.tiles())),
+            first_out: self.first_out.wrapping_add(r.wrapping_mul(self.len)),
             repeat: 1,
             ..*self
         }
+    }
+}
+
+/// Whether `len` elements from offset `at`, `stride` apart (down for a negative stride), all
+/// lie below `cap`. The ends inside mean every element between them is.
+#[inline(always)]
+const fn inside(at: u64, stride: i64, len: u64, cap: u64) -> bool {
+    if len == 0 {
+        return true;
+    }
+    if at >= cap {
+        return false;
+    }
+    match (len - 1).checked_mul(stride.unsigned_abs()) {
+        Some(reach) if stride >= 0 => reach < cap - at,
+        Some(reach) => reach <= at,
+        None => false,
     }
 }
 
@@ -195,7 +225,8 @@ impl Jobs {
         }
     }
 
-    /// The last job whose `key` is at most `x` (jobs are sorted by it).
+    /// The last job whose `key` is at most `x` (jobs are sorted by it; for jobs out of order,
+    /// some job).
     ///
     /// # Safety
     /// As for [`Jobs::get`], with `count >= 1`.
@@ -216,14 +247,14 @@ impl Jobs {
     }
 }
 
-/// Element `i` of a vector at `base` with `stride`.
+/// Element `i` of a vector from `base` at `stride`.
 ///
 /// # Safety
 /// `i` is inside the vector.
 #[inline(always)]
-unsafe fn at<F: Copy>(base: u64, stride: i64, i: u64) -> F {
+unsafe fn at<F: Copy>(base: *const F, stride: i64, i: u64) -> F {
     // SAFETY: the caller's contract.
-    unsafe { *(base as *const F).offset((i as i64 * stride) as isize) }
+    unsafe { *base.offset((i as i64 * stride) as isize) }
 }
 
 /// Eight steps of eight outputs: `acc[t] += a[i0 + t − s] · b[s]` for `s < 8`, where `below`
@@ -241,48 +272,50 @@ fn eight_steps<F: Real>(acc: &mut [F; 8], below: &[F; 8], window: &[F; 8], b: &[
 }
 
 crate::kernel! {
-    /// Parameters of the band kernel: the products of `count` jobs, `inline` or in `list` if
-    /// that is not null (see the [module](self)), summed in `F`.
-    pub struct Band<F: Real> {
+    /// Parameters of the band kernel and of its slice sums: the products of `count` jobs,
+    /// `inline` or in `list` if that is not null (see the [module](self)), elements kept as
+    /// `S` and summed in `F`. The jobs name their vectors by offsets in three input fields and
+    /// two output fields (a field a launch does not use is null and empty).
+    pub struct Band<S: Stored<F>, F: Real> {
         /// The words of up to [`INLINE_JOBS`] jobs, read when `list` is null.
         pub inline: InlineJobs,
         /// The jobs in device memory, or null.
+        #[len(if list.is_null() { 0 } else { count })]
         pub list: *const Job,
         /// Jobs, at least 1.
         pub count: u32,
         /// Outputs of all jobs together.
         pub outputs: u64,
+        #[len(in0_len)]
+        pub in0: *const S,
+        pub in0_len: u64,
+        #[len(in1_len)]
+        pub in1: *const S,
+        pub in1_len: u64,
+        #[len(in2_len)]
+        pub in2: *const S,
+        pub in2_len: u64,
+        #[len(out0_len)]
+        pub out0: *mut S,
+        pub out0_len: u64,
+        #[len(out1_len)]
+        pub out1: *mut S,
+        pub out1_len: u64,
+        /// Slices of the inner sum: the band launch's grid in y.
+        pub slices: u32,
         /// With more than one slice, `slices * outputs` partial sums (else unused).
+        #[len(if slices > 1 { u128::from(slices) * u128::from(outputs) } else { 0 })]
         pub partial: *mut F,
     }
-    /// The band kernel, elements kept and summed in f32.
-    fn band::<f32, f32> => convolve_band_f32<f32>;
-    /// The band kernel, elements kept in f32 and summed in f64.
-    fn band::<f32, f64> => convolve_band_f32_wide<f64>;
-    /// The band kernel, elements kept and summed in f64.
-    fn band::<f64, f64> => convolve_band_f64<f64>;
-}
-
-crate::kernel! {
-    /// Parameters of the slice sums: the band kernel's jobs and the partial sums of its
-    /// `slices` slices, summed in `F`.
-    pub struct SumSlices<F: Real> {
-        /// As for [`Band`].
-        pub inline: InlineJobs,
-        pub list: *const Job,
-        pub count: u32,
-        pub outputs: u64,
-        /// Slices of the band launch, more than one.
-        pub slices: u32,
-        /// The band launch's `slices * outputs` partial sums.
-        pub partial: *const F,
-    }
-    /// The slice sums of [`convolve_band_f32`].
-    fn sum_slices::<f32, f32> => convolve_sum_slices_f32<f32>;
-    /// The slice sums of [`convolve_band_f32_wide`].
-    fn sum_slices::<f32, f64> => convolve_sum_slices_f32_wide<f64>;
-    /// The slice sums of [`convolve_band_f64`].
-    fn sum_slices::<f64, f64> => convolve_sum_slices_f64<f64>;
+    check |p, shape| count >= 1 && (!list.is_null() || count as usize <= INLINE_JOBS) && slices >= 1;
+    /// The band kernel, elements kept and summed in f32; kept in f32 and summed in f64; kept
+    /// and summed in f64.
+    fn band => convolve_band_f32<f32, f32>, convolve_band_f32_wide<f32, f64>, convolve_band_f64<f64, f64>;
+    check |p, shape| *shape == p.plan(u64::from(shape.grid[0]));
+    /// The slice sums of the band kernels above, in the same order.
+    fn sum_slices => convolve_sum_slices_f32<f32, f32>, convolve_sum_slices_f32_wide<f32, f64>,
+        convolve_sum_slices_f64<f64, f64>;
+    check |p, shape| p.slices > 1 && shape.is_1d();
 }
 
 /// Slices of the inner sum for jobs of `tiles` tiles in all whose longest `b` has `longest`
@@ -305,10 +338,10 @@ pub const fn slices_for(tiles: u64, longest: u64, limits: &Limits) -> u32 {
     }
 }
 
-impl<F: Real> Band<F> {
-    /// A block of [`THREADS`] per tile (`tiles` of all jobs together, in x) and slice
-    /// (`slices`, from [`slices_for`], in y), with [`shared_bytes`] for `F`.
-    pub const fn plan(&self, tiles: u64, slices: u32) -> LaunchShape {
+impl<S: Stored<F>, F: Real> Band<S, F> {
+    /// A block of [`THREADS`] per tile (`tiles` of all jobs together, in x) and slice (in y),
+    /// with [`shared_bytes`] for `F`.
+    pub const fn plan(&self, tiles: u64) -> LaunchShape {
         LaunchShape {
             grid: [
                 if tiles > u32::MAX as u64 {
@@ -316,61 +349,102 @@ impl<F: Real> Band<F> {
                 } else {
                     tiles as u32
                 },
-                slices,
+                self.slices,
                 1,
             ],
             block: [THREADS, 1, 1],
             shared_bytes: shared_bytes(size_of::<F>() as u32),
         }
     }
-}
 
-impl<F: Real> Band<F> {
-    /// The slice sums of this launch's jobs after it ran with `slices` slices.
-    pub const fn slice_sums(&self, slices: u32) -> SumSlices<F> {
-        SumSlices {
-            inline: self.inline,
-            list: self.list,
-            count: self.count,
-            outputs: self.outputs,
-            slices,
-            partial: self.partial.cast_const(),
-        }
-    }
-}
-
-impl<F: Real> SumSlices<F> {
-    /// A grid-stride loop over the outputs: a thread an output, at most
+    /// The slice sums' grid-stride loop over the outputs: a thread an output, at most
     /// [`SUM_BLOCKS_PER_SM`] blocks a multiprocessor.
-    pub const fn plan(&self, limits: &Limits) -> LaunchShape {
+    pub const fn plan_sums(&self, limits: &Limits) -> LaunchShape {
         let blocks = self.outputs.div_ceil(SUM_THREADS as u64);
         let most = limits.multiprocessors as u64 * SUM_BLOCKS_PER_SM;
         LaunchShape::linear(if blocks < most { blocks } else { most }, SUM_THREADS, 0)
+    }
+
+    /// The launch's jobs.
+    #[inline(always)]
+    fn jobs(&self) -> Jobs {
+        Jobs {
+            inline: self.inline,
+            list: self.list,
+            count: self.count,
+        }
+    }
+
+    /// Input field `k` and its length (null and 0 past the third).
+    #[inline(always)]
+    fn input(&self, k: u64) -> (*const S, u64) {
+        match k {
+            0 => (self.in0, self.in0_len),
+            1 => (self.in1, self.in1_len),
+            2 => (self.in2, self.in2_len),
+            _ => (core::ptr::null(), 0),
+        }
+    }
+
+    /// Output field `k` and its length (null and 0 past the second).
+    #[inline(always)]
+    fn output(&self, k: u64) -> (*mut S, u64) {
+        match k {
+            0 => (self.out0, self.out0_len),
+            1 => (self.out1, self.out1_len),
+            _ => (core::ptr::null_mut(), 0),
+        }
     }
 }
 
 /// The band kernel's body for this block's tile and slice.
 ///
 /// # Safety
-/// `count >= 1` jobs with valid vectors, tiles and outputs in increasing order, at most
-/// [`INLINE_JOBS`] inline; the launch is [`Band::plan`] for the jobs' tiles; with more than one
-/// slice, `partial` holds `slices * outputs` elements.
+/// The family's checks (`count >= 1` jobs, at most [`INLINE_JOBS`] inline, the list holding
+/// them if there is one; each field holding its length; with more than one slice, `partial`
+/// holding `slices * outputs` elements) and the entry's (the launch is [`Band::plan`]). The
+/// jobs' contents are not trusted: a block whose product would reach past a field, or whose
+/// tile lies past its product's outputs, returns before its first barrier. For jobs as the
+/// host builds them (tiles and outputs in increasing order, `plan` for all their tiles) every
+/// output is written once.
 #[inline(always)]
-pub unsafe fn band<S: Stored<F>, F: Real>(p: Band<F>) {
-    let Band {
-        inline,
-        list,
-        count,
-        outputs,
-        partial,
-    } = p;
-    let jobs = Jobs { inline, list, count };
-    let tile = block_x() as u64;
-    let (slices, slice) = (grid_dim().y, block_idx().y);
-    // SAFETY: the launch contract.
-    let job = unsafe { jobs.find(tile, |j| j.first_tile) };
-    let job = job.product_of(tile - job.first_tile, Job::tiles);
-    let first = (tile - job.first_tile) * TILE as u64; // the tile's first output in the window
+pub unsafe fn band<S: Stored<F>, F: Real>(p: Band<S, F>) {
+    let (tile, slice, slices) = (block_x() as u64, block_idx().y, p.slices);
+    // SAFETY: the family's checks.
+    let job = unsafe { p.jobs().find(tile, |j| j.first_tile) };
+    let job = job.product_of(tile.wrapping_sub(job.first_tile), Job::tiles);
+    let first = tile.wrapping_sub(job.first_tile).wrapping_mul(TILE as u64); // the tile's first output in the window
+    let (a_field, b_field, out_field) = job.field_of();
+    let ((a_base, a_cap), (b_base, b_cap), (out_base, out_cap)) =
+        (p.input(a_field), p.input(b_field), p.output(out_field));
+    // The one test of the job's contents, uniform over the block (so every thread returns or
+    // none, before any barrier): the tile inside the product, lengths that keep the index
+    // arithmetic below from wrapping, both vectors inside their fields and the outputs inside
+    // theirs (or inside the partial sums). Past it, the loops' own bounds keep every access in
+    // range: `b` below `b_len`, `a` tested against `a_len`, outputs below `len`.
+    let bounded = job.len <= MOST_ELEMENTS
+        && job.lo <= MOST_ELEMENTS
+        && job.a_len <= MOST_ELEMENTS
+        && job.b_len <= MOST_ELEMENTS;
+    let stored = if slices == 1 {
+        inside(job.out, job.out_stride, job.len, out_cap)
+    } else {
+        job.first_out
+            .checked_add(job.len)
+            .is_some_and(|end| end <= p.outputs)
+    };
+    if !(first < job.len
+        && bounded
+        && stored
+        && inside(job.a, job.a_stride, job.a_len, a_cap)
+        && inside(job.b, job.b_stride, job.b_len, b_cap))
+    {
+        return;
+    }
+    let (a_vec, b_vec) = (
+        a_base.wrapping_add(job.a as usize),
+        b_base.wrapping_add(job.b as usize),
+    );
     let o0 = job.lo + first; // ... in the full convolution
     let outs = (job.len - first).min(TILE as u64);
     // The k that meet a nonzero product for some output of the tile, cut into slices of whole
@@ -411,16 +485,16 @@ pub unsafe fn band<S: Stored<F>, F: Real>(p: Band<F>) {
         for (u, v) in b_own.iter_mut().enumerate() {
             let i = t + u as u32 * THREADS;
             if i < kc {
-                // SAFETY: `k0 + i < end <= b_len`.
-                *v = unsafe { at::<S>(job.b, job.b_stride, k0 + i as u64) }.widen();
+                // SAFETY: `k0 + i < end <= b_len`, and `b` is inside its field.
+                *v = unsafe { at(b_vec, job.b_stride, k0 + i as u64) }.widen();
             }
         }
         let mut a_own = [F::ZERO; ((TILE + CHUNK) / THREADS) as usize];
         for (u, v) in a_own.iter_mut().enumerate() {
             let idx = base + (t + u as u32 * THREADS) as i64;
             if idx >= 0 && (idx as u64) < job.a_len {
-                // SAFETY: `idx < a_len`.
-                *v = unsafe { at::<S>(job.a, job.a_stride, idx as u64) }.widen();
+                // SAFETY: `idx < a_len`, and `a` is inside its field.
+                *v = unsafe { at(a_vec, job.a_stride, idx as u64) }.widen();
             }
         }
         let mut non_finite = false;
@@ -484,12 +558,16 @@ pub unsafe fn band<S: Stored<F>, F: Real>(p: Band<F>) {
         let j = (PER_THREAD * t) as u64 + u as u64;
         if j < outs {
             let o = first + j;
-            // SAFETY: `o < job.len`: inside the job's output, or its partial slot.
+            // SAFETY: `o < job.len`: inside the job's outputs in their field, or its slots of
+            // the partial sums (`first_out + len <= outputs`; `slice < slices`).
             unsafe {
                 if slices == 1 {
-                    *(job.out as *mut S).offset((o as i64 * job.out_stride) as isize) = S::narrow(sum);
+                    *out_base
+                        .wrapping_add(job.out as usize)
+                        .offset((o as i64 * job.out_stride) as isize) = S::narrow(sum);
                 } else {
-                    *partial.add((slice as u64 * outputs + job.first_out + o) as usize) = sum;
+                    *p.partial
+                        .add((slice as u64 * p.outputs + job.first_out + o) as usize) = sum;
                 }
             }
         }
@@ -499,32 +577,31 @@ pub unsafe fn band<S: Stored<F>, F: Real>(p: Band<F>) {
 /// Adds the slices' partial sums of every output in slice order and writes them out.
 ///
 /// # Safety
-/// As for [`band`], after a band launch of `slices` slices over the same jobs that wrote the
-/// `slices * outputs` elements of `partial`; any grid.
+/// As for [`band`], on any grid, after a band launch of `slices > 1` slices over the same jobs
+/// that wrote the `slices * outputs` elements of `partial`. An output whose job would put it
+/// outside its field is not written.
 #[inline(always)]
-pub unsafe fn sum_slices<S: Stored<F>, F: Real>(p: SumSlices<F>) {
-    let SumSlices {
-        inline,
-        list,
-        count,
-        outputs,
-        slices,
-        partial,
-    } = p;
-    let jobs = Jobs { inline, list, count };
+pub unsafe fn sum_slices<S: Stored<F>, F: Real>(p: Band<S, F>) {
+    let (jobs, outputs) = (p.jobs(), p.outputs);
     let mut f = global_x();
     while f < outputs {
-        // SAFETY: the launch contract.
+        // SAFETY: the family's checks.
         let job = unsafe { jobs.find(f, |j| j.first_out) };
-        let job = job.product_of(f - job.first_out, |j| j.len);
+        let job = job.product_of(f.wrapping_sub(job.first_out), |j| j.len);
         let mut sum = F::ZERO;
-        for s in 0..slices as u64 {
+        for s in 0..p.slices as u64 {
             // SAFETY: `s * outputs + f < slices * outputs`.
-            sum = sum.add(unsafe { *partial.add((s * outputs + f) as usize) });
+            sum = sum.add(unsafe { *p.partial.add((s * outputs + f) as usize) });
         }
-        let o = f - job.first_out;
-        // SAFETY: `o < job.len`.
-        unsafe { *(job.out as *mut S).offset((o as i64 * job.out_stride) as isize) = S::narrow(sum) };
+        let o = f.wrapping_sub(job.first_out);
+        let (base, cap) = p.output(job.field_of().2);
+        let at = job
+            .out
+            .wrapping_add((o as i64).wrapping_mul(job.out_stride) as u64);
+        if o < job.len && at < cap {
+            // SAFETY: `at < cap`, the field's length.
+            unsafe { *base.add(at as usize) = S::narrow(sum) };
+        }
         f += grid_threads_x();
     }
 }

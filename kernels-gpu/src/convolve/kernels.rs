@@ -1,18 +1,25 @@
 //! The convolution kernels as the host launches them: the table that ties f32 and f64 to their
 //! instances.
 
-use super::Real;
-use super::band::{self, Band, SumSlices};
+use super::band::{self, Band};
 use super::seed::{self, Seed};
+use super::{Real, Stored};
+
+/// An element type the kernels sum in itself and in f64: f32 and f64.
+pub trait Widens: Real + Stored<f64> {}
+
+impl Widens for f32 {}
+
+impl Widens for f64 {}
 
 crate::kernel_table! {
     /// The convolution kernels of one element type (f32 or f64).
-    pub trait ConvolveKernels: Real {
-        Band: Band<Self>;
-        SumSlices: SumSlices<Self>;
+    pub trait ConvolveKernels: Widens {
+        Band: Band<Self, Self>;
+        SumSlices: Band<Self, Self>;
         /// The band kernels summing in f64 (for f64, the same as `Band` and `SumSlices`).
-        BandWide: Band<f64>;
-        SumSlicesWide: SumSlices<f64>;
+        BandWide: Band<Self, f64>;
+        SumSlicesWide: Band<Self, f64>;
         V0: Seed<Self>;
         V1: Seed<Self>;
         V2: Seed<Self>;

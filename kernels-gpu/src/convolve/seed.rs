@@ -25,30 +25,50 @@ use crate::warp;
 
 crate::kernel! {
     /// The article's parameters, shared by its five kernels: `r = p ⊛ q` for `p` of `m`
-    /// elements and `q` of `n`, each vector at its stride in elements.
+    /// elements and `q` of `n`, each vector at its (positive) stride in elements.
     pub struct Seed<F: Real> {
         /// Elements of `p`, at least `n`.
         pub m: u32,
         /// Elements of `q`, at least 1.
         pub n: u32,
+        #[len(strided_reach(u64::from(m), incp))]
         pub p: *const F,
         pub incp: i64,
+        #[len(strided_reach(u64::from(n), incq))]
         pub q: *const F,
         pub incq: i64,
         /// The `m + n − 1` outputs.
+        #[len(strided_reach(u64::from(m) + u64::from(n) - 1, incr))]
         pub r: *mut F,
         pub incr: i64,
     }
+    check |s, shape| n >= 1 && m >= n && m <= i32::MAX as u32 && incp >= 1 && incq >= 1 && incr >= 1;
     /// The article's v0 (see the [module](self)).
     fn v0 => convolve_v0_f32<f32>, convolve_v0_f64<f64>;
+    check |s, shape| *shape == s.plan(Version::V0);
     /// The article's v1 (see the [module](self)).
     fn v1 => convolve_v1_f32<f32>, convolve_v1_f64<f64>;
+    check |s, shape| *shape == s.plan(Version::V1);
     /// The article's v2 (see the [module](self)).
     fn v2 => convolve_v2_f32<f32>, convolve_v2_f64<f64>;
+    check |s, shape| *shape == s.plan(Version::V2);
     /// The article's v3 (see the [module](self)).
     fn v3 => convolve_v3_f32<f32>, convolve_v3_f64<f64>;
+    check |s, shape| *shape == s.plan(Version::V3);
     /// The article's v4 (see the [module](self)).
     fn v4 => convolve_v4_f32<f32>, convolve_v4_f64<f64>;
+    check |s, shape| *shape == s.plan(Version::V4);
+}
+
+/// Elements from the first of `len` elements `stride` apart to just past the last: what a
+/// vector of the article's kernels reaches from its pointer.
+#[cfg(not(target_arch = "nvptx64"))]
+pub const fn strided_reach(len: u64, stride: i64) -> u128 {
+    if len == 0 {
+        0
+    } else {
+        (len as u128 - 1) * stride.unsigned_abs() as u128 + 1
+    }
 }
 
 /// The article's five kernels, for [`Seed::plan`].
