@@ -1,7 +1,8 @@
 //! Issue 22's figures: the full convolution into device memory timed with CUDA events, by every
 //! method (the seed's v0 to v4 and the band kernel) at m = n from 256 to 65536 in f32 and at the
 //! seed's sizes in f64, and f32 summed in f64; the gradients; a batch of 4096 pairs of 256 and
-//! one of varying lengths; and the same through the public API from host data by wall clock.
+//! one of varying lengths; the host time a call from device data takes to queue; and the same
+//! through the public API from host data by wall clock.
 //! Throughput counts multiply-adds (`m · n` a product). Without a GPU, the CPU backend at small
 //! sizes.
 
@@ -170,6 +171,53 @@ fn to_host(c: &mut Criterion, backend: &Backend, group_name: &str, sizes: &[usiz
     group.finish();
 }
 
+/// Host time a call takes to queue its work from device data (nothing waits for the GPU): the
+/// floor under any short call's figure, whatever its kernel. Calls go in runs of 200 with a
+/// synchronization after each, untimed, so the queue never fills.
+fn submit(c: &mut Criterion, device: &Device) {
+    let mut group = c.benchmark_group("convolve submit f32");
+    brief(&mut group);
+    let n = 256;
+    let (p, q) = (
+        device.upload(&values::<f32>(n, 1)).unwrap(),
+        device.upload(&values::<f32>(n, 2)).unwrap(),
+    );
+    let g = device.upload(&values::<f32>(2 * n - 1, 3)).unwrap();
+    let mut r = device.zeros::<f32>(2 * n - 1).unwrap();
+    let (mut dp, mut dq) = (device.zeros::<f32>(n).unwrap(), device.zeros::<f32>(n).unwrap());
+    let timed = |iters: u64, call: &mut dyn FnMut()| {
+        let mut spent = std::time::Duration::ZERO;
+        let mut left = iters;
+        while left > 0 {
+            let run = left.min(200);
+            let t = Instant::now();
+            for _ in 0..run {
+                call();
+            }
+            spent += t.elapsed();
+            device.synchronize().unwrap();
+            left -= run;
+        }
+        spent
+    };
+    for method in [Method::V4, Method::Band] {
+        let conv = Convolution::new().with_method(method);
+        group.bench_function(BenchmarkId::new(format!("full {method:?}"), n), |b| {
+            b.iter_custom(|iters| timed(iters, &mut || conv.full_into(device, &p, &q, &mut r).unwrap()))
+        });
+    }
+    let conv = Convolution::new();
+    group.bench_function(BenchmarkId::new("gradients", n), |b| {
+        b.iter_custom(|iters| {
+            timed(iters, &mut || {
+                conv.gradients_into(device, (&p, &q, &g), &mut dp, &mut dq)
+                    .unwrap()
+            })
+        })
+    });
+    group.finish();
+}
+
 fn convolve(c: &mut Criterion) {
     match Device::gpu(0) {
         Ok(device) => {
@@ -179,6 +227,7 @@ fn convolve(c: &mut Criterion) {
             gradients::<f32>(c, &device, "convolve gradients f32", &[2048, 65536]);
             gradients::<f64>(c, &device, "convolve gradients f64", &[65536]);
             batch(c, &device);
+            submit(c, &device);
             to_host(c, &Backend::Device(device), "convolve to host", &[2048, 65536]);
         }
         Err(e) => {
