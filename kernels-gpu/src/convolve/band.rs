@@ -588,10 +588,23 @@ pub unsafe fn sum_slices<S: Stored<F>, F: Real>(p: Band<S, F>) {
         // SAFETY: the family's checks.
         let job = unsafe { jobs.find(f, |j| j.first_out) };
         let job = job.product_of(f.wrapping_sub(job.first_out), |j| j.len);
+        let slices = p.slices as u64;
+        // SAFETY: called only for `s < slices`, so `s * outputs + f < slices * outputs`.
+        let partial = |s: u64| unsafe { *p.partial.add((s * outputs + f) as usize) };
         let mut sum = F::ZERO;
-        for s in 0..p.slices as u64 {
-            // SAFETY: `s * outputs + f < slices * outputs`.
-            sum = sum.add(unsafe { *p.partial.add((s * outputs + f) as usize) });
+        let mut s = 0;
+        if F::BATCHED_SLICES {
+            while s + 8 <= slices {
+                let batch: [F; 8] = core::array::from_fn(|u| partial(s + u as u64));
+                for v in batch {
+                    sum = sum.add(v);
+                }
+                s += 8;
+            }
+        }
+        while s < slices {
+            sum = sum.add(partial(s));
+            s += 1;
         }
         let o = f.wrapping_sub(job.first_out);
         let (base, cap) = p.output(job.field_of().2);

@@ -58,6 +58,9 @@ pub trait Real: Element + FastMath + PartialOrd + core::ops::Mul<Output = Self> 
     type Lanes: Copy;
     /// The exponent field of the bits ([`Element::to_bits64`]): all ones for infinities and NaN.
     const EXPONENT: u64;
+    /// Whether the slice sums of partial sums of this type load eight slices before adding
+    /// them (see [`crate::policy::convolve::BATCHED_SLICES_F32`]).
+    const BATCHED_SLICES: bool;
 
     /// Elements `at .. at + 8` of `s` read as 16-byte vectors.
     ///
@@ -70,6 +73,7 @@ pub trait Real: Element + FastMath + PartialOrd + core::ops::Mul<Output = Self> 
 impl Real for f32 {
     type Lanes = [f32; 4];
     const EXPONENT: u64 = 0x7f80_0000;
+    const BATCHED_SLICES: bool = crate::policy::convolve::BATCHED_SLICES_F32;
 
     #[inline(always)]
     unsafe fn eight(s: &SharedSlice<Quad<[f32; 4]>>, at: u32) -> [f32; 8] {
@@ -82,6 +86,7 @@ impl Real for f32 {
 impl Real for f64 {
     type Lanes = [f64; 2];
     const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
+    const BATCHED_SLICES: bool = crate::policy::convolve::BATCHED_SLICES_F64;
 
     #[inline(always)]
     unsafe fn eight(s: &SharedSlice<Quad<[f64; 2]>>, at: u32) -> [f64; 8] {
