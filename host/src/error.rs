@@ -99,26 +99,27 @@ pub enum Error {
     /// The emulator stopped a kernel that misused the SIMT model or trapped.
     #[error("emulated launch failed: {0}")]
     Emulator(warpkit_kernels::emu::Fault),
-
+    /// An input vector or span without elements where the call needs at least one.
     #[error("{what} is empty")]
     EmptyVector { what: &'static str },
-
+    /// A strided span whose stride is 0 (every element would be the same one).
     #[error("{what} has a stride of 0")]
     ZeroStride { what: &'static str },
-
+    /// A span whose last element lies past the end of its buffer.
     #[error("{what} reaches element {end} of a buffer of {len}")]
     SpanOutOfBounds {
         what: &'static str,
         end: u128,
         len: usize,
     },
-
+    /// An output that shares elements with an input of the same call.
     #[error("the output shares elements with {what}")]
     Overlap { what: &'static str },
-
+    /// Offsets that do not cut the data into non-empty pieces: not starting at 0, not rising
+    /// strictly, or not ending at the data's length (batches of pieces).
     #[error("{what}: offset {index} is not within the data or is below the one before it")]
     InvalidOffsets { what: &'static str, index: usize },
-
+    /// An integer parameter outside the range the call takes.
     #[error("{what} is {value}; it must lie in {min}..={max}")]
     OutOfRange {
         what: &'static str,
@@ -126,20 +127,21 @@ pub enum Error {
         min: u64,
         max: u64,
     },
-
+    /// A floating-point parameter the call does not take (NaN, infinite, or out of its range).
     #[error("{what} is {value}; it must be {expected}")]
     BadParameter {
         what: &'static str,
         value: f64,
         expected: &'static str,
     },
-
+    /// An input value that is NaN or infinite where the call needs finite ones.
     #[error("{what}: value {index} is NaN or infinite")]
     NotFinite { what: &'static str, index: usize },
-
+    /// An LBP signal shorter than one neighbourhood (`2n + 1` elements).
     #[error("signal {index} has {len} elements; neighbourhood {n} needs at least {}", 2 * n + 1)]
     SignalTooShort { index: usize, len: usize, n: u32 },
-
+    /// A convolution method forced on work it cannot do: one of the seed's kernels asked for
+    /// gradients, a window of a product, or f32 summed in f64.
     #[error(
         "{method} cannot {what}: it is one of the article's five convolution kernels (v0-v4), which compute forward products of one pair in the input's type"
     )]
