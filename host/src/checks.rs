@@ -30,9 +30,9 @@ use warpkit_kernels::warp::reduce::WarpReduce;
 use warpkit_kernels::warp::scan::WarpScan;
 
 pub use crate::alias::launch::construct_with_contents as alias_construct_with_contents;
+pub use crate::convolve::launch::WORDS_WITH_FIELDS as CONVOLVE_JOB_WORDS;
 pub use crate::convolve::launch::band_with_jobs as convolve_band_with_jobs;
 pub use crate::multisplit::launch::scatter_with_table as multisplit_scatter_with_table;
-pub use warpkit_kernels::convolve::band::JOB_WORDS as CONVOLVE_JOB_WORDS;
 pub use warpkit_kernels::policy::LEVEL_TEST_BLOCK_THREADS as BLOCK_THREADS;
 pub use warpkit_kernels::simt::check::{CAS_CONTENDERS, COLLECTIVE_OUTPUTS};
 

@@ -110,7 +110,8 @@ pub unsafe trait Params: Copy {
 #[cfg(not(target_arch = "nvptx64"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reach {
-    /// The field's name.
+    /// The field's name. Reaches of one name are parts of one field (the outputs of a job
+    /// list), which may overlap each other as a field's own elements do.
     pub field: &'static str,
     /// The address it holds.
     pub addr: usize,
@@ -132,8 +133,10 @@ pub struct Reach {
 /// # Safety
 /// A launch is sound when every reach [`Checked::for_each_reach`] gives lies inside one live
 /// allocation (or is empty) with its first [`Reach::zeroed`] bytes zero, no reach that writes
-/// overlaps another, and [`Checked::check`] holds for the launch shape: the body then touches
-/// no other memory, and ends.
+/// overlaps a reach of another field, and [`Checked::check`] holds for the launch shape: the
+/// body then touches no other memory, and ends. [`kernel!`](crate::kernel!) implements it from
+/// `#[len]` on every pointer field; a family whose kernels take addresses from other fields
+/// (jobs holding them) implements it by hand, with a reach for each.
 #[cfg(not(target_arch = "nvptx64"))]
 pub unsafe trait Checked: Params {
     /// Calls `visit` with each pointer field's reach in a launch of `shape`.

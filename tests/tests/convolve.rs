@@ -551,71 +551,89 @@ fn bad_input_is_refused_before_anything_runs() {
 }
 
 /// The band kernel and its slice sums meet jobs they did not make (words of zeros, `n − 1`,
-/// all ones, random, and jobs at the edges of their fields: offsets at the last element,
-/// strides ±1, whole-field lengths, repeats stepping past the end, unused fields) on every
-/// device, inline and listed, with one slice and several: no store lands past the `n`
-/// elements each output is said to hold (a guard of poison after them stays), and no launch
-/// faults.
+/// all ones, random, and jobs at the edges of their buffers: offsets at the last element,
+/// strides ±1, whole-buffer lengths, repeats stepping past the end, missing buffers) on every
+/// device, inline and listed, with one slice and several: each launch is refused with
+/// `LaunchContract` or runs, and no store lands past the `n` elements each output is said to
+/// hold (a guard of poison after them stays).
 #[test]
 fn no_job_sends_the_band_kernel_out_of_bounds() {
     use warpkit::checks::{CONVOLVE_JOB_WORDS as WORDS, convolve_band_with_jobs};
     use warpkit_tests::HostileWords;
     const GUARD: usize = 4096;
+    const KINDS: [&str; 5] = ["edges", "a forward", "outputs forward", "no input", "steps of 2"];
     let n = 1000;
     let mut rng = fresh_rng("convolve band with any jobs");
     let words = HostileWords::new(&mut rng, n);
     let inputs: Vec<Vec<f32>> = (0..3).map(|_| random_vec(&mut rng, n)).collect();
-    // Word `k` of job `j` at the edges, in the field order of
-    // `warpkit_kernels::convolve::band::Job`: odd jobs read their vectors reversed from the
-    // last elements (inside), even ones forward from there (past the end); every third job
-    // writes forward from the last elements (past the end), the others backward; one job in
-    // four reads a field that does not exist.
-    let edge = |j: usize, k: usize| -> u64 {
+    // Word `k` of job `j` of `count` at the edges with hazard `h`, in the field order of
+    // `warpkit_kernels::convolve::job::Listed`.
+    // Each job reads whole inputs reversed from their last element and writes a whole output
+    // backward, 2 or 3 products a job one element apart (inside). The last job carries the
+    // hazard: 1 reads `a` forward from there (past the end), 2 writes forward, 3 reads an
+    // input that does not exist, 4 steps two elements a product (the last one past the end).
+    let edge = |h: usize, count: usize, j: usize, k: usize| -> u64 {
+        let hazard = if j + 1 == count { h } else { 0 };
         let (n, j) = (n as u64, j as u64);
+        let repeat = 2 + j % 2;
         let stride = |forward: bool| if forward { 1 } else { u64::MAX };
         match k {
-            0 | 3 | 6 => n - 1 - j % 2,
-            1 | 4 => stride(j % 2 == 0),
-            7 => stride(j % 3 == 0),
-            2 | 5 => n - 1,
-            9 => n - j % 3,  // the outputs' length
-            8 => j % 2 * 3,  // lo
-            10 => j * 2,     // first tile
-            11 => j * n,     // first output
-            12 => 1 + j % 3, // repeat, a step of one element each
-            13..=15 => 1,
-            _ => ((j + 2) % 4) | ((j % 3) << 8) | ((j % 2) << 16), // fields (3 is none)
+            0 | 3 | 6 => n - repeat,
+            1 => stride(hazard == 1),
+            4 => stride(false),
+            7 => stride(hazard == 2),
+            2 | 5 | 9 => n - repeat + 1, // lengths of a, b and the outputs
+            8 => j % 2 * 3,              // lo
+            10 | 11 => 0,                // first tile and output: the helper chains them
+            12 => repeat,
+            13..=15 => 1 + (hazard == 4) as u64,
+            _ => {
+                let a = if hazard == 3 { 3 } else { j % 3 };
+                a | ((j + 1) % 3) << 8 | (j % 2) << 16
+            }
         }
     };
-    let kinds = HostileWords::KINDS.len() + 1;
+    // Edge jobs with each hazard, then the hostile words.
+    let kinds = 5 + HostileWords::KINDS.len();
     for device in devices("convolve band with any jobs") {
         let ins: Vec<_> = inputs.iter().map(|v| device.upload(v).unwrap()).collect();
         let ins: Vec<_> = ins.iter().collect();
+        // Launches that ran and that were refused, by kind.
+        let (mut ran, mut refused) = ([0; 9], [0; 9]);
         for kind in 0..kinds {
             for count in [1, 2, 5] {
                 for sliced in [false, true] {
                     let job_words: Vec<u64> = (0..count * WORDS)
                         .map(|i| match kind {
-                            0 => edge(i / WORDS, i % WORDS),
-                            t => words.word(t - 1, i),
+                            h @ 0..5 => edge(h, count, i / WORDS, i % WORDS),
+                            t => words.word(t - 5, i),
                         })
                         .collect();
                     let mut outs: Vec<_> = (0..2)
                         .map(|_| device.filled(n + GUARD, f32::poison()).unwrap())
                         .collect();
                     let mut outs: Vec<_> = outs.iter_mut().collect();
-                    convolve_band_with_jobs(&device, (&ins, &mut outs), n, &job_words, sliced).unwrap();
+                    match convolve_band_with_jobs(&device, (&ins, &mut outs), n, &job_words, sliced) {
+                        Ok(()) => ran[kind] += 1,
+                        Err(Error::LaunchContract { .. }) => refused[kind] += 1,
+                        Err(e) => panic!("jobs of kind {kind}: {e}"),
+                    }
                     for (o, out) in outs.iter().enumerate() {
                         let out = device.download(out).unwrap();
                         assert!(
                             out[n..].iter().all(|x| x.to_bits() == f32::poison().to_bits()),
                             "jobs {}, {count} of them, sliced {sliced}, on {}: a store past n in output {o}",
-                            ["edges"].iter().chain(&HostileWords::KINDS).nth(kind).unwrap(),
+                            KINDS.iter().chain(&HostileWords::KINDS).nth(kind).unwrap(),
                             device.describe()
                         );
                     }
                 }
             }
         }
+        // Inline (one or two jobs), edge jobs run without a hazard and are refused with one;
+        // listed (five), the kernels test them and run (skipping a job with a hazard).
+        // Hostile words are refused, do nothing (all zeros: no products), or run listed.
+        assert_eq!(ran[..5], [6, 2, 2, 2, 2], "edge jobs that ran, by hazard");
+        assert_eq!(refused[..5], [0, 4, 4, 4, 4], "edge jobs refused, by hazard");
     }
 }

@@ -1,17 +1,22 @@
 //! Convolution on a device (GPU or emulator): the products of a call as jobs of one band
 //! launch (`warpkit_kernels::convolve::band`), split over slices of the inner sum and summed by
 //! a second launch when the outputs alone make too few blocks; or one launch of a seed kernel
-//! per product. Every launch is checked: jobs name their vectors by offsets into the bound
-//! buffers, and the kernels test each job against them.
+//! per product. Every launch is checked: up to two jobs ride in the parameters holding the
+//! addresses the bindings give the call's buffers (the band family's check finds each job's
+//! vectors inside them); more go up as a list naming their vectors by offsets into the bound
+//! buffers, and the kernels test each listed job against them.
 
 use super::{Method, Operand, Plan, Real, Work};
 use crate::error::{Error, Result};
 use crate::runtime::bindings::Bindings;
 use crate::runtime::device::{Device, DeviceBuffer};
-use warpkit_kernels::convolve::band::{Band, INLINE_JOBS, InlineJobs, JOB_WORDS, Job, slices_for};
+use warpkit_kernels::convolve::band::{Band, BandList, slices_for, sums_shape};
+#[cfg(feature = "checks")]
+use warpkit_kernels::convolve::job::JOB_WORDS;
+use warpkit_kernels::convolve::job::{INLINE_JOBS, InlineJobs, Job, Listed};
 use warpkit_kernels::convolve::seed::{Seed, Version};
 use warpkit_kernels::convolve::{Real as Sum, Stored};
-use warpkit_kernels::kernel::{Checked, Kernel};
+use warpkit_kernels::kernel::Kernel;
 
 /// Runs `work` by the plan's method: each product reading its operands in `inputs` and writing
 /// its target in `outputs` (spans the caller has checked against them).
@@ -25,10 +30,18 @@ pub(super) fn run<F: Real>(
     let method = plan.method;
     if method == Method::Band {
         let jobs = Jobs::new(work);
+        let all = usize::MAX;
         return if plan.wide {
-            jobs.launch::<F, f64, F::BandWide, F::SumSlicesWide>(d, inputs, outputs, u64::MAX)
+            jobs.launch::<F, f64, (
+                F::BandWide,
+                F::SumSlicesWide,
+                F::BandListedWide,
+                F::SumSlicesListedWide,
+            )>(d, inputs, outputs, all)
         } else {
-            jobs.launch::<F, F, F::Band, F::SumSlices>(d, inputs, outputs, u64::MAX)
+            jobs.launch::<F, F, (F::Band, F::SumSlices, F::BandListed, F::SumSlicesListed)>(
+                d, inputs, outputs, all,
+            )
         };
     }
     let cannot = |what| {
@@ -81,9 +94,54 @@ fn operand(op: &Operand) -> (u64, i64) {
     }
 }
 
-/// The jobs of one band launch, runs of equal products merged.
+/// A job of a call with its offsets and steps turned into bytes from the addresses of the
+/// call's inputs and outputs (from 0 for one the call has not got: the launch's check refuses
+/// it), for elements of `S`: the form an inline job takes.
+fn inline_job<S>(listed: &Listed, inputs: &[u64], outputs: &[u64]) -> Job {
+    let size = size_of::<S>() as u64;
+    let address = |buffers: &[u64], k: u64, offset: u64| {
+        let base = buffers.get(k as usize).copied().unwrap_or(0);
+        base.wrapping_add(offset.wrapping_mul(size))
+    };
+    let bytes = |step: i64| step.wrapping_mul(size as i64);
+    let (a, b, out) = listed.field_of();
+    let j = listed.job;
+    Job {
+        a: address(inputs, a, j.a),
+        b: address(inputs, b, j.b),
+        out: address(outputs, out, j.out),
+        a_step: bytes(j.a_step),
+        b_step: bytes(j.b_step),
+        out_step: bytes(j.out_step),
+        ..j
+    }
+}
+
+/// The four band kernels of one element type `S` summed in `F`, as a tuple: over inline jobs,
+/// their slice sums, over listed jobs, theirs.
+trait BandKernels<S: Stored<F>, F: Sum> {
+    type Inline: Kernel<Params = Band<S, F>>;
+    type InlineSums: Kernel<Params = Band<S, F>>;
+    type Listed: Kernel<Params = BandList<S, F>>;
+    type ListedSums: Kernel<Params = BandList<S, F>>;
+}
+
+impl<S: Stored<F>, F: Sum, B, K, L, LK> BandKernels<S, F> for (B, K, L, LK)
+where
+    B: Kernel<Params = Band<S, F>>,
+    K: Kernel<Params = Band<S, F>>,
+    L: Kernel<Params = BandList<S, F>>,
+    LK: Kernel<Params = BandList<S, F>>,
+{
+    type Inline = B;
+    type InlineSums = K;
+    type Listed = L;
+    type ListedSums = LK;
+}
+
+/// The jobs of one band launch, runs of equal products merged, as a list names them.
 struct Jobs {
-    jobs: Vec<Job>,
+    jobs: Vec<Listed>,
     /// Tiles and outputs of all jobs, and the longest `b`.
     tiles: u64,
     outputs: u64,
@@ -119,41 +177,29 @@ impl Jobs {
                 a_step: 0,
                 b_step: 0,
                 out_step: 0,
-                fields: Job::fields(product.a.input as u8, product.b.input as u8, target.output as u8),
             };
             all.tiles += job.tiles();
             all.outputs += job.len;
             all.longest = all.longest.max(job.b_len);
-            if !all.jobs.last_mut().is_some_and(|run| extend(run, &job)) {
-                all.jobs.push(job);
+            let fields = Listed::fields(product.a.input as u8, product.b.input as u8, target.output as u8);
+            let listed = Listed { job, fields };
+            if !all.jobs.last_mut().is_some_and(|run| extend(run, &listed)) {
+                all.jobs.push(listed);
             }
         }
         all
     }
 
-    /// The band launch `B` over these jobs, elements kept as `S` and summed in `F`, and with
-    /// more than one slice its slice sums `K`; the kernels told that each output holds at
-    /// most `told` elements (a test's guard past them).
-    fn launch<S: Real + Stored<F>, F: Sum, B, K>(
+    /// The band launch over these jobs by `K`'s kernels, elements `S` summed in `F`, and with
+    /// more than one slice its slice sums; the kernels may write only the first `told` elements
+    /// of each output (a test's guard past them).
+    fn launch<S: Real + Stored<F>, F: Sum, K: BandKernels<S, F>>(
         &self,
         d: &Device,
         inputs: &[&DeviceBuffer<S>],
         outputs: &mut [&mut DeviceBuffer<S>],
-        told: u64,
-    ) -> Result<()>
-    where
-        B: Kernel<Params = Band<S, F>>,
-        K: Kernel<Params = Band<S, F>>,
-        Band<S, F>: Checked,
-    {
-        let mut inline: InlineJobs = [0; INLINE_JOBS * JOB_WORDS];
-        let list = if self.jobs.len() <= INLINE_JOBS {
-            let words: &[u64] = bytemuck::cast_slice(&self.jobs);
-            inline[..words.len()].copy_from_slice(words);
-            None
-        } else {
-            Some(d.upload(&self.jobs)?)
-        };
+        told: usize,
+    ) -> Result<()> {
         // The slices' partial sums live in the device's launch scratch, kept between calls.
         let slices = slices_for(self.tiles, self.longest, &d.limits().launch);
         let partial_bytes = match slices {
@@ -161,33 +207,69 @@ impl Jobs {
             _ => (slices as u64 * self.outputs) as usize * size_of::<F>(),
         };
         let mut scratch = d.scratch(partial_bytes)?;
+        let list = match self.jobs.len() {
+            0..=INLINE_JOBS => None,
+            _ => Some(d.upload(&self.jobs)?),
+        };
         let mut bind = d.bind();
-        let how = (inline, list.as_ref(), slices, told);
-        let p = self.params::<S, F>(&mut bind, how, (inputs, outputs), scratch.as_mut())?;
-        // Bound first, so a call with nothing to do still refuses another device's buffers.
+        let partial = match (slices, scratch.as_mut()) {
+            (2.., Some(s)) => bind.write(s)?.cast::<F>(),
+            _ => std::ptr::null_mut(),
+        };
+        let sums = sums_shape(self.outputs, &d.limits().launch);
+        let Some(list) = &list else {
+            let inputs = inputs
+                .iter()
+                .map(|b| Ok(bind.read(b)?.expose_provenance() as u64))
+                .collect::<Result<Vec<_>>>()?;
+            let outputs = outputs
+                .iter_mut()
+                .map(|b| Ok(bind.write_first(b, told)?.expose_provenance() as u64))
+                .collect::<Result<Vec<_>>>()?;
+            // Bound first, so a call with nothing to do still refuses another device's buffers.
+            if self.outputs == 0 {
+                return Ok(());
+            }
+            let mut jobs = [Job::default(); INLINE_JOBS];
+            for (slot, job) in jobs.iter_mut().zip(&self.jobs) {
+                *slot = inline_job::<S>(job, &inputs, &outputs);
+            }
+            let p = Band {
+                inline: InlineJobs::new(jobs),
+                count: self.jobs.len() as u32,
+                tiles: self.tiles,
+                outputs: self.outputs,
+                slices,
+                partial,
+            };
+            bind.launch::<K::Inline>(p.plan(), p)?;
+            return if slices > 1 {
+                bind.launch::<K::InlineSums>(sums, p)
+            } else {
+                Ok(())
+            };
+        };
+        let p = self.listed(&mut bind, list, (inputs, outputs), (told, slices, partial))?;
         if self.outputs == 0 {
             return Ok(());
         }
-        bind.launch::<B>(p.plan(self.tiles), p)?;
+        bind.launch::<K::Listed>(p.plan(self.tiles), p)?;
         if slices > 1 {
-            let mut bind = d.bind();
-            let p = self.params::<S, F>(&mut bind, how, (inputs, outputs), scratch.as_mut())?;
-            bind.launch::<K>(p.plan_sums(&d.limits().launch), p)?;
+            bind.launch::<K::ListedSums>(sums, p)?;
         }
         Ok(())
     }
 
-    /// The parameters of a launch over these jobs (`inline`, or in `list`) with `slices`
-    /// slices, binding the call's buffers as its fields (inputs read, outputs written, at most
-    /// `told` elements of each output) and, with more than one slice, the partial sums in
-    /// `scratch`.
-    fn params<'a, S: Real + Stored<F>, F: Sum>(
+    /// The parameters of a launch over these jobs in `list` with `slices` slices, binding the
+    /// call's buffers as its fields (inputs read, outputs written, at most `told` elements of
+    /// each output) and the partial sums.
+    fn listed<'a, S: Real + Stored<F>, F: Sum>(
         &self,
         bind: &mut Bindings<'a>,
-        (inline, list, slices, told): (InlineJobs, Option<&'a DeviceBuffer<Job>>, u32, u64),
+        list: &'a DeviceBuffer<Listed>,
         (inputs, outputs): (&[&'a DeviceBuffer<S>], &'a mut [&mut DeviceBuffer<S>]),
-        scratch: Option<&'a mut DeviceBuffer<u8>>,
-    ) -> Result<Band<S, F>> {
+        (told, slices, partial): (usize, u32, *mut F),
+    ) -> Result<BandList<S, F>> {
         let mut input = |k: usize| -> Result<(*const S, u64)> {
             let buffer = inputs.get(k).copied();
             Ok((bind.read_or_null(buffer)?, buffer.map_or(0, |b| b.len() as u64)))
@@ -197,20 +279,15 @@ impl Jobs {
         let mut output = || -> Result<(*mut S, u64)> {
             match fields.next() {
                 Some(out) => {
-                    let len = (out.len() as u64).min(told);
+                    let len = out.len().min(told) as u64;
                     Ok((bind.write(out)?, len))
                 }
                 None => Ok((std::ptr::null_mut(), 0)),
             }
         };
         let (out0, out1) = (output()?, output()?);
-        let partial = match (slices, scratch) {
-            (2.., Some(s)) => bind.write(s)?.cast::<F>(),
-            _ => std::ptr::null_mut(),
-        };
-        Ok(Band {
-            inline,
-            list: bind.read_or_null(list)?,
+        Ok(BandList {
+            list: bind.read(list)?,
             count: self.jobs.len() as u32,
             outputs: self.outputs,
             in0: in0.0,
@@ -229,11 +306,21 @@ impl Jobs {
     }
 }
 
-/// One band launch over jobs of any contents, `words` ([`JOB_WORDS`] a job) in place of those a
-/// call builds: `f32` elements read from `inputs` and written to the first `told` elements of
-/// each of `outputs`, one slice or (`sliced`) several. How the kernels meet jobs they did not
-/// make: whatever the words, no store may land at or past `told` (so that the safe launch is
-/// sound); the elements past it are the caller's guard.
+/// Words a job takes in [`band_with_jobs`]: a [`Listed`] job's.
+#[cfg(feature = "checks")]
+pub const WORDS_WITH_FIELDS: usize = JOB_WORDS + 1;
+#[cfg(feature = "checks")]
+const _: () = assert!(size_of::<Listed>() == 8 * WORDS_WITH_FIELDS);
+
+/// One band launch over jobs of any contents in place of those a call builds,
+/// [`WORDS_WITH_FIELDS`] words a job: a [`Listed`] job's, vectors by element offsets into the
+/// inputs and outputs its `fields` name. `f32` elements are read from `inputs` and written to
+/// the first `told` elements of each of `outputs`, one slice or (`sliced`) several; the jobs
+/// are chained (each one's first tile and output where the one before ends) as a call's are,
+/// launched over at most four tiles and `4 * told` outputs a job, and go inline (at most [`INLINE_JOBS`], with the addresses of their buffers, address 0 for
+/// one the call has not got) or listed as a call's would. How the band kernels meet jobs they
+/// did not make: whatever the words, the launch is refused (`Error::LaunchContract`) or
+/// stores nothing at or past `told`; the elements past it are the caller's guard.
 #[cfg(feature = "checks")]
 pub fn band_with_jobs(
     d: &Device,
@@ -244,51 +331,78 @@ pub fn band_with_jobs(
 ) -> Result<()> {
     use warpkit_kernels::convolve::band::CHUNK;
     use warpkit_kernels::convolve::kernels::ConvolveKernels;
-    let jobs: Vec<Job> = words
-        .chunks_exact(JOB_WORDS)
-        .map(|w| Job::from_words(|k| w[k]))
+    let (mut tiles, mut outs) = (0u64, 0u64);
+    let jobs: Vec<Listed> = words
+        .chunks_exact(WORDS_WITH_FIELDS)
+        .map(|w| {
+            let job = Job {
+                first_tile: tiles,
+                first_out: outs,
+                ..Job::from_words(|k| w[k])
+            };
+            tiles = tiles.wrapping_add(job.repeat.wrapping_mul(job.tiles()));
+            outs = outs.wrapping_add(job.repeat.wrapping_mul(job.len));
+            Listed {
+                job,
+                fields: w[JOB_WORDS],
+            }
+        })
         .collect();
+    // At most four tiles and `4 * told` outputs a job, so that hostile words launch a small
+    // grid over small partial sums (the band check refuses inline jobs whose totals this cuts).
+    let count = jobs.len() as u64;
     let all = Jobs {
-        tiles: 4 * jobs.len() as u64,
-        outputs: told as u64,
+        jobs,
+        tiles: tiles.min(4 * count),
+        outputs: outs.min(4 * count * told as u64),
         // Several chunks of `b` make several slices (a few: the emulator runs every block).
         longest: if sliced { 8 * CHUNK as u64 } else { 1 },
-        jobs,
     };
-    all.launch::<f32, f32, <f32 as ConvolveKernels>::Band, <f32 as ConvolveKernels>::SumSlices>(
-        d,
-        inputs,
-        outputs,
-        told as u64,
-    )
+    type Kernels = (
+        <f32 as ConvolveKernels>::Band,
+        <f32 as ConvolveKernels>::SumSlices,
+        <f32 as ConvolveKernels>::BandListed,
+        <f32 as ConvolveKernels>::SumSlicesListed,
+    );
+    all.launch::<f32, f32, Kernels>(d, inputs, outputs, told)
 }
 
-/// Takes `next` into `run` as its next product if it has the run's shape and lies a step past
-/// its last (the step set by the run's second product).
-fn extend(run: &mut Job, next: &Job) -> bool {
-    let shape = |j: &Job| {
+/// Takes `next` into `run` as its next product if it has the run's shape and buffers and lies
+/// a step past its last (the step set by the run's second product).
+fn extend(run: &mut Listed, next: &Listed) -> bool {
+    let shape = |l: &Listed| {
+        let j = &l.job;
         (
-            j.a_stride,
-            j.a_len,
-            j.b_stride,
-            j.b_len,
-            j.out_stride,
-            j.lo,
-            j.len,
-            j.fields,
+            (
+                j.a_stride,
+                j.a_len,
+                j.b_stride,
+                j.b_len,
+                j.out_stride,
+                j.lo,
+                j.len,
+            ),
+            l.fields,
         )
     };
-    let step = |from: u64, to: u64| to.wrapping_sub(from) as i64;
-    let last = run.nth(run.repeat - 1);
-    let steps = (
-        step(last.a, next.a),
-        step(last.b, next.b),
-        step(last.out, next.out),
-    );
-    if shape(run) != shape(next) || (run.repeat > 1 && steps != (run.a_step, run.b_step, run.out_step)) {
+    if shape(run) != shape(next) {
         return false;
     }
-    (run.a_step, run.b_step, run.out_step) = steps;
-    run.repeat += 1;
+    let (job, next) = (&mut run.job, &next.job);
+    // From the run's last product to `next`, in elements.
+    let step = |from: u64, step: i64, to: u64| {
+        let last = from.wrapping_add(((job.repeat - 1) as i64).wrapping_mul(step) as u64);
+        to.wrapping_sub(last) as i64
+    };
+    let steps = (
+        step(job.a, job.a_step, next.a),
+        step(job.b, job.b_step, next.b),
+        step(job.out, job.out_step, next.out),
+    );
+    if job.repeat > 1 && steps != (job.a_step, job.b_step, job.out_step) {
+        return false;
+    }
+    (job.a_step, job.b_step, job.out_step) = steps;
+    job.repeat += 1;
     true
 }

@@ -4,7 +4,7 @@
 //! family's parameter struct from the addresses it gets back and launches; before anything
 //! runs, every pointer field's reach (its `#[len]`) must lie in one bound buffer (one zeroed at
 //! binding where the field is `#[zeroed]`), written ones in a mutably bound buffer and
-//! overlapping no other reach, and the family's check clause and the entry's
+//! overlapping no reach of another field, and the family's check clause and the entry's
 //! ([`Kernel::holds`]) must accept the fields and the shape. The areas need no `unsafe`.
 
 use super::device::{Device, DeviceBuffer, LaunchShape};
@@ -94,6 +94,16 @@ impl<'a> Bindings<'a> {
         self.hold(buffer, true, start * size_of::<T>()..end * size_of::<T>())
     }
 
+    /// The kernel address of `buffer`, of which the launch may write only the first `len`
+    /// elements (all of them for `len` past its end).
+    pub(crate) fn write_first<T>(&mut self, buffer: &'a mut DeviceBuffer<T>, len: usize) -> Result<*mut T> {
+        let ptr = self.hold(buffer, true, 0..0)?;
+        if let Some(bound) = self.buffers.last_mut() {
+            bound.bytes = bound.bytes.min(len.saturating_mul(size_of::<T>()));
+        }
+        Ok(ptr)
+    }
+
     /// Records `buffer` (of this device) as bound, writable or not, with bytes `zeroed`
     /// zeroed, and gives its address.
     fn hold<T>(&mut self, buffer: &DeviceBuffer<T>, writable: bool, zeroed: Range<usize>) -> Result<*mut T> {
@@ -110,8 +120,9 @@ impl<'a> Bindings<'a> {
 
     /// Launches `K` over `shape` with `params` once the checks in the [module docs](self) pass
     /// (`Err(LaunchContract)` otherwise, and `Err(LaunchShape)` for a shape the device cannot
-    /// run): asynchronously on a GPU, to completion in the emulator.
-    pub(crate) fn launch<K: Kernel>(self, shape: LaunchShape, params: K::Params) -> Result<()>
+    /// run): asynchronously on a GPU, to completion in the emulator. Several launches may share
+    /// the bindings (a kernel and the one that finishes its work).
+    pub(crate) fn launch<K: Kernel>(&self, shape: LaunchShape, params: K::Params) -> Result<()>
     where
         K::Params: Checked,
     {
@@ -149,7 +160,7 @@ impl<'a> Bindings<'a> {
             for b in &reaches[i + 1..] {
                 let apart =
                     a.addr as u128 + a.bytes <= b.addr as u128 || b.addr as u128 + b.bytes <= a.addr as u128;
-                if (a.writes || b.writes) && !apart {
+                if (a.writes || b.writes) && !apart && a.field != b.field {
                     return refuse(format!(
                         "`{}` and `{}` overlap and one is written",
                         a.field, b.field
@@ -158,9 +169,9 @@ impl<'a> Bindings<'a> {
             }
         }
         // SAFETY: the `Checked` contract: every reach lies in a live buffer bound here (held
-        // borrowed until this call returns, and freed only in stream order after it), aligned,
-        // written ones only in buffers bound mutably and apart from every other reach, and the
-        // family's check and the entry's hold for `shape`.
+        // borrowed until the bindings drop, and freed only in stream order after that),
+        // aligned, written ones only in buffers bound mutably and apart from every reach of
+        // another field, and the family's check and the entry's hold for `shape`.
         unsafe { self.device.launch_unchecked::<K>(shape, params) }
     }
 }

@@ -1,6 +1,8 @@
 //! The band kernel: outputs `out[j] = Σ_k a[lo + j − k] · b[k]` for `j < len`, a window of the
 //! full convolution of `a` and `b` (all of it for a forward product, `n` or `m` outputs of it
-//! for a gradient), for a list of [`Job`]s in one launch.
+//! for a gradient), for a list of [`Job`]s in one launch: up to two inline ([`Band`], checked by
+//! the host's binder) or any number listed in device memory ([`BandList`], tested by the
+//! kernel; see [`job`](super::job)).
 //!
 //! A block owns a tile of [`TILE`] consecutive outputs of one job and a slice of the `k` range
 //! that reaches them (`gridDim.y` slices, so a long inner sum spreads over more blocks than
@@ -19,6 +21,7 @@
 //! go through a loop that tests every term instead. Both loops add the terms in the same order,
 //! so finite inputs give the same bits either way.
 
+use super::job::{InlineJobs, Job, Listed, MOST_ELEMENTS, element, find_listed, inside, vector};
 use super::{Real, Stored};
 use crate::launch::{LaunchShape, Limits};
 pub use crate::policy::convolve::{BAND_CHUNK as CHUNK, BAND_THREADS as THREADS};
@@ -33,6 +36,11 @@ const PER_THREAD: u32 = 8;
 pub const TILE: u32 = THREADS * PER_THREAD;
 const _: () = assert!(CHUNK.is_multiple_of(THREADS) && TILE.is_multiple_of(THREADS));
 
+const _: () = assert!(
+    THREADS <= crate::launch_bounds::BAND_LISTED_F32.max_threads
+        && THREADS <= crate::launch_bounds::BAND_LISTED_F64.max_threads
+);
+
 /// Warps per block.
 const WARPS: u32 = THREADS / 32;
 
@@ -40,221 +48,6 @@ const WARPS: u32 = THREADS / 32;
 /// CHUNK`), `b`'s chunk and a word per warp.
 pub const fn shared_bytes(bytes: u32) -> u32 {
     (TILE + 2 * CHUNK) * bytes + 4 * WARPS
-}
-
-/// One banded product, as [`band`](self) says: vectors by the element offset of their element 0
-/// in one of the launch's fields (`fields` names which) and a stride in elements (negative to
-/// read one reversed), the output window `lo .. lo + len` of the full convolution, and where the
-/// job's tiles and outputs start among all jobs'; or `repeat` products of that shape, the `r`-th
-/// with its three vectors `r` steps further on (a batch of equal pairs is one job, so no job list
-/// goes up for it). Jobs are data, not addresses: a kernel uses a job only after testing that
-/// every element it names lies in the field it names, so no job can take it out of its buffers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(C)]
-pub struct Job {
-    pub a: u64,
-    pub a_stride: i64,
-    pub a_len: u64,
-    pub b: u64,
-    pub b_stride: i64,
-    pub b_len: u64,
-    pub out: u64,
-    pub out_stride: i64,
-    pub lo: u64,
-    pub len: u64,
-    /// Tiles of the jobs before this one.
-    pub first_tile: u64,
-    /// Outputs of the jobs before this one (the job's place in the partial sums).
-    pub first_out: u64,
-    /// Products in the job, at least 1.
-    pub repeat: u64,
-    /// Elements from one product's `a`, `b` and `out` to the next one's.
-    pub a_step: i64,
-    pub b_step: i64,
-    pub out_step: i64,
-    /// The fields of `a`, `b` (inputs) and `out` (an output), as [`Job::fields`] packs them.
-    pub fields: u64,
-}
-
-/// Words of a [`Job`].
-pub const JOB_WORDS: usize = size_of::<Job>() / 8;
-
-/// Jobs a launch can take among its parameters (a product, or both gradients), sparing the
-/// upload of a job list: a copy from pageable memory cost about 5 µs a call.
-pub const INLINE_JOBS: usize = 2;
-
-/// The inline jobs' words, [`JOB_WORDS`] a job.
-pub type InlineJobs = [u64; INLINE_JOBS * JOB_WORDS];
-
-/// The longest vector, window or output offset a kernel takes from a job (2^40 elements, far
-/// past any buffer's): bounds that keep its index arithmetic from wrapping.
-const MOST_ELEMENTS: u64 = 1 << 40;
-
-/// Jobs as plain data for the host (`bytemuck`), so a job list uploads as a typed buffer.
-#[cfg(not(target_arch = "nvptx64"))]
-mod pod {
-    use super::{JOB_WORDS, Job};
-    // SAFETY: `repr(C)` of 8-byte numbers only, so no padding; `Copy` and `'static`; every bit
-    // pattern is a job (a kernel tests a job before it uses one).
-    unsafe impl bytemuck::Zeroable for Job {}
-    unsafe impl bytemuck::Pod for Job {}
-    const _: () = assert!(size_of::<Job>() == 8 * JOB_WORDS && JOB_WORDS == 17);
-}
-
-impl Job {
-    /// The `fields` word of a job reading input fields `a` and `b` and writing output field
-    /// `out`.
-    pub const fn fields(a: u8, b: u8, out: u8) -> u64 {
-        a as u64 | (b as u64) << 8 | (out as u64) << 16
-    }
-
-    /// The input fields of `a` and `b` and the output field of `out`.
-    #[inline(always)]
-    fn field_of(&self) -> (u64, u64, u64) {
-        (
-            self.fields & 0xff,
-            self.fields >> 8 & 0xff,
-            self.fields >> 16 & 0xff,
-        )
-    }
-
-    /// The job whose word `k` is `word(k)`, in field order.
-    #[inline(always)]
-    pub fn from_words(word: impl Fn(usize) -> u64) -> Job {
-        Job {
-            a: word(0),
-            a_stride: word(1) as i64,
-            a_len: word(2),
-            b: word(3),
-            b_stride: word(4) as i64,
-            b_len: word(5),
-            out: word(6),
-            out_stride: word(7) as i64,
-            lo: word(8),
-            len: word(9),
-            first_tile: word(10),
-            first_out: word(11),
-            repeat: word(12),
-            a_step: word(13) as i64,
-            b_step: word(14) as i64,
-            out_step: word(15) as i64,
-            fields: word(16),
-        }
-    }
-
-    /// Tiles of one product.
-    #[inline(always)]
-    pub fn tiles(&self) -> u64 {
-        self.len.div_ceil(TILE as u64)
-    }
-
-    /// The product whose tiles or outputs (`per` of them a product) take in the `i`-th of
-    /// the job's, as a job of its own. A single product is the job itself, without the 64-bit
-    /// division (which cost about a microsecond a launch at m = n = 2048).
-    #[inline(always)]
-    fn product_of(&self, i: u64, per: impl Fn(&Job) -> u64) -> Job {
-        if self.repeat == 1 {
-            *self
-        } else {
-            self.nth(i / per(self).max(1))
-        }
-    }
-
-    /// Product `r` as a job of its own (wrapping: a kernel tests the product before it uses
-    /// it).
-    #[inline(always)]
-    pub fn nth(&self, r: u64) -> Job {
-        let step = |base: u64, step: i64| base.wrapping_add((r as i64).wrapping_mul(step) as u64);
-        Job {
-            a: step(self.a, self.a_step),
-            b: step(self.b, self.b_step),
-            out: step(self.out, self.out_step),
-            first_tile: self.first_tile.wrapping_add(r.wrapping_mul(self.tiles())),
-            first_out: self.first_out.wrapping_add(r.wrapping_mul(self.len)),
-            repeat: 1,
-            ..*self
-        }
-    }
-}
-
-/// Whether `len` elements from offset `at`, `stride` apart (down for a negative stride), all
-/// lie below `cap`. The ends inside mean every element between them is.
-#[inline(always)]
-const fn inside(at: u64, stride: i64, len: u64, cap: u64) -> bool {
-    if len == 0 {
-        return true;
-    }
-    if at >= cap {
-        return false;
-    }
-    match (len - 1).checked_mul(stride.unsigned_abs()) {
-        Some(reach) if stride >= 0 => reach < cap - at,
-        Some(reach) => reach <= at,
-        None => false,
-    }
-}
-
-/// A launch's jobs: inline (`list` null, at most [`INLINE_JOBS`]) or a list in device memory.
-#[derive(Clone, Copy)]
-struct Jobs {
-    inline: InlineJobs,
-    list: *const Job,
-    count: u32,
-}
-
-impl Jobs {
-    /// Job `i`. Inline jobs are picked by constant offsets, so the parameters are never
-    /// indexed by a register (which would copy them to local memory).
-    ///
-    /// # Safety
-    /// `i < count`, and `list`, if not null, holds `count` jobs.
-    #[inline(always)]
-    unsafe fn get(&self, i: u32) -> Job {
-        if self.list.is_null() {
-            let second = i != 0;
-            Job::from_words(|k| {
-                if second {
-                    self.inline[JOB_WORDS + k]
-                } else {
-                    self.inline[k]
-                }
-            })
-        } else {
-            // SAFETY: the caller's contract.
-            unsafe { *self.list.add(i as usize) }
-        }
-    }
-
-    /// The last job whose `key` is at most `x` (jobs are sorted by it; for jobs out of order,
-    /// some job).
-    ///
-    /// # Safety
-    /// As for [`Jobs::get`], with `count >= 1`.
-    #[inline(always)]
-    unsafe fn find(&self, x: u64, key: impl Fn(&Job) -> u64) -> Job {
-        let (mut lo, mut hi) = (0, self.count);
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2;
-            // SAFETY: `mid < count`.
-            if key(&unsafe { self.get(mid) }) <= x {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        // SAFETY: `lo < count`.
-        unsafe { self.get(lo) }
-    }
-}
-
-/// Element `i` of a vector from `base` at `stride`.
-///
-/// # Safety
-/// `i` is inside the vector.
-#[inline(always)]
-unsafe fn at<F: Copy>(base: *const F, stride: i64, i: u64) -> F {
-    // SAFETY: the caller's contract.
-    unsafe { *base.offset((i as i64 * stride) as isize) }
 }
 
 /// Eight steps of eight outputs: `acc[t] += a[i0 + t − s] · b[s]` for `s < 8`, where `below`
@@ -272,16 +65,45 @@ fn eight_steps<F: Real>(acc: &mut [F; 8], below: &[F; 8], window: &[F; 8], b: &[
 }
 
 crate::kernel! {
-    /// Parameters of the band kernel and of its slice sums: the products of `count` jobs,
-    /// `inline` or in `list` if that is not null (see the [module](self)), elements kept as
-    /// `S` and summed in `F`. The jobs name their vectors by offsets in three input fields and
-    /// two output fields (a field a launch does not use is null and empty).
+    /// Parameters of the band kernel and of its slice sums over up to [`INLINE_JOBS`]
+    /// (`count`) jobs in the parameters, holding addresses of `S` elements summed in `F`. The
+    /// family's contract is checked by its own `Checked` implementation
+    /// (in the host build's `convolve::band_check`), which reads the jobs.
+    ///
+    /// [`INLINE_JOBS`]: super::job::INLINE_JOBS
     pub struct Band<S: Stored<F>, F: Real> {
-        /// The words of up to [`INLINE_JOBS`] jobs, read when `list` is null.
-        pub inline: InlineJobs,
-        /// The jobs in device memory, or null.
-        #[len(if list.is_null() { 0 } else { count })]
-        pub list: *const Job,
+        /// The jobs' words.
+        pub inline: InlineJobs<S>,
+        /// Jobs, 1 or 2.
+        pub count: u32,
+        /// Tiles of all jobs together: the band launch's grid in x.
+        pub tiles: u64,
+        /// Outputs of all jobs together.
+        pub outputs: u64,
+        /// Slices of the inner sum: the band launch's grid in y.
+        pub slices: u32,
+        /// With more than one slice, `slices * outputs` partial sums (else unused).
+        pub partial: *mut F,
+    }
+    /// The band kernel, elements kept and summed in f32; kept in f32 and summed in f64; kept
+    /// and summed in f64.
+    fn band => convolve_band_f32<f32, f32>, convolve_band_f32_wide<f32, f64>, convolve_band_f64<f64, f64>;
+    check |p, shape| *shape == p.plan();
+    /// The slice sums of the band kernels above, in the same order.
+    fn sum_slices => convolve_sum_slices_f32<f32, f32>, convolve_sum_slices_f32_wide<f32, f64>,
+        convolve_sum_slices_f64<f64, f64>;
+    check |p, shape| p.slices > 1 && shape.is_1d();
+}
+
+crate::kernel! {
+    /// Parameters of the band kernel and of its slice sums over `count` [`Listed`] jobs in
+    /// device memory, elements kept as `S` and summed in `F`. The jobs name their vectors by
+    /// offsets in three input fields and two output fields (a field a launch does not use is
+    /// null and empty), and the kernels test each job against them.
+    pub struct BandList<S: Stored<F>, F: Real> {
+        /// The jobs.
+        #[len(count)]
+        pub list: *const Listed,
         /// Jobs, at least 1.
         pub count: u32,
         /// Outputs of all jobs together.
@@ -307,14 +129,14 @@ crate::kernel! {
         #[len(if slices > 1 { u128::from(slices) * u128::from(outputs) } else { 0 })]
         pub partial: *mut F,
     }
-    check |p, shape| count >= 1 && (!list.is_null() || count as usize <= INLINE_JOBS) && slices >= 1;
-    /// The band kernel, elements kept and summed in f32; kept in f32 and summed in f64; kept
-    /// and summed in f64.
-    fn band => convolve_band_f32<f32, f32>, convolve_band_f32_wide<f32, f64>, convolve_band_f64<f64, f64>;
+    check |p, shape| count >= 1 && slices >= 1;
+    /// The band kernels over listed jobs, in the order of [`Band`]'s.
+    fn band_listed => convolve_band_listed_f32<f32, f32>, convolve_band_listed_f32_wide<f32, f64>,
+        convolve_band_listed_f64<f64, f64>;
     check |p, shape| *shape == p.plan(u64::from(shape.grid[0]));
-    /// The slice sums of the band kernels above, in the same order.
-    fn sum_slices => convolve_sum_slices_f32<f32, f32>, convolve_sum_slices_f32_wide<f32, f64>,
-        convolve_sum_slices_f64<f64, f64>;
+    /// Their slice sums.
+    fn sum_slices_listed => convolve_sum_slices_listed_f32<f32, f32>,
+        convolve_sum_slices_listed_f32_wide<f32, f64>, convolve_sum_slices_listed_f64<f64, f64>;
     check |p, shape| p.slices > 1 && shape.is_1d();
 }
 
@@ -338,41 +160,43 @@ pub const fn slices_for(tiles: u64, longest: u64, limits: &Limits) -> u32 {
     }
 }
 
+/// The band launch over `tiles` tiles and `slices` slices of elements summed in `F`: a block
+/// of [`THREADS`] per tile (in x) and slice (in y), with [`shared_bytes`] for `F`.
+pub const fn band_shape<F>(tiles: u64, slices: u32) -> LaunchShape {
+    LaunchShape {
+        grid: [
+            if tiles > u32::MAX as u64 {
+                u32::MAX
+            } else {
+                tiles as u32
+            },
+            slices,
+            1,
+        ],
+        block: [THREADS, 1, 1],
+        shared_bytes: shared_bytes(size_of::<F>() as u32),
+    }
+}
+
+/// The slice sums' grid-stride loop over `outputs` outputs: a thread an output, at most
+/// [`SUM_BLOCKS_PER_SM`] blocks a multiprocessor.
+pub const fn sums_shape(outputs: u64, limits: &Limits) -> LaunchShape {
+    let blocks = outputs.div_ceil(SUM_THREADS as u64);
+    let most = limits.multiprocessors as u64 * SUM_BLOCKS_PER_SM;
+    LaunchShape::linear(if blocks < most { blocks } else { most }, SUM_THREADS, 0)
+}
+
 impl<S: Stored<F>, F: Real> Band<S, F> {
-    /// A block of [`THREADS`] per tile (`tiles` of all jobs together, in x) and slice (in y),
-    /// with [`shared_bytes`] for `F`.
+    /// The band launch over these jobs: [`band_shape`].
+    pub const fn plan(&self) -> LaunchShape {
+        band_shape::<F>(self.tiles, self.slices)
+    }
+}
+
+impl<S: Stored<F>, F: Real> BandList<S, F> {
+    /// The band launch over these jobs' `tiles` tiles: [`band_shape`].
     pub const fn plan(&self, tiles: u64) -> LaunchShape {
-        LaunchShape {
-            grid: [
-                if tiles > u32::MAX as u64 {
-                    u32::MAX
-                } else {
-                    tiles as u32
-                },
-                self.slices,
-                1,
-            ],
-            block: [THREADS, 1, 1],
-            shared_bytes: shared_bytes(size_of::<F>() as u32),
-        }
-    }
-
-    /// The slice sums' grid-stride loop over the outputs: a thread an output, at most
-    /// [`SUM_BLOCKS_PER_SM`] blocks a multiprocessor.
-    pub const fn plan_sums(&self, limits: &Limits) -> LaunchShape {
-        let blocks = self.outputs.div_ceil(SUM_THREADS as u64);
-        let most = limits.multiprocessors as u64 * SUM_BLOCKS_PER_SM;
-        LaunchShape::linear(if blocks < most { blocks } else { most }, SUM_THREADS, 0)
-    }
-
-    /// The launch's jobs.
-    #[inline(always)]
-    fn jobs(&self) -> Jobs {
-        Jobs {
-            inline: self.inline,
-            list: self.list,
-            count: self.count,
-        }
+        band_shape::<F>(tiles, self.slices)
     }
 
     /// Input field `k` and its length (null and 0 past the third).
@@ -397,30 +221,58 @@ impl<S: Stored<F>, F: Real> Band<S, F> {
     }
 }
 
-/// The band kernel's body for this block's tile and slice.
+/// The band kernel's body over inline jobs, for this block's tile and slice.
 ///
 /// # Safety
-/// The family's checks (`count >= 1` jobs, at most [`INLINE_JOBS`] inline, the list holding
-/// them if there is one; each field holding its length; with more than one slice, `partial`
-/// holding `slices * outputs` elements) and the entry's (the launch is [`Band::plan`]). The
-/// jobs' contents are not trusted: a block whose product would reach past a field, or whose
-/// tile lies past its product's outputs, returns before its first barrier. For jobs as the
-/// host builds them (tiles and outputs in increasing order, `plan` for all their tiles) every
-/// output is written once.
+/// The family's contract, which its `Checked` implementation tests on the host: 1 or 2 jobs,
+/// tiles and outputs in increasing order without gaps, the launch [`band_shape`] for all their
+/// tiles; lengths and windows at most 2^40; every product's vectors inside live memory,
+/// outputs writable; with more than one slice, `partial` holding `slices * outputs` elements.
+/// Every output is then written once.
 #[inline(always)]
 pub unsafe fn band<S: Stored<F>, F: Real>(p: Band<S, F>) {
-    let (tile, slice, slices) = (block_x() as u64, block_idx().y, p.slices);
+    let tile = block_x() as u64;
+    let job = p.inline.find(p.count, tile, |j| j.first_tile);
+    let job = job.product_of(tile - job.first_tile, Job::tiles);
+    let first = (tile - job.first_tile) * TILE as u64; // the tile's first output in the window
+    let vectors = (vector(job.a), vector(job.b), vector(job.out));
+    // SAFETY: the family's contract.
+    unsafe {
+        run_tile::<S, F>(
+            &job,
+            vectors,
+            first,
+            (block_idx().y, p.slices),
+            (p.partial, p.outputs),
+        )
+    }
+}
+
+/// The band kernel's body over listed jobs, for this block's tile and slice.
+///
+/// # Safety
+/// The family's checks (`count >= 1` jobs in `list`; each field holding its length; with more
+/// than one slice, `partial` holding `slices * outputs` elements) and the entry's (the launch
+/// is [`band_shape`]). The jobs' contents are not trusted: a block whose product would reach
+/// past a field, or whose tile lies past its product's outputs, returns before its first
+/// barrier. For jobs as the host builds them (tiles and outputs in increasing order, a block
+/// for each tile) every output is written once.
+#[inline(always)]
+pub unsafe fn band_listed<S: Stored<F>, F: Real>(p: BandList<S, F>) {
+    let (tile, slices) = (block_x() as u64, p.slices);
     // SAFETY: the family's checks.
-    let job = unsafe { p.jobs().find(tile, |j| j.first_tile) };
-    let job = job.product_of(tile.wrapping_sub(job.first_tile), Job::tiles);
+    let listed = unsafe { find_listed(p.list, p.count, tile, |j| j.first_tile) };
+    let job = listed
+        .job
+        .product_of(tile.wrapping_sub(listed.job.first_tile), Job::tiles);
     let first = tile.wrapping_sub(job.first_tile).wrapping_mul(TILE as u64); // the tile's first output in the window
-    let (a_field, b_field, out_field) = job.field_of();
+    let (a_field, b_field, out_field) = listed.field_of();
     let ((a_base, a_cap), (b_base, b_cap), (out_base, out_cap)) =
         (p.input(a_field), p.input(b_field), p.output(out_field));
     // The one test of the job's contents, uniform over the block (so every thread returns or
     // none, before any barrier): the tile inside the product, lengths that keep the index
-    // arithmetic below from wrapping, both vectors inside their fields and the outputs inside
-    // theirs (or inside the partial sums). Past it, the loops' own bounds keep every access in
+    // arithmetic from wrapping, both vectors inside their fields and the outputs inside
+    // theirs (or inside the partial sums). Past it, the tile's own bounds keep every access in
     // range: `b` below `b_len`, `a` tested against `a_len`, outputs below `len`.
     let bounded = job.len <= MOST_ELEMENTS
         && job.lo <= MOST_ELEMENTS
@@ -441,10 +293,39 @@ pub unsafe fn band<S: Stored<F>, F: Real>(p: Band<S, F>) {
     {
         return;
     }
-    let (a_vec, b_vec) = (
-        a_base.wrapping_add(job.a as usize),
-        b_base.wrapping_add(job.b as usize),
+    let vectors = (
+        a_base.cast_mut().wrapping_add(job.a as usize),
+        b_base.cast_mut().wrapping_add(job.b as usize),
+        out_base.wrapping_add(job.out as usize),
     );
+    // SAFETY: tested above.
+    unsafe {
+        run_tile::<S, F>(
+            &job,
+            vectors,
+            first,
+            (block_idx().y, slices),
+            (p.partial, p.outputs),
+        )
+    }
+}
+
+/// One block's work: the tile of product `job`, whose vectors start at `a`, `b` and `out`,
+/// from its output `first`, over slice `slice` of `slices` of the inner sum; written out, or
+/// with several slices to the tile's slots of `partial` (`outputs` a slice).
+///
+/// # Safety
+/// `first < job.len`, lengths and `lo` at most 2^40, the job's vectors readable and its
+/// outputs writable; with several slices, `first_out + len <= outputs` and `partial` holding
+/// `slices * outputs` elements; every thread of the block calls it alike.
+#[inline(always)]
+unsafe fn run_tile<S: Stored<F>, F: Real>(
+    job: &Job,
+    (a, b, out): (*mut S, *mut S, *mut S),
+    first: u64,
+    (slice, slices): (u32, u32),
+    (partial, outputs): (*mut F, u64),
+) {
     let o0 = job.lo + first; // ... in the full convolution
     let outs = (job.len - first).min(TILE as u64);
     // The k that meet a nonzero product for some output of the tile, cut into slices of whole
@@ -485,16 +366,16 @@ pub unsafe fn band<S: Stored<F>, F: Real>(p: Band<S, F>) {
         for (u, v) in b_own.iter_mut().enumerate() {
             let i = t + u as u32 * THREADS;
             if i < kc {
-                // SAFETY: `k0 + i < end <= b_len`, and `b` is inside its field.
-                *v = unsafe { at(b_vec, job.b_stride, k0 + i as u64) }.widen();
+                // SAFETY: `k0 + i < end <= b_len`.
+                *v = unsafe { *element(b, job.b_stride, k0 + i as u64) }.widen();
             }
         }
         let mut a_own = [F::ZERO; ((TILE + CHUNK) / THREADS) as usize];
         for (u, v) in a_own.iter_mut().enumerate() {
             let idx = base + (t + u as u32 * THREADS) as i64;
             if idx >= 0 && (idx as u64) < job.a_len {
-                // SAFETY: `idx < a_len`, and `a` is inside its field.
-                *v = unsafe { at(a_vec, job.a_stride, idx as u64) }.widen();
+                // SAFETY: `idx < a_len`.
+                *v = unsafe { *element(a, job.a_stride, idx as u64) }.widen();
             }
         }
         let mut non_finite = false;
@@ -558,39 +439,79 @@ pub unsafe fn band<S: Stored<F>, F: Real>(p: Band<S, F>) {
         let j = (PER_THREAD * t) as u64 + u as u64;
         if j < outs {
             let o = first + j;
-            // SAFETY: `o < job.len`: inside the job's outputs in their field, or its slots of
-            // the partial sums (`first_out + len <= outputs`; `slice < slices`).
+            // SAFETY: `o < job.len`: one of the job's outputs, or its slot of the partial sums
+            // (`first_out + len <= outputs`; `slice < slices`): the caller's contract.
             unsafe {
                 if slices == 1 {
-                    *out_base
-                        .wrapping_add(job.out as usize)
-                        .offset((o as i64 * job.out_stride) as isize) = S::narrow(sum);
+                    *element(out, job.out_stride, o) = S::narrow(sum);
                 } else {
-                    *p.partial
-                        .add((slice as u64 * p.outputs + job.first_out + o) as usize) = sum;
+                    *partial.add((slice as u64 * outputs + job.first_out + o) as usize) = sum;
                 }
             }
         }
     }
 }
 
-/// Adds the slices' partial sums of every output in slice order and writes them out.
+/// Adds the slices' partial sums of every output in slice order and writes them out, over
+/// inline jobs.
 ///
 /// # Safety
 /// As for [`band`], on any grid, after a band launch of `slices > 1` slices over the same jobs
-/// that wrote the `slices * outputs` elements of `partial`. An output whose job would put it
-/// outside its field is not written.
+/// that wrote the `slices * outputs` elements of `partial`.
 #[inline(always)]
 pub unsafe fn sum_slices<S: Stored<F>, F: Real>(p: Band<S, F>) {
-    let (jobs, outputs) = (p.jobs(), p.outputs);
+    let place = |f: u64| {
+        let job = p.inline.find(p.count, f, |j| j.first_out);
+        let job = job.product_of(f - job.first_out, |j| j.len);
+        Some(element(vector(job.out), job.out_stride, f - job.first_out))
+    };
+    // SAFETY: the family's contract: each output's place is one of its job's outputs.
+    unsafe { sum_each::<S, F>(p.outputs, p.slices, p.partial, place) }
+}
+
+/// As [`sum_slices`], over listed jobs. An output whose job would put it outside its field is
+/// not written.
+///
+/// # Safety
+/// As for [`band_listed`], on any grid, after a band launch of `slices > 1` slices over the
+/// same jobs that wrote the `slices * outputs` elements of `partial`.
+#[inline(always)]
+pub unsafe fn sum_slices_listed<S: Stored<F>, F: Real>(p: BandList<S, F>) {
+    let place = |f: u64| {
+        // SAFETY: the family's checks.
+        let listed = unsafe { find_listed(p.list, p.count, f, |j| j.first_out) };
+        let job = listed
+            .job
+            .product_of(f.wrapping_sub(listed.job.first_out), |j| j.len);
+        let o = f.wrapping_sub(job.first_out);
+        let (base, cap) = p.output(listed.field_of().2);
+        let at = job
+            .out
+            .wrapping_add((o as i64).wrapping_mul(job.out_stride) as u64);
+        (o < job.len && at < cap).then(|| base.wrapping_add(at as usize))
+    };
+    // SAFETY: the family's checks; each place is inside its field.
+    unsafe { sum_each::<S, F>(p.outputs, p.slices, p.partial, place) }
+}
+
+/// The slice sums' grid-stride loop: output `f` of `outputs` is the sum of its `slices` partial
+/// sums in slice order, stored at `place(f)` if that is not `None`.
+///
+/// # Safety
+/// `partial` holds `slices * outputs` written elements, and every place given is writable.
+#[inline(always)]
+unsafe fn sum_each<S: Stored<F>, F: Real>(
+    outputs: u64,
+    slices: u32,
+    partial: *mut F,
+    place: impl Fn(u64) -> Option<*mut S>,
+) {
     let mut f = global_x();
     while f < outputs {
-        // SAFETY: the family's checks.
-        let job = unsafe { jobs.find(f, |j| j.first_out) };
-        let job = job.product_of(f.wrapping_sub(job.first_out), |j| j.len);
-        let slices = p.slices as u64;
+        let at = place(f);
+        let slices = slices as u64;
         // SAFETY: called only for `s < slices`, so `s * outputs + f < slices * outputs`.
-        let partial = |s: u64| unsafe { *p.partial.add((s * outputs + f) as usize) };
+        let partial = |s: u64| unsafe { *partial.add((s * outputs + f) as usize) };
         let mut sum = F::ZERO;
         let mut s = 0;
         if F::BATCHED_SLICES {
@@ -606,14 +527,9 @@ pub unsafe fn sum_slices<S: Stored<F>, F: Real>(p: Band<S, F>) {
             sum = sum.add(partial(s));
             s += 1;
         }
-        let o = f.wrapping_sub(job.first_out);
-        let (base, cap) = p.output(job.field_of().2);
-        let at = job
-            .out
-            .wrapping_add((o as i64).wrapping_mul(job.out_stride) as u64);
-        if o < job.len && at < cap {
-            // SAFETY: `at < cap`, the field's length.
-            unsafe { *base.add(at as usize) = S::narrow(sum) };
+        if let Some(at) = at {
+            // SAFETY: the caller's contract.
+            unsafe { *at = S::narrow(sum) };
         }
         f += grid_threads_x();
     }

@@ -1,7 +1,7 @@
 //! The convolution kernels as the host launches them: the table that ties f32 and f64 to their
 //! instances.
 
-use super::band::{self, Band};
+use super::band::{self, Band, BandList};
 use super::seed::{self, Seed};
 use super::{Real, Stored};
 
@@ -20,6 +20,11 @@ crate::kernel_table! {
         /// The band kernels summing in f64 (for f64, the same as `Band` and `SumSlices`).
         BandWide: Band<Self, f64>;
         SumSlicesWide: Band<Self, f64>;
+        /// The band kernels over listed jobs, in the same order.
+        BandListed: BandList<Self, Self>;
+        SumSlicesListed: BandList<Self, Self>;
+        BandListedWide: BandList<Self, f64>;
+        SumSlicesListedWide: BandList<Self, f64>;
         V0: Seed<Self>;
         V1: Seed<Self>;
         V2: Seed<Self>;
@@ -31,6 +36,10 @@ crate::kernel_table! {
         SumSlices = band::convolve_sum_slices_f32,
         BandWide = band::convolve_band_f32_wide,
         SumSlicesWide = band::convolve_sum_slices_f32_wide,
+        BandListed = band::convolve_band_listed_f32,
+        SumSlicesListed = band::convolve_sum_slices_listed_f32,
+        BandListedWide = band::convolve_band_listed_f32_wide,
+        SumSlicesListedWide = band::convolve_sum_slices_listed_f32_wide,
         V0 = seed::convolve_v0_f32,
         V1 = seed::convolve_v1_f32,
         V2 = seed::convolve_v2_f32,
@@ -42,6 +51,10 @@ crate::kernel_table! {
         SumSlices = band::convolve_sum_slices_f64,
         BandWide = band::convolve_band_f64,
         SumSlicesWide = band::convolve_sum_slices_f64,
+        BandListed = band::convolve_band_listed_f64,
+        SumSlicesListed = band::convolve_sum_slices_listed_f64,
+        BandListedWide = band::convolve_band_listed_f64,
+        SumSlicesListedWide = band::convolve_sum_slices_listed_f64,
         V0 = seed::convolve_v0_f64,
         V1 = seed::convolve_v1_f64,
         V2 = seed::convolve_v2_f64,

@@ -12,6 +12,9 @@
 
 pub mod band;
 #[cfg(not(target_arch = "nvptx64"))]
+mod band_check;
+pub mod job;
+#[cfg(not(target_arch = "nvptx64"))]
 pub mod kernels;
 pub mod seed;
 
