@@ -101,9 +101,12 @@ unsafe impl<S: Stored<F>, F: Real> Checked for Band<S, F> {
     }
 
     fn check(&self, _shape: &LaunchShape) -> bool {
+        // Steps of whole elements, so that every product is as aligned as its reach's start.
+        let size = size_of::<S>() as i64;
+        let whole = |j: &Job| [j.a_step, j.b_step, j.out_step].iter().all(|s| s % size == 0);
         self.slices >= 1
             && self
-                .with_jobs(totals)
+                .with_jobs(|jobs| totals(jobs).filter(|_| jobs.iter().all(whole)))
                 .flatten()
                 .is_some_and(|all| all == (self.tiles, self.outputs))
     }
@@ -113,6 +116,7 @@ unsafe impl<S: Stored<F>, F: Real> Checked for Band<S, F> {
 mod tests {
     use super::*;
     use crate::convolve::band::TILE;
+    use crate::convolve::job::InlineJobs;
 
     fn job(len: u64, repeat: u64) -> Job {
         Job {
@@ -149,5 +153,24 @@ mod tests {
         assert_eq!((r.addr, r.bytes), (0x1010 - 16, 16 + 16));
         assert_eq!(reach::<f32>("a", (4, -1, 3), (0, 1), false).bytes, u128::MAX);
         assert_eq!(reach::<f32>("a", (4, -1, 0), (0, 1), false).bytes, 0);
+    }
+
+    #[test]
+    fn steps_of_part_of_an_element_are_refused() {
+        let band = |step: i64| {
+            let mut one = job(5, 2);
+            one.a_step = step;
+            Band::<f32, f32> {
+                inline: InlineJobs::new([one, Job::default()]),
+                count: 1,
+                tiles: 2,
+                outputs: 10,
+                slices: 1,
+                partial: core::ptr::null_mut(),
+            }
+        };
+        let shape = band(8).plan();
+        assert!(band(8).check(&shape));
+        assert!(!band(6).check(&shape));
     }
 }
