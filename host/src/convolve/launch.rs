@@ -218,21 +218,24 @@ impl Jobs {
         };
         let sums = sums_shape(self.outputs, &d.limits().launch);
         let Some(list) = &list else {
-            let inputs = inputs
-                .iter()
-                .map(|b| Ok(bind.read(b)?.expose_provenance() as u64))
-                .collect::<Result<Vec<_>>>()?;
-            let outputs = outputs
-                .iter_mut()
-                .map(|b| Ok(bind.write_first(b, told)?.expose_provenance() as u64))
-                .collect::<Result<Vec<_>>>()?;
+            // Addresses of the inputs and outputs a list's fields would take (no allocation on
+            // this path: it is the one small launches take).
+            let (mut ins, mut outs) = ([0u64; 3], [0u64; 2]);
+            let counts = (inputs.len().min(3), outputs.len().min(2));
+            for (at, b) in ins.iter_mut().zip(inputs) {
+                *at = bind.read(b)?.expose_provenance() as u64;
+            }
+            for (at, b) in outs.iter_mut().zip(outputs.iter_mut()) {
+                *at = bind.write_first(b, told)?.expose_provenance() as u64;
+            }
+            let (inputs, outputs) = (&ins[..counts.0], &outs[..counts.1]);
             // Bound first, so a call with nothing to do still refuses another device's buffers.
             if self.outputs == 0 {
                 return Ok(());
             }
             let mut jobs = [Job::default(); INLINE_JOBS];
             for (slot, job) in jobs.iter_mut().zip(&self.jobs) {
-                *slot = inline_job::<S>(job, &inputs, &outputs);
+                *slot = inline_job::<S>(job, inputs, outputs);
             }
             let p = Band {
                 inline: InlineJobs::new(jobs),

@@ -1,4 +1,4 @@
-//! [`Bindings`]: the buffers of one launch, borrowed until it is queued, and the safe launch of
+//! [`Bindings`]: the buffers of one or more launches, borrowed until they are queued, and the safe launch of
 //! a checked kernel family ([`Checked`]). An area binds each buffer it passes (shared for reads,
 //! mutable for writes, zeroed first in stream order for a `#[zeroed]` field), builds the
 //! family's parameter struct from the addresses it gets back and launches; before anything
@@ -57,7 +57,7 @@ impl Device {
 impl<'a> Bindings<'a> {
     /// The kernel address of `buffer`, which the launch may read.
     pub(crate) fn read<T>(&mut self, buffer: &'a DeviceBuffer<T>) -> Result<*const T> {
-        Ok(self.hold(buffer, false, 0..0)?.cast_const())
+        Ok(self.hold(buffer, false, 0..0, buffer.len())?.cast_const())
     }
 
     /// The kernel address of `buffer` where there is one (read as [`Bindings::read`]), else null:
@@ -68,7 +68,7 @@ impl<'a> Bindings<'a> {
 
     /// The kernel address of `buffer`, which the launch may read and write.
     pub(crate) fn write<T>(&mut self, buffer: &'a mut DeviceBuffer<T>) -> Result<*mut T> {
-        self.hold(buffer, true, 0..0)
+        self.hold(buffer, true, 0..0, buffer.len())
     }
 
     /// As [`Bindings::write`], with the first `zeroed` elements of `buffer` zeroed in stream
@@ -91,27 +91,34 @@ impl<'a> Bindings<'a> {
         let end = zeroed.end.min(buffer.len());
         let start = zeroed.start.min(end);
         self.device.zero_range(buffer, start..end)?;
-        self.hold(buffer, true, start * size_of::<T>()..end * size_of::<T>())
+        self.hold(
+            buffer,
+            true,
+            start * size_of::<T>()..end * size_of::<T>(),
+            buffer.len(),
+        )
     }
 
     /// The kernel address of `buffer`, of which the launch may write only the first `len`
     /// elements (all of them for `len` past its end).
     pub(crate) fn write_first<T>(&mut self, buffer: &'a mut DeviceBuffer<T>, len: usize) -> Result<*mut T> {
-        let ptr = self.hold(buffer, true, 0..0)?;
-        if let Some(bound) = self.buffers.last_mut() {
-            bound.bytes = bound.bytes.min(len.saturating_mul(size_of::<T>()));
-        }
-        Ok(ptr)
+        self.hold(buffer, true, 0..0, len.min(buffer.len()))
     }
 
-    /// Records `buffer` (of this device) as bound, writable or not, with bytes `zeroed`
-    /// zeroed, and gives its address.
-    fn hold<T>(&mut self, buffer: &DeviceBuffer<T>, writable: bool, zeroed: Range<usize>) -> Result<*mut T> {
+    /// Records the first `len` elements of `buffer` (of this device) as bound, writable or not,
+    /// with bytes `zeroed` zeroed, and gives its address.
+    fn hold<T>(
+        &mut self,
+        buffer: &DeviceBuffer<T>,
+        writable: bool,
+        zeroed: Range<usize>,
+        len: usize,
+    ) -> Result<*mut T> {
         self.device.check_owner(buffer)?;
         let ptr = buffer.kernel_ptr();
         self.buffers.push(Bound {
             start: ptr.addr(),
-            bytes: buffer.len() * size_of::<T>(),
+            bytes: len * size_of::<T>(),
             writable,
             zeroed,
         });
