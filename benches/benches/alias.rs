@@ -91,15 +91,15 @@ const SAMPLERS: [Sampling; 5] = [
 
 /// 10^9 samples from tables of 10^3 .. 10^8 uniform weights, each sampler stored to device
 /// memory and, as the seed benchmarks it, folded (consumed without being stored).
-fn sampling(c: &mut Criterion, device: &Device) {
+fn sampling<F: AliasWeight>(c: &mut Criterion, device: &Device) {
     let gpu = device.as_gpu().expect("a GPU");
     let s = 1_000_000_000usize;
     let mut out = device.zeros::<u32>(s).unwrap();
-    let mut group = c.benchmark_group("alias sampling 1e9 f64");
+    let mut group = c.benchmark_group(format!("alias sampling 1e9 {}", F::NAME));
     brief(&mut group);
     group.throughput(Throughput::Elements(s as u64));
     for n in [1_000usize, 1_000_000, 10_000_000, 100_000_000] {
-        let w = device.upload(&uniform::<f64>(n)).unwrap();
+        let w = device.upload(&uniform::<F>(n)).unwrap();
         let table = AliasTable::from_device(device, &w).unwrap();
         let mut rng = Philox::seed_from_u64(5);
         for method in SAMPLERS {
@@ -182,7 +182,8 @@ fn alias(c: &mut Criterion) {
             println!("device: {}", device.describe());
             construction::<f64>(c, Some(&device), &[10_000_000, 100_000_000], true);
             construction::<f32>(c, Some(&device), &[10_000_000, 100_000_000], false);
-            sampling(c, &device);
+            sampling::<f64>(c, &device);
+            sampling::<f32>(c, &device);
             samples_drawn(c, &device);
         }
         Err(e) => {

@@ -19,7 +19,7 @@ use warpkit_kernels::checks::{LevelKernels, MathKernels};
 use warpkit_kernels::grid::math_check::MathCheck;
 use warpkit_kernels::kernel::{Checked, Kernel};
 use warpkit_kernels::simt::check::{
-    ATOMIC_SLOTS, Atomics, Collectives, simt_check_atomics, simt_check_collectives,
+    ATOMIC_SLOTS, Atomics, Collectives, Elements, simt_check_atomics, simt_check_collectives,
 };
 use warpkit_kernels::warp::histogram::{HistogramBallot, warp_histogram_ballot};
 use warpkit_kernels::warp::logical::{
@@ -99,6 +99,26 @@ where
     b.launch::<K>(plan(&p), p)
 }
 
+/// [`launch_each`] of a warp- or block-level test kernel, whose parameters are its input's
+/// elements and its output.
+fn level<K, T, P>(
+    device: &Device,
+    io: (&DeviceBuffer<T>, &mut DeviceBuffer<T>, usize),
+    params: impl FnOnce(Elements<T>, *mut T) -> P,
+    plan: impl FnOnce(&P) -> LaunchShape,
+) -> Result<()>
+where
+    K: Kernel<Params = P>,
+    P: Checked,
+{
+    launch_each::<K, _, _>(
+        device,
+        io,
+        |input, n, out| params(Elements { input, n }, out),
+        plan,
+    )
+}
+
 /// Runs level kernel `k` over `input`, writing `out` (of `k.output_len(input.len())`).
 pub fn run_level<T: LevelElement>(
     device: &Device,
@@ -108,21 +128,17 @@ pub fn run_level<T: LevelElement>(
 ) -> Result<()> {
     use LevelKernel as L;
     let io = (input, out, k.output_len(input.len()));
-    let warp_reduce = |input, n, out| WarpReduce { input, n, out };
-    let warp_scan = |input, n, out| WarpScan { input, n, out };
-    let block_reduce = |input, n, out| BlockReduce { input, n, out };
-    let block_scan = |input, n, out| BlockScan { input, n, out };
+    let warp_reduce = |elements, out| WarpReduce { elements, out };
+    let warp_scan = |elements, out| WarpScan { elements, out };
+    let block_reduce = |elements, out| BlockReduce { elements, out };
+    let block_scan = |elements, out| BlockScan { elements, out };
     match k {
-        L::WarpReduce => launch_each::<T::WarpReduce, _, _>(device, io, warp_reduce, WarpReduce::plan),
-        L::WarpScanInclusive => {
-            launch_each::<T::WarpScanInclusive, _, _>(device, io, warp_scan, WarpScan::plan)
-        }
-        L::WarpScanExclusive => {
-            launch_each::<T::WarpScanExclusive, _, _>(device, io, warp_scan, WarpScan::plan)
-        }
-        L::BlockReduce => launch_each::<T::BlockReduce, _, _>(device, io, block_reduce, BlockReduce::plan),
+        L::WarpReduce => level::<T::WarpReduce, _, _>(device, io, warp_reduce, WarpReduce::plan),
+        L::WarpScanInclusive => level::<T::WarpScanInclusive, _, _>(device, io, warp_scan, WarpScan::plan),
+        L::WarpScanExclusive => level::<T::WarpScanExclusive, _, _>(device, io, warp_scan, WarpScan::plan),
+        L::BlockReduce => level::<T::BlockReduce, _, _>(device, io, block_reduce, BlockReduce::plan),
         L::BlockScanExclusive => {
-            launch_each::<T::BlockScanExclusive, _, _>(device, io, block_scan, BlockScan::plan)
+            level::<T::BlockScanExclusive, _, _>(device, io, block_scan, BlockScan::plan)
         }
     }
 }

@@ -59,6 +59,33 @@
 //!     check |p, shape| p.words <= 128 && shape.is_linear(256, 0);
 //! ```
 //!
+//! Families that share a run of parameters (the keys' bucket function, quantized weights) declare
+//! it once as a group, [`kernel_group!`](crate::kernel_group!), and name it in each struct by a
+//! field marked `#[group]`. The entries take the group's fields as PTX parameters of their own,
+//! as if they were written out in its place, so that pointers among them stay kernel
+//! parameters; the body reads them as a field of the struct (`p.buckets.kind`):
+//!
+//! ```ignore
+//! kernel_group! {
+//!     /// The `n` weights and their quantizer.
+//!     pub struct Quantized<F: Weight> {
+//!         #[len(n)]
+//!         pub weights: *const F,
+//!         pub n: u64,
+//!         pub quantizer: Quantizer,
+//!     }
+//! }
+//! kernel! {
+//!     pub struct TileCounts<F: Weight> {
+//!         #[group]
+//!         pub items: Quantized<F>,
+//!         #[len(items.n)]
+//!         pub sums: *mut u64,
+//!     }
+//!     ...
+//! }
+//! ```
+//!
 //! Host code generic over an element type picks the instance through a table,
 //! [`kernel_table!`](crate::kernel_table!): a trait whose associated types name, for each
 //! element type, its instance of every kernel of the area.
@@ -201,6 +228,119 @@ macro_rules! pointer {
 #[cfg(not(target_arch = "nvptx64"))]
 pointer!(*const T => false, *mut T => true);
 
+/// A run of kernel parameters that several families share, declared once by
+/// [`kernel_group!`](crate::kernel_group!) and named in a family's struct by a field marked
+/// `#[group]`: the family's entries take the group's fields one by one, in the six slots of
+/// [`Padded`] (those past its last field are `()`, which no PTX parameter carries), and
+/// [`Group::from_fields`] puts them back together.
+///
+/// # Safety
+/// `Fields` is the tuple of the group's fields' types, in order; on the host,
+/// [`Group::for_each_field`] visits those fields in that order, and [`Group::for_each_reach`]
+/// gives a reach for each pointer among them, as [`Checked`] asks of a family.
+pub unsafe trait Group: Copy {
+    /// The fields' types, in order.
+    type Fields: Padded;
+    /// The group from its fields, as an entry received them.
+    fn from_fields(fields: <Self::Fields as Padded>::Slots) -> Self;
+    /// Calls `visit` with the address of each field, in order.
+    #[cfg(not(target_arch = "nvptx64"))]
+    fn for_each_field(&self, visit: &mut dyn FnMut(*const ()));
+    /// Calls `visit` with each pointer field's reach (`#[len]` in the declaration).
+    #[cfg(not(target_arch = "nvptx64"))]
+    fn for_each_reach(&self, visit: &mut dyn FnMut(Reach));
+}
+
+/// A tuple of one to six types as the six slots of a [`Group`]'s PTX parameters, padded with
+/// `()`.
+#[doc(hidden)]
+pub trait Padded {
+    /// The six slots as a tuple.
+    type Slots;
+    type P0;
+    type P1;
+    type P2;
+    type P3;
+    type P4;
+    type P5;
+}
+
+macro_rules! padded {
+    ($(($($t:ident),+) => [$($pad:ty),*];)+) => {
+        $(impl<$($t),+> Padded for ($($t,)+) {
+            padded!(@slots [$($t,)+ $($pad,)*] P0 P1 P2 P3 P4 P5);
+        })+
+    };
+    (@slots [$($t:ty,)+] $($slot:ident)+) => {
+        type Slots = ($($t,)+);
+        $(type $slot = $t;)+
+    };
+}
+
+padded! {
+    (A) => [(), (), (), (), ()];
+    (A, B) => [(), (), (), ()];
+    (A, B, C) => [(), (), ()];
+    (A, B, C, D) => [(), ()];
+    (A, B, C, D, E) => [()];
+    (A, B, C, D, E, F) => [];
+}
+
+/// Declares a [`Group`] of kernel parameters: a struct whose fields may carry doc comments and,
+/// on pointers, `#[len(..)]` over the group's own fields (every pointer needs one). Up to six
+/// fields, named apart from the fields of the structs that take the group (a reach is known by
+/// its field's name). See the [module docs](mod@crate::kernel).
+#[macro_export]
+macro_rules! kernel_group {
+    (
+        $(#[$sattr:meta])*
+        pub struct $group:ident $(<$($g:ident $(: $bound:path)?),+ $(,)?>)? {
+            $(
+                $(#[doc = $fdoc:expr])*
+                $(#[len($len:expr)])?
+                pub $field:ident: $fty:ty
+            ),+ $(,)?
+        }
+    ) => {
+        $(#[$sattr])*
+        #[repr(C)]
+        pub struct $group $(<$($g $(: $bound)?),+>)? {
+            $($(#[doc = $fdoc])* pub $field: $fty),+
+        }
+
+        impl $(<$($g $(: $bound)?),+>)? Clone for $group $(<$($g),+>)? {
+            #[inline(always)]
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        impl $(<$($g $(: $bound)?),+>)? Copy for $group $(<$($g),+>)? {}
+
+        // SAFETY: `Fields` are the fields' types in order; the host visits the fields in that
+        // order, and every pointer field has a `#[len]` (the others are `Plain`).
+        unsafe impl $(<$($g $(: $bound)?),+>)? $crate::kernel::Group for $group $(<$($g),+>)? {
+            type Fields = ($($fty,)+);
+            #[inline(always)]
+            fn from_fields(fields: <Self::Fields as $crate::kernel::Padded>::Slots) -> Self {
+                let ($($field,)+ ..) = fields;
+                Self { $($field),+ }
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            fn for_each_field(&self, visit: &mut dyn FnMut(*const ())) {
+                let Self { $($field),+ } = self;
+                $(visit(($field as *const $fty).cast());)+
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            #[allow(unused_variables)]
+            fn for_each_reach(&self, visit: &mut dyn FnMut($crate::kernel::Reach)) {
+                let Self { $($field),+ } = *self;
+                $($crate::kernel!(@reach visit $field $fty [$($len)?] [] []);)+
+            }
+        }
+    };
+}
+
 /// Declares a kernel family: its parameter struct and the instances of its body; see the
 /// [module docs](mod@crate::kernel). After the struct, each line names a body (a path to an
 /// `unsafe fn(Struct) `, with turbofish for generics the struct does not fix) and its
@@ -208,7 +348,7 @@ pointer!(*const T => false, *mut T => true);
 /// launch contract of every instance. A family whose contract is all in `#[len(..)]` on every
 /// pointer field and a `check |params, shape| ..;` line after the struct implements
 /// [`Checked`]; fields may carry doc comments and, before `pub`, one `#[len]` and one
-/// `#[zeroed]`. A
+/// `#[zeroed]`, or `#[group]` on a field whose type is a [`Group`]. A
 /// `check |params, shape| ..;` line after a body's line adds that body's own conditions
 /// ([`Kernel::holds`]) to the family's.
 #[macro_export]
@@ -220,6 +360,7 @@ macro_rules! kernel {
                 $(#[doc = $fdoc:expr])*
                 $(#[len($len:expr)])?
                 $(#[zeroed($zeroed:expr)])?
+                $(#[group $($gmark:tt)*])?
                 pub $field:ident: $fty:ty
             ),+ $(,)?
         }
@@ -238,7 +379,8 @@ macro_rules! kernel {
 
         $crate::kernel!(
             @checked $params [$($($g $(: $bound)?),+)?] [$($($g),+)?]
-            [$([$field $fty [$($len)?] [$($zeroed)?]])+] $([$cp $cshape] $check)?
+            [$([$field $fty [$($len)?] [$($zeroed)?] [$($($gmark)* group)?]])+]
+            $([$cp $cshape] $check)?
         );
 
         impl $(<$($g $(: $bound)?),+>)? Clone for $params $(<$($g),+>)? {
@@ -254,12 +396,14 @@ macro_rules! kernel {
         // SAFETY: the entries below take the fields one by one, in this order.
         unsafe impl $(<$($g $(: $bound)?),+>)? $crate::kernel::Params for $params $(<$($g),+>)? {
             fn for_each_field(&self, visit: &mut dyn FnMut(*const ())) {
-                $(visit((&self.$field as *const $fty).cast());)+
+                let Self { $($field),+ } = self;
+                $($crate::kernel!(@field visit $field $fty [$($($gmark)* group)?]);)+
             }
         }
 
         $crate::kernel!(
-            @entries $params [$($($g),+)?] [$($field: $fty),+]
+            @entries $params [$($($g),+)?]
+            [$([$field $fty [$($($gmark)* group)?]])+]
             $(
                 [$(#[$kattr])*] $body => $($entry [$($($t),+)?]),+ ;
                 [$([$ep $eshape] $echeck)?]
@@ -269,8 +413,8 @@ macro_rules! kernel {
     (@checked $params:ident $decl:tt $generics:tt $fields:tt) => {};
     (
         @checked $params:ident [$($g:ident $(: $bound:path)?),*] [$($gn:ident),*]
-        [$([$field:ident $fty:ty [$($len:expr)?] [$($zeroed:expr)?]])+] [$p:ident $shape:ident]
-        $check:expr
+        [$([$field:ident $fty:ty [$($len:expr)?] [$($zeroed:expr)?] $group:tt])+]
+        [$p:ident $shape:ident] $check:expr
     ) => {
         #[cfg(not(target_arch = "nvptx64"))]
         // SAFETY: every pointer field has a `#[len]` (the other fields are `Plain`), which with
@@ -284,7 +428,7 @@ macro_rules! kernel {
             ) {
                 let ($p, $shape) = (self, shape);
                 let Self { $($field),+ } = *self;
-                $($crate::kernel!(@reach visit $field $fty [$($len)?] [$($zeroed)?]);)+
+                $($crate::kernel!(@reach visit $field $fty [$($len)?] [$($zeroed)?] $group);)+
             }
             #[allow(unused_variables)]
             fn check(&self, shape: &$crate::launch::LaunchShape) -> bool {
@@ -294,10 +438,13 @@ macro_rules! kernel {
             }
         }
     };
-    (@reach $visit:ident $field:ident $fty:ty [] []) => {
+    (@reach $visit:ident $field:ident $fty:ty [] [] []) => {
         $crate::kernel::assert_plain::<$fty>()
     };
-    (@reach $visit:ident $field:ident $fty:ty [$len:expr] [$($zeroed:expr)?]) => {
+    (@reach $visit:ident $field:ident $fty:ty [] [] [group]) => {
+        <$fty as $crate::kernel::Group>::for_each_reach(&$field, $visit)
+    };
+    (@reach $visit:ident $field:ident $fty:ty [$len:expr] [$($zeroed:expr)?] []) => {
         $visit($crate::kernel::Reach {
             field: stringify!($field),
             addr: <$fty as $crate::kernel::Pointer>::address($field),
@@ -307,6 +454,57 @@ macro_rules! kernel {
             writes: <$fty as $crate::kernel::Pointer>::WRITES,
             zeroed: 0 $(+ u128::from($zeroed))?,
         })
+    };
+    // The PTX entry, its parameters gathered a field at a time: a group's six slots are written
+    // by an expansion of their own, so that the names `g0` ... `g5` of two groups differ.
+    (
+        @ptx $entry:ident $params:ident [$($g:ident),*] $body:expr;
+        [$($param:tt)*] [$($init:tt)*] []
+    ) => {
+        #[unsafe(no_mangle)]
+        #[allow(improper_ctypes_definitions)] // a group's empty slots (`()`) are no parameter
+        pub unsafe extern "ptx-kernel" fn $entry($($param)*) {
+            let params: $params<$($g),*> = $params { $($init)* };
+            let body = $body;
+            // SAFETY: the launch contract is the body's.
+            unsafe { body(params) }
+        }
+    };
+    (
+        @ptx $entry:ident $params:ident $gs:tt $body:expr; [$($param:tt)*] [$($init:tt)*]
+        [[$field:ident $fty:ty []] $($rest:tt)*]
+    ) => {
+        $crate::kernel!(
+            @ptx $entry $params $gs $body; [$($param)* $field: $fty,] [$($init)* $field,] [$($rest)*]
+        );
+    };
+    (
+        @ptx $entry:ident $params:ident $gs:tt $body:expr; [$($param:tt)*] [$($init:tt)*]
+        [[$field:ident $fty:ty [group]] $($rest:tt)*]
+    ) => {
+        $crate::kernel!(
+            @ptx $entry $params $gs $body;
+            [
+                $($param)*
+                g0: <<$fty as $crate::kernel::Group>::Fields as $crate::kernel::Padded>::P0,
+                g1: <<$fty as $crate::kernel::Group>::Fields as $crate::kernel::Padded>::P1,
+                g2: <<$fty as $crate::kernel::Group>::Fields as $crate::kernel::Padded>::P2,
+                g3: <<$fty as $crate::kernel::Group>::Fields as $crate::kernel::Padded>::P3,
+                g4: <<$fty as $crate::kernel::Group>::Fields as $crate::kernel::Padded>::P4,
+                g5: <<$fty as $crate::kernel::Group>::Fields as $crate::kernel::Padded>::P5,
+            ]
+            [
+                $($init)*
+                $field: <$fty as $crate::kernel::Group>::from_fields((g0, g1, g2, g3, g4, g5)),
+            ]
+            [$($rest)*]
+        );
+    };
+    (@field $visit:ident $field:ident $fty:ty []) => {
+        $visit(($field as *const $fty).cast())
+    };
+    (@field $visit:ident $field:ident $fty:ty [group]) => {
+        $crate::kernel::Group::for_each_field($field, $visit)
     };
     (
         @entries $params:ident $generics:tt $fields:tt
@@ -324,7 +522,7 @@ macro_rules! kernel {
         );
     };
     (
-        @entry $params:ident [$($g:ident),*] [$($t:ty),*] [$($field:ident: $fty:ty),+]
+        @entry $params:ident [$($g:ident),*] [$($t:ty),*] [$([$field:ident $fty:ty [$($group:ident)?]])+]
         [$(#[$kattr:meta])*] $entry:ident [[$ep:ident $eshape:ident] $echeck:expr] $body:expr
     ) => {
         // The entry lives in a module of its own name, where the struct's type parameters are
@@ -334,13 +532,9 @@ macro_rules! kernel {
         mod $entry {
             use super::*;
             $(type $g = $t;)*
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn $entry($($field: $fty),+) {
-                let params: $params<$($g),*> = $params { $($field),+ };
-                let body = $body;
-                // SAFETY: the launch contract is the body's.
-                unsafe { body(params) }
-            }
+            $crate::kernel!(
+                @ptx $entry $params [$($g),*] $body; [] [] [$([$field $fty [$($group)?]])+]
+            );
         }
 
         #[cfg(not(target_arch = "nvptx64"))]
@@ -397,4 +591,86 @@ macro_rules! kernel_table {
             }
         )+
     };
+}
+
+#[cfg(test)]
+mod tests {
+    //! A group's fields reach the host's launch as they would written out in its place.
+
+    use super::{Checked, Kernel, Params, Reach};
+    use crate::launch::LaunchShape;
+
+    crate::kernel_group! {
+        /// Two values and a pointer with its reach, as a group.
+        pub struct Span<T> {
+            pub start: u32,
+            #[len(len)]
+            pub data: *const T,
+            pub len: u64,
+        }
+    }
+
+    crate::kernel! {
+        /// A family with a group between two plain fields.
+        pub struct Grouped {
+            pub first: u16,
+            #[group]
+            pub span: Span<f64>,
+            #[len(span.len + 1)]
+            pub out: *mut u8,
+        }
+        check |p, shape| span.start < 4;
+        /// Nothing to run: the tests read the declaration.
+        fn nothing => grouped_test_entry;
+    }
+
+    /// The body of [`grouped_test_entry`].
+    ///
+    /// # Safety
+    /// None: it touches nothing.
+    unsafe fn nothing(_: Grouped) {}
+
+    fn grouped() -> Grouped {
+        Grouped {
+            first: 7,
+            span: Span {
+                start: 1,
+                data: core::ptr::without_provenance(0x1000),
+                len: 5,
+            },
+            out: core::ptr::without_provenance_mut(0x2000),
+        }
+    }
+
+    #[test]
+    fn a_group_passes_its_fields_in_place_one_by_one() {
+        let p = grouped();
+        let mut seen = Vec::new();
+        p.for_each_field(&mut |addr| seen.push(addr.addr()));
+        let expected = [
+            (&raw const p.first).addr(),
+            (&raw const p.span.start).addr(),
+            (&raw const p.span.data).addr(),
+            (&raw const p.span.len).addr(),
+            (&raw const p.out).addr(),
+        ];
+        assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn a_groups_pointers_have_their_reaches_and_its_fields_their_checks() {
+        let mut p = grouped();
+        let mut reaches = Vec::new();
+        p.for_each_reach(&LaunchShape::linear(1, 32, 0), &mut |r: Reach| reaches.push(r));
+        let names: Vec<_> = reaches
+            .iter()
+            .map(|r| (r.field, r.addr, r.bytes, r.writes))
+            .collect();
+        assert_eq!(names, [("data", 0x1000, 40, false), ("out", 0x2000, 6, true)]);
+        assert!(p.check(&LaunchShape::linear(1, 32, 0)));
+        p.span.start = 4;
+        assert!(!p.check(&LaunchShape::linear(1, 32, 0)));
+        // An entry declared by a test lives in no GPU module.
+        assert_eq!(<grouped_test_entry as Kernel>::AREA, None);
+    }
 }

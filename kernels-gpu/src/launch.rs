@@ -63,6 +63,16 @@ pub struct LaunchShape {
     pub shared_bytes: u32,
 }
 
+/// A grid extent of `blocks` blocks: past `u32::MAX` it stays at `u32::MAX`, for the device
+/// check to refuse (a launch never wraps to a smaller grid).
+pub const fn grid_extent(blocks: u64) -> u32 {
+    if blocks > u32::MAX as u64 {
+        u32::MAX
+    } else {
+        blocks as u32
+    }
+}
+
 impl LaunchShape {
     /// Whether grid and block are one-dimensional.
     pub const fn is_1d(&self) -> bool {
@@ -79,13 +89,8 @@ impl LaunchShape {
     /// A 1D grid of `blocks` blocks of `threads` threads (a grid past `u32::MAX` blocks stays
     /// there, for the device check to refuse).
     pub const fn linear(blocks: u64, threads: u32, shared_bytes: u32) -> LaunchShape {
-        let blocks = if blocks > u32::MAX as u64 {
-            u32::MAX
-        } else {
-            blocks as u32
-        };
         LaunchShape {
-            grid: [blocks, 1, 1],
+            grid: [grid_extent(blocks), 1, 1],
             block: [threads, 1, 1],
             shared_bytes,
         }

@@ -19,16 +19,16 @@ use crate::runtime::device::{Device, DeviceBuffer};
 use std::marker::PhantomData;
 use warpkit_kernels::alias::layout::EntrySink;
 use warpkit_kernels::alias::pack::{
-    CHUNKED_PACK_ROWS, Pack, PackIndexed, SHARED_PACK_ROWS, plan_block_chunked, plan_block_shared,
+    CHUNKED_PACK_ROWS, Pack, PackIndexed, Packing, SHARED_PACK_ROWS, plan_block_chunked, plan_block_shared,
     plan_thread_baseline,
 };
 use warpkit_kernels::alias::partition::{
-    CheckSum, PARTITION_TILE, Partition, TILE_COUNTS, TileCounts, TileTotal,
+    CheckSum, PARTITION_TILE, Partition, Quantized, TILE_COUNTS, TileCounts, TileTotal,
 };
 use warpkit_kernels::alias::plus::{GreedyTiles, LEFTOVER_SUMS, PartitionLeftovers};
-use warpkit_kernels::alias::sample::Sample;
+use warpkit_kernels::alias::sample::{Draws, Sample};
 use warpkit_kernels::alias::sectioned::{
-    SectionShares, SectionSource, Sectioned, alias_section_shares, section_plan,
+    SectionShares, SectionSource, Sectioned, alias_section_shares, plan_sectioned, section_plan,
 };
 use warpkit_kernels::alias::split::{
     PrefixWord, Splits, alias_split_binary, alias_split_binary_plus, alias_split_pary, alias_split_pary_plus,
@@ -172,6 +172,24 @@ impl<F: AliasWeight> DeviceTable<F> {
             .collect())
     }
 
+    /// What every sampler takes: this table and `out`, bound in `b`, for `out.len()` samples of
+    /// `stream`.
+    fn draws<'a>(
+        &'a self,
+        b: &mut Bindings<'a>,
+        out: &'a mut DeviceBuffer<u32>,
+        stream: Stream,
+    ) -> Result<Draws<F>> {
+        let s = out.len() as u64;
+        Ok(Draws {
+            table: b.read(&self.table)?.cast(),
+            n: self.n as u64,
+            out: b.write(out)?,
+            s,
+            stream,
+        })
+    }
+
     /// Fills `out` with samples of `stream` by `method`, as the kernels' `output` code says
     /// (`warpkit_kernels::alias::sample::OUTPUT_*`).
     pub fn sample_into(
@@ -190,11 +208,7 @@ impl<F: AliasWeight> DeviceTable<F> {
             Sampling::Baseline => {
                 let mut b = d.bind();
                 let p = Sample {
-                    table: b.read(&self.table)?.cast::<Row<F>>(),
-                    n,
-                    out: b.write(out)?,
-                    s,
-                    stream,
+                    draws: self.draws(&mut b, out, stream)?,
                     output,
                 };
                 let shape = d.cap_to_resident::<F::Sample>(p.plan(), 1)?;
@@ -213,17 +227,7 @@ impl<F: AliasWeight> DeviceTable<F> {
             });
         }
         let sections = n.div_ceil(section_rows);
-        let plain = Sectioned::<F> {
-            table: std::ptr::null(),
-            n,
-            out: std::ptr::null_mut(),
-            s,
-            stream,
-            section_rows,
-            shares: std::ptr::null(),
-            output,
-        };
-        let shape = plain.plan(shared);
+        let shape = plan_sectioned(n, section_rows, shared);
         // Refused before the shares' scratch is allocated (a section a row would ask for 16
         // bytes a row, kept for the device's lifetime).
         if let Some(reason) = d.limits().refusal(&shape) {
@@ -246,10 +250,10 @@ impl<F: AliasWeight> DeviceTable<F> {
         b.launch::<alias_section_shares>(q.plan(), q)?;
         let mut b = d.bind();
         let p = Sectioned {
-            table: b.read(&self.table)?.cast(),
-            out: b.write(out)?,
+            draws: self.draws(&mut b, out, stream)?,
+            section_rows,
             shares: b.read(shares)?.cast(),
-            ..plain
+            output,
         };
         match source {
             SectionSource::Shared => b.launch::<F::SampleShared>(shape, p),
@@ -330,25 +334,23 @@ fn construct<F: AliasWeight>(
     b.launch::<F::TileTotal>(p.plan(), p)?;
     d.sum_into(&w.tile_q, &mut w.total_q)?;
     let total = d.download(&w.total_q)?[0];
+    let items = Items {
+        weights,
+        quantizer,
+        total,
+    };
     match method {
         Construction::Psa { split, pack, layout } => {
             let mut b = d.bind();
             let p = TileCounts {
-                weights: b.read(weights)?,
-                n,
-                quantizer,
-                total,
+                items: items.bind(&mut b)?,
                 sums: b.write(&mut w.tile_sums)?,
             };
             b.launch::<F::TileCounts>(p.plan(), p)?;
             d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
             match layout {
-                Layout::WeightsBeside => {
-                    partition::<F, Entry, F::Partition>(d, w, weights, quantizer, total)?
-                }
-                Layout::IndicesOnly => {
-                    partition::<F, u32, F::PartitionIndices>(d, w, weights, quantizer, total)?
-                }
+                Layout::WeightsBeside => partition::<F, Entry, F::Partition>(d, w, items)?,
+                Layout::IndicesOnly => partition::<F, u32, F::PartitionIndices>(d, w, items)?,
             }
             let n_light = d.download(&w.counts)?[0] as u64;
             let shape = Shape::whole(n, n_light, total);
@@ -368,16 +370,13 @@ fn construct<F: AliasWeight>(
         Construction::PsaPlus { split, pack } => {
             let mut b = d.bind();
             let p = GreedyTiles {
-                weights: b.read(weights)?,
-                n,
-                quantizer,
-                total,
+                items: items.bind(&mut b)?,
                 sums: b.write(&mut w.tile_sums)?,
                 table: b.write(table)?.cast(),
             };
             b.launch::<F::GreedyTiles>(p.plan(), p)?;
             d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
-            partition_leftovers(d, w, weights, quantizer, total)?;
+            partition_leftovers(d, w, items)?;
             let [n_light, left] = d.download(&w.counts)?[..] else {
                 unreachable!("two counts")
             };
@@ -401,21 +400,37 @@ fn construct<F: AliasWeight>(
     }
 }
 
-/// PSA's partition of `weights` into `w.entries` as `E` (entries or indices), with their
+/// A construction's weights on the device, their quantizer and their quantized total: what its
+/// tile kernels take as [`Quantized`].
+#[derive(Clone, Copy)]
+struct Items<'a, F> {
+    weights: &'a DeviceBuffer<F>,
+    quantizer: Quantizer,
+    total: u64,
+}
+
+impl<'a, F: AliasWeight> Items<'a, F> {
+    /// The kernels' parameters, the weights bound in `b` for reading.
+    fn bind(self, b: &mut Bindings<'a>) -> Result<Quantized<F>> {
+        Ok(Quantized {
+            weights: b.read(self.weights)?,
+            n: self.weights.len() as u64,
+            quantizer: self.quantizer,
+            total: self.total,
+        })
+    }
+}
+
+/// PSA's partition of `items` into `w.entries` as `E` (entries or indices), with their
 /// prefix sums and light count, given the scans of their tile counts in `w`.
 fn partition<F: AliasWeight, E: EntrySink, K: Kernel<Params = Partition<F, E>>>(
     d: &Device,
     w: &mut Workspace,
-    weights: &DeviceBuffer<F>,
-    quantizer: Quantizer,
-    total: u64,
+    items: Items<F>,
 ) -> Result<()> {
     let mut b = d.bind();
     let p = Partition {
-        weights: b.read(weights)?,
-        n: weights.len() as u64,
-        quantizer,
-        total,
+        items: items.bind(&mut b)?,
         scans: b.read(&w.tile_scans)?,
         entries: b.write(&mut w.entries)?.cast::<E>(),
         prefix: b.write(&mut w.prefix)?,
@@ -424,21 +439,12 @@ fn partition<F: AliasWeight, E: EntrySink, K: Kernel<Params = Partition<F, E>>>(
     b.launch::<K>(p.plan(), p)
 }
 
-/// PSA+'s partition of the leftovers of `weights` into `w.entries`, with their `[Σq, Σrem]`
+/// PSA+'s partition of the leftovers of `items` into `w.entries`, with their `[Σq, Σrem]`
 /// prefix sums and counts, given the scans of their greedy tiles' sums in `w`.
-fn partition_leftovers<F: AliasWeight>(
-    d: &Device,
-    w: &mut Workspace,
-    weights: &DeviceBuffer<F>,
-    quantizer: Quantizer,
-    total: u64,
-) -> Result<()> {
+fn partition_leftovers<F: AliasWeight>(d: &Device, w: &mut Workspace, items: Items<F>) -> Result<()> {
     let mut b = d.bind();
     let p = PartitionLeftovers {
-        weights: b.read(weights)?,
-        n: weights.len() as u64,
-        quantizer,
-        total,
+        items: items.bind(&mut b)?,
         scans: b.read(&w.tile_scans)?,
         entries: b.write(&mut w.entries)?.cast(),
         prefix: b.write(&mut w.prefix)?.cast(),
@@ -532,11 +538,13 @@ impl<W: PrefixWord> Packs<W> {
     ) -> Result<Pack<F, W>> {
         Ok(Pack {
             entries: b.read(&w.entries)?.cast(),
-            prefix: b.read(&w.prefix)?.cast(),
-            shape: self.shape,
-            splits: b.read(&w.splits)?.cast(),
-            sections: self.sections,
-            table: b.write(table)?.cast(),
+            packing: Packing {
+                prefix: b.read(&w.prefix)?.cast(),
+                shape: self.shape,
+                splits: b.read(&w.splits)?.cast(),
+                sections: self.sections,
+                table: b.write(table)?.cast(),
+            },
         })
     }
 
@@ -559,8 +567,8 @@ impl<W: PrefixWord> Packs<W> {
 }
 
 impl Packs<u64> {
-    /// The parameters of PSA's packs that read indices only, with the weights and their
-    /// quantization, bound in `b`.
+    /// The parameters of PSA's packs that read indices only (the entries' buffer holds them),
+    /// with the weights and their quantization, bound in `b`.
     fn indexed<'a, F: AliasWeight>(
         &self,
         b: &mut Bindings<'a>,
@@ -569,15 +577,12 @@ impl Packs<u64> {
         quantizer: Quantizer,
         table: &'a mut DeviceBuffer<u64>,
     ) -> Result<PackIndexed<F>> {
+        let Pack { entries, packing } = self.stored(b, w, table)?;
         Ok(PackIndexed {
-            items: b.read(&w.entries)?.cast(),
+            items: entries.cast(),
             weights: b.read(weights)?,
             quantizer,
-            prefix: b.read(&w.prefix)?,
-            shape: self.shape,
-            splits: b.read(&w.splits)?.cast(),
-            sections: self.sections,
-            table: b.write(table)?.cast(),
+            packing,
         })
     }
 }
@@ -608,7 +613,11 @@ pub fn construct_with_contents<F: AliasWeight>(
         Ok(words[words.len() - GUARD..].iter().all(|&w| w == POISON))
     };
     let mut w = DeviceTable::<F>::allocate(d, n, method)?.work;
-    let (quantizer, total) = (Quantizer { shift: 0, scale: 1.0 }, word(0) | 1);
+    let items = Items {
+        weights,
+        quantizer: Quantizer { shift: 0, scale: 1.0 },
+        total: word(0) | 1,
+    };
     d.copy_from_host(&noise(w.tile_scans.len()), &mut w.tile_scans)?;
     let (entries, prefix) = (w.entries.len(), w.prefix.len());
     w.entries = guarded(entries)?;
@@ -616,17 +625,13 @@ pub fn construct_with_contents<F: AliasWeight>(
     let pack = match method {
         Construction::Psa { pack, layout, .. } => {
             match layout {
-                Layout::WeightsBeside => {
-                    partition::<F, Entry, F::Partition>(d, &mut w, weights, quantizer, total)?
-                }
-                Layout::IndicesOnly => {
-                    partition::<F, u32, F::PartitionIndices>(d, &mut w, weights, quantizer, total)?
-                }
+                Layout::WeightsBeside => partition::<F, Entry, F::Partition>(d, &mut w, items)?,
+                Layout::IndicesOnly => partition::<F, u32, F::PartitionIndices>(d, &mut w, items)?,
             }
             pack
         }
         Construction::PsaPlus { pack, .. } => {
-            partition_leftovers(d, &mut w, weights, quantizer, total)?;
+            partition_leftovers(d, &mut w, items)?;
             pack
         }
         Construction::Sequential => {
@@ -643,7 +648,7 @@ pub fn construct_with_contents<F: AliasWeight>(
     d.copy_from_host(&noise(w.entries.len()), &mut w.entries)?;
     d.copy_from_host(&noise(w.prefix.len()), &mut w.prefix)?;
     d.copy_from_host(&noise(w.splits.len()), &mut w.splits)?;
-    let shape = Shape::whole(n as u64, word(1) % (n as u64 + 1), total);
+    let shape = Shape::whole(n as u64, word(1) % (n as u64 + 1), items.total);
     let mut table = guarded(words::<Row<F>>(n))?;
     let mut b = d.bind();
     match method {
@@ -657,7 +662,7 @@ pub fn construct_with_contents<F: AliasWeight>(
         }
         Construction::Psa { .. } => {
             let packs = Packs::<u64>::new(pack, &shape);
-            let p = packs.indexed(&mut b, &w, weights, quantizer, &mut table)?;
+            let p = packs.indexed(&mut b, &w, weights, items.quantizer, &mut table)?;
             packs.launch::<F::PackIndices, F::PackSharedIndices, F::PackChunkedIndices>(b, p)?
         }
         _ => {

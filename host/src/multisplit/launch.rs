@@ -11,8 +11,8 @@ use crate::runtime::device::{Device, DeviceBuffer, Scratch};
 use bytemuck::Pod;
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::digit_pass::{
-    BLOCK_LEVEL, Bounds, COUNTED, COUNTED_RADIX, DIRECT, Histogram, RADIX, Scatter, TableParts, WARP_LEVEL,
-    digit_param, tiles,
+    BLOCK_LEVEL, Bounds, BuiltIn, COUNTED, COUNTED_RADIX, DIRECT, Histogram, PassTable, RADIX, Scatter,
+    TableParts, WARP_LEVEL, digit_param, tiles,
 };
 
 /// A multisplit as the device passes take it: the built-in bucket function as kernel
@@ -24,6 +24,18 @@ pub(crate) struct Params<'a, K> {
     pub ab: u64,
     pub m: u32,
     pub method: Option<Method>,
+}
+
+impl<K: MultisplitKey> Params<'_, K> {
+    /// The bucket function as the kernels take it, with its uploaded splitters (if any) bound
+    /// in `b`.
+    fn bind<'b>(&self, b: &mut Bindings<'b>, splitters: Option<&'b DeviceBuffer<K>>) -> Result<BuiltIn<K>> {
+        Ok(BuiltIn {
+            kind: self.kind,
+            splitters: b.read_or_null(splitters)?,
+            ab: self.ab,
+        })
+    }
 }
 
 /// A value's bits as a kernel moves them, u32 or u64, with the scatter kernels that move them.
@@ -195,7 +207,6 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
     for (p, &(shift, radix)) in passes.iter().enumerate() {
         let digit = digit_param(shift, radix);
         let parts = TableParts::new(radix, tiles);
-        let (kind, ab) = (params.kind, params.ab);
         // The call scratch holds the table and the report: the largest bucket (first pass)
         // and a single pass's offsets. Device addresses within it: offset without
         // dereferencing.
@@ -212,12 +223,8 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
         let histogram = Histogram {
             keys: b.read(pass_keys)?,
             n,
-            kind,
-            splitters: b.read_or_null(splitters.as_ref())?,
-            ab,
-            digit,
-            tiles,
-            table,
+            buckets: params.bind(&mut b, splitters.as_ref())?,
+            pass: PassTable { digit, tiles, table },
             m,
             largest: if p == 0 { largest } else { std::ptr::null_mut() },
             tag,
@@ -245,12 +252,8 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
             keys: keys_in,
             values: values_in,
             n,
-            kind,
-            splitters: b.read_or_null(splitters.as_ref())?,
-            ab,
-            digit,
-            tiles,
-            table: table.cast_const(),
+            buckets: params.bind(&mut b, splitters.as_ref())?,
+            pass: PassTable { digit, tiles, table },
             out_keys: keys_out,
             out_values: values_out,
             offsets: if single { offsets } else { std::ptr::null_mut() },
@@ -312,18 +315,22 @@ pub fn scatter_with_table(
     let words: Vec<u32> = (0..TableParts::new(radix, tiles).words as usize)
         .map(table)
         .collect();
-    let table = d.upload(&words)?;
+    let mut table = d.upload(&words)?;
     let mut b = d.bind();
     let scatter = Scatter {
         keys: b.read(keys)?,
         values: std::ptr::null(),
         n,
-        kind: warpkit_kernels::multisplit::digit_pass::BUCKETS_BIT_FIELD,
-        splitters: std::ptr::null(),
-        ab: radix.ilog2() as u64,
-        digit: digit_param(0, radix),
-        tiles,
-        table: b.read(&table)?,
+        buckets: BuiltIn {
+            kind: warpkit_kernels::multisplit::digit_pass::BUCKETS_BIT_FIELD,
+            splitters: std::ptr::null(),
+            ab: radix.ilog2() as u64,
+        },
+        pass: PassTable {
+            digit: digit_param(0, radix),
+            tiles,
+            table: b.write(&mut table)?,
+        },
         out_keys: b.write(out)?,
         out_values: std::ptr::null_mut(),
         offsets: std::ptr::null_mut(),
@@ -373,9 +380,7 @@ fn bounds_of_buckets<K: MultisplitKey>(
     let p = Bounds {
         keys: b.read(keys)?,
         n: keys.len() as u64,
-        kind: params.kind,
-        splitters: b.read_or_null(splitters)?,
-        ab: params.ab,
+        buckets: params.bind(&mut b, splitters)?,
         m,
         begin,
         // A device address: offset without dereferencing (`bounds` holds 2m words).

@@ -8,11 +8,12 @@ use super::cpu::Shape;
 use super::schedule::Schedule;
 use super::{Accumulate, Training};
 use crate::error::Result;
+use crate::runtime::bindings::Bindings;
 use crate::runtime::device::{Device, DeviceBuffer};
 use warpkit_kernels::som::BmuKernels;
 use warpkit_kernels::som::batch::{
-    self, Magnitudes, SmoothColumns, SmoothRows, som_accumulate, som_magnitudes, som_smooth_columns,
-    som_smooth_rows,
+    self, Gaussian, Magnitudes, SmoothColumns, SmoothRows, som_accumulate, som_magnitudes,
+    som_smooth_columns, som_smooth_rows,
 };
 use warpkit_kernels::som::bmu::{Combine, Search, Slicing, som_bmu_combine};
 use warpkit_kernels::som::online::{Step, plan_step};
@@ -92,31 +93,35 @@ fn search<A: BmuKernels>(
     b.launch::<som_bmu_combine>(q.plan(), q)
 }
 
-/// Trains the map in `weights` on `nodes` (shapes checked by the caller).
-pub(super) fn train(
-    d: &Device,
-    nodes: &DeviceBuffer<f32>,
-    weights: &mut DeviceBuffer<f32>,
-    shape: Shape,
-    schedule: &Schedule,
-    training: Training,
-) -> Result<()> {
-    match (training, schedule.accumulate) {
-        (Training::Batch, _) => train_batch(d, nodes, weights, shape, schedule),
-        (Training::Online, Accumulate::F32) => online::<f32>(d, nodes, weights, shape, schedule),
-        (Training::Online, Accumulate::F64) => online::<f64>(d, nodes, weights, shape, schedule),
+/// A training run on a device: the map's weights, of this shape, trained in place on `nodes`
+/// by the schedule (shapes checked by the caller).
+pub(super) struct Run<'a> {
+    pub d: &'a Device,
+    pub nodes: &'a DeviceBuffer<f32>,
+    pub weights: &'a mut DeviceBuffer<f32>,
+    pub shape: Shape,
+    pub schedule: &'a Schedule,
+}
+
+/// Trains the map by `training`.
+pub(super) fn train(run: Run, training: Training) -> Result<()> {
+    match (training, run.schedule.accumulate) {
+        (Training::Batch, _) => train_batch(run),
+        (Training::Online, Accumulate::F32) => online::<f32>(run),
+        (Training::Online, Accumulate::F64) => online::<f64>(run),
     }
 }
 
 /// [`super::Som::train_batch`] on a device: `som_magnitudes` once, then per epoch the search, a
 /// clear of the sums, `som_accumulate`, `som_smooth_rows` and `som_smooth_columns`.
-fn train_batch(
-    d: &Device,
-    nodes: &DeviceBuffer<f32>,
-    weights: &mut DeviceBuffer<f32>,
-    shape: Shape,
-    schedule: &Schedule,
-) -> Result<()> {
+fn train_batch(run: Run) -> Result<()> {
+    let Run {
+        d,
+        nodes,
+        weights,
+        shape,
+        schedule,
+    } = run;
     let (cells, dim) = ((shape.rows * shape.cols) as u32, shape.dim as u32);
     let count = (nodes.len() / shape.dim) as u32;
     let planes = dim + 1;
@@ -158,8 +163,7 @@ fn train_batch(
             rows,
             cols,
             planes,
-            table: b.read(&table)?,
-            radius,
+            gaussian: gaussian(&mut b, &table, radius)?,
             out: b.write(&mut rows_done)?,
         };
         b.launch::<som_smooth_rows>(p.plan(), p)?;
@@ -169,8 +173,7 @@ fn train_batch(
             rows,
             cols,
             dim,
-            table: b.read(&table)?,
-            radius,
+            gaussian: gaussian(&mut b, &table, radius)?,
             weights: b.write(weights)?,
         };
         b.launch::<som_smooth_columns>(p.plan(), p)?;
@@ -178,15 +181,20 @@ fn train_batch(
     Ok(())
 }
 
+/// The epoch's Gaussian as the smoothing kernels take it: its `radius + 1` taps in `table`,
+/// bound in `b`.
+fn gaussian<'a>(b: &mut Bindings<'a>, table: &'a DeviceBuffer<f64>, radius: u32) -> Result<Gaussian> {
+    Ok(Gaussian {
+        table: b.read(table)?,
+        radius,
+    })
+}
+
 /// [`super::Som::train_online`] on a device: per epoch, one launch a node in the schedule's
 /// order (each finishing the step before it), and one to finish the last.
-fn online<A: BmuKernels>(
-    d: &Device,
-    nodes: &DeviceBuffer<f32>,
-    weights: &mut DeviceBuffer<f32>,
-    shape: Shape,
-    schedule: &Schedule,
-) -> Result<()> {
+fn online<A: BmuKernels>(run: Run) -> Result<()> {
+    let (d, nodes, weights) = (run.d, run.nodes, run.weights);
+    let (shape, schedule) = (run.shape, run.schedule);
     let (cells, dim, cols) = (
         (shape.rows * shape.cols) as u32,
         shape.dim as u32,

@@ -125,7 +125,14 @@ impl Som {
             }
             Backend::Device(d) => {
                 let (nodes, mut weights) = (d.upload(nodes)?, d.upload(&self.weights)?);
-                launch::train(d, &nodes, &mut weights, shape, schedule, training)?;
+                let run = launch::Run {
+                    d,
+                    nodes: &nodes,
+                    weights: &mut weights,
+                    shape,
+                    schedule,
+                };
+                launch::train(run, training)?;
                 self.weights = d.download(&weights)?;
                 Ok(())
             }
@@ -176,14 +183,14 @@ pub fn train_into(
     check_same_len("weights", rows * cols * dim, weights.len())?;
     check_whole(nodes.len(), dim)?;
     schedule.check()?;
-    launch::train(
-        device,
+    let run = launch::Run {
+        d: device,
         nodes,
         weights,
-        cpu::Shape { rows, cols, dim },
+        shape: cpu::Shape { rows, cols, dim },
         schedule,
-        training,
-    )
+    };
+    launch::train(run, training)
 }
 
 /// Refuses empty maps, a dimension of 0 and maps whose planes (`cells · (dim + 1)` values) the

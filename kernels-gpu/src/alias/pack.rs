@@ -359,6 +359,46 @@ pub unsafe fn pack_block_chunked<P: PackParams>(p: P) {
     }
 }
 
+crate::kernel_group! {
+    /// What every pack takes beside its items: their prefix sums and shape, the splits of their
+    /// sections, and the table.
+    pub struct Packing<F: Weight, W: PrefixWord> {
+        /// The `shape.n + 1` prefix sums.
+        #[len(u128::from(shape.n) + 1)]
+        pub prefix: *const W,
+        pub shape: Shape,
+        /// The `sections + 1` splits.
+        #[len(u128::from(sections) + 1)]
+        pub splits: *const Split,
+        pub sections: u64,
+        /// The table's `shape.scale` rows.
+        #[len(shape.scale)]
+        pub table: *mut Row<F>,
+    }
+}
+
+impl<F: Weight, W: PrefixWord> Packing<F, W> {
+    /// The sections as the packs' bodies read them.
+    #[inline(always)]
+    fn sections(self) -> Sections<F, W> {
+        let Packing {
+            prefix,
+            shape,
+            splits,
+            sections,
+            table,
+        } = self;
+        Sections {
+            shape,
+            prefix,
+            splits,
+            sections,
+            table,
+            last: (shape.scale - 1) as u32,
+        }
+    }
+}
+
 /// The parts of a pack's parameters that every layout shares.
 pub struct Sections<F: Weight, W> {
     pub shape: Shape,
@@ -410,25 +450,17 @@ crate::kernel! {
     /// Parameters of the packs that read entries, weights beside indices.
     pub struct Pack<F: Weight, W: PrefixWord> {
         /// The `shape.n` partitioned entries.
-        #[len(shape.n)]
+        #[len(packing.shape.n)]
         pub entries: *const Entry,
-        /// Their `shape.n + 1` prefix sums: u64 for PSA, `[u64; 2]` for the PSA step of PSA+.
-        #[len(u128::from(shape.n) + 1)]
-        pub prefix: *const W,
-        pub shape: Shape,
-        /// The `sections + 1` splits.
-        #[len(u128::from(sections) + 1)]
-        pub splits: *const Split,
-        pub sections: u64,
-        /// The table's `shape.scale` rows.
-        #[len(shape.scale)]
-        pub table: *mut Row<F>,
+        /// Their prefix sums (u64 for PSA, `[u64; 2]` for the PSA step of PSA+), splits and table.
+        #[group]
+        pub packing: Packing<F, W>,
     }
-    check |p, launch| shape.fits();
+    check |p, launch| packing.shape.fits();
     /// One thread a section, the paper's baseline (PSA, then the PSA step of PSA+).
     fn pack_thread_baseline => alias_pack_baseline_f32<f32, u64>, alias_pack_baseline_f64<f64, u64>,
         alias_pack_baseline_plus_f32<f32, [u64; 2]>, alias_pack_baseline_plus_f64<f64, [u64; 2]>;
-    check |p, launch| *launch == plan_thread_baseline(sections);
+    check |p, launch| *launch == plan_thread_baseline(packing.sections);
     /// Items staged in shared memory (PSA, then the PSA step of PSA+).
     fn pack_block_shared => alias_pack_shared_f32<f32, u64>, alias_pack_shared_f64<f64, u64>,
         alias_pack_shared_plus_f32<f32, [u64; 2]>, alias_pack_shared_plus_f64<f64, [u64; 2]>;
@@ -436,13 +468,13 @@ crate::kernel! {
     /// Long sections, items loaded in chunks (PSA, then the PSA step of PSA+).
     fn pack_block_chunked => alias_pack_chunked_f32<f32, u64>, alias_pack_chunked_f64<f64, u64>,
         alias_pack_chunked_plus_f32<f32, [u64; 2]>, alias_pack_chunked_plus_f64<f64, [u64; 2]>;
-    check |p, launch| *launch == plan_block_chunked(sections);
+    check |p, launch| *launch == plan_block_chunked(packing.sections);
 }
 
 impl<F: Weight, W: PrefixWord> Pack<F, W> {
     /// The launch of [`pack_block_shared`] for these parameters.
     pub const fn plan_shared(&self) -> LaunchShape {
-        plan_block_shared(self.sections, size_of::<W>())
+        plan_block_shared(self.packing.sections, size_of::<W>())
     }
 }
 
@@ -452,25 +484,7 @@ impl<F: Weight, W: PrefixWord> PackParams for Pack<F, W> {
     type Items = Stored;
     #[inline(always)]
     fn parts(self) -> (Stored, Sections<F, W>) {
-        let Pack {
-            entries,
-            prefix,
-            shape,
-            splits,
-            sections,
-            table,
-        } = self;
-        (
-            Stored(entries),
-            Sections {
-                shape,
-                prefix,
-                splits,
-                sections,
-                table,
-                last: (shape.scale - 1) as u32,
-            },
-        )
+        (Stored(self.entries), self.packing.sections())
     }
 }
 
@@ -479,33 +493,25 @@ crate::kernel! {
     pub struct PackIndexed<F: Weight> {
         /// The `shape.n` indices the indices-only partition wrote for these `weights` (the
         /// table's `shape.scale`), quantized by `quantizer` as there.
-        #[len(shape.n)]
+        #[len(packing.shape.n)]
         pub items: *const u32,
-        #[len(shape.scale)]
+        #[len(packing.shape.scale)]
         pub weights: *const F,
         pub quantizer: Quantizer,
-        /// Their `shape.n + 1` prefix sums.
-        #[len(u128::from(shape.n) + 1)]
-        pub prefix: *const u64,
-        pub shape: Shape,
-        /// The `sections + 1` splits.
-        #[len(u128::from(sections) + 1)]
-        pub splits: *const Split,
-        pub sections: u64,
-        /// The table's `shape.scale` rows.
-        #[len(shape.scale)]
-        pub table: *mut Row<F>,
+        /// Their prefix sums, splits and table.
+        #[group]
+        pub packing: Packing<F, u64>,
     }
-    check |p, launch| shape.fits();
+    check |p, launch| packing.shape.fits();
     /// One thread a section, the paper's baseline, indices only.
     fn pack_thread_baseline => alias_pack_baseline_indices_f32<f32>, alias_pack_baseline_indices_f64<f64>;
-    check |p, launch| *launch == plan_thread_baseline(sections);
+    check |p, launch| *launch == plan_thread_baseline(packing.sections);
     /// Items staged in shared memory, indices only.
     fn pack_block_shared => alias_pack_shared_indices_f32<f32>, alias_pack_shared_indices_f64<f64>;
-    check |p, launch| *launch == plan_block_shared(sections, size_of::<u64>());
+    check |p, launch| *launch == plan_block_shared(packing.sections, size_of::<u64>());
     /// Long sections, items loaded in chunks, indices only.
     fn pack_block_chunked => alias_pack_chunked_indices_f32<f32>, alias_pack_chunked_indices_f64<f64>;
-    check |p, launch| *launch == plan_block_chunked(sections);
+    check |p, launch| *launch == plan_block_chunked(packing.sections);
 }
 
 impl<F: Weight> PackParams for PackIndexed<F> {
@@ -514,34 +520,14 @@ impl<F: Weight> PackParams for PackIndexed<F> {
     type Items = Indexed<F>;
     #[inline(always)]
     fn parts(self) -> (Indexed<F>, Sections<F, u64>) {
-        let PackIndexed {
-            items,
-            weights,
-            quantizer,
-            prefix,
-            shape,
-            splits,
-            sections,
-            table,
-        } = self;
-        let last = (shape.scale - 1) as u32;
+        let sections = self.packing.sections();
         let items = Indexed {
-            items,
-            weights,
-            quantizer,
-            last,
+            items: self.items,
+            weights: self.weights,
+            quantizer: self.quantizer,
+            last: sections.last,
         };
-        (
-            items,
-            Sections {
-                shape,
-                prefix,
-                splits,
-                sections,
-                table,
-                last,
-            },
-        )
+        (items, sections)
     }
 }
 

@@ -159,21 +159,28 @@ impl TileScans {
     }
 }
 
+crate::kernel_group! {
+    /// The items a construction's tile kernels read: the `n` weights, their quantizer, and
+    /// their total quantized weight.
+    pub struct Quantized<F: Weight> {
+        #[len(n)]
+        pub weights: *const F,
+        pub n: u64,
+        pub quantizer: Quantizer,
+        pub total: u64,
+    }
+}
+
 /// Sums per tile of [`tile_counts`]: light items, their quantized weight, the heavy items'.
 pub const TILE_COUNTS: usize = 3;
 
 crate::kernel! {
     /// Parameters of [`tile_counts`].
     pub struct TileCounts<F: Weight> {
-        /// The `n` weights, quantized by `quantizer`.
-        #[len(n)]
-        pub weights: *const F,
-        pub n: u64,
-        pub quantizer: Quantizer,
-        /// Their total quantized weight.
-        pub total: u64,
+        #[group]
+        pub items: Quantized<F>,
         /// The tiles' sums, laid out as [`TileScans`] reads them.
-        #[len(TILE_COUNTS as u128 * (u128::from(n.div_ceil(PARTITION_TILE)) + 1))]
+        #[len(TILE_COUNTS as u128 * (u128::from(items.n.div_ceil(PARTITION_TILE)) + 1))]
         pub sums: *mut u64,
     }
     check |p, shape| *shape == p.plan();
@@ -188,17 +195,11 @@ crate::kernel! {
 /// As for [`tile_total`], with `sums` holding `TILE_COUNTS·(tiles + 1)` words.
 #[inline(always)]
 pub unsafe fn tile_counts<F: Weight>(p: TileCounts<F>) {
-    let TileCounts {
-        weights,
-        n,
-        quantizer: z,
-        total,
-        sums,
-    } = p;
-    let shape = Shape::whole(n, 0, total);
+    let TileCounts { items: w, sums } = p;
+    let (n, shape) = (w.n, Shape::whole(w.n, 0, w.total));
     // SAFETY: as the contract above; every thread reaches the reductions.
     unsafe {
-        let (q, items) = my_weights(weights, n, z);
+        let (q, items) = my_weights(w.weights, n, w.quantizer);
         let (count, lq, hq) = my_sums(&shape, &q, items);
         let scratch = SharedSlice::carve(0, ALIAS_BLOCK_THREADS / 32);
         let (count, lq, hq) = (
@@ -236,14 +237,21 @@ pub struct StagedTile {
 /// Shared memory of [`stage_tile`] and the scans' warp slots: what [`partition`] launches with.
 const STAGE_BYTES: u64 = SCRATCH_BYTES + PARTITION_TILE * (size_of::<Entry>() + size_of::<u64>()) as u64;
 
-/// Quantizes this block's tile and stages it in shared memory (see [`StagedTile`]), for items of
-/// total quantized weight `total`. Ends with a barrier, so every thread may read all of it.
+/// Quantizes this block's tile of `items` and stages it in shared memory (see [`StagedTile`]).
+/// Ends with a barrier, so every thread may read all of it.
 ///
 /// # Safety
-/// `weights` holds `n` elements; every thread of a block of [`ALIAS_BLOCK_THREADS`] calls this
-/// together, with at least [`partition_bytes`] of dynamic shared memory.
+/// `items.weights` holds `items.n` elements; every thread of a block of
+/// [`ALIAS_BLOCK_THREADS`] calls this together, with at least [`partition_bytes`] of dynamic
+/// shared memory.
 #[inline(always)]
-pub unsafe fn stage_tile<F: Weight>(weights: *const F, n: u64, z: Quantizer, total: u64) -> StagedTile {
+pub unsafe fn stage_tile<F: Weight>(items: Quantized<F>) -> StagedTile {
+    let Quantized {
+        weights,
+        n,
+        quantizer: z,
+        total,
+    } = items;
     let shape = Shape::whole(n, 0, total);
     let (b, t) = (block_x() as u64, thread_x() as u64);
     let tile_start = b * PARTITION_TILE;
@@ -292,27 +300,22 @@ pub unsafe fn stage_tile<F: Weight>(weights: *const F, n: u64, z: Quantizer, tot
 crate::kernel! {
     /// Parameters of [`partition`].
     pub struct Partition<F: Weight, E: EntrySink> {
-        /// The `n` weights, quantized by `quantizer`.
-        #[len(n)]
-        pub weights: *const F,
-        pub n: u64,
-        pub quantizer: Quantizer,
-        /// Their total quantized weight.
-        pub total: u64,
+        #[group]
+        pub items: Quantized<F>,
         /// The [`TileScans`] of [`tile_counts`]' sums.
-        #[len(TILE_COUNTS as u128 * (u128::from(n.div_ceil(PARTITION_TILE)) + 1))]
+        #[len(TILE_COUNTS as u128 * (u128::from(items.n.div_ceil(PARTITION_TILE)) + 1))]
         pub scans: *const u64,
         /// Where the partitioned items go: entries, or indices only.
-        #[len(n)]
+        #[len(items.n)]
         pub entries: *mut E,
         /// The `n + 1` prefix sums.
-        #[len(u128::from(n) + 1)]
+        #[len(u128::from(items.n) + 1)]
         pub prefix: *mut u64,
         /// The count of light items.
         #[len(1u64)]
         pub n_light: *mut u32,
     }
-    check |p, shape| n <= u32::MAX as u64 && *shape == p.plan();
+    check |p, shape| items.n <= u32::MAX as u64 && *shape == p.plan();
     /// The partition, weights beside indices.
     fn partition => alias_partition_f32<f32, Entry>, alias_partition_f64<f64, Entry>;
     /// The partition, indices only.
@@ -338,15 +341,13 @@ pub fn run_fits(start: u64, len: u64, n: u64) -> bool {
 #[inline(always)]
 pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
     let Partition {
-        weights,
-        n,
-        quantizer: z,
-        total,
+        items,
         scans,
         entries,
         prefix,
         n_light: n_light_out,
     } = p;
+    let (n, total) = (items.n, items.total);
     let (b, t) = (block_x() as u64, thread_x() as u64);
     let scans = TileScans {
         scans,
@@ -355,7 +356,7 @@ pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
     // SAFETY: as the contract above: entries and prefix sums written at positions below `n`
     // (the tiles' runs partition `0..n`; a tile whose runs would not fit writes nothing).
     unsafe {
-        let tile = stage_tile(weights, n, z, total);
+        let tile = stage_tile(items);
         let n_light = scans.all(0);
         let light_start = scans.before(0, b);
         let heavy_start = n_light.wrapping_add(b * PARTITION_TILE).wrapping_sub(light_start);
@@ -399,13 +400,13 @@ impl<F: Weight> TileTotal<F> {
 
 impl<F: Weight> TileCounts<F> {
     pub const fn plan(&self) -> LaunchShape {
-        plan_tiles(self.n, TILE_SUM_BYTES)
+        plan_tiles(self.items.n, TILE_SUM_BYTES)
     }
 }
 
 impl<F: Weight, E: EntrySink> Partition<F, E> {
     pub const fn plan(&self) -> LaunchShape {
-        plan_tiles(self.n, partition_bytes())
+        plan_tiles(self.items.n, partition_bytes())
     }
 }
 

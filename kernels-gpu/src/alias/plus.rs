@@ -23,9 +23,8 @@
 
 use super::ALIAS_BLOCK_THREADS;
 use super::partition::{
-    PARTITION_TILE, StagedTile, TileScans, partition_bytes, plan_tiles, run_fits, stage_tile,
+    PARTITION_TILE, Quantized, StagedTile, TileScans, partition_bytes, plan_tiles, run_fits, stage_tile,
 };
-use super::quantizer::Quantizer;
 use super::split::{heavy_range, search, spill};
 use super::sweep::{Cursor, Entry, Row, RowOf, Shape, Weight, rows};
 use crate::block::reduce::reduce;
@@ -268,21 +267,16 @@ impl Greedy {
 crate::kernel! {
     /// Parameters of [`greedy_tiles`].
     pub struct GreedyTiles<F: Weight> {
-        /// The `n` weights, quantized by `quantizer`.
-        #[len(n)]
-        pub weights: *const F,
-        pub n: u64,
-        pub quantizer: Quantizer,
-        /// Their total quantized weight.
-        pub total: u64,
+        #[group]
+        pub items: Quantized<F>,
         /// The tiles' [`LEFTOVER_SUMS`].
-        #[len(LEFTOVER_SUMS as u128 * (u128::from(n.div_ceil(PARTITION_TILE)) + 1))]
+        #[len(LEFTOVER_SUMS as u128 * (u128::from(items.n.div_ceil(PARTITION_TILE)) + 1))]
         pub sums: *mut u64,
         /// The `n` rows of the table.
-        #[len(n)]
+        #[len(items.n)]
         pub table: *mut Row<F>,
     }
-    check |p, shape| n <= u32::MAX as u64 && *shape == p.plan();
+    check |p, shape| items.n <= u32::MAX as u64 && *shape == p.plan();
     /// PSA+'s greedy rows within each tile.
     fn greedy_tiles => alias_greedy_tiles_f32<f32>, alias_greedy_tiles_f64<f64>;
 }
@@ -297,20 +291,13 @@ crate::kernel! {
 /// [`super::partition::partition_bytes`] of dynamic shared memory.
 #[inline(always)]
 pub unsafe fn greedy_tiles<F: Weight>(p: GreedyTiles<F>) {
-    let GreedyTiles {
-        weights,
-        n,
-        quantizer: z,
-        total,
-        sums,
-        table,
-    } = p;
-    let whole = Shape::whole(n, 0, total);
+    let GreedyTiles { items, sums, table } = p;
+    let (n, whole) = (items.n, Shape::whole(items.n, 0, items.total));
     let (b, t, threads) = (block_x() as u64, thread_x() as u64, ALIAS_BLOCK_THREADS as u64);
     // SAFETY: as the contract above: rows written for the tile's own items, each once (the
     // threads' row ranges partition the greedy rows); sums at `k·(tiles + 1) + b`.
     unsafe {
-        let tile = stage_tile(weights, n, z, total);
+        let tile = stage_tile(items);
         let greedy = Greedy::of(&tile, &whole, &BlockCount(tile.scratch));
         let k = greedy.rows();
         let (from, to) = (k * t / threads, k * (t + 1) / threads);
@@ -331,26 +318,21 @@ pub unsafe fn greedy_tiles<F: Weight>(p: GreedyTiles<F>) {
 crate::kernel! {
     /// Parameters of [`partition_leftovers`].
     pub struct PartitionLeftovers<F: Weight> {
-        /// The `n` weights, quantized by `quantizer`.
-        #[len(n)]
-        pub weights: *const F,
-        pub n: u64,
-        pub quantizer: Quantizer,
-        /// Their total quantized weight.
-        pub total: u64,
+        #[group]
+        pub items: Quantized<F>,
         /// The [`TileScans`] of [`greedy_tiles`]' sums.
-        #[len(LEFTOVER_SUMS as u128 * (u128::from(n.div_ceil(PARTITION_TILE)) + 1))]
+        #[len(LEFTOVER_SUMS as u128 * (u128::from(items.n.div_ceil(PARTITION_TILE)) + 1))]
         pub scans: *const u64,
         /// The leftovers' entries and `[Σq, Σrem]` prefix sums (room for `n` and `n + 1`).
-        #[len(n)]
+        #[len(items.n)]
         pub entries: *mut Entry,
-        #[len(u128::from(n) + 1)]
+        #[len(u128::from(items.n) + 1)]
         pub prefix: *mut [u64; 2],
         /// Light leftovers and all leftovers.
         #[len(2u64)]
         pub counts: *mut u32,
     }
-    check |p, shape| n <= u32::MAX as u64 && *shape == p.plan();
+    check |p, shape| items.n <= u32::MAX as u64 && *shape == p.plan();
     /// PSA+'s leftovers, partitioned.
     fn partition_leftovers => alias_partition_leftovers_f32<f32>, alias_partition_leftovers_f64<f64>;
 }
@@ -367,8 +349,7 @@ crate::kernel! {
 /// (a tile whose runs would pass `n` writes nothing); right ones give the leftovers.
 #[inline(always)]
 pub unsafe fn partition_leftovers<F: Weight>(p: PartitionLeftovers<F>) {
-    let (n, total) = (p.n, p.total);
-    let whole = Shape::whole(n, 0, total);
+    let (n, whole) = (p.items.n, Shape::whole(p.items.n, 0, p.items.total));
     let (b, t) = (block_x() as u64, thread_x() as u64);
     let scans = TileScans {
         scans: p.scans,
@@ -379,7 +360,7 @@ pub unsafe fn partition_leftovers<F: Weight>(p: PartitionLeftovers<F>) {
     unsafe {
         let before = |k: u64, b: u64| scans.before(k, b);
         let all = |k: u64| scans.all(k);
-        let tile = stage_tile(p.weights, n, p.quantizer, total);
+        let tile = stage_tile(p.items);
         let greedy = Greedy::of(&tile, &whole, &BlockCount(tile.scratch));
         let (light_left, heavy_left) = greedy.leftovers(&tile);
         let light_at = (before(0, b), [before(2, b), before(4, b)]);
@@ -417,12 +398,12 @@ pub unsafe fn partition_leftovers<F: Weight>(p: PartitionLeftovers<F>) {
 
 impl<F: Weight> GreedyTiles<F> {
     pub const fn plan(&self) -> LaunchShape {
-        plan_tiles(self.n, partition_bytes())
+        plan_tiles(self.items.n, partition_bytes())
     }
 }
 
 impl<F: Weight> PartitionLeftovers<F> {
     pub const fn plan(&self) -> LaunchShape {
-        plan_tiles(self.n, partition_bytes())
+        plan_tiles(self.items.n, partition_bytes())
     }
 }

@@ -201,22 +201,30 @@ pub fn draw_pair<F: Weight>(
     [draw(0, n, r[0], &read), draw(0, n, r[1], &read)]
 }
 
-crate::kernel! {
-    /// Parameters of the baseline sampler.
-    pub struct Sample<F: Weight> {
-        /// The `n > 0` rows, whose aliases are below `n`.
+crate::kernel_group! {
+    /// What every sampler takes: a table of `n` rows, whose aliases are below `n`, and where
+    /// its `s` samples of `stream` go (as the sampler's `output` code says).
+    pub struct Draws<F: Weight> {
         #[len(n)]
         pub table: *const Row<F>,
         pub n: u64,
-        /// Where the `s` samples go, as `output` says.
         #[len(s)]
         pub out: *mut u32,
         pub s: u64,
         pub stream: Stream,
+    }
+}
+
+crate::kernel! {
+    /// Parameters of the baseline sampler.
+    pub struct Sample<F: Weight> {
+        /// Samples of a table of `n > 0` rows.
+        #[group]
+        pub draws: Draws<F>,
         /// [`OUTPUT_IN_ORDER`], [`OUTPUT_FOLDED`] or [`OUTPUT_SHUFFLED`].
         pub output: u32,
     }
-    check |p, shape| n > 0 && n <= u32::MAX as u64 && shape.is_1d();
+    check |p, shape| draws.n > 0 && draws.n <= u32::MAX as u64 && shape.is_1d();
     /// The paper's baseline sampler.
     fn sample_baseline => alias_sample_baseline_f32<f32>, alias_sample_baseline_f64<f64>;
 }
@@ -226,7 +234,7 @@ impl<F: Weight> Sample<F> {
     /// once (the loop is grid-stride, a pair a thread a step).
     pub const fn plan(&self) -> LaunchShape {
         LaunchShape::linear(
-            super::partition::blocks_for(self.s),
+            super::partition::blocks_for(self.draws.s),
             super::ALIAS_BLOCK_THREADS,
             0,
         )
@@ -240,11 +248,12 @@ impl<F: Weight> Sample<F> {
 /// `table` holds `n > 0` rows whose aliases are below `n`, `out` `s` elements.
 #[inline(always)]
 pub unsafe fn sample_baseline<F: Weight>(p: Sample<F>) {
-    let Stream { key, counter } = p.stream;
+    let d = p.draws;
+    let Stream { key, counter } = d.stream;
     // SAFETY: forwarded to the launch contract above.
     unsafe {
-        with_sink!(p.output, p.out, p.s, key, |sink| draw_all(
-            p.table, p.n, p.s, key, counter, sink
+        with_sink!(p.output, d.out, d.s, key, |sink| draw_all(
+            d.table, d.n, d.s, key, counter, sink
         ))
     }
 }

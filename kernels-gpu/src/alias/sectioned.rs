@@ -15,7 +15,7 @@
 //! ([`crate::rng::permute::Permutation`]), at the cost of scattered 4-byte stores.
 
 use super::ALIAS_BLOCK_THREADS;
-use super::sample::{Sink, draw, keeps, locate, pair_numbers, with_sink};
+use super::sample::{Draws, Sink, draw, keeps, locate, pair_numbers, with_sink};
 use super::sweep::{Row, Weight};
 use crate::launch::{LaunchShape, Limits};
 use crate::policy::SHARED_SAMPLER_BLOCKS_PER_SM;
@@ -305,7 +305,7 @@ pub const fn shared_section_rows(n: u64, shared_bytes: u32) -> u64 {
 /// (other values stay inside `out`).
 #[inline(always)]
 pub unsafe fn sample_cached<F: Weight>(p: Sectioned<F>) {
-    let (table, l) = (p.table, p.launch());
+    let (table, l) = (p.draws.table, p.launch());
     // SAFETY: rows of the block's section; outputs below `s`.
     unsafe {
         sample_section(l, |first, rows, r| {
@@ -322,7 +322,7 @@ pub unsafe fn sample_cached<F: Weight>(p: Sectioned<F>) {
 /// dynamic shared memory (the host reserves more, to limit residency).
 #[inline(always)]
 pub unsafe fn sample_shared<F: Weight>(p: Sectioned<F>) {
-    let (table, l) = (p.table, p.launch());
+    let (table, l) = (p.draws.table, p.launch());
     let first = block_x() as u64 * l.section_rows;
     let rows = l.section_rows.min(l.n - first);
     // SAFETY: the launch gives the section's bytes of shared memory; rows copied are the
@@ -345,15 +345,8 @@ pub unsafe fn sample_shared<F: Weight>(p: Sectioned<F>) {
 crate::kernel! {
     /// Parameters of the sectioned samplers.
     pub struct Sectioned<F: Weight> {
-        /// The `n` rows.
-        #[len(n)]
-        pub table: *const Row<F>,
-        pub n: u64,
-        /// Where the `s` samples go, as `output` says.
-        #[len(s)]
-        pub out: *mut u32,
-        pub s: u64,
-        pub stream: Stream,
+        #[group]
+        pub draws: Draws<F>,
         /// Rows of each section but the last.
         pub section_rows: u64,
         /// Each section's count and offset, by [`section_shares`].
@@ -362,7 +355,9 @@ crate::kernel! {
         /// An `OUTPUT_*` code of [`super::sample`].
         pub output: u32,
     }
-    check |p, shape| section_rows > 0 && shape.is_1d() && shape.grid[0] as u64 <= n.div_ceil(section_rows);
+    check |p, shape| section_rows > 0
+        && shape.is_1d()
+        && shape.grid[0] as u64 <= draws.n.div_ceil(section_rows);
     /// Sectioned sampling through the cache, grouped by section, shuffled or folded.
     fn sample_cached => alias_sample_cached_f32<f32>, alias_sample_cached_f64<f64>;
     /// Sectioned sampling from shared memory, grouped by section, shuffled or folded.
@@ -373,12 +368,15 @@ impl<F: Weight> Sectioned<F> {
     /// What every sectioned sampler's blocks share.
     #[inline(always)]
     fn launch(&self) -> Launch {
+        let Draws {
+            n, out, s, stream, ..
+        } = self.draws;
         Launch {
-            n: self.n,
-            out: self.out,
-            s: self.s,
-            key: self.stream.key,
-            counter: self.stream.counter,
+            n,
+            out,
+            s,
+            key: stream.key,
+            counter: stream.counter,
             section_rows: self.section_rows,
             shares: self.shares,
             output: self.output,
@@ -423,15 +421,10 @@ pub const fn section_plan(source: SectionSource, n: u64, section_rows: u64, limi
     }
 }
 
-impl<F: Weight> Sectioned<F> {
-    /// One block a section, with `shared_bytes` of dynamic shared memory.
-    pub const fn plan(&self, shared_bytes: u32) -> LaunchShape {
-        LaunchShape::linear(
-            self.n.div_ceil(self.section_rows),
-            ALIAS_BLOCK_THREADS,
-            shared_bytes,
-        )
-    }
+/// The sectioned samplers' launch over `n` rows: one block a section of `section_rows` rows
+/// (the caller's, or [`section_plan`]'s), with `shared_bytes` of dynamic shared memory.
+pub const fn plan_sectioned(n: u64, section_rows: u64, shared_bytes: u32) -> LaunchShape {
+    LaunchShape::linear(n.div_ceil(section_rows), ALIAS_BLOCK_THREADS, shared_bytes)
 }
 
 #[cfg(test)]

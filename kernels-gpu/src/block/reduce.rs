@@ -6,6 +6,7 @@ use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{Operator, Sum, Words};
 use crate::policy::checks::{LEVEL_TEST_BLOCK_THREADS, per_element, per_warp};
+use crate::simt::check::Elements;
 use crate::simt::memory::read_or;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, global_x, lane_id, sync_threads, thread_rank, warp_id, warps_per_block};
@@ -38,10 +39,9 @@ crate::kernel! {
     /// Parameters of the block reduction's test kernel: `n` elements of `input`, one a thread,
     /// each block's sum to `out` (one a block).
     pub struct BlockReduce<T: Element> {
-        #[len(n)]
-        pub input: *const T,
-        pub n: u64,
-        #[len(n.div_ceil(LEVEL_TEST_BLOCK_THREADS as u64))]
+        #[group]
+        pub elements: Elements<T>,
+        #[len(elements.n.div_ceil(LEVEL_TEST_BLOCK_THREADS as u64))]
         pub out: *mut T,
     }
     check |p, shape| *shape == p.plan();
@@ -52,7 +52,7 @@ crate::kernel! {
 impl<T: Element> BlockReduce<T> {
     /// A thread an element, with a `T` of shared memory a warp.
     pub const fn plan(&self) -> LaunchShape {
-        per_element(self.n, per_warp(size_of::<T>()))
+        per_element(self.elements.n, per_warp(size_of::<T>()))
     }
 }
 
@@ -63,7 +63,10 @@ impl<T: Element> BlockReduce<T> {
 /// blocks of whole warps with a `T` of dynamic shared memory a warp).
 #[inline(always)]
 pub unsafe fn reduce_each_block<T: Element>(p: BlockReduce<T>) {
-    let BlockReduce { input, n, out } = p;
+    let BlockReduce {
+        elements: Elements { input, n },
+        out,
+    } = p;
     let i = global_x();
     // SAFETY: accesses bounded by `n` and the block count; the whole block calls `reduce`.
     unsafe {

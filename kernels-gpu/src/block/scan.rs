@@ -5,6 +5,7 @@ use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{Operator, Sum, Words};
 use crate::policy::checks::{per_element, per_warp};
+use crate::simt::check::Elements;
 use crate::simt::memory::read_or;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{WARP_SIZE, global_x, lane_id, sync_threads, warp_id, warps_per_block};
@@ -41,10 +42,9 @@ crate::kernel! {
     /// Parameters of the block scan's test kernel: `n` elements of `input`, one a thread, the
     /// exclusive scan within each block to `out`.
     pub struct BlockScan<T: Element> {
-        #[len(n)]
-        pub input: *const T,
-        pub n: u64,
-        #[len(n)]
+        #[group]
+        pub elements: Elements<T>,
+        #[len(elements.n)]
         pub out: *mut T,
     }
     check |p, shape| *shape == p.plan();
@@ -55,7 +55,7 @@ crate::kernel! {
 impl<T: Element> BlockScan<T> {
     /// A thread an element, with a `T` of shared memory a warp.
     pub const fn plan(&self) -> LaunchShape {
-        per_element(self.n, per_warp(size_of::<T>()))
+        per_element(self.elements.n, per_warp(size_of::<T>()))
     }
 }
 
@@ -66,7 +66,10 @@ impl<T: Element> BlockScan<T> {
 /// warps with a `T` of dynamic shared memory a warp).
 #[inline(always)]
 pub unsafe fn scan_each_block<T: Element>(p: BlockScan<T>) {
-    let BlockScan { input, n, out } = p;
+    let BlockScan {
+        elements: Elements { input, n },
+        out,
+    } = p;
     let i = global_x();
     // SAFETY: accesses bounded by `n`; the whole block calls the scan.
     unsafe {

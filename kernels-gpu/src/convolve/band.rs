@@ -23,7 +23,7 @@
 
 use super::job::{InlineJobs, Job, Listed, MOST_ELEMENTS, element, find_listed, inside, vector};
 use super::{Real, Stored};
-use crate::launch::{LaunchShape, Limits};
+use crate::launch::{LaunchShape, Limits, grid_extent};
 pub use crate::policy::convolve::{BAND_CHUNK as CHUNK, BAND_THREADS as THREADS};
 use crate::policy::convolve::{BAND_RESIDENT_PER_SM, SUM_BLOCKS_PER_SM, SUM_THREADS};
 use crate::simt::shared::{Quad, SharedSlice};
@@ -164,15 +164,7 @@ pub const fn slices_for(tiles: u64, longest: u64, limits: &Limits) -> u32 {
 /// of [`THREADS`] per tile (in x) and slice (in y), with [`shared_bytes`] for `F`.
 pub const fn band_shape<F>(tiles: u64, slices: u32) -> LaunchShape {
     LaunchShape {
-        grid: [
-            if tiles > u32::MAX as u64 {
-                u32::MAX
-            } else {
-                tiles as u32
-            },
-            slices,
-            1,
-        ],
+        grid: [grid_extent(tiles), slices, 1],
         block: [THREADS, 1, 1],
         shared_bytes: shared_bytes(size_of::<F>() as u32),
     }

@@ -16,7 +16,7 @@
 //! NaN in outputs that have no term of it.
 
 use super::Real;
-use crate::launch::LaunchShape;
+use crate::launch::{LaunchShape, grid_extent};
 use crate::op::Sum;
 pub use crate::policy::convolve::{SEED_THREADS, WARPS_V4};
 use crate::simt::shared::SharedSlice;
@@ -100,15 +100,7 @@ impl<F: Real> Seed<F> {
             Version::V4 => {
                 let rows = m.div_ceil(WARPS_V4 as u64);
                 LaunchShape {
-                    grid: [
-                        1,
-                        if rows > u32::MAX as u64 {
-                            u32::MAX
-                        } else {
-                            rows as u32
-                        },
-                        1,
-                    ],
+                    grid: [1, grid_extent(rows), 1],
                     block: [32, WARPS_V4, 1],
                     shared_bytes: 3 * 32 * WARPS_V4 * size,
                 }

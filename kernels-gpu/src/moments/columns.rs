@@ -7,7 +7,7 @@
 //! slices' partials of each column in slice order.
 
 use super::{SUMMARY_WORDS, Shifted, Summarize, Summary};
-use crate::launch::{LaunchShape, Limits};
+use crate::launch::{LaunchShape, Limits, grid_extent};
 use crate::num::Element;
 use crate::op::Operator;
 pub use crate::policy::moments::COLUMN_THREADS;
@@ -85,15 +85,7 @@ impl<T: Element> Columns<T> {
     pub const fn plan(&self) -> LaunchShape {
         let strips = self.cols.div_ceil(32);
         LaunchShape {
-            grid: [
-                if strips > u32::MAX as u64 {
-                    u32::MAX
-                } else {
-                    strips as u32
-                },
-                self.slices() as u32,
-                1,
-            ],
+            grid: [grid_extent(strips), self.slices() as u32, 1],
             block: [COLUMN_THREADS, 1, 1],
             shared_bytes: COLUMN_SHARED_BYTES,
         }

@@ -3,7 +3,7 @@
 //! key read three times (mostly from cache), two words written a bucket.
 
 use super::bucket::{BucketFn, Key};
-use super::pass::with_buckets;
+use super::pass::{BuiltIn, with_buckets};
 use crate::launch::LaunchShape;
 use crate::policy::multisplit::{BOUNDS_MAX_BLOCKS, THREADS};
 use crate::simt::{global_x, grid_threads_x};
@@ -17,11 +17,8 @@ crate::kernel! {
         #[len(n)]
         pub keys: *const K,
         pub n: u64,
-        /// The bucket function: a `BUCKETS_*` kind, the splitters (or null) and `a | b << 32`.
-        pub kind: u32,
-        #[len(if kind == super::pass::BUCKETS_SPLITTERS { ab as u32 as u64 } else { 0 })]
-        pub splitters: *const K,
-        pub ab: u64,
+        #[group]
+        pub buckets: BuiltIn<K>,
         /// The buckets, and where each begins and ends (`m` words each).
         pub m: u32,
         #[len(m)]
@@ -57,15 +54,13 @@ pub unsafe fn bounds<K: Key>(p: Bounds<K>) {
     let Bounds {
         keys,
         n,
-        kind,
-        splitters,
-        ab,
+        buckets,
         m,
         begin,
         end,
     } = p;
     // SAFETY: forwarded to the launch contract above.
-    unsafe { with_buckets!(kind, splitters, ab, |f| bounds_by(keys, n, f, m, (begin, end))) }
+    unsafe { with_buckets!(buckets, |f| bounds_by(keys, n, f, m, (begin, end))) }
 }
 
 /// For keys split by bucket, where each bucket begins (`begin[b]`) and ends (`end[b]`); buckets

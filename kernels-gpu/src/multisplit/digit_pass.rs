@@ -45,10 +45,10 @@ pub use super::bounds::{Bounds, bounds};
 pub use super::histogram::{Histogram, histogram, histogram_bytes};
 pub use super::pass::{
     BUCKETS_BIT_FIELD, BUCKETS_HASH, BUCKETS_KEEP_AT_LEAST, BUCKETS_KEEP_BELOW, BUCKETS_KEEP_BIT_CLEAR,
-    BUCKETS_KEEP_BIT_SET, BUCKETS_MODULO, BUCKETS_SPLITTERS, RADIX, digit_param,
+    BUCKETS_KEEP_BIT_SET, BUCKETS_MODULO, BUCKETS_SPLITTERS, BuiltIn, RADIX, digit_param,
 };
 pub use super::scatter::{
     BLOCK_LEVEL, COUNTED, COUNTED_RADIX, DIRECT, Scatter, WARP_LEVEL, scatter, scatter_bytes,
 };
-pub use super::table::{TableParts, tiles};
+pub use super::table::{PassTable, TableParts, tiles};
 pub use crate::policy::multisplit::{HISTOGRAM_TILES, THREADS, TILE, WARP_KEYS};

@@ -5,8 +5,8 @@
 
 use super::Tile;
 use super::bucket::{BucketFn, Key};
-use super::pass::{Pass, RADIX, radix_of, with_buckets};
-use super::table::TableParts;
+use super::pass::{BuiltIn, Pass, with_buckets};
+use super::table::{PassTable, TableParts};
 use crate::block::LaneLoad;
 use crate::block::histogram::{BinFn, count_row};
 use crate::launch::LaunchShape;
@@ -104,27 +104,17 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
 }
 
 crate::kernel! {
-    /// Parameters of [`histogram`]: the keys, the bucket function (a built-in one, named by
-    /// `kind`, `splitters` and `ab` as `with_buckets!` reads them), the pass, its table, and
+    /// Parameters of [`histogram`]: the keys, their bucket function, the pass, its table, and
     /// where a bucket at or past `m` is reported.
     pub struct Histogram<K: Key> {
         /// The `n` keys.
         #[len(n)]
         pub keys: *const K,
         pub n: u64,
-        /// The bucket function: a `BUCKETS_*` kind, the splitters (for
-        /// [`BUCKETS_SPLITTERS`](super::pass::BUCKETS_SPLITTERS); null otherwise) and
-        /// `a | b << 32`.
-        pub kind: u32,
-        #[len(if kind == super::pass::BUCKETS_SPLITTERS { ab as u32 as u64 } else { 0 })]
-        pub splitters: *const K,
-        pub ab: u64,
-        /// The pass ([`Pass::new`], [`super::pass::digit_param`]) and its tiles of keys.
-        pub digit: u32,
-        pub tiles: u64,
-        /// The pass's [`TableParts`].
-        #[len(TableParts::new(radix_of(digit), tiles).words)]
-        pub table: *mut u32,
+        #[group]
+        pub buckets: BuiltIn<K>,
+        #[group]
+        pub pass: PassTable,
         /// The buckets the caller claims, and, unless null, where a bucket at or past `m` is
         /// raised to (`tag << 32 | bucket`, an atomic max).
         pub m: u32,
@@ -132,9 +122,7 @@ crate::kernel! {
         pub largest: *mut u64,
         pub tag: u32,
     }
-    check |p, shape| (1..=RADIX).contains(&radix_of(digit))
-        && tiles == super::table::tiles(n)
-        && *shape == p.plan();
+    check |p, shape| pass.fits(n) && *shape == p.plan();
     /// The histogram of u32 keys (full tiles read by 16-byte vectors of 4).
     fn histogram::<u32, 4> => multisplit_histogram_u32<u32>;
     /// The histogram of u64 keys (full tiles read by 16-byte vectors of 2).
@@ -146,9 +134,9 @@ impl<K: Key> Histogram<K> {
     /// pass's radix.
     pub const fn plan(&self) -> LaunchShape {
         LaunchShape::linear(
-            self.tiles.div_ceil(HISTOGRAM_TILES),
+            self.pass.tiles.div_ceil(HISTOGRAM_TILES),
             THREADS,
-            histogram_bytes(radix_of(self.digit)),
+            histogram_bytes(self.pass.radix()),
         )
     }
 }
@@ -164,19 +152,15 @@ pub unsafe fn histogram<K: Key, const V: usize>(p: Histogram<K>) {
     let Histogram {
         keys,
         n,
-        kind,
-        splitters,
-        ab,
-        digit,
-        tiles,
-        table,
+        buckets,
+        pass: PassTable { digit, tiles, table },
         m,
         largest,
         tag,
     } = p;
     // SAFETY: forwarded to the launch contract above.
     unsafe {
-        with_buckets!(kind, splitters, ab, |f| {
+        with_buckets!(buckets, |f| {
             let pass = Pass::new(f, digit);
             histogram_by::<_, _, V>(keys, n, pass, tiles, table, (m, largest, tag))
         })

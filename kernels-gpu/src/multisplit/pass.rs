@@ -10,7 +10,19 @@ pub const RADIX: u32 = 256;
 // A thread per digit in the histogram's table write and the scatter's starts.
 const _: () = assert!(RADIX <= crate::policy::multisplit::THREADS);
 
-/// `kind` of `with_buckets!`: splitters (`ptr`, `a` of them).
+crate::kernel_group! {
+    /// A built-in bucket function as the kernels take it: a `BUCKETS_*` kind, its splitters,
+    /// and `ab = a | b << 32`, its numbers (`with_buckets!` makes the function of them).
+    pub struct BuiltIn<K: Key> {
+        pub kind: u32,
+        /// The `a` sorted splitters of [`BUCKETS_SPLITTERS`]; null for the other kinds.
+        #[len(if kind == BUCKETS_SPLITTERS { ab as u32 as u64 } else { 0 })]
+        pub splitters: *const K,
+        pub ab: u64,
+    }
+}
+
+/// `kind` of [`BuiltIn`]: splitters (`a` of them).
 pub const BUCKETS_SPLITTERS: u32 = 0;
 /// `kind`: the bit field of `a` bits from bit `b`.
 pub const BUCKETS_BIT_FIELD: u32 = 1;
@@ -28,18 +40,19 @@ pub const BUCKETS_KEEP_BIT_SET: u32 = 6;
 /// See [`BUCKETS_KEEP_BELOW`].
 pub const BUCKETS_KEEP_BIT_CLEAR: u32 = 7;
 
-/// Runs `body` with `f` bound to the built-in bucket function that a launch's parameters name
-/// (`kind`, a splitter pointer, `ab = a | b << 32`; see the `BUCKETS_*` kinds). The body is
+/// Runs `body` with `f` bound to the built-in bucket function that a launch's [`BuiltIn`]
+/// names (see the `BUCKETS_*` kinds). The body is
 /// compiled once per function, so a kernel chooses once per launch instead of once per key
 /// (the per-key choice cost the histogram a jump table and a sixth of its instructions).
 /// Used inside an `unsafe` block whose caller vouches, for splitters, that the pointer holds
 /// `a` sorted keys in the launch's memory.
 macro_rules! with_buckets {
-    ($kind:expr, $splitters:expr, $ab:expr, |$f:ident| $body:expr) => {{
-        let (ab, a): (u64, u32) = ($ab, $ab as u32);
-        match $kind {
+    ($buckets:expr, |$f:ident| $body:expr) => {{
+        let $crate::multisplit::pass::BuiltIn { kind, splitters, ab } = $buckets;
+        let a = ab as u32;
+        match kind {
             $crate::multisplit::pass::BUCKETS_SPLITTERS => {
-                let $f = $crate::multisplit::bucket::Splitters::new($splitters, a);
+                let $f = $crate::multisplit::bucket::Splitters::new(splitters, a);
                 $body
             }
             $crate::multisplit::pass::BUCKETS_BIT_FIELD => {

@@ -8,12 +8,12 @@
 use super::Tile;
 use super::bucket::{BucketFn, Key};
 use super::lane_tile::LaneTile;
-use super::pass::{Pass, RADIX, radix_of, with_buckets};
+use super::pass::{BuiltIn, Pass, with_buckets};
 use super::scatter_block::{moved_bytes, write_block_level};
 pub use super::scatter_counted::COUNTED_RADIX;
 use super::scatter_counted::{counted_bytes, scatter_counted};
 use super::scatter_warp::write_warp_level;
-use super::table::{TableParts, passes_n};
+use super::table::{PassTable, TableParts, passes_n};
 use crate::block::LaneLoad;
 use crate::block::rank::{rank, warp_starts};
 use crate::launch::LaunchShape;
@@ -103,32 +103,24 @@ crate::kernel! {
         #[len(if values.is_null() { 0 } else { n })]
         pub values: *const V,
         pub n: u64,
-        /// The bucket function: a `BUCKETS_*` kind, the splitters (or null) and `a | b << 32`.
-        pub kind: u32,
-        #[len(if kind == super::pass::BUCKETS_SPLITTERS { ab as u32 as u64 } else { 0 })]
-        pub splitters: *const K,
-        pub ab: u64,
-        /// The pass ([`Pass::new`], [`super::pass::digit_param`]) and its tiles of keys.
-        pub digit: u32,
-        pub tiles: u64,
-        /// The pass's table ([`TableParts`]), its group sums scanned. Any contents keep the
+        #[group]
+        pub buckets: BuiltIn<K>,
+        /// The pass, its table's group sums scanned (read only). Any contents keep the
         /// stores in bounds (the direct and warp-level writes skip a tile whose run of some
         /// digit would pass `n`, the block-level ones lower the digit's start to end below
         /// it); only the table the histogram and the scan made puts them right.
-        #[len(TableParts::new(radix_of(digit), tiles).words)]
-        pub table: *const u32,
+        #[group]
+        pub pass: PassTable,
         /// Where the `n` keys and values go.
         #[len(n)]
         pub out_keys: *mut K,
         #[len(if out_values.is_null() { 0 } else { n })]
         pub out_values: *mut V,
         /// Where each digit's keys begin in the output (`radix` words), unless null.
-        #[len(if offsets.is_null() { 0 } else { radix_of(digit) as u64 })]
+        #[len(if offsets.is_null() { 0 } else { pass.radix() as u64 })]
         pub offsets: *mut u32,
     }
-    check |p, shape| n <= u32::MAX as u64
-        && (1..=RADIX).contains(&radix_of(digit))
-        && tiles == super::table::tiles(n);
+    check |p, shape| n <= u32::MAX as u64 && pass.fits(n);
     /// The direct write, keys only (values untouched, their type nominal).
     fn scatter::<_, _, DIRECT, false> => multisplit_scatter_direct_u32_keys<u32, u32>,
         multisplit_scatter_direct_u64_keys<u64, u32>;
@@ -179,9 +171,9 @@ impl<K: Key, V: Copy> Scatter<K, V> {
         };
         let key_bytes = size_of::<K>() as u32;
         LaunchShape::linear(
-            self.tiles,
+            self.pass.tiles,
             THREADS,
-            scatter_bytes(write, radix_of(self.digit), key_bytes, value_bytes),
+            scatter_bytes(write, self.pass.radix(), key_bytes, value_bytes),
         )
     }
 
@@ -190,7 +182,7 @@ impl<K: Key, V: Copy> Scatter<K, V> {
     /// ranks: an entry's check.
     pub fn runs_as(&self, shape: &LaunchShape, write: u32, values: bool) -> bool {
         (!values || !(self.values.is_null() || self.out_values.is_null()))
-            && (write != COUNTED || radix_of(self.digit) <= COUNTED_RADIX)
+            && (write != COUNTED || self.pass.radix() <= COUNTED_RADIX)
             && *shape == self.plan(write)
     }
 
@@ -201,12 +193,8 @@ impl<K: Key, V: Copy> Scatter<K, V> {
             keys: self.keys,
             values: core::ptr::null(),
             n: self.n,
-            kind: self.kind,
-            splitters: self.splitters,
-            ab: self.ab,
-            digit: self.digit,
-            tiles: self.tiles,
-            table: self.table,
+            buckets: self.buckets,
+            pass: self.pass,
             out_keys: self.out_keys,
             out_values: core::ptr::null_mut(),
             offsets: self.offsets,
@@ -224,8 +212,8 @@ impl<K: Key, V: Copy> Scatter<K, V> {
 pub unsafe fn scatter<K: Key, V: Copy + Default, const WRITE: u32, const VALUES: bool>(p: Scatter<K, V>) {
     // SAFETY: forwarded to the launch contract above.
     unsafe {
-        with_buckets!(p.kind, p.splitters, p.ab, |f| {
-            scatter_by::<_, _, _, WRITE, VALUES>(p, Pass::new(f, p.digit))
+        with_buckets!(p.buckets, |f| {
+            scatter_by::<_, _, _, WRITE, VALUES>(p, Pass::new(f, p.pass.digit))
         })
     }
 }
@@ -252,13 +240,13 @@ pub unsafe fn scatter_by<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE:
         keys,
         values,
         n,
-        tiles,
-        table,
+        pass: PassTable { tiles, table, .. },
         out_keys,
         out_values,
         offsets,
         ..
     } = p;
+    let table = table.cast_const();
     let out = (out_keys, out_values);
     let (w, b, radix) = (warp_id(), block_x() as u64, pass.radix);
     let row = w * radix;

@@ -2,10 +2,36 @@
 //! the device scan turns into starts and the scatter reads. About `radix·tiles` words, plus
 //! `2·radix·tiles / HISTOGRAM_TILES` for the group sums and their scan, and the scan's status.
 
+use super::pass::{RADIX, radix_of};
 use crate::grid::scan::ScanScratch;
 use crate::policy::SCAN_POLICY;
 use crate::policy::multisplit::{HISTOGRAM_TILES, TILE};
 use crate::simt::thread_x;
+
+crate::kernel_group! {
+    /// A digit pass as its launches take it: which digit ([`digit_param`](super::pass::digit_param)), its tiles of keys
+    /// and its table ([`TableParts`]: the histogram fills it, the scatter reads it scanned).
+    pub struct PassTable {
+        pub digit: u32,
+        pub tiles: u64,
+        #[len(TableParts::new(radix_of(digit), tiles).words)]
+        pub table: *mut u32,
+    }
+}
+
+impl PassTable {
+    /// The pass's radix.
+    pub const fn radix(&self) -> u32 {
+        radix_of(self.digit)
+    }
+
+    /// Whether the kernels take this pass over `n` keys: a radix of 1 to [`RADIX`], the tiles
+    /// of `n` keys.
+    pub const fn fits(&self, n: u64) -> bool {
+        let radix = self.radix();
+        radix >= 1 && radix <= RADIX && self.tiles == tiles(n)
+    }
+}
 
 /// Tiles of a pass over `n` keys (the `tiles` of its launches).
 pub const fn tiles(n: u64) -> u64 {

@@ -10,6 +10,15 @@ use super::{global_x, lane_id, sync_threads, sync_threads_or, sync_warp, thread_
 use crate::launch::LaunchShape;
 use crate::policy::checks::{LEVEL_TEST_BLOCK_THREADS, per_element};
 
+crate::kernel_group! {
+    /// A test kernel's input: `n` elements, one a thread.
+    pub struct Elements<T> {
+        #[len(n)]
+        pub input: *const T,
+        pub n: u64,
+    }
+}
+
 /// Outputs per element of [`collectives`].
 pub const COLLECTIVE_OUTPUTS: usize = 9;
 

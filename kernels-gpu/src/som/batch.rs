@@ -227,6 +227,15 @@ pub unsafe fn accumulate(p: Accumulate) {
     }
 }
 
+crate::kernel_group! {
+    /// The smoothing's Gaussian: its `radius + 1` taps, from the centre out.
+    pub struct Gaussian {
+        #[len(u128::from(radius) + 1)]
+        pub table: *const f64,
+        pub radius: u32,
+    }
+}
+
 crate::kernel! {
     /// Parameters of [`smooth_rows`].
     pub struct SmoothRows {
@@ -241,10 +250,8 @@ crate::kernel! {
         pub rows: u32,
         pub cols: u32,
         pub planes: u32,
-        /// The Gaussian's `radius + 1` taps.
-        #[len(u128::from(radius) + 1)]
-        pub table: *const f64,
-        pub radius: u32,
+        #[group]
+        pub gaussian: Gaussian,
         /// `planes · rows · cols` values.
         #[len(u128::from(planes) * u128::from(rows) * u128::from(cols))]
         pub out: *mut f64,
@@ -277,8 +284,7 @@ pub unsafe fn smooth_rows(p: SmoothRows) {
         rows,
         cols,
         planes,
-        table,
-        radius,
+        gaussian: Gaussian { table, radius },
         out,
     } = p;
     let cells = rows * cols;
@@ -312,10 +318,8 @@ crate::kernel! {
         pub rows: u32,
         pub cols: u32,
         pub dim: u32,
-        /// The Gaussian's `radius + 1` taps.
-        #[len(u128::from(radius) + 1)]
-        pub table: *const f64,
-        pub radius: u32,
+        #[group]
+        pub gaussian: Gaussian,
         /// `rows · cols · dim` weights, row-major by cell.
         #[len(u128::from(rows) * u128::from(cols) * u128::from(dim))]
         pub weights: *mut f32,
@@ -346,8 +350,7 @@ pub unsafe fn smooth_columns(p: SmoothColumns) {
         rows,
         cols,
         dim,
-        table,
-        radius,
+        gaussian: Gaussian { table, radius },
         weights,
     } = p;
     let cells = rows * cols;

@@ -7,6 +7,7 @@ use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{ArgMin, Operator, Sum, Words};
 use crate::policy::checks::per_element;
+use crate::simt::check::Elements;
 use crate::simt::memory::read_or;
 use crate::simt::warp::shfl_xor;
 use crate::simt::{WARP_SIZE, global_x, lane_id};
@@ -83,10 +84,9 @@ crate::kernel! {
     /// Parameters of the warp reduction's test kernel: `n` elements of `input`, one a thread,
     /// each warp's sum to `out` (ceil(n / 32) of them).
     pub struct WarpReduce<T: Element> {
-        #[len(n)]
-        pub input: *const T,
-        pub n: u64,
-        #[len(n.div_ceil(WARP_SIZE as u64))]
+        #[group]
+        pub elements: Elements<T>,
+        #[len(elements.n.div_ceil(WARP_SIZE as u64))]
         pub out: *mut T,
     }
     check |p, shape| *shape == p.plan();
@@ -96,7 +96,7 @@ crate::kernel! {
 
 impl<T: Element> WarpReduce<T> {
     pub const fn plan(&self) -> LaunchShape {
-        per_element(self.n, 0)
+        per_element(self.elements.n, 0)
     }
 }
 
@@ -107,7 +107,10 @@ impl<T: Element> WarpReduce<T> {
 /// whole warps).
 #[inline(always)]
 pub unsafe fn reduce_each_warp<T: Element>(p: WarpReduce<T>) {
-    let WarpReduce { input, n, out } = p;
+    let WarpReduce {
+        elements: Elements { input, n },
+        out,
+    } = p;
     let i = global_x();
     // SAFETY: `i < n` bounds the read; the whole warp calls `reduce` (launches use whole warps).
     unsafe {

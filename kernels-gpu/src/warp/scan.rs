@@ -7,6 +7,7 @@ use crate::launch::LaunchShape;
 use crate::num::Element;
 use crate::op::{Operator, Sum, Words};
 use crate::policy::checks::per_element;
+use crate::simt::check::Elements;
 use crate::simt::memory::read_or;
 use crate::simt::warp::{shfl_idx, shfl_up};
 use crate::simt::{WARP_SIZE, global_x};
@@ -92,10 +93,9 @@ crate::kernel! {
     /// Parameters of the warp scans' test kernels: `n` elements of `input`, one a thread, each
     /// warp's scan to `out`.
     pub struct WarpScan<T: Element> {
-        #[len(n)]
-        pub input: *const T,
-        pub n: u64,
-        #[len(n)]
+        #[group]
+        pub elements: Elements<T>,
+        #[len(elements.n)]
         pub out: *mut T,
     }
     check |p, shape| *shape == p.plan();
@@ -111,7 +111,7 @@ crate::kernel! {
 
 impl<T: Element> WarpScan<T> {
     pub const fn plan(&self) -> LaunchShape {
-        per_element(self.n, 0)
+        per_element(self.elements.n, 0)
     }
 }
 
@@ -122,7 +122,10 @@ impl<T: Element> WarpScan<T> {
 /// `input` and `out` hold `n` elements; the launch is [`WarpScan::plan`] (any whole warps).
 #[inline(always)]
 pub unsafe fn scan_each_warp<T: Element, const INCLUSIVE: bool>(p: WarpScan<T>) {
-    let WarpScan { input, n, out } = p;
+    let WarpScan {
+        elements: Elements { input, n },
+        out,
+    } = p;
     let i = global_x();
     // SAFETY: `i < n` bounds every access; the whole warp calls the scans.
     unsafe {
