@@ -106,9 +106,9 @@ crate::kernel! {
         #[group]
         pub buckets: BuiltIn<K>,
         /// The pass, its table's group sums scanned (read only). Any contents keep the
-        /// stores in bounds (the direct and warp-level writes skip a tile whose run of some
-        /// digit would pass `n`, the block-level ones lower the digit's start to end below
-        /// it); only the table the histogram and the scan made puts them right.
+        /// stores in bounds (the direct, warp-level and block-level writes skip a tile whose
+        /// run of some digit would pass `n`, the counted one lowers the digit's start to end
+        /// within it); only the table the histogram and the scan made puts them right.
         #[group]
         pub pass: PassTable,
         /// Where the `n` keys and values go.

@@ -80,10 +80,11 @@ impl TableParts {
 }
 
 /// Whether the tile's keys of digit `thread_x()`, `count` of them from `start`, would end past
-/// `n`: never for the table the histogram and the scan made. The direct and warp-level writes
-/// vote on it at the barrier after [`crate::block::rank::warp_starts`] and skip the tile's stores where any digit
-/// would, so that no table's contents send a store out of bounds. (A compare at each store
-/// cost 3-6 %, a clamp of each start before the warp starts 8 registers.)
+/// `n`: never for the table the histogram and the scan made. The direct, warp-level and
+/// block-level writes vote on it at the barrier after [`crate::block::rank::warp_starts`] and
+/// skip the tile's stores where any digit would, so that no table's contents send a store out
+/// of bounds; the counted write lowers such a start instead. (A compare at each store cost
+/// 3-6 %, a clamp of each start before the warp starts 8 registers.)
 #[inline(always)]
 pub fn passes_n(radix: u32, start: u32, count: u32, n: u64) -> bool {
     thread_x() < radix && start as u64 + count as u64 > n
