@@ -362,7 +362,7 @@ fn construct<F: AliasWeight>(
                     packs.launch::<F::Pack, F::PackShared, F::PackChunked>(b, p)
                 }
                 Layout::IndicesOnly => {
-                    let p = packs.indexed(&mut b, w, weights, quantizer, table)?;
+                    let p = packs.indexed(&mut b, w, items, table)?;
                     packs.launch::<F::PackIndices, F::PackSharedIndices, F::PackChunkedIndices>(b, p)
                 }
             }
@@ -568,20 +568,19 @@ impl<W: PrefixWord> Packs<W> {
 
 impl Packs<u64> {
     /// The parameters of PSA's packs that read indices only (the entries' buffer holds them),
-    /// with the weights and their quantization, bound in `b`.
+    /// with the items' weights and quantizer, bound in `b`.
     fn indexed<'a, F: AliasWeight>(
         &self,
         b: &mut Bindings<'a>,
         w: &'a Workspace,
-        weights: &'a DeviceBuffer<F>,
-        quantizer: Quantizer,
+        items: Items<'a, F>,
         table: &'a mut DeviceBuffer<u64>,
     ) -> Result<PackIndexed<F>> {
         let Pack { entries, packing } = self.stored(b, w, table)?;
         Ok(PackIndexed {
             items: entries.cast(),
-            weights: b.read(weights)?,
-            quantizer,
+            weights: b.read(items.weights)?,
+            quantizer: items.quantizer,
             packing,
         })
     }
@@ -662,7 +661,7 @@ pub fn construct_with_contents<F: AliasWeight>(
         }
         Construction::Psa { .. } => {
             let packs = Packs::<u64>::new(pack, &shape);
-            let p = packs.indexed(&mut b, &w, weights, items.quantizer, &mut table)?;
+            let p = packs.indexed(&mut b, &w, items, &mut table)?;
             packs.launch::<F::PackIndices, F::PackSharedIndices, F::PackChunkedIndices>(b, p)?
         }
         _ => {
