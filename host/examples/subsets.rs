@@ -11,16 +11,16 @@ fn main() -> Result<(), warpkit::Error> {
     println!("backend: {}", backend.describe());
     let board = Subsets::grid(15, 15, 141)?;
     let boards = board.bits(&backend, 7, 100_000)?; // seed 7; each board its bit vector
-    let words = boards.len() / 100_000;
-    let stones: u32 = boards[..words].iter().map(|w| w.count_ones()).sum();
+    let stones: u32 = boards[0].iter().map(|w| w.count_ones()).sum();
     assert_eq!(stones, 141);
     println!(
-        "{} boards of {words} words, the first with {stones} stones",
-        boards.len() / words
+        "{} boards of {} words, the first with {stones} stones",
+        boards.len(),
+        boards.row_len()
     );
 
     let hands = Subsets::range(52, 5)?.positions(&backend, 7, 3)?;
-    for hand in hands.chunks(5) {
+    for hand in &hands {
         println!("hand: {hand:?}");
     }
     Ok(())

@@ -6,6 +6,7 @@
 
 use rand_core::RngCore;
 use rand_core::SeedableRng;
+use std::io::Write;
 use std::time::Instant;
 use warpkit::alias::{AliasTable, SampleOptions, check_table};
 use warpkit::convolve::Convolution;
@@ -62,16 +63,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Philox: a stream of n words, equal to the host generator's.
     let (key, counter) = ([0x5eed_0001, 0x0000_2026], [0, 0, 0, 0]);
-    let t = Instant::now();
+    let t = begin("philox stream");
     let words = backend.philox_words(key, counter, n)?;
     let took = t.elapsed();
     let mut host = Philox::new(key, counter);
     let ok = words.iter().all(|&w| w == host.next_u32());
-    failures += report("philox stream", ok, took.as_secs_f64(), 4 * n);
+    failures += report(ok, took.as_secs_f64(), 4 * n);
 
     // Exclusive scan of bucket sizes (u32), e.g. offsets of variable-length records.
     let sizes: Vec<u32> = words.iter().map(|w| w % 1000).collect();
-    let t = Instant::now();
+    let t = begin("exclusive scan u32");
     let offsets = backend.exclusive_scan(&sizes)?;
     let took = t.elapsed();
     let mut running = 0u32;
@@ -80,16 +81,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         running = running.wrapping_add(s);
         good
     });
-    failures += report("exclusive scan u32", ok, took.as_secs_f64(), 8 * n);
+    failures += report(ok, took.as_secs_f64(), 8 * n);
 
     // Sum of n f64 energies in [0, 1).
     let energies: Vec<f64> = words.iter().map(|&w| w as f64 / 4_294_967_296.0).collect();
-    let t = Instant::now();
+    let t = begin("sum f64");
     let total = backend.sum(&energies)?;
     let took = t.elapsed();
     let reference: f64 = energies.iter().sum();
     let ok = (total - reference).abs() <= 1e-12 * reference;
-    failures += report("sum f64", ok, took.as_secs_f64(), 8 * n);
+    failures += report(ok, took.as_secs_f64(), 8 * n);
 
     failures += alias_tour(&backend, ALIAS_ITEMS.min(cap), ALIAS_SAMPLES.min(cap))?;
     failures += multisplit_tour(&backend, &words[..MULTISPLIT_KEYS.min(cap)])?;
@@ -124,19 +125,13 @@ fn alias_tour(backend: &Backend, items: usize, samples: usize) -> Result<usize, 
     for i in (1..weights.len()).rev() {
         weights.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
     }
-    let t = Instant::now();
+    let t = begin(&format!("alias table f64 {}", short(items)));
     let table = AliasTable::new(backend, &weights)?;
     let built = t.elapsed().as_secs_f64();
     let worst = check_table(&table.rows()?, &weights);
     let ok = matches!(worst, Ok(e) if e <= 1e-9);
-    println!(
-        "{:<22} {:>9.3} ms  {:>8.1} M items/s (host to table)  {}",
-        format!("alias table f64 {}", short(items)),
-        built * 1e3,
-        items as f64 / built / 1e6,
-        if ok { "checked" } else { "WRONG" }
-    );
-    let t = Instant::now();
+    finish(built, &rate(items, built, "items/s", "host to table"), ok);
+    let t = begin(&format!("alias sample {}", short(samples)));
     let drawn_samples = table.sample(&mut rng, samples, SampleOptions::default())?;
     let drawn = t.elapsed().as_secs_f64();
     let top = weights.iter().position(|&w| w == 1.0).expect("the weight 1/1");
@@ -145,12 +140,10 @@ fn alias_tour(backend: &Backend, items: usize, samples: usize) -> Result<usize, 
     let expected = samples as f64 / total;
     // Five standard deviations of a binomial count.
     let sampled_ok = (hits - expected).abs() <= 5.0 * expected.sqrt();
-    println!(
-        "{:<22} {:>9.3} ms  {:>8.2} G samples/s (to the host)  {}",
-        format!("alias sample {}", short(samples)),
-        drawn * 1e3,
-        samples as f64 / drawn / 1e9,
-        if sampled_ok { "checked" } else { "WRONG" }
+    finish(
+        drawn,
+        &rate(samples, drawn, "samples/s", "to the host"),
+        sampled_ok,
     );
     Ok(usize::from(!ok) + usize::from(!sampled_ok))
 }
@@ -163,7 +156,7 @@ const MULTISPLIT_KEYS: usize = 1 << 24;
 fn multisplit_tour(backend: &Backend, keys: &[u32]) -> Result<usize, Box<dyn std::error::Error>> {
     let split = Multisplit::new(Buckets::BitField { shift: 24, bits: 8 })?;
     let index: Vec<u32> = (0..keys.len() as u32).collect();
-    let t = Instant::now();
+    let t = begin(&format!("multisplit {}, m=256", short(keys.len())));
     let out = split.pairs(backend, keys, &index)?;
     let took = t.elapsed().as_secs_f64();
     let mut next = vec![0usize; 256];
@@ -178,13 +171,7 @@ fn multisplit_tour(backend: &Backend, keys: &[u32]) -> Result<usize, Box<dyn std
         ok &= out.keys[*slot] == k && out.values[*slot] == i as u32;
         *slot += 1;
     }
-    println!(
-        "{:<22} {:>9.3} ms  {:>8.2} G pairs/s (host to host)  {}",
-        format!("multisplit {}, m=256", short(keys.len())),
-        took * 1e3,
-        keys.len() as f64 / took / 1e9,
-        if ok { "checked" } else { "WRONG" }
-    );
+    finish(took, &rate(keys.len(), took, "pairs/s", "host to host"), ok);
     Ok(usize::from(!ok))
 }
 
@@ -196,26 +183,19 @@ const BOARDS: usize = 1 << 22;
 /// 141/225 (five standard deviations).
 fn subset_tour(backend: &Backend, boards: usize) -> Result<usize, Box<dyn std::error::Error>> {
     let board = Subsets::grid(15, 15, 141)?;
-    let t = Instant::now();
+    let t = begin(&format!("15x15 boards {}", short(boards)));
     let bits = board.bits(backend, 2026, boards)?;
     let took = t.elapsed().as_secs_f64();
-    let words = board.words();
-    let mut ok = bits.len() == boards * words;
+    let mut ok = bits.len() == boards && bits.row_len() == board.words();
     let mut centre = 0usize;
-    for b in bits.chunks(words) {
+    for b in &bits {
         ok &= b.iter().map(|w| w.count_ones()).sum::<u32>() == 141 && b[7] >> 1 == 0;
         centre += (b[3] >> 16 & 1) as usize;
     }
     let p = 141.0 / 225.0;
     let expected = boards as f64 * p;
     ok &= (centre as f64 - expected).abs() <= 5.0 * (expected * (1.0 - p)).sqrt();
-    println!(
-        "{:<22} {:>9.3} ms  {:>8.2} G boards/s (to the host)  {}",
-        format!("15x15 boards {}", short(boards)),
-        took * 1e3,
-        boards as f64 / took / 1e9,
-        if ok { "checked" } else { "WRONG" }
-    );
+    finish(took, &rate(boards, took, "boards/s", "to the host"), ok);
     Ok(usize::from(!ok))
 }
 
@@ -229,7 +209,7 @@ const COUNTS: usize = 1 << 16;
 fn convolve_tour(backend: &Backend, len: usize) -> Result<usize, Box<dyn std::error::Error>> {
     let conv = Convolution::new();
     let die = [0.1, 0.1, 0.1, 0.1, 0.1, 0.5]; // faces 1..=6, a six loaded to one half
-    let t = Instant::now();
+    let t = begin("100 loaded dice");
     let hundred = conv.power(backend, &die, 100)?;
     let took = t.elapsed().as_secs_f64();
     let cpu = conv.power(&Backend::cpu(), &die, 100)?;
@@ -250,13 +230,7 @@ fn convolve_tour(backend: &Backend, len: usize) -> Result<usize, Box<dyn std::er
             .iter()
             .zip(&cpu)
             .all(|(a, b)| (a - b).abs() <= 1e-12 * b.max(1e-300));
-    println!(
-        "{:<22} {:>9.3} ms  {:>8} entries             {}",
-        "100 loaded dice",
-        took * 1e3,
-        hundred.len(),
-        if ok { "checked" } else { "WRONG" }
-    );
+    finish(took, &format!("{} entries", hundred.len()), ok);
     let mut failures = usize::from(!ok);
 
     // ln k! by Stirling's series (a running sum of logs drifts by 1e-8 over 2^17 terms).
@@ -276,7 +250,7 @@ fn convolve_tour(backend: &Backend, len: usize) -> Result<usize, Box<dyn std::er
     let (l1, l2) = (len as f64 / 3.0, len as f64 / 2.0);
     let p: Vec<f64> = ln_pmf(l1, len).into_iter().map(f64::exp).collect();
     let q: Vec<f64> = ln_pmf(l2, len).into_iter().map(f64::exp).collect();
-    let t = Instant::now();
+    let t = begin(&format!("counts f64 {}x{}", short(len), short(len)));
     let r = conv.full(backend, &p, &q)?;
     let took = t.elapsed().as_secs_f64();
     // Against the law, and a device against the CPU's direct sums.
@@ -292,13 +266,7 @@ fn convolve_tour(backend: &Backend, len: usize) -> Result<usize, Box<dyn std::er
             .zip(&cpu)
             .all(|(a, b)| (a - b).abs() <= 1e-12 * b.abs() + 1e-290);
     }
-    println!(
-        "{:<22} {:>9.3} ms  {:>8.1} G mul-adds/s (host to host)  {}",
-        format!("counts f64 {}x{}", short(len), short(len)),
-        took * 1e3,
-        (len * len) as f64 / took / 1e9,
-        if ok { "checked" } else { "WRONG" }
-    );
+    finish(took, &rate(len * len, took, "mul-adds/s", "host to host"), ok);
     failures += usize::from(!ok);
     Ok(failures)
 }
@@ -313,14 +281,38 @@ fn short(n: usize) -> String {
     }
 }
 
-fn report(name: &str, ok: bool, seconds: f64, bytes: usize) -> usize {
-    println!(
-        "{name:<22} {:>9.3} ms  {:>8.1} GB/s (host to host)  {}",
-        seconds * 1e3,
-        bytes as f64 / seconds / 1e9,
-        if ok { "checked" } else { "WRONG" }
-    );
+/// The label of a line of the tour, printed as its work starts (a slow backend shows where it
+/// is), and the start of its clock.
+fn begin(label: &str) -> Instant {
+    print!("{label:<24}");
+    let _ = std::io::stdout().flush();
+    Instant::now()
+}
+
+/// The rest of the line [`begin`] started: the time, `what` (a rate) and the check; 1 if the
+/// result was wrong.
+fn finish(seconds: f64, what: &str, ok: bool) -> usize {
+    let check = if ok { "checked" } else { "WRONG" };
+    println!("{:>10.3} ms  {what:<36} {check}", seconds * 1e3);
     usize::from(!ok)
+}
+
+/// `count` things in `seconds` as a rate in the unit that keeps three or more digits in
+/// sight (`12.3 M boards/s`), and the path the data took.
+fn rate(count: usize, seconds: f64, unit: &str, path: &str) -> String {
+    let per_second = count as f64 / seconds;
+    let prefixes = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+    let (scale, prefix) = prefixes
+        .into_iter()
+        .find(|&(s, _)| per_second >= s)
+        .unwrap_or((1.0, ""));
+    let space = if unit.starts_with("B/") { "" } else { " " }; // GB/s, but G items/s
+    format!("{:>7.2} {prefix}{space}{unit} ({path})", per_second / scale)
+}
+
+/// A line of bytes moved, host data in and out.
+fn report(ok: bool, seconds: f64, bytes: usize) -> usize {
+    finish(seconds, &rate(bytes, seconds, "B/s", "host to host"), ok)
 }
 
 /// Mean, variance and extremes of readings with a large common offset (1e9 plus the energies),
@@ -328,7 +320,7 @@ fn report(name: &str, ok: bool, seconds: f64, bytes: usize) -> usize {
 /// two-pass computation.
 fn moments_tour(backend: &Backend, energies: &[f64]) -> Result<usize, Box<dyn std::error::Error>> {
     let readings: Vec<f64> = energies.iter().map(|e| 1e9 + e).collect();
-    let t = Instant::now();
+    let t = begin("moments f64");
     let s = summary(backend, &readings)?;
     let took = t.elapsed().as_secs_f64();
     // The reference works on the readings less 1e9 (exact), in two sequential passes.
@@ -342,7 +334,7 @@ fn moments_tour(backend: &Backend, energies: &[f64]) -> Result<usize, Box<dyn st
         && (s.mean - (1e9 + mean)).abs() <= 1e-6
         && (s.variance() - variance).abs() <= 1e-10 * variance
         && (s.min, s.max) == (min, max);
-    Ok(report("moments f64", ok, took, 8 * readings.len()))
+    Ok(report(ok, took, 8 * readings.len()))
 }
 
 /// Length of the tour's LBP signal: the benchmark size.
@@ -351,7 +343,7 @@ const LBP_LEN: usize = 10_000_000;
 /// The neighbourhood-4 pattern histogram of a random i32 signal, checked against a sequential
 /// count.
 fn lbp_tour(backend: &Backend, signal: &[i32]) -> Result<usize, Box<dyn std::error::Error>> {
-    let t = Instant::now();
+    let t = begin("lbp histogram n=4 i32");
     let counts = histogram(backend, signal, 4)?;
     let took = t.elapsed().as_secs_f64();
     let mut want = vec![0u32; bins(4) as usize];
@@ -359,12 +351,7 @@ fn lbp_tour(backend: &Backend, signal: &[i32]) -> Result<usize, Box<dyn std::err
         let bit = |j: usize, k: usize| usize::from(w[k] >= w[4]) << j;
         want[(0..4).map(|j| bit(j, j) | bit(4 + j, 5 + j)).sum::<usize>()] += 1;
     }
-    Ok(report(
-        "lbp histogram n=4 i32",
-        counts == want,
-        took,
-        4 * signal.len(),
-    ))
+    Ok(report(counts == want, took, 4 * signal.len()))
 }
 
 /// The seed's SOM case: 12000 nodes of dimension 12 against a 200 × 200 map.
@@ -387,7 +374,7 @@ fn som_tour(backend: &Backend, nodes: &[f32]) -> Result<usize, Box<dyn std::erro
     let start = Som::random(SOM_SIDE, SOM_SIDE, SOM_DIM, nodes, 2026)?;
     let schedule = Schedule::for_map(SOM_SIDE, SOM_SIDE, 1);
     let mut map = start.clone();
-    let t = Instant::now();
+    let t = begin("som batch epoch");
     map.train_batch(backend, nodes, &schedule)?;
     let took = t.elapsed().as_secs_f64();
     let mut range = [(f32::INFINITY, f32::NEG_INFINITY); SOM_DIM];
@@ -409,14 +396,11 @@ fn som_tour(backend: &Backend, nodes: &[f32]) -> Result<usize, Box<dyn std::erro
         reference.train_batch(&Backend::cpu(), nodes, &schedule)?;
         ok &= reference == map;
     }
-    println!(
-        "{:<22} {:>9.3} ms  {:>8.1} k nodes/ms (host to host)  {}",
-        "som batch epoch",
-        took * 1e3,
-        (nodes.len() / SOM_DIM) as f64 / took / 1e6,
-        if ok { "checked" } else { "WRONG" }
-    );
-    Ok(usize::from(!ok))
+    Ok(finish(
+        took,
+        &rate(nodes.len() / SOM_DIM, took, "nodes/s", "host to host"),
+        ok,
+    ))
 }
 
 /// Median device time of `work` over a few runs, in seconds.
@@ -439,25 +423,26 @@ fn device_timings(
     energies: &[f64],
     nodes: &[f32],
 ) -> Result<(), Error> {
-    let show = |name: &str, seconds: f64, per_second: f64, unit: &str| {
-        println!(
-            "{name:<22} {:>9.3} ms  {:>8.1} {unit}",
-            seconds * 1e3,
-            per_second / seconds / 1e9
+    let show = |name: &str, seconds: f64, count: f64, unit: &str| {
+        begin(name);
+        finish(
+            seconds,
+            &rate(count as usize, seconds, unit, "on the device"),
+            true,
         );
     };
     let n = sizes.len();
     let d_sizes = device.upload(sizes)?;
     let mut d_offsets = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.exclusive_scan_into(&d_sizes, &mut d_offsets))?;
-    show("exclusive scan u32", s, 8.0 * n as f64, "GB/s");
+    show("exclusive scan u32", s, 8.0 * n as f64, "B/s");
     let d_energies = device.upload(energies)?;
     let mut d_total = device.zeros::<f64>(1)?;
     let s = median_seconds(gpu, || device.sum_into(&d_energies, &mut d_total))?;
-    show("sum f64", s, 8.0 * n as f64, "GB/s");
+    show("sum f64", s, 8.0 * n as f64, "B/s");
     let mut d_summary = device.zeros::<f64>(SUMMARY_WORDS)?;
     let s = median_seconds(gpu, || summary_into(device, &d_energies, &mut d_summary))?;
-    show("moments f64", s, 8.0 * n as f64, "GB/s");
+    show("moments f64", s, 8.0 * n as f64, "B/s");
     let signal: Vec<i32> = sizes[..LBP_LEN.min(n)].iter().map(|&w| w as i32).collect();
     let d_signal = device.upload(&signal)?;
     let mut d_counts = device.zeros::<u32>(bins(4) as usize)?;
@@ -465,7 +450,7 @@ fn device_timings(
     let s = median_seconds(gpu, || {
         histograms_into(device, &d_signal, &offsets, 4, &mut d_counts)
     })?;
-    show("lbp histogram n=4 i32", s, 4.0 * signal.len() as f64, "GB/s");
+    show("lbp histogram n=4 i32", s, 4.0 * signal.len() as f64, "B/s");
     let map = Som::random(SOM_SIDE, SOM_SIDE, SOM_DIM, nodes, 2026)?;
     let (d_nodes, mut d_weights) = (device.upload(nodes)?, device.upload(map.weights())?);
     let schedule = Schedule::for_map(SOM_SIDE, SOM_SIDE, 1);
@@ -479,18 +464,13 @@ fn device_timings(
             Training::Batch,
         )
     })?;
-    show(
-        "som batch epoch",
-        s,
-        nodes.len() as f64 / SOM_DIM as f64 * 1e3,
-        "k nodes/ms",
-    );
+    show("som batch epoch", s, (nodes.len() / SOM_DIM) as f64, "nodes/s");
     let mut d_words = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.philox_fill(&mut d_words, [1, 2], [0; 4]))?;
-    show("philox stream", s, n as f64, "G words/s");
+    show("philox stream", s, n as f64, "words/s");
     let mut d_copy = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.copy(&d_sizes, &mut d_copy))?;
-    show("copy (128-bit)", s, 8.0 * n as f64, "GB/s");
+    show("copy (128-bit)", s, 8.0 * n as f64, "B/s");
     let len = COUNTS.min(n);
     let p = device.upload(&energies[..len].iter().map(|&e| e as f32).collect::<Vec<_>>())?;
     let mut r = device.zeros::<f32>(2 * len - 1)?;
@@ -499,7 +479,7 @@ fn device_timings(
         &format!("convolve f32 {}^2", short(len)),
         s,
         (len * len) as f64,
-        "G mul-adds/s",
+        "mul-adds/s",
     );
     Ok(())
 }

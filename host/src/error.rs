@@ -15,10 +15,20 @@ pub enum Error {
     NoDevice(String),
     /// The GPU is older than the code warpkit embeds (sm_80).
     #[error("unsupported GPU: compute capability {major}.{minor}; warpkit needs 8.0 or newer")]
-    UnsupportedDevice { major: i32, minor: i32 },
+    UnsupportedDevice {
+        /// The compute capability's major version.
+        major: i32,
+        /// Its minor version.
+        minor: i32,
+    },
     /// No embedded image of an area's kernels loaded on the device (machine code or PTX).
     #[error("loading warpkit's {area} kernels failed: {reason}")]
-    ModuleLoad { area: &'static str, reason: String },
+    ModuleLoad {
+        /// The area whose module it is (`grid`, `alias`, ...).
+        area: &'static str,
+        /// The driver's error.
+        reason: String,
+    },
     /// An allocation did not fit in device memory.
     #[error("out of device memory")]
     OutOfMemory,
@@ -28,43 +38,93 @@ pub enum Error {
     Driver(DriverError),
     /// An input longer than the primitive indexes.
     #[error("{what} has {len} elements; at most {max} are supported")]
-    TooLong { what: &'static str, len: u64, max: u64 },
+    TooLong {
+        /// The input.
+        what: &'static str,
+        /// Its length.
+        len: u64,
+        /// The longest taken.
+        max: u64,
+    },
     /// Two buffers that must have the same length do not.
     #[error("{what}: expected {expected} elements, got {actual}")]
     LengthMismatch {
+        /// The buffer of the wrong length.
         what: &'static str,
+        /// The length it must have.
         expected: usize,
+        /// The length it has.
         actual: usize,
+    },
+    /// Values that do not cut into whole vectors: a length not a multiple of the dimension.
+    #[error("{what}: {len} values are not whole vectors of dimension {dim}")]
+    PartialVector {
+        /// The input.
+        what: &'static str,
+        /// Its values.
+        len: usize,
+        /// The vectors' dimension.
+        dim: usize,
     },
     /// A launch shape the device cannot run.
     #[error("launch of {kernel} exceeds the device's limits: {reason}")]
-    LaunchShape { kernel: &'static str, reason: String },
+    LaunchShape {
+        /// The kernel's entry name.
+        kernel: &'static str,
+        /// Which limit.
+        reason: String,
+    },
     /// A launch whose parameters or shape break the kernel's contract (a pointer outside the
     /// buffers bound to it, a length or shape it does not take): a fault in warpkit's own
     /// launch code, refused before the kernel runs.
     #[error("launch of {kernel} refused: {reason}")]
-    LaunchContract { kernel: &'static str, reason: String },
+    LaunchContract {
+        /// The kernel's entry name.
+        kernel: &'static str,
+        /// Which part of the contract.
+        reason: String,
+    },
     /// Memory that does not start on the boundary warpkit's kernels need.
     #[error("{what} does not start on a {align}-byte boundary")]
-    Misaligned { what: &'static str, align: u64 },
+    Misaligned {
+        /// The buffer or field.
+        what: &'static str,
+        /// The boundary, in bytes.
+        align: u64,
+    },
     /// A buffer passed to a device other than the one that made it.
     #[error("a buffer of {buffer} was passed to {device}")]
-    WrongDevice { buffer: String, device: String },
+    WrongDevice {
+        /// The device that made the buffer.
+        buffer: String,
+        /// The device it was passed to.
+        device: String,
+    },
     /// No weights were given.
     #[error("no weights: an alias table needs at least one item")]
     NoWeights,
     /// A weight that is negative, NaN or infinite.
     #[error("weight {index} is negative, NaN or infinite")]
-    InvalidWeight { index: usize },
+    InvalidWeight {
+        /// The weight's index.
+        index: usize,
+    },
     /// Every weight is zero.
     #[error("all weights are zero")]
     AllWeightsZero,
     /// The weights' total is not finite in their type.
     #[error("the weights' total overflows")]
     WeightOverflow,
-    /// A method the chosen backend does not offer.
+    /// Something the chosen backend cannot do at all (multisplit values of other than 4 or 8
+    /// bytes; a GPU-only path on another backend). A *method* a backend does not offer is not
+    /// an error: the backend runs its own (see the crate's rule for methods).
     #[error("{method} does not run on {backend}")]
-    UnsupportedMethod { method: String, backend: String },
+    UnsupportedMethod {
+        /// What was asked for.
+        method: String,
+        /// The backend asked.
+        backend: String,
+    },
     /// An alias table that fails its check (see [`crate::alias::check_table`]).
     #[error("invalid alias table: {0}")]
     Table(#[from] TableDefect),
@@ -73,79 +133,153 @@ pub enum Error {
     NoBuckets,
     /// A multisplit over more buckets than it takes.
     #[error("{m} buckets; at most {max} are supported")]
-    TooManyBuckets { m: u64, max: u32 },
+    TooManyBuckets {
+        /// The buckets asked for.
+        m: u64,
+        /// The most taken.
+        max: u32,
+    },
     /// Splitters out of order: `splitters[index - 1] > splitters[index]`.
     #[error("splitter {index} is smaller than the one before it")]
-    UnsortedSplitters { index: usize },
+    UnsortedSplitters {
+        /// The first splitter out of order.
+        index: usize,
+    },
     /// A bit field that reaches past the key's bits.
     #[error("bits {shift}..{} lie outside a {key_bits}-bit key", shift + bits)]
-    BitFieldOutsideKey { shift: u32, bits: u32, key_bits: u32 },
+    BitFieldOutsideKey {
+        /// The field's lowest bit.
+        shift: u32,
+        /// Its width.
+        bits: u32,
+        /// The key's width.
+        key_bits: u32,
+    },
     /// A bucket function put a key in a bucket `>= m` (found after the fact; nothing was
     /// written out of bounds).
     #[error("a key was put in bucket {bucket} of {m}")]
-    BucketOutOfRange { bucket: u32, m: u32 },
+    BucketOutOfRange {
+        /// A bucket the function returned.
+        bucket: u32,
+        /// The number of buckets.
+        m: u32,
+    },
     /// A base set without elements (an empty or all-zero mask, or `0..0`).
     #[error("the base set has no elements")]
     EmptyBaseSet,
     /// Subsets of more elements than the base set has.
     #[error("subsets of {k} elements from a base set of {n}")]
-    SubsetTooLarge { k: u32, n: u32 },
+    SubsetTooLarge {
+        /// Elements a subset.
+        k: u32,
+        /// Elements of the base set.
+        n: u32,
+    },
     /// A subset method forced on a base set wider than it takes.
     #[error("{method} does not take base sets of {words} words")]
-    UnfitMethod { method: String, words: usize },
+    UnfitMethod {
+        /// The method forced.
+        method: String,
+        /// The base set's width in 32-bit words.
+        words: usize,
+    },
     /// A host allocation failed.
     #[error("out of host memory ({bytes} bytes requested)")]
-    HostOutOfMemory { bytes: u64 },
+    HostOutOfMemory {
+        /// The allocation's size.
+        bytes: u64,
+    },
     /// The emulator stopped a kernel that misused the SIMT model or trapped.
     #[error("emulated launch failed: {0}")]
     Emulator(warpkit_kernels::emu::Fault),
     /// An input vector or span without elements where the call needs at least one.
     #[error("{what} is empty")]
-    EmptyVector { what: &'static str },
+    EmptyVector {
+        /// The input.
+        what: &'static str,
+    },
     /// A strided span whose stride is 0 (every element would be the same one).
     #[error("{what} has a stride of 0")]
-    ZeroStride { what: &'static str },
+    ZeroStride {
+        /// The span.
+        what: &'static str,
+    },
     /// A span whose last element lies past the end of its buffer.
     #[error("{what} reaches element {end} of a buffer of {len}")]
     SpanOutOfBounds {
+        /// The span.
         what: &'static str,
+        /// Its last element's index.
         end: u128,
+        /// The buffer's length.
         len: usize,
     },
     /// An output that shares elements with an input of the same call.
     #[error("the output shares elements with {what}")]
-    Overlap { what: &'static str },
+    Overlap {
+        /// The input it overlaps.
+        what: &'static str,
+    },
     /// Offsets that do not cut the data into non-empty pieces: not starting at 0, not rising
     /// strictly, or not ending at the data's length (batches of pieces).
     #[error("{what}: offset {index} is not within the data or is below the one before it")]
-    InvalidOffsets { what: &'static str, index: usize },
+    InvalidOffsets {
+        /// The offsets.
+        what: &'static str,
+        /// The first offending offset's index.
+        index: usize,
+    },
     /// An integer parameter outside the range the call takes.
     #[error("{what} is {value}; it must lie in {min}..={max}")]
     OutOfRange {
+        /// The parameter.
         what: &'static str,
+        /// Its value.
         value: u64,
+        /// The smallest taken.
         min: u64,
+        /// The largest taken.
         max: u64,
     },
     /// A floating-point parameter the call does not take (NaN, infinite, or out of its range).
     #[error("{what} is {value}; it must be {expected}")]
     BadParameter {
+        /// The parameter.
         what: &'static str,
+        /// Its value.
         value: f64,
+        /// What it must be.
         expected: &'static str,
     },
     /// An input value that is NaN or infinite where the call needs finite ones.
     #[error("{what}: value {index} is NaN or infinite")]
-    NotFinite { what: &'static str, index: usize },
+    NotFinite {
+        /// The input.
+        what: &'static str,
+        /// The first such value's index.
+        index: usize,
+    },
     /// An LBP signal shorter than one neighbourhood (`2n + 1` elements).
     #[error("signal {index} has {len} elements; neighbourhood {n} needs at least {}", 2 * n + 1)]
-    SignalTooShort { index: usize, len: usize, n: u32 },
+    SignalTooShort {
+        /// The signal's index in the batch.
+        index: usize,
+        /// Its length.
+        len: usize,
+        /// The neighbourhood.
+        n: u32,
+    },
     /// A convolution method forced on work it cannot do: one of the seed's kernels asked for
     /// gradients, a window of a product, or f32 summed in f64.
     #[error(
         "{method} cannot {what}: it is one of the article's five convolution kernels (v0-v4), which compute forward products of one pair in the input's type"
     )]
-    MethodCannot { method: String, what: &'static str },
+    MethodCannot {
+        /// The method forced.
+        method: String,
+        /// The work asked of it.
+        what: &'static str,
+    },
 }
 
 // The alias area's (public as `warpkit::alias::TableDefect`), defined here so that the error
@@ -153,17 +287,40 @@ pub enum Error {
 /// What is wrong with an alias table (see [`crate::alias::check_table`]).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TableDefect {
+    /// Not a row an item.
     #[error("the table has {rows} rows for {items} weights")]
-    Length { rows: usize, items: usize },
+    Length {
+        /// Rows of the table.
+        rows: usize,
+        /// Items weighed.
+        items: usize,
+    },
+    /// A row whose alias is not an item.
     #[error("row {row} has alias {alias}, not an item")]
-    Alias { row: usize, alias: u32 },
+    Alias {
+        /// The row.
+        row: usize,
+        /// Its alias.
+        alias: u32,
+    },
+    /// A row whose threshold is not a probability.
     #[error("row {row} has threshold {threshold}, outside [0, 1]")]
-    Threshold { row: usize, threshold: f64 },
+    Threshold {
+        /// The row.
+        row: usize,
+        /// Its threshold.
+        threshold: f64,
+    },
+    /// An item whose mass in the table is not its share of the weights.
     #[error("item {item} receives {got} rows of mass, expected {expected} (tolerance {tolerance})")]
     Mass {
+        /// The item.
         item: usize,
+        /// Its mass in the table, in rows.
         got: f64,
+        /// `N w_i / W`.
         expected: f64,
+        /// The difference allowed.
         tolerance: f64,
     },
 }
@@ -222,6 +379,14 @@ pub(crate) fn check_offsets(what: &'static str, len: usize, offsets: &[usize], m
 pub(crate) fn check_not_empty(what: &'static str, len: usize) -> Result<()> {
     if len == 0 {
         return Err(Error::EmptyVector { what });
+    }
+    Ok(())
+}
+
+/// `PartialVector` unless `len` values are whole vectors of `dim` (not 0).
+pub(crate) fn check_whole_vectors(what: &'static str, len: usize, dim: usize) -> Result<()> {
+    if !len.is_multiple_of(dim) {
+        return Err(Error::PartialVector { what, len, dim });
     }
     Ok(())
 }

@@ -259,9 +259,18 @@ fn samples_follow_the_weights() {
             sampling_matches_weights(backend, method, &power, chi_square_samples(backend), 12);
         }
     }
+    // A device sampler named on the CPU backend draws by the CPU's own: the same samples.
     let cpu_table = AliasTable::new(&Backend::cpu(), &ten).unwrap();
-    let refused = cpu_table.sample(&mut rng, 10, SampleOptions::default().method(METHODS[1]));
-    assert!(matches!(refused, Err(Error::UnsupportedMethod { .. })));
+    let named = SampleOptions::default().method(METHODS[1]);
+    let own = SampleOptions::default();
+    assert_eq!(
+        cpu_table
+            .sample(&mut Philox::seed_from_u64(3), 1000, named)
+            .unwrap(),
+        cpu_table
+            .sample(&mut Philox::seed_from_u64(3), 1000, own)
+            .unwrap()
+    );
 }
 
 /// Every device sampling method, with sections small enough that the tests' tables have
@@ -535,12 +544,20 @@ fn bad_weights_are_refused_before_anything_runs() {
             "{label}: default method, grouped"
         );
     }
-    // Methods a backend does not offer are refused, not switched silently.
+    // A method the backend does not offer: the backend's own builds, and says so.
+    let weights = [1.0f64, 2.0, 5.0];
     let cpu_shared_pack =
-        AliasTable::build(&Backend::cpu(), &[1.0f64], Construction::FASTEST_ON_DEVICE).err();
-    assert!(matches!(cpu_shared_pack, Some(Error::UnsupportedMethod { .. })));
-    let device_vose = AliasTable::build(&Backend::emulator(), &[1.0f64], Construction::Sequential).err();
-    assert!(matches!(device_vose, Some(Error::UnsupportedMethod { .. })));
+        AliasTable::build(&Backend::cpu(), &weights, Construction::FASTEST_ON_DEVICE).unwrap();
+    assert_eq!(
+        cpu_shared_pack.construction(),
+        Construction::auto(&Backend::cpu())
+    );
+    let device_vose = AliasTable::build(&Backend::emulator(), &weights, Construction::Sequential).unwrap();
+    assert_eq!(device_vose.construction(), Construction::FASTEST_ON_DEVICE);
+    assert_eq!(
+        cpu_shared_pack.probabilities().unwrap(),
+        device_vose.probabilities().unwrap()
+    );
     // Weights already on a device are checked there, before construction.
     let emu = Device::emulator();
     let w = emu.upload(&[1.0f32, -1.0, 2.0]).unwrap();

@@ -161,11 +161,11 @@ fn bad_input_is_refused() {
             assert!(matches!(bmu(&[1.0; 4], &[], 2), Err(Error::EmptyVector { .. })));
             assert!(matches!(
                 bmu(&[1.0; 4], &[1.0; 5], 2),
-                Err(Error::LengthMismatch { .. })
+                Err(Error::PartialVector { .. })
             ));
             assert!(matches!(
                 bmu(&[1.0; 3], &[1.0; 4], 2),
-                Err(Error::LengthMismatch { .. })
+                Err(Error::PartialVector { .. })
             ));
             assert!(matches!(
                 bmu(&[1.0, f32::NAN], &[1.0; 4], 2),
@@ -345,7 +345,7 @@ fn bad_training_input_is_refused() {
     ));
     assert!(matches!(
         Som::random(3, 3, 3, &nodes, 0),
-        Err(Error::LengthMismatch { .. })
+        Err(Error::PartialVector { .. })
     ));
     assert!(matches!(
         Som::random(3, 3, 2, &[], 0),
@@ -392,7 +392,7 @@ fn bad_training_input_is_refused() {
             }
             assert!(matches!(
                 map.train_batch(&b, &nodes[..7], &good),
-                Err(Error::LengthMismatch { .. })
+                Err(Error::PartialVector { .. })
             ));
             assert!(matches!(
                 map.train_online(&b, &[], &good),

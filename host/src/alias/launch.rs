@@ -125,6 +125,10 @@ impl<F: AliasWeight> DeviceTable<F> {
         &self.device
     }
 
+    pub fn construction(&self) -> Construction {
+        self.method
+    }
+
     /// Copies host weights into the staging buffer and rebuilds from them.
     pub fn rebuild_from_host(&mut self, weights: &[F]) -> Result<()> {
         if self.staging.is_none() {
@@ -170,6 +174,21 @@ impl<F: AliasWeight> DeviceTable<F> {
                 Row::new(F::from_bits64(w[0]), alias as u32)
             })
             .collect())
+    }
+
+    /// Stores `rows` (one an item) as the table, in the words [`DeviceTable::rows`] reads.
+    pub fn set_rows(&mut self, rows: &[Row<F>]) -> Result<()> {
+        let per_row = size_of::<Row<F>>() / size_of::<u64>();
+        let mut words = vec![0u64; self.table.len()];
+        for (w, r) in words.chunks_exact_mut(per_row).zip(rows) {
+            let (threshold, alias) = (r.threshold.to_bits64(), r.alias as u64);
+            match w {
+                [one] => *one = threshold | alias << 32,
+                [first, second] => (*first, *second) = (threshold, alias),
+                _ => unreachable!("a row is 8 or 16 bytes"),
+            }
+        }
+        self.device.copy_from_host(&words, &mut self.table)
     }
 
     /// What every sampler takes: this table and `out`, bound in `b`, for `out.len()` samples of

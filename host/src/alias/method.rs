@@ -7,14 +7,18 @@ use warpkit_kernels::alias::sample;
 /// How a table is built. Every method builds the same table from the same quantized weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Construction {
-    /// Vose's method: one sequential sweep over the light and heavy items (CPU backend).
+    /// Vose's method: one sequential sweep over the light and heavy items (CPU backend; devices
+    /// build by [`Construction::FASTEST_ON_DEVICE`] when asked for it).
     Sequential,
     /// PSA: partition, prefix sums, splits, then sections packed in parallel. The CPU backend
     /// runs the baselines (binary split, one rayon task a section, weights beside indices);
     /// devices run every combination.
     Psa {
+        /// How the splits between sections are found.
         split: SplitMethod,
+        /// How each section is packed.
         pack: PackMethod,
+        /// What the partition stores an item as.
         layout: Layout,
     },
     /// PSA+: each tile of 1024 items with enough light and heavy items first packs what it can
@@ -22,7 +26,12 @@ pub enum Construction {
     /// and `pack`, builds the rest from what the tiles left (fewer items to scan, split and
     /// pack). The CPU backend runs it with the same tiles (so its tables equal a device's) and
     /// PSA's baselines.
-    PsaPlus { split: SplitMethod, pack: PackMethod },
+    PsaPlus {
+        /// How the splits of what the tiles left are found.
+        split: SplitMethod,
+        /// How its sections are packed.
+        pack: PackMethod,
+    },
 }
 
 impl Construction {
@@ -39,12 +48,16 @@ impl Construction {
         pack: PackMethod::Baseline,
     };
 
-    /// Whether the CPU backend offers this method (it runs PSA and PSA+ with the baselines).
-    pub(super) fn on_cpu(self) -> bool {
-        matches!(
-            self,
-            Construction::Sequential | Construction::PSA_BASELINE | Construction::PSA_PLUS_BASELINE
-        )
+    /// Whether `backend` offers this method: the CPU backend runs Vose's and PSA and PSA+ with
+    /// the baselines, devices every PSA and PSA+ variant.
+    pub(super) fn offered_by(self, backend: &Backend) -> bool {
+        match backend {
+            Backend::Cpu(_) => matches!(
+                self,
+                Construction::Sequential | Construction::PSA_BASELINE | Construction::PSA_PLUS_BASELINE
+            ),
+            Backend::Device(_) => self != Construction::Sequential,
+        }
     }
 
     /// The device default: PSA with the binary split and the shared-memory pack (2048-row
@@ -134,7 +147,8 @@ pub enum PackMethod {
     Chunked,
 }
 
-/// How samples are drawn on a device (the CPU backend always draws like [`Sampling::Baseline`]).
+/// How samples are drawn on a device (the CPU backend draws like [`Sampling::Baseline`] whatever
+/// the method named: the same distribution, in random order, which every [`Order`] allows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sampling {
     /// A random row, then its item or its alias: one table access per sample anywhere in the
@@ -143,10 +157,16 @@ pub enum Sampling {
     /// One block per section of `section_rows` rows draws that section's share of the samples
     /// (split by binomial deviates), reading the table through the cache. Samples come out
     /// grouped by section ([`Order::AsDrawn`]) unless shuffled.
-    CachedSectioned { section_rows: u32 },
+    CachedSectioned {
+        /// Rows a section.
+        section_rows: u32,
+    },
     /// As `CachedSectioned`, with so much shared memory reserved that one block runs per
     /// multiprocessor, so blocks do not evict each other's sections from the cache.
-    CachedLimitedSectioned { section_rows: u32 },
+    CachedLimitedSectioned {
+        /// Rows a section.
+        section_rows: u32,
+    },
     /// Each block copies its section to shared memory first, 8 bytes a row whatever the
     /// float type (up to 6144 rows in 48 KiB), then draws from there; the launch reserves
     /// enough shared memory that at most 3 blocks share a multiprocessor. Samples come out
@@ -205,11 +225,11 @@ impl SampleOptions {
     }
 
     /// The method that draws `s` samples from `n` rows, on a device or (`on_host`) on the CPU
-    /// backend, which draws by the baseline only.
+    /// backend, which draws by the baseline whatever the method named.
     pub(super) fn resolve(self, n: usize, s: usize, on_host: bool) -> Sampling {
         match self.method {
+            _ if on_host => Sampling::Baseline,
             Some(method) => method,
-            None if on_host => Sampling::Baseline,
             None => Sampling::auto(n, s, self.order),
         }
     }

@@ -36,6 +36,7 @@ mod cpu;
 mod kernels;
 pub(crate) mod launch;
 mod method;
+mod saved;
 mod table;
 
 #[doc(inline)]
@@ -43,6 +44,7 @@ pub use crate::error::TableDefect;
 pub use check::{check_table, item_masses};
 pub use kernels::AliasWeight;
 pub use method::{Construction, Layout, Order, PackMethod, SampleOptions, Sampling, SplitMethod};
+pub use saved::SavedTable;
 pub use table::{AliasSampler, AliasTable, SampleOutput};
 use table::{check_count, quantize_scale};
 pub use warpkit_kernels::alias::{Entry, Row};

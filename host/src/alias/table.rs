@@ -33,6 +33,20 @@ impl<F: AliasWeight> std::fmt::Debug for AliasTable<F> {
     }
 }
 
+/// `alias table of 1000 f64 items by Psa { .. } in host memory` (or `on GPU …`): the size,
+/// the method that built it and where it lives.
+impl<F: AliasWeight> std::fmt::Display for AliasTable<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let float = std::any::type_name::<F>();
+        let (n, method) = (self.n, self.construction());
+        write!(f, "alias table of {n} {float} items by {method:?} ")?;
+        match &self.storage {
+            Storage::Host(..) => write!(f, "in host memory"),
+            Storage::Device(t) => write!(f, "on {}", t.device().describe()),
+        }
+    }
+}
+
 enum Storage<F: AliasWeight> {
     /// The rows and the method that builds them again on a rebuild.
     Host(Vec<Row<F>>, Construction),
@@ -76,23 +90,23 @@ impl<F: AliasWeight> AliasTable<F> {
         AliasTable::build(backend, weights, Construction::auto(backend))
     }
 
-    /// A table for `weights` on `backend` by `method` (`Err(UnsupportedMethod)` where the
-    /// backend does not offer it).
+    /// A table for `weights` on `backend` by `method`, where the backend offers it; otherwise
+    /// by the backend's own, [`Construction::auto`] (the crate's rule for methods: every method
+    /// builds the same table; [`AliasTable::construction`] says which ran).
     pub fn build(backend: &Backend, weights: &[F], method: Construction) -> Result<AliasTable<F>> {
         check_weights(weights)?;
+        let method = if method.offered_by(backend) {
+            method
+        } else {
+            Construction::auto(backend)
+        };
         let storage = match backend {
-            Backend::Device(d) if method != Construction::Sequential => {
+            Backend::Device(d) => {
                 let mut table = launch::DeviceTable::allocate(d, weights.len(), method)?;
                 table.rebuild_from_host(weights)?;
                 Storage::Device(Box::new(table))
             }
-            Backend::Cpu(_) if method.on_cpu() => Storage::Host(cpu::build(weights, method)?, method),
-            _ => {
-                return Err(Error::UnsupportedMethod {
-                    method: format!("{method:?}"),
-                    backend: backend.describe(),
-                });
-            }
+            Backend::Cpu(_) => Storage::Host(cpu::build(weights, method)?, method),
         };
         Ok(AliasTable {
             storage,
@@ -106,24 +120,39 @@ impl<F: AliasWeight> AliasTable<F> {
         AliasTable::from_device_with(device, weights, Construction::FASTEST_ON_DEVICE)
     }
 
-    /// A table on `device` for weights already in its memory, by `method`.
+    /// A table on `device` for weights already in its memory, by `method` (by
+    /// [`Construction::FASTEST_ON_DEVICE`] for [`Construction::Sequential`], which devices do not
+    /// run).
     pub fn from_device_with(
         device: &Device,
         weights: &DeviceBuffer<F>,
         method: Construction,
     ) -> Result<AliasTable<F>> {
-        if method == Construction::Sequential {
-            return Err(Error::UnsupportedMethod {
-                method: format!("{method:?}"),
-                backend: device.describe(),
-            });
-        }
+        let method = match method {
+            Construction::Sequential => Construction::FASTEST_ON_DEVICE,
+            method => method,
+        };
         let mut table = launch::DeviceTable::allocate(device, weights.len(), method)?;
         table.rebuild(weights)?;
         Ok(AliasTable {
             storage: Storage::Device(Box::new(table)),
             n: weights.len(),
         })
+    }
+
+    /// A table of `rows` (checked by the caller) on `backend`, built again by the backend's own
+    /// method.
+    pub(super) fn from_rows(backend: &Backend, rows: Vec<Row<F>>) -> Result<AliasTable<F>> {
+        let (n, method) = (rows.len(), Construction::auto(backend));
+        let storage = match backend {
+            Backend::Device(d) => {
+                let mut table = launch::DeviceTable::allocate(d, n, method)?;
+                table.set_rows(&rows)?;
+                Storage::Device(Box::new(table))
+            }
+            Backend::Cpu(_) => Storage::Host(rows, method),
+        };
+        Ok(AliasTable { storage, n })
     }
 
     /// Rebuilds the table from new weights of the same count, reusing its memory (on a device:
@@ -157,6 +186,15 @@ impl<F: AliasWeight> AliasTable<F> {
     /// Whether the table has no rows (never: construction refuses empty weights).
     pub fn is_empty(&self) -> bool {
         self.n == 0
+    }
+
+    /// The method that built the table (on a backend that does not offer the one asked for,
+    /// the backend's own).
+    pub fn construction(&self) -> Construction {
+        match &self.storage {
+            Storage::Host(_, method) => *method,
+            Storage::Device(t) => t.construction(),
+        }
     }
 
     /// The device holding the table, if any.
@@ -216,7 +254,6 @@ impl<F: AliasWeight> AliasTable<F> {
         match (target, &self.storage) {
             (Target::Device(out), _) => self.draw_on_device(stream, out, method, code),
             (Target::Host(out), Storage::Host(rows, _)) => {
-                check_host_method(method)?;
                 cpu::sample(rows, stream, out);
                 Ok(())
             }
@@ -325,18 +362,6 @@ impl<F: AliasWeight> Distribution<u32> for AliasSampler<'_, F> {
     fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> u32 {
         sample::draw(0, self.rows.len() as u32, rng.next_u64(), |i| {
             self.rows[i as usize]
-        })
-    }
-}
-
-/// `Err` unless `method` runs on the CPU backend (the baseline only).
-fn check_host_method(method: Sampling) -> Result<()> {
-    if method == Sampling::Baseline {
-        Ok(())
-    } else {
-        Err(Error::UnsupportedMethod {
-            method: format!("{method:?}"),
-            backend: "the CPU backend".into(),
         })
     }
 }

@@ -191,7 +191,8 @@ impl Convolution {
         Convolution::default()
     }
 
-    /// The same, always run by `method` on a device (the CPU backend has one way).
+    /// The same, run by `method` on a device; the CPU backend has one way, direct sums in f64,
+    /// and runs it whatever the method (the crate's rule for methods).
     pub fn with_method(self, method: Method) -> Convolution {
         Convolution {
             method: Some(method),

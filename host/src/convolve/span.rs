@@ -6,8 +6,11 @@ use crate::error::{Error, Result};
 /// (`stride` 1) or a column (`stride` the row length) of a row-major matrix, for example.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
+    /// The buffer index of its first element.
     pub offset: usize,
+    /// Its elements.
     pub len: usize,
+    /// Buffer elements from one of its elements to the next.
     pub stride: usize,
 }
 

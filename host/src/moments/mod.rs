@@ -38,6 +38,7 @@ impl Sample for f64 {}
 
 /// The moments of some values.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Summary {
     /// How many values.
     pub count: u64,
@@ -77,6 +78,28 @@ impl Summary {
     /// The population standard deviation.
     pub fn std_dev(&self) -> f64 {
         self.variance().sqrt()
+    }
+}
+
+/// `1000 values: mean 3, standard deviation 2, min 0, max 6`; a precision (`{:.3}`) applies to
+/// every figure.
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let figures = [
+            ("mean", self.mean),
+            ("standard deviation", self.std_dev()),
+            ("min", self.min),
+            ("max", self.max),
+        ];
+        write!(f, "{} values", self.count)?;
+        for (i, (name, value)) in figures.into_iter().enumerate() {
+            let sep = if i == 0 { ':' } else { ',' };
+            match f.precision() {
+                Some(p) => write!(f, "{sep} {name} {value:.p$}")?,
+                None => write!(f, "{sep} {name} {value}")?,
+            }
+        }
+        Ok(())
     }
 }
 

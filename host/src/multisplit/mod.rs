@@ -99,13 +99,21 @@ pub enum Buckets<'a, K> {
     /// Bucket = the number of splitters ≤ key (sorted splitters; `m = splitters + 1`).
     Splitters(&'a [K]),
     /// Bucket = `bits` bits of the key from bit `shift`, a radix digit (`m = 2^bits`).
-    BitField { shift: u32, bits: u32 },
+    BitField {
+        /// The digit's lowest bit.
+        shift: u32,
+        /// Its width (`m = 2^bits` buckets, at most [`MAX_BUCKETS`]).
+        bits: u32,
+    },
     /// Bucket = key mod `m`.
     Modulo(u32),
     /// Bucket = the top `bits` bits of a multiplicative (Fibonacci) hash of the key (`m =
     /// 2^bits`): the worked example of a bucket function of one's own
     /// (`warpkit_kernels::multisplit::bucket::MultiplicativeHash`).
-    Hash { bits: u32 },
+    Hash {
+        /// The hash's bits kept (`m = 2^bits` buckets, at most [`MAX_BUCKETS`]).
+        bits: u32,
+    },
     /// Compaction: bucket 0 holds the keys `Keep` keeps, bucket 1 the rest (`m = 2`).
     Keep(Keep),
 }
@@ -113,19 +121,55 @@ pub enum Buckets<'a, K> {
 /// A multisplit's output: keys (and values, empty for a keys-only split) grouped by bucket, and
 /// each bucket's offset (the exclusive scan of the counts) and count.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Split<K, V = ()> {
+    /// The keys, bucket after bucket, each bucket's in input order.
     pub keys: Vec<K>,
+    /// Their values, moved with them (empty for a split of keys alone).
     pub values: Vec<V>,
+    /// Where each bucket starts in `keys`.
     pub offsets: Vec<u32>,
+    /// How many keys each bucket holds.
     pub counts: Vec<u32>,
 }
 
 /// Where each bucket's keys lie after a split in device memory: offsets (the exclusive scan of
 /// the counts) and counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Bounds {
+    /// Where each bucket starts in the output.
     pub offsets: Vec<u32>,
+    /// How many keys each bucket holds.
     pub counts: Vec<u32>,
+}
+
+/// `6 keys in 3 buckets of [2, 2, 2]` (and values where a split has them): the sizes, not
+/// the keys; the counts of the first 16 buckets, then how many more.
+impl<K, V> std::fmt::Display for Split<K, V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let with = if self.values.is_empty() { "" } else { " and values" };
+        write!(f, "{} keys{with} in ", self.keys.len())?;
+        bucket_counts(f, &self.counts)
+    }
+}
+
+/// `3 buckets of [2, 2, 2]`, as for [`Split`].
+impl std::fmt::Display for Bounds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        bucket_counts(f, &self.counts)
+    }
+}
+
+/// `m buckets of [c0, c1, …]`, at most 16 counts.
+fn bucket_counts(f: &mut std::fmt::Formatter<'_>, counts: &[u32]) -> std::fmt::Result {
+    const SHOWN: usize = 16;
+    let shown: Vec<String> = counts.iter().take(SHOWN).map(u32::to_string).collect();
+    write!(f, "{} buckets of [{}", counts.len(), shown.join(", "))?;
+    match counts.len().checked_sub(SHOWN) {
+        Some(more) if more > 0 => write!(f, ", … {more} more]"),
+        _ => write!(f, "]"),
+    }
 }
 
 /// Compaction: the keys `keep` keeps, in input order, then the others, in input order
@@ -187,8 +231,9 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
         })
     }
 
-    /// The same split, always by `method` on a device (refused on the CPU backend, which has
-    /// none of the paper's methods). Without it, devices pick by [`Method::auto`].
+    /// The same split, by `method` on a device; the CPU backend, which has none of the paper's
+    /// methods, runs its own stable counting sort (the split is the same). Without it, devices
+    /// pick by [`Method::auto`].
     pub fn with_method(self, method: Method) -> Multisplit<'a, K> {
         Multisplit {
             method: Some(method),
@@ -284,10 +329,6 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
     ) -> Result<Split<K, V>> {
         check_len("multisplit keys", keys.len(), crate::MAX_LEN)?;
         match backend {
-            Backend::Cpu(_) if let Some(method) = self.method => Err(Error::UnsupportedMethod {
-                method: format!("multisplit {method:?}"),
-                backend: backend.describe(),
-            }),
             Backend::Cpu(_) => match self.buckets {
                 Buckets::Splitters(s) => cpu::split(cpu::SplitterSlice(s), self.m, keys, values),
                 Buckets::BitField { shift, bits } => {

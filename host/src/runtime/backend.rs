@@ -58,3 +58,10 @@ impl Backend {
         }
     }
 }
+
+/// [`Backend::describe`].
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
+    }
+}

@@ -397,3 +397,10 @@ impl Device {
         Ok(LaunchShape::linear(blocks, shape.block[0], shape.shared_bytes))
     }
 }
+
+/// [`Device::describe`].
+impl std::fmt::Display for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
+    }
+}

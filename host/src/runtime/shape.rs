@@ -8,9 +8,13 @@ pub use warpkit_kernels::launch::{LaunchShape, Limits};
 /// Read once when it is opened (a GPU) or fixed (the emulator).
 #[derive(Clone, Debug)]
 pub struct DeviceLimits {
+    /// The device's name, as the driver gives it (`"warpkit emulator"` for the emulator).
     pub name: String,
+    /// Its compute capability, (major, minor).
     pub compute_capability: (i32, i32),
+    /// What a launch may ask of it.
     pub launch: Limits,
+    /// Its memory, in bytes.
     pub total_memory: usize,
 }
 

@@ -84,23 +84,34 @@ fn nearest_to(x: &[f32], cells: &[f32], accumulate: Accumulate) -> u32 {
     }
 }
 
-/// Trains the map in `weights` on `nodes`.
-pub(super) fn train(
-    nodes: &[f32],
-    weights: &mut [f32],
-    shape: Shape,
-    schedule: &Schedule,
-    training: Training,
-) {
+/// Trains the map by `training`.
+pub(super) fn train(run: Run, training: Training) {
     match training {
-        Training::Batch => train_batch(nodes, weights, shape, schedule),
-        Training::Online => train_online(nodes, weights, shape, schedule),
+        Training::Batch => train_batch(run),
+        Training::Online => train_online(run),
     }
+}
+
+/// A training run on the CPU: the map's weights, of this shape, trained in place on `nodes`
+/// by the schedule, calling `after_epoch` with each epoch's index once it is done.
+pub(super) struct Run<'a> {
+    pub nodes: &'a [f32],
+    pub weights: &'a mut [f32],
+    pub shape: Shape,
+    pub schedule: &'a Schedule,
+    pub after_epoch: &'a mut dyn FnMut(u32),
 }
 
 /// [`super::Som::train_batch`]: every epoch, the best cells, the fixed-point sums a cell, rows
 /// then columns smoothed.
-fn train_batch(nodes: &[f32], weights: &mut [f32], shape: Shape, schedule: &Schedule) {
+fn train_batch(run: Run) {
+    let Run {
+        nodes,
+        weights,
+        shape,
+        schedule,
+        after_epoch,
+    } = run;
     let (cells, dim) = (shape.cells(), shape.dim);
     let planes = dim + 1;
     // The fixed point of the device's `som_magnitudes` and `som_accumulate`.
@@ -154,12 +165,15 @@ fn train_batch(nodes: &[f32], weights: &mut [f32], shape: Shape, schedule: &Sche
                 }
             }
         });
+        after_epoch(e);
     }
 }
 
 /// [`super::Som::train_online`]: every epoch, the nodes in the schedule's order, each moving the
 /// cells within the radius of its nearest cell.
-fn train_online(nodes: &[f32], weights: &mut [f32], shape: Shape, schedule: &Schedule) {
+fn train_online(run: Run) {
+    let (nodes, weights, shape) = (run.nodes, run.weights, run.shape);
+    let (schedule, after_epoch) = (run.schedule, run.after_epoch);
     let (dim, count) = (shape.dim, nodes.len() / shape.dim);
     for e in 0..schedule.epochs {
         let epoch = schedule.epoch(e, shape.rows.max(shape.cols));
@@ -179,6 +193,7 @@ fn train_online(nodes: &[f32], weights: &mut [f32], shape: Shape, schedule: &Sch
                 }
             }
         }
+        after_epoch(e);
     }
 }
 

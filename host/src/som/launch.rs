@@ -103,18 +103,23 @@ pub(super) struct Run<'a> {
     pub schedule: &'a Schedule,
 }
 
-/// Trains the map by `training`.
-pub(super) fn train(run: Run, training: Training) -> Result<()> {
+/// Trains the map by `training`, calling `after_epoch` with each epoch's index once its launches
+/// are queued.
+pub(super) fn train(run: Run, training: Training, after_epoch: AfterEpoch) -> Result<()> {
     match (training, run.schedule.accumulate) {
-        (Training::Batch, _) => train_batch(run),
-        (Training::Online, Accumulate::F32) => online::<f32>(run),
-        (Training::Online, Accumulate::F64) => online::<f64>(run),
+        (Training::Batch, _) => train_batch(run, after_epoch),
+        (Training::Online, Accumulate::F32) => online::<f32>(run, after_epoch),
+        (Training::Online, Accumulate::F64) => online::<f64>(run, after_epoch),
     }
 }
 
+/// What a training run calls after each epoch: given the epoch's index, it may wait for the
+/// device and report progress.
+pub(super) type AfterEpoch<'a> = &'a mut dyn FnMut(u32) -> Result<()>;
+
 /// [`super::Som::train_batch`] on a device: `som_magnitudes` once, then per epoch the search, a
 /// clear of the sums, `som_accumulate`, `som_smooth_rows` and `som_smooth_columns`.
-fn train_batch(run: Run) -> Result<()> {
+fn train_batch(run: Run, after_epoch: AfterEpoch) -> Result<()> {
     let Run {
         d,
         nodes,
@@ -177,6 +182,7 @@ fn train_batch(run: Run) -> Result<()> {
             weights: b.write(weights)?,
         };
         b.launch::<som_smooth_columns>(p.plan(), p)?;
+        after_epoch(e)?;
     }
     Ok(())
 }
@@ -192,7 +198,7 @@ fn gaussian<'a>(b: &mut Bindings<'a>, table: &'a DeviceBuffer<f64>, radius: u32)
 
 /// [`super::Som::train_online`] on a device: per epoch, one launch a node in the schedule's
 /// order (each finishing the step before it), and one to finish the last.
-fn online<A: BmuKernels>(run: Run) -> Result<()> {
+fn online<A: BmuKernels>(run: Run, after_epoch: AfterEpoch) -> Result<()> {
     let (d, nodes, weights) = (run.d, run.nodes, run.weights);
     let (shape, schedule) = (run.shape, run.schedule);
     let (cells, dim, cols) = (
@@ -233,6 +239,7 @@ fn online<A: BmuKernels>(run: Run) -> Result<()> {
             };
             b.launch::<A::Online>(launch, p)?;
         }
+        after_epoch(e)?;
     }
     Ok(())
 }

@@ -1,21 +1,53 @@
 //! [`Som`]: a rectangular map of weight vectors and its training, batch and online.
 
-use super::schedule::Schedule;
+use super::schedule::{Progress, Schedule};
 use super::{Accumulate, best_matching_units, check_finite, cpu, launch};
-use crate::error::{Error, Result, check_len, check_same_len};
+use crate::error::{Error, Result, check_len, check_same_len, check_whole_vectors};
 use crate::philox::Philox;
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use rand_core::{RngCore, SeedableRng};
+use std::time::Instant;
 
 /// A self-organizing map: `rows × cols` cells, each a weight vector of `dim` f32, row-major
 /// (cell `r · cols + c` holds `weights[(r · cols + c) · dim ..][.. dim]`).
+///
+/// With the `serde` feature a map is `Serialize` and `Deserialize` as its shape and weights; a
+/// map read back is checked as [`Som::from_weights`] checks one.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "Parts"))]
 pub struct Som {
     rows: usize,
     cols: usize,
     dim: usize,
     weights: Vec<f32>,
+}
+
+/// A map as it is read, before [`Som::from_weights`] checks it.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct Parts {
+    rows: usize,
+    cols: usize,
+    dim: usize,
+    weights: Vec<f32>,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<Parts> for Som {
+    type Error = Error;
+
+    fn try_from(p: Parts) -> Result<Som> {
+        Som::from_weights(p.rows, p.cols, p.dim, p.weights)
+    }
+}
+
+/// `20 × 20 map of 3-value cells`.
+impl std::fmt::Display for Som {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} × {} map of {}-value cells", self.rows, self.cols, self.dim)
+    }
 }
 
 impl Som {
@@ -97,7 +129,7 @@ impl Som {
     /// weights). Node sums are kept in 64-bit fixed point (see `warpkit_kernels::som::batch`),
     /// so every backend gives the same map to the bit.
     pub fn train_batch(&mut self, backend: &Backend, nodes: &[f32], schedule: &Schedule) -> Result<()> {
-        self.train(backend, nodes, schedule, Training::Batch)
+        self.train(backend, nodes, schedule, Training::Batch, None)
     }
 
     /// Online training: each epoch visits the nodes in an order drawn from the schedule's seed
@@ -105,7 +137,21 @@ impl Som {
     /// times the Gaussian. Sequential by nature: a device runs one launch a node. Every backend
     /// gives the same map to the bit.
     pub fn train_online(&mut self, backend: &Backend, nodes: &[f32], schedule: &Schedule) -> Result<()> {
-        self.train(backend, nodes, schedule, Training::Online)
+        self.train(backend, nodes, schedule, Training::Online, None)
+    }
+
+    /// Training by `training` ([`Som::train_batch`] or [`Som::train_online`]), calling
+    /// `progress` after each epoch: on a device once the epoch's work is done, a wait an epoch
+    /// (microseconds, against an epoch's milliseconds).
+    pub fn train_with(
+        &mut self,
+        backend: &Backend,
+        nodes: &[f32],
+        schedule: &Schedule,
+        training: Training,
+        mut progress: impl FnMut(&Progress),
+    ) -> Result<()> {
+        self.train(backend, nodes, schedule, training, Some(&mut progress))
     }
 
     fn train(
@@ -114,13 +160,28 @@ impl Som {
         nodes: &[f32],
         schedule: &Schedule,
         training: Training,
+        mut progress: Option<&mut dyn FnMut(&Progress)>,
     ) -> Result<()> {
         check_nodes(nodes, self.dim)?;
         schedule.check()?;
         let shape = self.shape();
+        let start = Instant::now();
+        let reports = progress.is_some();
+        let mut report = |e: u32| {
+            if let Some(progress) = progress.as_mut() {
+                progress(&schedule.progress(e, start.elapsed()));
+            }
+        };
         match backend {
             Backend::Cpu(_) => {
-                cpu::train(nodes, &mut self.weights, shape, schedule, training);
+                let run = cpu::Run {
+                    nodes,
+                    weights: &mut self.weights,
+                    shape,
+                    schedule,
+                    after_epoch: &mut report,
+                };
+                cpu::train(run, training);
                 Ok(())
             }
             Backend::Device(d) => {
@@ -132,7 +193,15 @@ impl Som {
                     shape,
                     schedule,
                 };
-                launch::train(run, training)?;
+                // Only a caller who asked for progress waits for each epoch.
+                let mut after_epoch = |e: u32| {
+                    if reports {
+                        d.synchronize()?;
+                        report(e);
+                    }
+                    Ok(())
+                };
+                launch::train(run, training, &mut after_epoch)?;
                 self.weights = d.download(&weights)?;
                 Ok(())
             }
@@ -158,7 +227,7 @@ impl Som {
     }
 }
 
-/// Which training [`train_into`] runs.
+/// Which training [`Som::train_with`] and [`train_into`] run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Training {
     /// [`Som::train_batch`].
@@ -190,7 +259,7 @@ pub fn train_into(
         shape: cpu::Shape { rows, cols, dim },
         schedule,
     };
-    launch::train(run, training)
+    launch::train(run, training, &mut |_| Ok(()))
 }
 
 /// Refuses empty maps, a dimension of 0 and maps whose planes (`cells · (dim + 1)` values) the
@@ -225,6 +294,6 @@ fn check_whole(len: usize, dim: usize) -> Result<()> {
     if len == 0 {
         return Err(Error::EmptyVector { what: "nodes" });
     }
-    check_same_len("nodes", len.next_multiple_of(dim), len)?;
+    check_whole_vectors("nodes", len, dim)?;
     check_len("nodes", len / dim * (dim + 1), crate::MAX_LEN)
 }

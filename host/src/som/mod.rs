@@ -41,17 +41,22 @@ mod cpu;
 mod launch;
 mod map;
 mod schedule;
+#[cfg(feature = "glam")]
+mod vectors;
 
 pub use map::{Som, Training, train_into};
-pub use schedule::{Decay, MIN_RADIUS, Schedule};
+pub use schedule::{Decay, MIN_RADIUS, Progress, Schedule};
+#[cfg(feature = "glam")]
+pub use vectors::{Vector, flat};
 
-use crate::error::{Error, Result, check_len, check_not_empty, check_same_len};
+use crate::error::{Error, Result, check_len, check_not_empty, check_same_len, check_whole_vectors};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use warpkit_kernels::som::bmu::CELL_TILE;
 
 /// The type distances are summed in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Accumulate {
     /// f32: two instructions a pair and dimension; near-ties (distances within an f32 rounding)
     /// may go either way.
@@ -121,7 +126,7 @@ fn check(nodes: usize, cells: usize, dim: usize) -> Result<usize> {
     for (what, len) in [("nodes", nodes), ("cells", cells)] {
         check_not_empty(what, len)?;
         check_len(what, len, crate::MAX_LEN)?;
-        check_same_len(what, len.next_multiple_of(dim), len)?;
+        check_whole_vectors(what, len, dim)?;
     }
     // The kernels count cells a tile at a time in 32 bits: the last tile must start and end
     // below 2^32.

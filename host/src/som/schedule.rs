@@ -7,6 +7,7 @@ use super::Accumulate;
 use crate::error::{Error, Result};
 use crate::philox::Philox;
 use rand_core::RngCore;
+use std::time::Duration;
 use warpkit_kernels::simt::math::FastMath;
 
 /// The narrowest Gaussian a schedule takes, in cells: already 0 one cell away.
@@ -14,6 +15,7 @@ pub const MIN_RADIUS: f64 = 0.01;
 
 /// How the radius and the rate go from their first value to their last over the epochs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Decay {
     /// In equal steps.
     Linear,
@@ -24,6 +26,7 @@ pub enum Decay {
 /// A training schedule. The Gaussian neighbourhood of a cell `(r, c)` around the best cell
 /// `(br, bc)` is `exp(−((r − br)² + (c − bc)²) / (2σ²))`, cut off beyond `3σ` rows or columns.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Schedule {
     /// Epochs: passes over all nodes.
     pub epochs: u32,
@@ -119,6 +122,17 @@ impl Schedule {
         }
     }
 
+    /// Where a run stands once epoch `epoch` (from 0) is done, `elapsed` after it began.
+    pub(crate) fn progress(&self, epoch: u32, elapsed: Duration) -> Progress {
+        Progress {
+            epoch: epoch + 1,
+            epochs: self.epochs,
+            radius: self.at(self.radius, epoch),
+            rate: self.at(self.rate, epoch),
+            elapsed,
+        }
+    }
+
     /// The order online training visits `count` nodes in at `epoch`: a Fisher–Yates shuffle on
     /// the Philox stream of key `seed` from counter `(0, 0, epoch, 1)` (bounded draws by
     /// multiply-shift of 64-bit words: a bias below count / 2^64).
@@ -131,6 +145,59 @@ impl Schedule {
             order.swap(i, j);
         }
         order
+    }
+}
+
+/// `30 epochs, radius 10 → 1 cells, rate 0.5 → 0.01, Exponential decay, seed 0, F32
+/// distances`.
+impl std::fmt::Display for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Schedule {
+            epochs,
+            radius: (r0, r1),
+            rate: (a0, a1),
+            decay,
+            seed,
+            accumulate,
+        } = self;
+        write!(
+            f,
+            "{epochs} epochs, radius {r0} → {r1} cells, rate {a0} → {a1}, {decay:?} decay, \
+             seed {seed}, {accumulate:?} distances"
+        )
+    }
+}
+
+/// Where a training run stands after an epoch, as [`Som::train_with`] reports it.
+///
+/// [`Som::train_with`]: super::Som::train_with
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Progress {
+    /// Epochs done: 1 after the first, [`Schedule::epochs`] after the last.
+    pub epoch: u32,
+    /// Epochs in all.
+    pub epochs: u32,
+    /// σ of the Gaussian in the epoch just done, in cells.
+    pub radius: f64,
+    /// The online learning rate of that epoch (the schedule's; batch training does not use it).
+    pub rate: f64,
+    /// Since the call began.
+    pub elapsed: Duration,
+}
+
+/// `epoch 10 of 30: radius 3.16 cells, rate 0.0500, 0.012 s`.
+impl std::fmt::Display for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "epoch {} of {}: radius {:.3} cells, rate {:.4}, {:.3} s",
+            self.epoch,
+            self.epochs,
+            self.radius,
+            self.rate,
+            self.elapsed.as_secs_f64()
+        )
     }
 }
 

@@ -9,8 +9,8 @@
 //!
 //! let board = Subsets::grid(15, 15, 141)?;            // 141 stones on a 15×15 board
 //! let boards = board.bits(&Backend::cpu(), 7, 1000)?;  // seed 7, 1000 boards of 8 words
-//! assert_eq!(boards.len(), 1000 * board.words());
-//! assert!(boards.chunks(8).all(|b| b.iter().map(|w| w.count_ones()).sum::<u32>() == 141));
+//! assert_eq!((boards.len(), boards.row_len()), (1000, board.words()));
+//! assert!(boards.iter().all(|b| b.iter().map(|w| w.count_ones()).sum::<u32>() == 141));
 //! # Ok::<(), warpkit::Error>(())
 //! ```
 //!
@@ -21,7 +21,10 @@
 //! subset, or warpwise ([`Method`]), chosen by [`Method::auto`] unless the caller forces one.
 
 mod cpu;
+mod drawn;
 mod launch;
+
+pub use drawn::{Drawn, Rows};
 
 use crate::error::{Error, Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
@@ -134,8 +137,9 @@ impl Subsets {
         Subsets::range(rows.saturating_mul(cols), k)
     }
 
-    /// The same subsets, always drawn by `method` on a device (the CPU backend gives the same
-    /// subsets by its own loop), or `UnfitMethod` if the method does not take this base set.
+    /// The same subsets, drawn by `method` on a device (the CPU backend draws the same subsets
+    /// by its own loop whatever the method: the crate's rule for methods), or `UnfitMethod` if
+    /// the method does not take this base set, on any backend.
     pub fn with_method(self, method: Method) -> Result<Subsets> {
         if method.shape(self.mask.len()).is_none() {
             return Err(Error::UnfitMethod {
@@ -174,33 +178,33 @@ impl Subsets {
         self.method.unwrap_or(Method::auto(self.mask.len()))
     }
 
-    /// Subsets `0 .. count` of the stream `seed`, as bit vectors: subset `s` is
-    /// `out[s * words .. (s + 1) * words]`.
-    pub fn bits(&self, backend: &Backend, seed: u64, count: usize) -> Result<Vec<u32>> {
+    /// Subsets `0 .. count` of the stream `seed`, as bit vectors of [`Subsets::words`] words.
+    pub fn bits(&self, backend: &Backend, seed: u64, count: usize) -> Result<Drawn<u32>> {
         check_len("subset count", count, MAX_COUNT)?;
-        match backend {
-            Backend::Cpu(_) => cpu::bits(self, seed, count),
+        let flat = match backend {
+            Backend::Cpu(_) => cpu::bits(self, seed, count)?,
             Backend::Device(d) => {
                 let mut out = d.workspace(count * self.words())?;
                 self.bits_into(d, seed, count, &mut out)?;
-                d.download(&out)
+                d.download(&out)?
             }
-        }
+        };
+        Ok(Drawn::new(flat, self.words(), count))
     }
 
     /// Subsets `0 .. count` of the stream `seed`, each as its `k` element positions in
-    /// increasing order (bit positions in the mask, below 4096): subset `s` is
-    /// `out[s * k .. (s + 1) * k]`.
-    pub fn positions(&self, backend: &Backend, seed: u64, count: usize) -> Result<Vec<u16>> {
+    /// increasing order (bit positions in the mask, below 4096).
+    pub fn positions(&self, backend: &Backend, seed: u64, count: usize) -> Result<Drawn<u16>> {
         check_len("subset count", count, MAX_COUNT)?;
-        match backend {
-            Backend::Cpu(_) => cpu::positions(self, seed, count),
+        let flat = match backend {
+            Backend::Cpu(_) => cpu::positions(self, seed, count)?,
             Backend::Device(d) => {
                 let mut out = d.workspace(count * self.k as usize)?;
                 self.positions_into(d, seed, count, &mut out)?;
-                d.download(&out)
+                d.download(&out)?
             }
-        }
+        };
+        Ok(Drawn::new(flat, self.k as usize, count))
     }
 
     /// [`Subsets::bits`] into `device`'s memory: `out` holds `count * words` words.
