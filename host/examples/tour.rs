@@ -4,11 +4,10 @@
 //! the GPU kernels on the CPU: slow, for debugging). `WARPKIT_TOUR_LEN=N` caps every size at N
 //! elements (at least 1), for slow runs such as under compute-sanitizer; the checks stay.
 
-use rand_core::RngCore;
-use rand_core::SeedableRng;
 use std::io::Write;
 use std::time::Instant;
 use warpkit::alias::{AliasTable, SampleOptions, check_table};
+use warpkit::rand_core::{RngCore, SeedableRng};
 use warpkit::convolve::Convolution;
 use warpkit::lbp::{bins, histogram, histograms_into};
 use warpkit::moments::{SUMMARY_WORDS, summary, summary_into};

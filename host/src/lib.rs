@@ -82,8 +82,8 @@
 //! `SampleOptions::method`). A method is a choice among a device's kernels, never a change of
 //! result, so a backend that does not offer the method named runs its own: the CPU backend's
 //! one algorithm, or a device's default for a CPU-only method (Vose's alias construction).
-//! Every method gives the same split, subsets and alias table, samples from the same
-//! distribution, and convolutions to each method's rounding; [`alias::AliasTable::construction`]
+//! Every method gives the same split and subsets, alias tables of the same probabilities,
+//! samples from the same distribution, and convolutions to each method's rounding; [`alias::AliasTable::construction`]
 //! says which built a table. A method that cannot take the input at all (a subset method too
 //! narrow for the mask) is an error on every backend.
 //!

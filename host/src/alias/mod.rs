@@ -4,9 +4,9 @@
 //! parallel split-and-pack construction of Hübschle-Schneider and Sanders, and PSA+, which
 //! packs greedily within tiles first (both below).
 //!
-//! ```no_run
-//! use rand::distr::Distribution;
-//! use rand_core::SeedableRng;
+//! ```
+//! use warpkit::rand::distr::Distribution;
+//! use warpkit::rand_core::SeedableRng;
 //! use warpkit::{Backend, alias::{AliasTable, SampleOptions}};
 //!
 //! let weights = [1.0f64, 2.0, 0.0, 5.0];

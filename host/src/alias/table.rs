@@ -92,7 +92,7 @@ impl<F: AliasWeight> AliasTable<F> {
 
     /// A table for `weights` on `backend` by `method`, where the backend offers it; otherwise
     /// by the backend's own, [`Construction::auto`] (the crate's rule for methods: every method
-    /// builds the same table; [`AliasTable::construction`] says which ran).
+    /// gives each item the same probability; [`AliasTable::construction`] says which ran).
     pub fn build(backend: &Backend, weights: &[F], method: Construction) -> Result<AliasTable<F>> {
         check_weights(weights)?;
         let method = if method.offered_by(backend) {

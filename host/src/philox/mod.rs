@@ -19,7 +19,7 @@ pub use warpkit_kernels::rng::philox::{counter_add, philox4x32_10};
 /// Philox4x32-10 as a `rand_core` generator: words come in counter order, four per counter.
 ///
 /// ```
-/// use rand_core::{RngCore, SeedableRng};
+/// use warpkit::rand_core::{RngCore, SeedableRng};
 /// let mut a = warpkit::Philox::seed_from_u64(7);
 /// let mut b = warpkit::Philox::new([7, 0], [0; 4]);
 /// assert_eq!(a.next_u32(), b.next_u32());
