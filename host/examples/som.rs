@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release -p warpkit --features glam --example som`
 
-use glam::Vec3;
+use warpkit::glam::Vec3;
 use warpkit::rand_core::{RngCore, SeedableRng};
 use warpkit::som::{Accumulate, Schedule, Som, Training, Vector, flat};
 use warpkit::{Backend, Philox};

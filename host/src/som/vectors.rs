@@ -27,7 +27,7 @@ impl Vector for glam::Vec4 {
 /// `vectors` as the flat f32 values the SOM calls take (`V::DIM` a node), without a copy.
 ///
 /// ```
-/// use glam::Vec3;
+/// use warpkit::glam::Vec3;
 /// use warpkit::Backend;
 /// use warpkit::som::{Schedule, Som, Vector, flat};
 ///
