@@ -7,11 +7,11 @@
 use std::io::Write;
 use std::time::Instant;
 use warpkit::alias::{AliasTable, SampleOptions, check_table};
-use warpkit::rand_core::{RngCore, SeedableRng};
 use warpkit::convolve::Convolution;
 use warpkit::lbp::{bins, histogram, histograms_into};
 use warpkit::moments::{SUMMARY_WORDS, summary, summary_into};
 use warpkit::multisplit::{Buckets, Multisplit};
+use warpkit::rand_core::{RngCore, SeedableRng};
 use warpkit::som::{Schedule, Som, Training, train_into};
 use warpkit::subset::Subsets;
 use warpkit::{Backend, Device, Error, Gpu, GpuTimer, Philox};

@@ -162,6 +162,7 @@ pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuTimer};
 #[doc(no_inline)]
 pub use rng::Philox;
+pub use runtime::bindings::Bindings;
 pub use runtime::pinned::PinnedBuffer;
 pub use warpkit_kernels::emu::{Fault, Misuse, Options as EmulatorOptions};
 

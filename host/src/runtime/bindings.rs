@@ -14,12 +14,32 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use warpkit_kernels::kernel::{Checked, Kernel, Reach};
 
-/// The buffers bound to one launch; see the [module docs](self).
-pub(crate) struct Bindings<'a> {
+/// The buffers bound to one or more launches on a device ([`Device::bind`]), and the checked
+/// launch of a kernel family declared with `warpkit_kernels::kernel!`, warpkit's or one's own.
+///
+/// Bind each buffer the launch uses ([`Bindings::read`], [`Bindings::write`],
+/// [`Bindings::write_zeroed`] for fields that must start zero), build the family's parameter
+/// struct from the addresses they give, and [`Bindings::launch`] it: before anything runs,
+/// every pointer field's reach (its `#[len]`) must lie in one bound buffer, written fields in
+/// buffers bound for writing, no written reach may overlap another field's, and the family's
+/// `check` and the entry's own must accept the fields and the shape; otherwise
+/// `Err(LaunchContract)`. The buffers stay borrowed until the bindings are dropped, so nothing
+/// frees or moves them while a launch may use them. See `examples/own-kernels` in the
+/// repository for a device crate of one's own and its host side.
+pub struct Bindings<'a> {
     device: &'a Device,
     buffers: Vec<Bound>,
     /// Holds every bound buffer's borrow until the launch is queued.
     _borrows: PhantomData<&'a mut ()>,
+}
+
+impl std::fmt::Debug for Bindings<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bindings")
+            .field("device", &self.device.describe())
+            .field("buffers", &self.buffers.len())
+            .finish()
+    }
 }
 
 /// One bound buffer's bytes.
@@ -44,8 +64,9 @@ impl Bound {
 }
 
 impl Device {
-    /// Bindings for one launch on this device.
-    pub(crate) fn bind(&self) -> Bindings<'_> {
+    /// Bindings for one or more launches on this device: the way to launch a checked kernel
+    /// family, warpkit's or one's own (see [`Bindings`]).
+    pub fn bind(&self) -> Bindings<'_> {
         Bindings {
             device: self,
             buffers: Vec::new(),
@@ -56,7 +77,7 @@ impl Device {
 
 impl<'a> Bindings<'a> {
     /// The kernel address of `buffer`, which the launch may read.
-    pub(crate) fn read<T>(&mut self, buffer: &'a DeviceBuffer<T>) -> Result<*const T> {
+    pub fn read<T>(&mut self, buffer: &'a DeviceBuffer<T>) -> Result<*const T> {
         Ok(self.hold(buffer, false, 0..0, buffer.len())?.cast_const())
     }
 
@@ -67,17 +88,13 @@ impl<'a> Bindings<'a> {
     }
 
     /// The kernel address of `buffer`, which the launch may read and write.
-    pub(crate) fn write<T>(&mut self, buffer: &'a mut DeviceBuffer<T>) -> Result<*mut T> {
+    pub fn write<T>(&mut self, buffer: &'a mut DeviceBuffer<T>) -> Result<*mut T> {
         self.hold(buffer, true, 0..0, buffer.len())
     }
 
     /// As [`Bindings::write`], with the first `zeroed` elements of `buffer` zeroed in stream
     /// order first: for a field whose kernel needs them zero (`#[zeroed]`).
-    pub(crate) fn write_zeroed<T: Pod>(
-        &mut self,
-        buffer: &'a mut DeviceBuffer<T>,
-        zeroed: usize,
-    ) -> Result<*mut T> {
+    pub fn write_zeroed<T: Pod>(&mut self, buffer: &'a mut DeviceBuffer<T>, zeroed: usize) -> Result<*mut T> {
         self.write_zeroing(buffer, 0..zeroed)
     }
 
@@ -101,7 +118,7 @@ impl<'a> Bindings<'a> {
 
     /// The kernel address of `buffer`, of which the launch may write only the first `len`
     /// elements (all of them for `len` past its end).
-    pub(crate) fn write_first<T>(&mut self, buffer: &'a mut DeviceBuffer<T>, len: usize) -> Result<*mut T> {
+    pub fn write_first<T>(&mut self, buffer: &'a mut DeviceBuffer<T>, len: usize) -> Result<*mut T> {
         self.hold(buffer, true, 0..0, len.min(buffer.len()))
     }
 
@@ -125,11 +142,11 @@ impl<'a> Bindings<'a> {
         Ok(ptr)
     }
 
-    /// Launches `K` over `shape` with `params` once the checks in the [module docs](self) pass
+    /// Launches `K` over `shape` with `params` once the checks of [`Bindings`] pass
     /// (`Err(LaunchContract)` otherwise, and `Err(LaunchShape)` for a shape the device cannot
     /// run): asynchronously on a GPU, to completion in the emulator. Several launches may share
     /// the bindings (a kernel and the one that finishes its work).
-    pub(crate) fn launch<K: Kernel>(&self, shape: LaunchShape, params: K::Params) -> Result<()>
+    pub fn launch<K: Kernel>(&self, shape: LaunchShape, params: K::Params) -> Result<()>
     where
         K::Params: Checked,
     {

@@ -1,0 +1,55 @@
+//! The host side of one's own kernels: buffers bound to a launch, the family's parameter
+//! struct built from the addresses the binding gives, and the launch in the shape the family
+//! plans. `Bindings::launch` checks every pointer's reach against the bound buffers, the
+//! family's check and the device's limits before anything runs, so none of this is `unsafe`.
+//!
+//! Kernels declared in a user's crate run in warpkit's emulator (`Device::emulator()`), as
+//! here in `cargo test`; on a GPU they need their machine code embedded, which a builder crate
+//! will do (until then a GPU launch is `Err(LaunchShape)` for "an emulator-only kernel", never
+//! a fault).
+
+use own_kernels_device::{Largest, Neighbours, THREADS, own_largest_magnitude, own_neighbours};
+use warpkit::{Device, DeviceBuffer, Result};
+
+/// The value of largest magnitude in `values` (on `device`) and its index, the lowest on ties;
+/// `None` for no values.
+pub fn largest_magnitude(device: &Device, values: &DeviceBuffer<f32>) -> Result<Option<(f32, u32)>> {
+    let n = values.len();
+    if n == 0 {
+        return Ok(None);
+    }
+    let blocks = n.div_ceil(THREADS as usize);
+    let (mut best, mut at) = (device.zeros::<f32>(blocks)?, device.zeros::<u32>(blocks)?);
+    let mut b = device.bind();
+    let p = Largest {
+        input: b.read(values)?,
+        n: n as u64,
+        values: b.write(&mut best)?,
+        indices: b.write(&mut at)?,
+    };
+    b.launch::<own_largest_magnitude>(p.plan(), p)?;
+    // The blocks' winners, combined on the host in block order (so ties keep the lowest index).
+    let (best, at) = (device.download(&best)?, device.download(&at)?);
+    let winner = best
+        .into_iter()
+        .zip(at)
+        .reduce(|a, b| if b.0.abs() > a.0.abs() { b } else { a });
+    Ok(winner)
+}
+
+/// Each value's right-hand neighbour within its block of [`THREADS`] (the block's first for
+/// its last), through shared memory; `barrier: false` leaves out the barrier between the
+/// writes and the reads, which the emulator reports as a race.
+pub fn neighbours(device: &Device, input: &DeviceBuffer<u32>, barrier: bool) -> Result<DeviceBuffer<u32>> {
+    let mut out = device.zeros::<u32>(input.len())?;
+    let mut b = device.bind();
+    let p = Neighbours {
+        input: b.read(input)?,
+        n: input.len() as u64,
+        out: b.write(&mut out)?,
+        barrier: barrier as u32,
+    };
+    b.launch::<own_neighbours>(p.plan(), p)?;
+    drop(b);
+    Ok(out)
+}

@@ -1,0 +1,81 @@
+//! One's own kernels under `cargo test`, with no GPU: the emulator runs them with 32-lane warps
+//! and whole blocks, checks each launch against the kernels' declared reach, and reports the
+//! planted race with the kernel, block and threads.
+
+use own_kernels::{largest_magnitude, neighbours};
+use own_kernels_device::THREADS;
+use warpkit::{Device, Error, Misuse};
+
+/// Values whose magnitudes rise to one peak at `peak` (negative, to test the operator's `abs`).
+fn peaked(n: usize, peak: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| if i == peak { -1e6 } else { (i % 97) as f32 - 48.0 })
+        .collect()
+}
+
+#[test]
+fn a_block_reduction_by_ones_own_operator_finds_the_largest_magnitude() {
+    let emu = Device::emulator();
+    for (n, peak) in [(1, 0), (THREADS as usize, 7), (5000, 4321), (5000, 0), (700, 699)] {
+        let values = emu.upload(&peaked(n, peak)).unwrap();
+        let found = largest_magnitude(&emu, &values).unwrap();
+        assert_eq!(found, Some((-1e6, peak as u32)), "n = {n}");
+    }
+    // Ties go to the lowest index, within a block and across blocks.
+    let ties = emu.upload(&vec![-3.0f32; 1000]).unwrap();
+    assert_eq!(largest_magnitude(&emu, &ties).unwrap(), Some((-3.0, 0)));
+    assert_eq!(
+        largest_magnitude(&emu, &emu.zeros::<f32>(0).unwrap()).unwrap(),
+        None
+    );
+}
+
+#[test]
+fn the_neighbour_exchange_with_its_barrier_is_right() {
+    let emu = Device::emulator();
+    let n = 3 * THREADS as usize + 5;
+    let input: Vec<u32> = (0..n as u32).map(|i| i * 3 + 1).collect();
+    let out = neighbours(&emu, &emu.upload(&input).unwrap(), true).unwrap();
+    let block = THREADS as usize;
+    let want: Vec<u32> = (0..n)
+        .map(|i| {
+            let (start, t) = (i / block * block, i % block);
+            // Past the end the neighbour's slot holds 0, the value of a thread past `n`.
+            input.get(start + (t + 1) % block).copied().unwrap_or(0)
+        })
+        .collect();
+    assert_eq!(emu.download(&out).unwrap(), want);
+}
+
+#[test]
+fn the_planted_race_is_reported_with_its_kernel_and_threads() {
+    let emu = Device::emulator();
+    let input = emu.upload(&vec![1u32; 2 * THREADS as usize]).unwrap();
+    match neighbours(&emu, &input, false) {
+        Err(Error::Emulator(fault)) => {
+            assert_eq!(fault.kernel, "own_neighbours");
+            assert!(matches!(fault.misuse, Misuse::SharedRace { .. }), "{fault}");
+            println!("reported as expected: {fault}");
+        }
+        other => panic!("the race went unreported: {other:?}"),
+    }
+}
+
+#[test]
+fn a_launch_outside_the_declared_reach_is_refused_before_it_runs() {
+    let emu = Device::emulator();
+    let input = emu.upload(&[1u32; 10]).unwrap();
+    let mut short = emu.zeros::<u32>(9).unwrap();
+    let mut b = emu.bind();
+    let p = own_kernels_device::Neighbours {
+        input: b.read(&input).unwrap(),
+        n: 10,
+        out: b.write(&mut short).unwrap(),
+        barrier: 1,
+    };
+    let refused = b.launch::<own_kernels_device::own_neighbours>(p.plan(), p);
+    assert!(
+        matches!(refused, Err(Error::LaunchContract { .. })),
+        "{refused:?}"
+    );
+}
