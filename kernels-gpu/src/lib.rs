@@ -10,6 +10,29 @@
 //! [`warp`] (32 lanes), [`block`] (one thread block), [`grid`] (the whole grid). Kernel entry
 //! points are declared with [`kernel!`] and named `<area>_<variant>` so ptxas reports and
 //! profiles read clearly.
+//!
+//! # Coming from CUDA C++ or `cuda_std`
+//!
+//! | CUDA C++ | here |
+//! |---|---|
+//! | `threadIdx`, `blockIdx`, `blockDim`, `gridDim` | [`simt::thread_idx`], [`simt::block_idx`], [`simt::block_dim`], [`simt::grid_dim`] ([`simt::Dim3`]) |
+//! | `threadIdx.x`, `blockIdx.x`, `blockDim.x`, `gridDim.x` | [`simt::thread_x`], [`simt::block_x`], [`simt::block_dim_x`], [`simt::grid_dim_x`] |
+//! | `blockIdx.x * blockDim.x + threadIdx.x` | [`simt::global_x`] (a `u64`: no wrap past 2^32 threads) |
+//! | `%laneid`, warp of the thread | [`simt::lane_id`], [`simt::warp_id`] |
+//! | `__syncthreads()`, `__syncthreads_or(p)` | [`simt::sync_threads`], [`simt::sync_threads_or`] (`unsafe`: every thread of the block must reach the same one) |
+//! | `__syncwarp(mask)`, `__threadfence()` | [`simt::sync_warp`], [`simt::fence_device`] |
+//! | `__shfl_sync`, `_up_`, `_down_`, `_xor_` | [`simt::warp::shfl_idx`], [`shfl_up`](simt::warp::shfl_up), [`shfl_down`](simt::warp::shfl_down), [`shfl_xor`](simt::warp::shfl_xor), of any value of 32-bit words |
+//! | `__ballot_sync`, `__any_sync`, `__all_sync`, `__match_any_sync`, `__activemask()` | [`simt::warp::ballot`], [`any`](simt::warp::any), [`all`](simt::warp::all), [`match_any_u32`](simt::warp::match_any_u32), [`active_mask`](simt::warp::active_mask) |
+//! | `__popc(x)` | `x.count_ones()` (one `popc`) |
+//! | `extern __shared__ T s[]` | [`simt::shared::SharedSlice::carve`] (bounds-checked in the emulator) |
+//! | `atomicAdd`, `atomicCAS`, ... | [`simt::atomic`] |
+//! | `cub::WarpReduce`, `WarpScan`, `BlockReduce`, `BlockScan` | [`warp::reduce()`], [`warp::exclusive_scan`], [`block::reduce()`], [`block::exclusive_scan`], over any [`op::Operator`], warps of 1 to 32 lanes ([`warp::LogicalWarp`]) |
+//! | `__global__ void f(...)` and `f<<<grid, block, shared>>>(...)` | [`kernel!`] (a parameter struct, a body, a plan for the [`launch::LaunchShape`]), launched from the host by `warpkit::Device::bind` and `Bindings::launch` |
+//!
+//! `cuda_std`'s `thread::thread_idx_x`, `block_idx_x`, `index_1d` and `sync_threads` are
+//! [`simt::thread_x`], [`simt::block_x`], [`simt::global_x`] and [`simt::sync_threads`]. Every
+//! item above also runs in the emulator, with 32-lane warps, so a kernel of one's own is tested
+//! by `cargo test` on any machine (`examples/own-kernels` in the repository).
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(
     target_arch = "nvptx64",
