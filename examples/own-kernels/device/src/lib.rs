@@ -1,13 +1,16 @@
-//! A device crate of one's own, written against `warpkit-kernels` as a user would: two kernel
+//! A device crate of one's own, written against `warpkit-kernels` as a user would: three kernel
 //! families declared with `kernel!`, each a `repr(C)` parameter struct (pointer fields say
-//! how far the kernel reaches with `#[len]`, so the host checks every launch), a plan for its
-//! launch shape, and a body.
+//! how far the kernel reaches with `#[len]`, so the host checks every launch; fields that
+//! several families share declared once with `kernel_group!`), a plan for its launch shape,
+//! and a body.
 //!
 //! - [`Largest`]: each block's largest magnitude and where it is, a block reduction by an
 //!   operator of this crate's own ([`LargestMagnitude`]) through `warpkit_kernels::block`.
 //! - [`Neighbours`]: each thread reads its right-hand neighbour's value through shared memory;
 //!   with `barrier` 0 it skips the barrier between the writes and the reads, a race that the
 //!   emulator reports (the tests assert it does).
+//! - [`Reverse`]: each block reverses its values through shared memory; with `off_by_one` 1 its
+//!   first thread reads one slot past the block's, which the emulator reports with the thread.
 //!
 //! Compiled for the host, the same code runs in warpkit's emulator (`Device::emulator`), which
 //! is how the host crate's `cargo test` runs it without a GPU.
@@ -85,48 +88,94 @@ pub unsafe fn largest(p: Largest) {
     }
 }
 
-warpkit_kernels::kernel! {
-    /// `n` values of `input`, one a thread; `out[i]` = the value of thread `i + 1` of the same
-    /// block (the first of the block for its last thread), passed through shared memory, with
-    /// a barrier between the writes and the reads unless `barrier` is 0 (a planted race).
-    pub struct Neighbours {
+warpkit_kernels::kernel_group! {
+    /// A value a thread: `n` values of `input` in, as many to `out`. Declared once for the two
+    /// families that move values through shared memory, which name it by a `#[group]` field.
+    pub struct Values {
         #[len(n)]
         pub input: *const u32,
         pub n: u64,
         #[len(n)]
         pub out: *mut u32,
-        pub barrier: u32,
     }
-    check |p, shape| *shape == p.plan();
-    /// The neighbour exchange.
-    fn neighbours => own_neighbours;
 }
 
-impl Neighbours {
+impl Values {
     /// A thread a value, a word of shared memory a thread.
     pub const fn plan(&self) -> LaunchShape {
         LaunchShape::linear(self.n.div_ceil(THREADS as u64), THREADS, THREADS * 4)
     }
+
+    /// Each thread's value to its slot of shared memory, a barrier where `barrier`, then slot
+    /// `from(t)` to thread `t`'s output. The slots are read through the checked `get`: an index
+    /// past them traps, on the GPU and in the emulator.
+    ///
+    /// # Safety
+    /// `input` and `out` hold `n` values; the launch is [`Values::plan`]; `barrier` is the same
+    /// for the whole block.
+    #[inline(always)]
+    unsafe fn exchange(self, barrier: bool, from: impl Fn(u32) -> u32) {
+        let (i, t) = (global_x(), thread_rank());
+        // SAFETY: global accesses below `n`, shared ones within the plan's; every thread of
+        // the block reaches the barrier or none does (the caller's contract).
+        unsafe {
+            let slots = SharedSlice::<u32>::carve(0, THREADS);
+            slots.set(t, read_or(self.input, i, self.n, 0));
+            if barrier {
+                sync_threads();
+            }
+            let moved = slots.get(from(t));
+            if i < self.n {
+                *self.out.add(i as usize) = moved;
+            }
+        }
+    }
+}
+
+warpkit_kernels::kernel! {
+    /// Each value replaced by that of the next thread of its block (the block's first for its
+    /// last), with a barrier between the writes and the reads unless `barrier` is 0: a planted
+    /// race.
+    pub struct Neighbours {
+        #[group]
+        pub values: Values,
+        pub barrier: u32,
+    }
+    check |p, shape| *shape == p.values.plan();
+    /// The neighbour exchange.
+    fn neighbours => own_neighbours;
 }
 
 /// Body of [`Neighbours`].
 ///
 /// # Safety
-/// `input` and `out` hold `n` values; the launch is [`Neighbours::plan`].
+/// As [`Values::exchange`].
 #[inline(always)]
 pub unsafe fn neighbours(p: Neighbours) {
-    let (i, t) = (global_x(), thread_rank());
-    // SAFETY: accesses below `n` and within the plan's shared memory; `barrier` is the same
-    // for the whole block, so every thread reaches the barrier or none does.
-    unsafe {
-        let slots = SharedSlice::<u32>::carve(0, THREADS);
-        slots.set(t, read_or(p.input, i, p.n, 0));
-        if p.barrier != 0 {
-            sync_threads();
-        }
-        let right = slots.get((t + 1) % THREADS);
-        if i < p.n {
-            *p.out.add(i as usize) = right;
-        }
+    // SAFETY: the caller's contract; `barrier` is a launch parameter, so the same for the block.
+    unsafe { p.values.exchange(p.barrier != 0, |t| (t + 1) % THREADS) }
+}
+
+warpkit_kernels::kernel! {
+    /// Each block's values reversed (the last block's as if it were full, so its threads past
+    /// `n` drop theirs). With `off_by_one` 1 the reads are shifted one slot up: a planted
+    /// out-of-range access by each block's first thread.
+    pub struct Reverse {
+        #[group]
+        pub values: Values,
+        pub off_by_one: u32,
     }
+    check |p, shape| *shape == p.values.plan();
+    /// The reversal.
+    fn reverse => own_reverse;
+}
+
+/// Body of [`Reverse`].
+///
+/// # Safety
+/// As [`Values::exchange`].
+#[inline(always)]
+pub unsafe fn reverse(p: Reverse) {
+    // SAFETY: the caller's contract.
+    unsafe { p.values.exchange(true, |t| THREADS - 1 - t + p.off_by_one) }
 }

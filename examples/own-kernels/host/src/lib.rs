@@ -8,7 +8,9 @@
 //! will do (until then a GPU launch is `Err(LaunchShape)` for "an emulator-only kernel", never
 //! a fault).
 
-use own_kernels_device::{Largest, Neighbours, THREADS, own_largest_magnitude, own_neighbours};
+use own_kernels_device::{
+    Largest, Neighbours, Reverse, THREADS, Values, own_largest_magnitude, own_neighbours, own_reverse,
+};
 use warpkit::{Device, DeviceBuffer, Result};
 
 /// The value of largest magnitude in `values` (on `device`) and its index, the lowest on ties;
@@ -37,19 +39,45 @@ pub fn largest_magnitude(device: &Device, values: &DeviceBuffer<f32>) -> Result<
     Ok(winner)
 }
 
-/// Each value's right-hand neighbour within its block of [`THREADS`] (the block's first for
-/// its last), through shared memory; `barrier: false` leaves out the barrier between the
-/// writes and the reads, which the emulator reports as a race.
-pub fn neighbours(device: &Device, input: &DeviceBuffer<u32>, barrier: bool) -> Result<DeviceBuffer<u32>> {
+/// A value a thread moved within its block of [`THREADS`] through shared memory, each with a
+/// planted bug it may switch on.
+#[derive(Clone, Copy, Debug)]
+pub enum Exchange {
+    /// Each value's right-hand neighbour (the block's first for its last); `barrier: false`
+    /// leaves out the barrier between the writes and the reads, which the emulator reports as
+    /// a race.
+    Neighbours { barrier: bool },
+    /// The block's values reversed (the last block's as if full); `off_by_one` shifts the reads
+    /// one slot up, past the block's shared memory for its first thread, which the emulator
+    /// reports with that thread.
+    Reverse { off_by_one: bool },
+}
+
+/// `input` moved as `exchange` says, into a new buffer.
+pub fn exchange(device: &Device, input: &DeviceBuffer<u32>, exchange: Exchange) -> Result<DeviceBuffer<u32>> {
     let mut out = device.zeros::<u32>(input.len())?;
     let mut b = device.bind();
-    let p = Neighbours {
+    let values = Values {
         input: b.read(input)?,
         n: input.len() as u64,
         out: b.write(&mut out)?,
-        barrier: barrier as u32,
     };
-    b.launch::<own_neighbours>(p.plan(), p)?;
+    match exchange {
+        Exchange::Neighbours { barrier } => {
+            let p = Neighbours {
+                values,
+                barrier: barrier as u32,
+            };
+            b.launch::<own_neighbours>(p.values.plan(), p)?;
+        }
+        Exchange::Reverse { off_by_one } => {
+            let p = Reverse {
+                values,
+                off_by_one: off_by_one as u32,
+            };
+            b.launch::<own_reverse>(p.values.plan(), p)?;
+        }
+    }
     drop(b);
     Ok(out)
 }

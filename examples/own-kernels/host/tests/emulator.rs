@@ -1,8 +1,8 @@
 //! One's own kernels under `cargo test`, with no GPU: the emulator runs them with 32-lane warps
 //! and whole blocks, checks each launch against the kernels' declared reach, and reports the
-//! planted race with the kernel, block and threads.
+//! planted race and the planted out-of-range shared access with the kernel, block and threads.
 
-use own_kernels::{largest_magnitude, neighbours};
+use own_kernels::{Exchange, exchange, largest_magnitude};
 use own_kernels_device::THREADS;
 use warpkit::{Device, Error, Misuse};
 
@@ -35,7 +35,12 @@ fn the_neighbour_exchange_with_its_barrier_is_right() {
     let emu = Device::emulator();
     let n = 3 * THREADS as usize + 5;
     let input: Vec<u32> = (0..n as u32).map(|i| i * 3 + 1).collect();
-    let out = neighbours(&emu, &emu.upload(&input).unwrap(), true).unwrap();
+    let out = exchange(
+        &emu,
+        &emu.upload(&input).unwrap(),
+        Exchange::Neighbours { barrier: true },
+    )
+    .unwrap();
     let block = THREADS as usize;
     let want: Vec<u32> = (0..n)
         .map(|i| {
@@ -51,7 +56,7 @@ fn the_neighbour_exchange_with_its_barrier_is_right() {
 fn the_planted_race_is_reported_with_its_kernel_and_threads() {
     let emu = Device::emulator();
     let input = emu.upload(&vec![1u32; 2 * THREADS as usize]).unwrap();
-    match neighbours(&emu, &input, false) {
+    match exchange(&emu, &input, Exchange::Neighbours { barrier: false }) {
         Err(Error::Emulator(fault)) => {
             assert_eq!(fault.kernel, "own_neighbours");
             assert!(matches!(fault.misuse, Misuse::SharedRace { .. }), "{fault}");
@@ -67,15 +72,40 @@ fn a_launch_outside_the_declared_reach_is_refused_before_it_runs() {
     let input = emu.upload(&[1u32; 10]).unwrap();
     let mut short = emu.zeros::<u32>(9).unwrap();
     let mut b = emu.bind();
-    let p = own_kernels_device::Neighbours {
+    let values = own_kernels_device::Values {
         input: b.read(&input).unwrap(),
         n: 10,
         out: b.write(&mut short).unwrap(),
-        barrier: 1,
     };
-    let refused = b.launch::<own_kernels_device::own_neighbours>(p.plan(), p);
+    let p = own_kernels_device::Neighbours { values, barrier: 1 };
+    let refused = b.launch::<own_kernels_device::own_neighbours>(values.plan(), p);
     assert!(
         matches!(refused, Err(Error::LaunchContract { .. })),
         "{refused:?}"
     );
+}
+
+#[test]
+fn an_out_of_range_shared_access_is_reported_with_its_thread() {
+    let emu = Device::emulator();
+    let n = 2 * THREADS as usize;
+    let input: Vec<u32> = (0..n as u32).collect();
+    let input = emu.upload(&input).unwrap();
+    let right = emu
+        .download(&exchange(&emu, &input, Exchange::Reverse { off_by_one: false }).unwrap())
+        .unwrap();
+    let block = THREADS as usize;
+    assert!((0..n).all(|i| right[i] as usize == i / block * block + block - 1 - i % block));
+    match exchange(&emu, &input, Exchange::Reverse { off_by_one: true }) {
+        Err(Error::Emulator(fault)) => {
+            assert_eq!(fault.kernel, "own_reverse");
+            // Thread 0 of a block reads slot THREADS: the first and only one out of range.
+            assert!(
+                matches!(fault.misuse, Misuse::Trap { thread, .. } if thread.rank == 0),
+                "{fault}"
+            );
+            println!("reported as expected: {fault}");
+        }
+        other => panic!("the out-of-range read went unreported: {other:?}"),
+    }
 }
