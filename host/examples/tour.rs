@@ -422,26 +422,22 @@ fn device_timings(
     energies: &[f64],
     nodes: &[f32],
 ) -> Result<(), Error> {
-    let show = |name: &str, seconds: f64, count: f64, unit: &str| {
+    let show = |name: &str, seconds: f64, count: usize, unit: &str| {
         begin(name);
-        finish(
-            seconds,
-            &rate(count as usize, seconds, unit, "on the device"),
-            true,
-        );
+        finish(seconds, &rate(count, seconds, unit, "on the device"), true);
     };
     let n = sizes.len();
     let d_sizes = device.upload(sizes)?;
     let mut d_offsets = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.exclusive_scan_into(&d_sizes, &mut d_offsets))?;
-    show("exclusive scan u32", s, 8.0 * n as f64, "B/s");
+    show("exclusive scan u32", s, 8 * n, "B/s");
     let d_energies = device.upload(energies)?;
     let mut d_total = device.zeros::<f64>(1)?;
     let s = median_seconds(gpu, || device.sum_into(&d_energies, &mut d_total))?;
-    show("sum f64", s, 8.0 * n as f64, "B/s");
+    show("sum f64", s, 8 * n, "B/s");
     let mut d_summary = device.zeros::<f64>(SUMMARY_WORDS)?;
     let s = median_seconds(gpu, || summary_into(device, &d_energies, &mut d_summary))?;
-    show("moments f64", s, 8.0 * n as f64, "B/s");
+    show("moments f64", s, 8 * n, "B/s");
     let signal: Vec<i32> = sizes[..LBP_LEN.min(n)].iter().map(|&w| w as i32).collect();
     let d_signal = device.upload(&signal)?;
     let mut d_counts = device.zeros::<u32>(bins(4) as usize)?;
@@ -449,7 +445,7 @@ fn device_timings(
     let s = median_seconds(gpu, || {
         histograms_into(device, &d_signal, &offsets, 4, &mut d_counts)
     })?;
-    show("lbp histogram n=4 i32", s, 4.0 * signal.len() as f64, "B/s");
+    show("lbp histogram n=4 i32", s, 4 * signal.len(), "B/s");
     let map = Som::random(SOM_SIDE, SOM_SIDE, SOM_DIM, nodes, 2026)?;
     let (d_nodes, mut d_weights) = (device.upload(nodes)?, device.upload(map.weights())?);
     let schedule = Schedule::for_map(SOM_SIDE, SOM_SIDE, 1);
@@ -463,13 +459,13 @@ fn device_timings(
             Training::Batch,
         )
     })?;
-    show("som batch epoch", s, (nodes.len() / SOM_DIM) as f64, "nodes/s");
+    show("som batch epoch", s, nodes.len() / SOM_DIM, "nodes/s");
     let mut d_words = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.philox_fill(&mut d_words, [1, 2], [0; 4]))?;
-    show("philox stream", s, n as f64, "words/s");
+    show("philox stream", s, n, "words/s");
     let mut d_copy = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.copy(&d_sizes, &mut d_copy))?;
-    show("copy (128-bit)", s, 8.0 * n as f64, "B/s");
+    show("copy (128-bit)", s, 8 * n, "B/s");
     let len = COUNTS.min(n);
     let p = device.upload(&energies[..len].iter().map(|&e| e as f32).collect::<Vec<_>>())?;
     let mut r = device.zeros::<f32>(2 * len - 1)?;
@@ -477,7 +473,7 @@ fn device_timings(
     show(
         &format!("convolve f32 {}^2", short(len)),
         s,
-        (len * len) as f64,
+        len * len,
         "mul-adds/s",
     );
     Ok(())
