@@ -163,7 +163,7 @@ impl<'a> Bindings<'a> {
         }
         let mut reaches = Vec::new();
         params.for_each_reach(&shape, &mut |r| reaches.push(r));
-        let reaches: Vec<Reach> = reaches.into_iter().filter(|r| r.bytes > 0).collect();
+        reaches.retain(|r| r.bytes > 0);
         for r in &reaches {
             if !r.addr.is_multiple_of(r.align) {
                 return refuse(format!("`{}` is not aligned to {} bytes", r.field, r.align));
