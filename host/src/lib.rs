@@ -93,6 +93,14 @@
 //! parameters) is an [`Error`] before anything runs, never a panic or a fault; so is running
 //! out of device memory ([`Error::OutOfMemory`]).
 //!
+//! # Results and progress
+//!
+//! Results print with `{}` ([`moments::Summary`], [`multisplit::Split`], [`alias::AliasTable`],
+//! [`som::Som`], ...), and with the `serde` feature save and load. Calls that can take seconds
+//! on the CPU backend report as they go: [`som::Som::train_with`] after each epoch,
+//! [`alias::AliasTable::build_with`] and [`multisplit::Multisplit::with_progress`] each
+//! hundredth of their work ([`WorkDone`]).
+//!
 //! # Features
 //!
 //! - `cuda-12080` (default): the GPU backend, on the CUDA 12.8 driver API; `cuda` alone with
@@ -164,6 +172,7 @@ pub use gpu::{Gpu, GpuTimer};
 pub use rng::Philox;
 pub use runtime::bindings::Bindings;
 pub use runtime::pinned::PinnedBuffer;
+pub use runtime::progress::WorkDone;
 pub use warpkit_kernels::emu::{Fault, Misuse, Options as EmulatorOptions};
 
 /// The `cudarc` warpkit's GPU backend is built on (feature `cuda`): its `CudaSlice`s and

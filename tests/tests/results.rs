@@ -2,15 +2,16 @@
 //! `serde`) and read back equal,
 //! saved data that does not make a valid object refused with a typed error, alias tables
 //! loaded on every device sampling as they did, and SOM nodes and cells as glam vectors
-//! (feature `glam`) without copies.
+//! (feature `glam`) without copies, and long calls reporting their progress.
 
 use glam::{Vec2, Vec3, Vec4};
-use warpkit::alias::{AliasTable, SampleOptions, SavedTable};
+use std::sync::Mutex;
+use warpkit::alias::{AliasTable, Construction, SampleOptions, SavedTable};
 use warpkit::moments::{Summary, summary};
 use warpkit::multisplit::{Buckets, Multisplit, Split};
 use warpkit::rand_core::{RngCore, SeedableRng};
 use warpkit::som::{Accumulate, Schedule, Som, Training, Vector, best_matching_units, flat};
-use warpkit::{Backend, Error, Philox};
+use warpkit::{Backend, Error, Philox, WorkDone};
 use warpkit_tests::*;
 
 #[test]
@@ -170,6 +171,60 @@ fn alias_tables_load_on_every_device() {
     for backend in &backends {
         let loaded = AliasTable::load(backend, &saved).unwrap();
         assert!(loaded.save().unwrap() == saved, "{backend}: f32 rows differ");
+    }
+}
+
+/// The reports of one call: `done` growing, the last at the total, and (on the CPU, whose
+/// calls report as they go) more than a handful of them.
+fn check_reports(what: &str, backend: &Backend, reports: Mutex<Vec<WorkDone>>) {
+    let reports = reports.into_inner().unwrap();
+    let done: Vec<u64> = reports.iter().map(|w| w.done).collect();
+    assert!(
+        done.windows(2).all(|d| d[0] < d[1]),
+        "{what} on {backend}: {done:?}"
+    );
+    let last = reports
+        .last()
+        .unwrap_or_else(|| panic!("{what} on {backend}: no report"));
+    assert_eq!(last.fraction(), 1.0, "{what} on {backend}");
+    if matches!(backend, Backend::Cpu(_)) {
+        assert!(
+            reports.len() >= 10,
+            "{what} on {backend}: {} reports",
+            reports.len()
+        );
+    }
+}
+
+/// Alias builds and multisplits report progress on every backend, and build and split as
+/// they do without it.
+#[test]
+fn long_calls_report_progress_and_give_the_same_results() {
+    let mut rng = fresh_rng("progress of long calls");
+    let n = 300_000;
+    let weights: Vec<f32> = random_vec::<f32>(&mut rng, n).iter().map(|w| w.abs()).collect();
+    let keys: Vec<u32> = (0..n).map(|_| rng.next_u32()).collect();
+    let mut backends = vec![Backend::cpu()];
+    backends.extend(devices("progress of long calls").into_iter().map(Backend::Device));
+    for backend in &backends {
+        for method in [Construction::PSA_BASELINE, Construction::PSA_PLUS_BASELINE] {
+            let reports = Mutex::new(Vec::new());
+            let reported =
+                AliasTable::build_with(backend, &weights, method, |w| reports.lock().unwrap().push(*w))
+                    .unwrap();
+            check_reports("alias build", backend, reports);
+            let plain = AliasTable::build(backend, &weights, method).unwrap();
+            assert!(
+                reported.rows().unwrap() == plain.rows().unwrap(),
+                "{backend}: {method:?}"
+            );
+        }
+        let reports = Mutex::new(Vec::new());
+        let report = |w: &WorkDone| reports.lock().unwrap().push(*w);
+        let split = Multisplit::new(Buckets::Modulo(5)).unwrap();
+        let reported = split.with_progress(&report).keys(backend, &keys).unwrap();
+        check_reports("multisplit", backend, reports);
+        assert_eq!(reported, split.keys(backend, &keys).unwrap(), "{backend}");
     }
 }
 

@@ -5,6 +5,7 @@
 use super::{AliasWeight, Construction, Stream, quantize_scale};
 use crate::error::Result;
 use crate::runtime::cpu::{Cpu, SharedWrites};
+use crate::runtime::progress::Tracker;
 use rayon::prelude::*;
 use warpkit_kernels::alias::partition::PARTITION_TILE;
 use warpkit_kernels::alias::plus::{BinarySearch, Greedy, TileItems};
@@ -15,18 +16,31 @@ use warpkit_kernels::alias::{Entry, Row, Shape, Weight, quantize, sample::draw_p
 /// Items per rayon task in the element-wise passes, and rows per PSA section at least.
 const CHUNK: usize = 1 << 16;
 
-/// The table of `weights` (already checked) by `method`.
-pub(super) fn build<F: AliasWeight>(weights: &[F], method: Construction) -> Result<Vec<Row<F>>> {
+/// The table of `weights` (already checked) by `method`, its work counted by `tracker`.
+pub(super) fn build<F: AliasWeight>(
+    weights: &[F],
+    method: Construction,
+    tracker: &Tracker,
+) -> Result<Vec<Row<F>>> {
     let mut table = vec![Row::default(); weights.len()];
-    build_into(weights, method, &mut table)?;
+    build_into(weights, method, &mut table, tracker)?;
     Ok(table)
 }
 
+/// Units of work in building a table of `n` rows, as [`build_into`] counts them: an item
+/// through each of four passes (the sum, quantizing, partitioning or the tiles, the sweep).
+pub(super) fn work(n: usize) -> u64 {
+    4 * n as u64
+}
+
 /// The quantized weights and the shape of the whole table (no light count yet).
-fn quantized<F: AliasWeight>(weights: &[F]) -> Result<(Vec<u64>, Shape)> {
+fn quantized<F: AliasWeight>(weights: &[F], tracker: &Tracker) -> Result<(Vec<u64>, Shape)> {
     let total = weights
         .par_chunks(CHUNK)
-        .map(|c| c.iter().map(|w| w.to_f64()).sum::<f64>())
+        .map(|c| {
+            tracker.add(c.len() as u64);
+            c.iter().map(|w| w.to_f64()).sum::<f64>()
+        })
         .collect::<Vec<_>>()
         .iter()
         .sum();
@@ -36,6 +50,7 @@ fn quantized<F: AliasWeight>(weights: &[F]) -> Result<(Vec<u64>, Shape)> {
         .map(|w| quantize(w.to_f64(), shift, scale))
         .collect();
     let n = weights.len() as u64;
+    tracker.add(n);
     let shape = Shape::whole(n, 0, q.par_iter().sum());
     Ok((q, shape))
 }
@@ -53,18 +68,33 @@ fn partition(shape: &Shape, q: &[u64], first: usize) -> (Vec<Entry>, u64) {
     (light, n_light)
 }
 
-/// Builds into `table` (of `weights.len()` rows).
+/// Builds into `table` (of `weights.len()` rows), its [`work`] counted by `tracker`, which
+/// then reports the call done.
 pub(super) fn build_into<F: AliasWeight>(
     weights: &[F],
     method: Construction,
     table: &mut [Row<F>],
+    tracker: &Tracker,
 ) -> Result<()> {
-    let (q, whole) = quantized(weights)?;
+    let built = build_counted(weights, method, table, tracker);
+    tracker.finish();
+    built
+}
+
+/// [`build_into`] but for the final report.
+fn build_counted<F: AliasWeight>(
+    weights: &[F],
+    method: Construction,
+    table: &mut [Row<F>],
+    tracker: &Tracker,
+) -> Result<()> {
+    let (q, whole) = quantized(weights, tracker)?;
     let out = F::shared_rows(table);
     if let Construction::PsaPlus { .. } = method {
-        return build_plus(&q, &whole, &out);
+        return build_plus(&q, &whole, &out, tracker);
     }
     let (entries, n_light) = partition(&whole, &q, 0);
+    tracker.add(whole.n);
     let shape = Shape { n_light, ..whole };
     let mut weights_q: Vec<u64> = entries.iter().map(|e| e.q).collect();
     weights_q.push(0);
@@ -78,7 +108,7 @@ pub(super) fn build_into<F: AliasWeight>(
         &entries,
         |t| shape.scaled(prefix[t as usize]),
         sections,
-        &out,
+        (&out, tracker),
     );
     Ok(())
 }
@@ -92,13 +122,13 @@ fn sections_for(n: u64) -> u64 {
 }
 
 /// PSA over the partitioned `entries` with prefix sums `prefix` (scaled units): `sections`
-/// sections of equal rows, one rayon task each.
+/// sections of equal rows, one rayon task each, each counting its rows done to `tracker`.
 fn psa<F: Weight>(
     shape: &Shape,
     entries: &[Entry],
     prefix: impl Prefix + Sync,
     sections: u64,
-    out: &SharedWrites<Row<F>>,
+    (out, tracker): (&SharedWrites<Row<F>>, &Tracker),
 ) {
     let rows_per_section = shape.n.div_ceil(sections);
     let split_at = |k: u64| {
@@ -108,8 +138,11 @@ fn psa<F: Weight>(
     let light = |i: u64| entries[i as usize];
     let heavy = |j: u64| entries[(shape.n_light + j) as usize];
     (0..sections).into_par_iter().for_each(|s| {
-        let from = split_at((s * rows_per_section).min(shape.n));
-        let to = split_at(((s + 1) * rows_per_section).min(shape.n));
+        let (first, end) = (
+            (s * rows_per_section).min(shape.n),
+            ((s + 1) * rows_per_section).min(shape.n),
+        );
+        let (from, to) = (split_at(first), split_at(end));
         rows(
             shape,
             from,
@@ -119,6 +152,7 @@ fn psa<F: Weight>(
             heavy,
             |item, row, _| out.write(item as usize, row),
         );
+        tracker.add(end - first);
     });
 }
 
@@ -166,7 +200,12 @@ impl TileItems for Tile {
 type TileLeftovers = [Vec<Entry>; 2];
 
 /// PSA+: each tile's greedy rows (the devices' tiles and rule), then PSA over the leftovers.
-fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &SharedWrites<Row<F>>) -> Result<()> {
+fn build_plus<F: Weight>(
+    q: &[u64],
+    whole: &Shape,
+    out: &SharedWrites<Row<F>>,
+    tracker: &Tracker,
+) -> Result<()> {
     let tiles: Vec<TileLeftovers> = q
         .par_chunks(PARTITION_TILE as usize)
         .enumerate()
@@ -177,6 +216,7 @@ fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &SharedWrites<Row<F>>) -
             greedy.write_rows(&tile, whole, 0, greedy.rows(), |item, row, _| {
                 out.write(item as usize, row)
             });
+            tracker.add(q.len() as u64);
             let (light_left, heavy_left) = greedy.leftovers(&tile);
             let left = |from: u64, count: u64| {
                 (from..from + count)
@@ -209,7 +249,7 @@ fn build_plus<F: Weight>(q: &[u64], whole: &Shape, out: &SharedWrites<Row<F>>) -
     rem_sums.push(0);
     let (q_prefix, rem_prefix) = (Cpu.exclusive_scan(&q_sums)?, Cpu.exclusive_scan(&rem_sums)?);
     let prefix = |t: u64| shape.scaled(q_prefix[t as usize]) + rem_prefix[t as usize] as u128;
-    psa(&shape, &entries, prefix, sections_for(shape.n), out);
+    psa(&shape, &entries, prefix, sections_for(shape.n), (out, tracker));
     Ok(())
 }
 

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::runtime::backend::Backend;
 use crate::runtime::cpu::filled_by;
 use crate::runtime::device::{Device, DeviceBuffer};
+use crate::runtime::progress::{Report, Tracker, WorkDone};
 use rand::distr::Distribution;
 use rand_core::RngCore;
 use sealed::Target;
@@ -94,7 +95,42 @@ impl<F: AliasWeight> AliasTable<F> {
     /// by the backend's own, [`Construction::auto`] (the crate's rule for methods: every method
     /// gives each item the same probability; [`AliasTable::construction`] says which ran).
     pub fn build(backend: &Backend, weights: &[F], method: Construction) -> Result<AliasTable<F>> {
+        AliasTable::build_reporting(backend, weights, method, None)
+    }
+
+    /// [`AliasTable::build`], reporting how much of the work is done to `progress` as it goes
+    /// (a hundredth at a time; see [`WorkDone`]): on the CPU backend, where 10^9 weights take
+    /// tens of seconds. On a device, which takes milliseconds, it reports once, when done.
+    ///
+    /// ```
+    /// use warpkit::alias::{AliasTable, Construction};
+    /// use warpkit::Backend;
+    ///
+    /// let backend = Backend::cpu();
+    /// let weights: Vec<f64> = (1..=100_000).map(f64::from).collect();
+    /// let table = AliasTable::build_with(&backend, &weights, Construction::auto(&backend), |w| {
+    ///     eprintln!("alias table: {w}")
+    /// })?;
+    /// assert_eq!(table.len(), 100_000);
+    /// # Ok::<(), warpkit::Error>(())
+    /// ```
+    pub fn build_with(
+        backend: &Backend,
+        weights: &[F],
+        method: Construction,
+        progress: impl Fn(&WorkDone) + Sync,
+    ) -> Result<AliasTable<F>> {
+        AliasTable::build_reporting(backend, weights, method, Some(Report(&progress)))
+    }
+
+    fn build_reporting(
+        backend: &Backend,
+        weights: &[F],
+        method: Construction,
+        report: Option<Report>,
+    ) -> Result<AliasTable<F>> {
         check_weights(weights)?;
+        let tracker = Tracker::new(report, cpu::work(weights.len()));
         let method = if method.offered_by(backend) {
             method
         } else {
@@ -104,9 +140,10 @@ impl<F: AliasWeight> AliasTable<F> {
             Backend::Device(d) => {
                 let mut table = launch::DeviceTable::allocate(d, weights.len(), method)?;
                 table.rebuild_from_host(weights)?;
+                tracker.finish();
                 Storage::Device(Box::new(table))
             }
-            Backend::Cpu(_) => Storage::Host(cpu::build(weights, method)?, method),
+            Backend::Cpu(_) => Storage::Host(cpu::build(weights, method, &tracker)?, method),
         };
         Ok(AliasTable {
             storage,
@@ -161,7 +198,7 @@ impl<F: AliasWeight> AliasTable<F> {
         crate::error::check_same_len("alias weights", self.n, weights.len())?;
         check_weights(weights)?;
         match &mut self.storage {
-            Storage::Host(rows, method) => cpu::build_into(weights, *method, rows),
+            Storage::Host(rows, method) => cpu::build_into(weights, *method, rows, &Tracker::silent()),
             Storage::Device(t) => t.rebuild_from_host(weights),
         }
     }

@@ -5,6 +5,7 @@
 
 use super::{BucketFn, Key, Split};
 use crate::error::{Error, Result};
+use crate::runtime::progress::Tracker;
 use bytemuck::Pod;
 use rayon::prelude::*;
 
@@ -23,15 +24,24 @@ impl<K: Key> BucketFn<K> for SplitterSlice<'_, K> {
     }
 }
 
+/// Units of work in a split of `n` keys, as [`split`] counts them: a key through each of three
+/// passes (its bucket, the histograms, the scatter).
+pub(super) fn work(n: usize) -> u64 {
+    3 * n as u64
+}
+
 /// `keys` (and `values`) grouped by `f`'s buckets in `0..m`, stably, with offsets and counts;
-/// `Err(BucketOutOfRange)` if `f` puts a key in a bucket `>= m`.
+/// `Err(BucketOutOfRange)` if `f` puts a key in a bucket `>= m`. Its [`work`] is counted by
+/// `tracker`.
 pub(super) fn split<K: Key, V: Pod + Send + Sync, F: BucketFn<K>>(
     f: F,
     m: u32,
     keys: &[K],
     values: Option<&[V]>,
+    tracker: &Tracker,
 ) -> Result<Split<K, V>> {
     let buckets: Vec<u32> = keys.par_iter().map(|&k| f.bucket(k)).collect();
+    tracker.add(keys.len() as u64);
     if let Some(&bucket) = buckets.par_iter().find_first(|&&b| b >= m) {
         return Err(Error::BucketOutOfRange { bucket, m });
     }
@@ -42,6 +52,7 @@ pub(super) fn split<K: Key, V: Pod + Send + Sync, F: BucketFn<K>>(
         .map(|ids| {
             let mut h = vec![0u32; m];
             ids.iter().for_each(|&b| h[b as usize] += 1);
+            tracker.add(ids.len() as u64);
             h
         })
         .collect();
@@ -76,6 +87,7 @@ pub(super) fn split<K: Key, V: Pod + Send + Sync, F: BucketFn<K>>(
                 }
                 at[b] += 1;
             }
+            tracker.add(ids.len() as u64);
         });
     Ok(Split {
         keys: out_keys,
@@ -116,7 +128,7 @@ mod tests {
 
     #[test]
     fn buckets_past_m_are_an_error_not_a_write() {
-        let got = split::<u32, u32, _>(TooBig, 4, &[1, 2, 9, 3], None);
+        let got = split::<u32, u32, _>(TooBig, 4, &[1, 2, 9, 3], None, &Tracker::silent());
         assert!(matches!(got, Err(Error::BucketOutOfRange { bucket: 9, m: 4 })));
     }
 }

@@ -28,5 +28,6 @@ pub mod emulator;
 pub mod gpu;
 mod host_memory;
 pub(crate) mod pinned;
+pub(crate) mod progress;
 mod scratch;
 mod shape;
