@@ -3,7 +3,8 @@
 //! histograms, self-organizing maps, and the scans and reductions under them.
 //!
 //! Every call takes a [`Backend`]: a CUDA GPU when there is one, otherwise the CPU (rayon),
-//! with the same results, so the same program runs on a laptop and on an H100.
+//! with the same results (to each method's rounding; see [Methods](#methods) for what a
+//! backend's default method changes), so the same program runs on a laptop and on an H100.
 //! [`Device`]s keep data in their memory between calls, and [`Device::emulator`] runs the
 //! GPU's very kernels on the CPU, reporting misuse instead of hanging: what `cargo test` on a
 //! machine without a GPU uses to test kernels.
@@ -33,7 +34,8 @@
 //! | [`lbp`] | 1D local binary pattern histograms | one signal or a batch |
 //! | [`som`] | self-organizing maps: best-matching units, batch and online training | the same map on every backend |
 //!
-//! One example an area:
+//! One example per area (each `?` returns a [`warpkit::Error`](Error): a program's `main` can
+//! return `Result<(), warpkit::Error>`, or `Box<dyn std::error::Error>` alongside other errors):
 //!
 //! ```
 //! use warpkit::alias::{AliasTable, SampleOptions};
@@ -85,7 +87,9 @@
 //! Every method gives the same split and subsets, alias tables of the same probabilities,
 //! samples from the same distribution, and convolutions to each method's rounding; [`alias::AliasTable::construction`]
 //! says which built a table. A method that cannot take the input at all (a subset method too
-//! narrow for the mask) is an error on every backend.
+//! narrow for the mask) is an error on every backend. Where methods build different but
+//! equivalent results (PSA and PSA+ alias tables: the same probabilities, other rows), one seed
+//! draws the same samples only from the same table: name the method on every backend.
 //!
 //! # Errors
 //!
@@ -104,7 +108,7 @@
 //! # Features
 //!
 //! - `cuda-12080` (default): the GPU backend, on the CUDA 12.8 driver API; `cuda` alone with
-//!   cudarc's feature of another version in your manifest ([`cudarc`] is re-exported).
+//!   cudarc's feature of another version in your manifest (`warpkit::cudarc` is re-exported).
 //! - `serde`: `Serialize` and `Deserialize` for [`som::Som`], [`som::Schedule`],
 //!   [`moments::Summary`], [`multisplit::Split`] and [`alias::SavedTable`].
 //! - `glam`: SOM nodes and cells as `glam::Vec2`, `Vec3` and `Vec4`, without copies
@@ -148,7 +152,7 @@ pub use runtime::{backend, cpu, device, element, emulator};
 
 // The Philox area (`philox/`) under the path its items have always had.
 /// warpkit's random stream on the host ([`Philox`], a `rand_core` generator) and on a device
-/// ([`Device::philox_fill`]): both evaluate `warpkit_kernels::rng::philox` on the same counters,
+/// ([`Device::philox_fill`]): both evaluate [`warpkit_kernels::rng::philox`] on the same counters,
 /// so the same key and starting counter give the same words on every backend.
 pub mod rng {
     pub use crate::philox::{Philox, counter_add, philox4x32_10};

@@ -4,8 +4,9 @@
 //! input.
 
 use rand_core::RngCore;
-use warpkit::multisplit::{BucketFn, Buckets, Keep, Key, Method, Multisplit, MultisplitKey, Split, compact};
+use warpkit::multisplit::{Buckets, Keep, Method, Multisplit, MultisplitKey, Split, compact};
 use warpkit::{Backend, Error, Philox};
+use warpkit_kernels::multisplit::bucket::{BucketFn, Key};
 use warpkit_tests::{Agreement, HostileWords, TestValue, cap, devices, fresh_rng, on_every_device};
 
 /// A bucket function under test: its name, the multisplit, and a key of bucket `b` made from

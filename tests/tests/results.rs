@@ -11,6 +11,7 @@ use warpkit::moments::{Summary, summary};
 use warpkit::multisplit::{Buckets, Multisplit, Split};
 use warpkit::rand_core::{RngCore, SeedableRng};
 use warpkit::som::{Accumulate, Schedule, Som, Training, Vector, best_matching_units, flat};
+use warpkit::subset::Subsets;
 use warpkit::{Backend, Error, Philox, WorkDone};
 use warpkit_tests::*;
 
@@ -20,11 +21,17 @@ fn results_print_as_text() {
     let s = summary(&backend, &[1.0f64, 2.0, 3.0, 6.0]).unwrap();
     assert_eq!(
         s.to_string(),
-        "4 values: mean 3, standard deviation 1.8708286933869707, min 1, max 6"
+        "4 values: mean 3, variance 3.5, standard deviation 1.87083, min 1, max 6"
     );
     assert_eq!(
         format!("{s:.2}"),
-        "4 values: mean 3.00, standard deviation 1.87, min 1.00, max 6.00"
+        "4 values: mean 3, variance 3.5, standard deviation 1.9, min 1, max 6"
+    );
+    // Small and large figures keep their digits.
+    let s = summary(&backend, &[1.5e-9f64, 2.5e-9, 1e12]).unwrap();
+    assert_eq!(
+        format!("{s:.3}"),
+        "3 values: mean 3.33e11, variance 2.22e23, standard deviation 4.71e11, min 1.5e-9, max 1e12"
     );
     let split = Multisplit::new(Buckets::Modulo(3)).unwrap();
     let keys: Vec<u32> = (0..10).collect();
@@ -44,11 +51,22 @@ fn results_print_as_text() {
     assert!(
         table
             .to_string()
-            .starts_with("alias table of 2 f32 items by PsaPlus")
+            .starts_with("alias table of 2 f32 items by PSA+ (binary split, baseline pack) in host memory")
     );
     assert!(table.to_string().ends_with("in host memory"));
     let map = Som::random(20, 30, 3, &[0.0, 0.5, 1.0], 1).unwrap();
     assert_eq!(map.to_string(), "20 × 30 map of 3-value cells");
+    // Subsets: a line each, and as a list of rows.
+    let hands = Subsets::range(52, 5).unwrap().positions(&backend, 7, 2).unwrap();
+    let lines: Vec<String> = hands
+        .iter()
+        .map(|h| h.iter().map(u16::to_string).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(hands.to_string(), lines.join("\n"));
+    let rows: Vec<&[u16]> = hands.iter().collect();
+    assert_eq!(format!("{hands:?}"), format!("{rows:?}"));
+    let bits = Subsets::range(8, 8).unwrap().bits(&backend, 7, 1).unwrap();
+    assert_eq!(format!("{bits:x}"), "ff");
     let schedule = Schedule::for_map(20, 30, 40);
     assert_eq!(
         schedule.to_string(),
@@ -66,9 +84,22 @@ fn results_print_as_text() {
     .unwrap();
     assert_eq!(lines.iter().map(|l| l.0).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
     assert!(
-        lines[4]
-            .1
-            .starts_with("epoch 5 of 5: radius 1.000 cells, rate 0.0100, ")
+        lines[4].1.starts_with("epoch 5 of 5: radius 1.000 cells, ")
+            && lines[4].1.ends_with(" s")
+            && !lines[4].1.contains("rate"),
+        "{}",
+        lines[4].1
+    );
+    // Online training has a rate.
+    let mut last = String::new();
+    let online = Training::Online;
+    let mut other = map.clone();
+    other
+        .train_with(&backend, &nodes, &schedule, online, |p| last = p.to_string())
+        .unwrap();
+    assert!(
+        last.starts_with("epoch 5 of 5: radius 1.000 cells, rate 0.0100, "),
+        "{last}"
     );
     let mut trained = Som::random(4, 4, 3, &nodes, 1).unwrap();
     trained.train_batch(&backend, &nodes, &schedule).unwrap();

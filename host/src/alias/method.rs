@@ -4,7 +4,11 @@
 use crate::runtime::backend::Backend;
 use warpkit_kernels::alias::sample;
 
-/// How a table is built. Every method builds the same table from the same quantized weights.
+/// How a table is built. Every PSA method (and Vose's) builds one table from the same quantized
+/// weights on every backend, every PSA+ method another; all give each item the same
+/// probability. Samples drawn with one seed are the same only from the same table: name one
+/// family on every backend ([`Construction::PSA_BASELINE`]) where that matters, as
+/// [`Construction::auto`] picks PSA+ on the CPU and PSA on devices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Construction {
     /// Vose's method: one sequential sweep over the light and heavy items (CPU backend; devices
@@ -62,7 +66,7 @@ impl Construction {
 
     /// The device default: PSA with the binary split and the shared-memory pack (2048-row
     /// sections), the fastest of every method on an H100 in all four f64 cases measured
-    /// (`results/alias.md`): 0.47 / 3.80 ms for shuffled power-law weights and 0.49 / 3.83 ms
+    /// ([results/alias.md](https://github.com/warpkit-rs/warpkit/blob/main/results/alias.md)): 0.47 / 3.80 ms for shuffled power-law weights and 0.49 / 3.83 ms
     /// for uniform ones at 10^7 / 10^8. PSA+ packs most uniform weights in its tiles but few
     /// power-law ones, and its extra passes cost more than they save (0.85 / 7.28 ms); the
     /// partial p-ary split, built for the paper's short sections, is slower on these long ones.
@@ -111,8 +115,39 @@ impl Construction {
     }
 }
 
+/// `PSA (binary split, shared-memory pack, weights beside)`, `PSA+ (binary split, baseline
+/// pack)`, `Vose's sequential sweep`.
+impl std::fmt::Display for Construction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let split = |s: &SplitMethod| match s {
+            SplitMethod::Binary => "binary split",
+            SplitMethod::PartialPary => "partial p-ary split",
+        };
+        let pack = |p: &PackMethod| match p {
+            PackMethod::Baseline => "baseline pack",
+            PackMethod::SharedMemory => "shared-memory pack",
+            PackMethod::Chunked => "chunked pack",
+        };
+        match self {
+            Construction::Sequential => write!(f, "Vose's sequential sweep"),
+            Construction::Psa {
+                split: s,
+                pack: p,
+                layout,
+            } => {
+                let layout = match layout {
+                    Layout::WeightsBeside => "weights beside",
+                    Layout::IndicesOnly => "indices only",
+                };
+                write!(f, "PSA ({}, {}, {layout})", split(s), pack(p))
+            }
+            Construction::PsaPlus { split: s, pack: p } => write!(f, "PSA+ ({}, {})", split(s), pack(p)),
+        }
+    }
+}
+
 /// How PSA's partition stores the light and heavy items for the pack (see
-/// `warpkit_kernels::alias::layout`). Both build the same table.
+/// [`warpkit_kernels::alias::layout`]). Both build the same table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
     /// Each item's quantized weight beside its index (16 bytes an item): the pack reads
@@ -192,9 +227,9 @@ pub enum Order {
 }
 
 /// How a sampling call draws ([`AliasTable::sample`](super::AliasTable::sample),
-/// [`AliasTable::sample_into`](super::AliasTable::sample_into)): the method, or none to let
-/// [`Sampling::auto`] pick one for the table, the sample count and the order; and the order.
-/// `SampleOptions::default()` is random order by the method picked for it.
+/// [`AliasTable::sample_into`](super::AliasTable::sample_into)): by which method (or by the one
+/// [`Sampling::auto`] picks for the table and sample count), and in which order.
+/// `SampleOptions::default()` is random order by the method picked.
 ///
 /// ```
 /// use warpkit::alias::{Order, SampleOptions, Sampling};
@@ -263,7 +298,7 @@ impl Sampling {
 
     /// The fastest method for `s` samples from `n` rows where the output may stay grouped by
     /// section ([`Order::AsDrawn`]). Measured on an
-    /// H100 at 10^9 f64 samples (`results/alias.md`): the baseline wins at 10^3 rows (349
+    /// H100 at 10^9 f64 samples ([results/alias.md](https://github.com/warpkit-rs/warpkit/blob/main/results/alias.md)): the baseline wins at 10^3 rows (349
     /// against 298 G samples/s), the shared-memory sectioned sampler from 10^6 rows on (352 /
     /// 348 / 325 G/s at 10^6 / 10^7 / 10^8, 2 to 14 times the others). The crossover lies
     /// between and is not measured finely; 2^13 rows (a 128 KiB f64 table, cached whole) is

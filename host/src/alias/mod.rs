@@ -23,11 +23,12 @@
 //!
 //! Construction follows PSA (partition into light and heavy items, prefix sums, splits, pack)
 //! or PSA+ (the same after each tile of items has packed what it can on its own)
-//! on exact integer weights (see `warpkit_kernels::alias`), so every backend and PSA method
-//! builds the same table for the same quantized weights (every PSA+ method another), and the mass each item receives is within
+//! on exact integer weights (see [`warpkit_kernels::alias`]), so every backend and PSA method
+//! builds the same table for the same quantized weights (every PSA+ method another; the CPU
+//! backend's default is PSA+, a device's PSA), and the mass each item receives is within
 //! about 1e-10 rows of `N·w_i / W`. Samples are a pure function of the table and of the key and
-//! counter taken from the caller's generator: the same seed, method and order give the same
-//! samples on every device. Every call that names no order returns samples in random order;
+//! counter taken from the caller's generator: the same table, seed, method and order give the
+//! same samples on every device. Every call that names no order returns samples in random order;
 //! [`Order::AsDrawn`] leaves a sectioned sampler's output grouped by table section (see
 //! [`Sampling`]).
 

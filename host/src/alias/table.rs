@@ -34,13 +34,13 @@ impl<F: AliasWeight> std::fmt::Debug for AliasTable<F> {
     }
 }
 
-/// `alias table of 1000 f64 items by Psa { .. } in host memory` (or `on GPU …`): the size,
-/// the method that built it and where it lives.
+/// `alias table of 1000 f64 items by PSA+ (binary split, baseline pack) in host memory` (or
+/// `on GPU …`): the size, the method that built it and where it lives.
 impl<F: AliasWeight> std::fmt::Display for AliasTable<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let float = std::any::type_name::<F>();
         let (n, method) = (self.n, self.construction());
-        write!(f, "alias table of {n} {float} items by {method:?} ")?;
+        write!(f, "alias table of {n} {float} items by {method} ")?;
         match &self.storage {
             Storage::Host(..) => write!(f, "in host memory"),
             Storage::Device(t) => write!(f, "on {}", t.device().describe()),
@@ -76,7 +76,7 @@ fn check_weights<F: AliasWeight>(weights: &[F]) -> Result<()> {
 }
 
 /// The quantization `(shift, scale)` for weights of total `total` (see
-/// `warpkit_kernels::alias::quantize_params`), or why the total cannot be used: it must be
+/// [`warpkit_kernels::alias::quantize_params`]), or why the total cannot be used: it must be
 /// finite in the weights' own type (a device sums f32 weights in f32) and positive.
 pub(super) fn quantize_scale<F: AliasWeight>(n: usize, total: f64) -> Result<(i32, f64)> {
     if !F::from_f64(total).to_f64().is_finite() {
@@ -86,7 +86,10 @@ pub(super) fn quantize_scale<F: AliasWeight>(n: usize, total: f64) -> Result<(i3
 }
 
 impl<F: AliasWeight> AliasTable<F> {
-    /// A table for `weights` on `backend`, by [`Construction::auto`].
+    /// A table for `weights` on `backend`, by [`Construction::auto`]: PSA+ on the CPU backend,
+    /// PSA on a device. Both give every item the same probability, but different rows, so one
+    /// seed draws different samples from them; [`AliasTable::build`] with one method (say
+    /// [`Construction::PSA_BASELINE`]) builds the same table on every backend.
     pub fn new(backend: &Backend, weights: &[F]) -> Result<AliasTable<F>> {
         AliasTable::build(backend, weights, Construction::auto(backend))
     }
@@ -259,7 +262,8 @@ impl<F: AliasWeight> AliasTable<F> {
 
     /// `s` samples with replacement, keyed by three words of `rng`, drawn as `options` says
     /// (by default: in random order, by the method [`Sampling::auto`] picks for it); `s = 0`
-    /// gives an empty vector. The same seed and options give the same samples on every device.
+    /// gives an empty vector. The same table, seed and options give the same samples on every
+    /// device (the GPU and the emulator); the CPU backend draws from the same distribution.
     pub fn sample(
         &self,
         rng: &mut (impl RngCore + ?Sized),

@@ -21,7 +21,7 @@
 //! probabilities, so an entry of 1e-30 keeps its relative accuracy however large its
 //! neighbours are. The longer vector goes on the left whatever order the caller passes (the
 //! inner sum runs over the shorter). Devices run the band kernel
-//! (`warpkit_kernels::convolve::band`), or the post's kernel v4 for a single short pair
+//! ([`warpkit_kernels::convolve::band`]), or the post's kernel v4 for a single short pair
 //! ([`Method::auto`]), unless a [`Method`] forces another; the CPU
 //! backend sums in f64 with rayon and is the tests' reference. NaN and infinities propagate as
 //! IEEE arithmetic says, by every method: an output is NaN exactly where one of its own terms
@@ -97,7 +97,8 @@ impl Method {
     /// otherwise: the post's v4 (a warp per output pair) for a single pair up to
     /// [`V4_UP_TO`] long, where the band kernel's tiles are too few to fill the device; the
     /// band kernel otherwise (H200, 2026-11-26, f32: v4 4.3 µs against 5.2 at m = n = 256, 6.8
-    /// against 11.4 at 1024, 12.3 against 11.6 at 2048; `results/convolve.md`).
+    /// against 11.4 at 1024, 12.3 against 11.6 at 2048;
+    /// [results/convolve.md](https://github.com/warpkit-rs/warpkit/blob/main/results/convolve.md)).
     pub fn auto(m: usize, n: usize, batch: usize) -> Method {
         if batch == 1 && m.max(n) <= V4_UP_TO {
             Method::V4
@@ -186,7 +187,8 @@ pub struct Convolution {
 }
 
 impl Convolution {
-    /// Convolution by the automatic method, f32 summed in f32.
+    /// Convolution by the automatic method, each element type summed in itself (f32 in f32,
+    /// f64 in f64; [`Convolution::accumulate_f64`] sums f32 in f64).
     pub fn new() -> Convolution {
         Convolution::default()
     }
@@ -415,7 +417,9 @@ impl Convolution {
     }
 
     /// The distribution of the sum of `k` independent copies of a variable with probabilities
-    /// `p` (length `m`): `k·(m − 1) + 1` entries, `[1]` for `k = 0`. By repeated squaring: about
+    /// `p` (length `m`): `k·(m − 1) + 1` entries, `[1]` for `k = 0`. Entry `i` is the probability
+    /// that the sum of the `k` indices is `i`: for a die whose faces `1..=6` are `p[0..6]`, entry
+    /// `i` is a total of `i + k`. By repeated squaring: about
     /// `log2 k` convolutions whose last dominates, `(k·m)² / 4` multiply-adds against `(k·m)² /
     /// 2` for adding one copy at a time, and far fewer launches; it pays from `k = 3` on.
     pub fn power<F: Real>(&self, backend: &Backend, p: &[F], k: u32) -> Result<Vec<F>> {

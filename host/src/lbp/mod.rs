@@ -20,7 +20,7 @@
 //! its own pattern is 0.
 //!
 //! Devices count tiles of positions into histograms in shared memory and add each block's to
-//! the result once (`warpkit_kernels::lbp`); the CPU backend folds patterns with rayon and is
+//! the result once ([`warpkit_kernels::lbp`]); the CPU backend folds patterns with rayon and is
 //! the tests' reference. [`histograms`] takes many signals at once, a histogram each.
 
 mod cpu;

@@ -14,7 +14,7 @@
 //!
 //! A device reads the data once: each thread keeps sums shifted by its first element (no
 //! division an element), and threads, blocks and the grid combine by Chan's pairwise update
-//! (`warpkit_kernels::moments`). The CPU backend takes two passes with rayon (the mean, then
+//! ([`warpkit_kernels::moments`]). The CPU backend takes two passes with rayon (the mean, then
 //! the squared deviations from it) and is the tests' reference. [`column_summaries`] gives each
 //! column of a row-major matrix its own summary in one read. A NaN anywhere makes every
 //! field but `count` NaN; with infinities (and no NaN) the mean is the infinity's sign (NaN if
@@ -27,7 +27,9 @@ use crate::error::{Error, Result, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::element::Scalar;
-pub use warpkit_kernels::moments::SUMMARY_WORDS;
+/// Words of a [`Summary`] as a device writes it (`summary_into`): count, mean, m2, min, max,
+/// as f64; [`Summary::from_words`] reads them.
+pub const SUMMARY_WORDS: usize = warpkit_kernels::moments::SUMMARY_WORDS;
 use warpkit_kernels::moments::kernels::MomentsKernels;
 
 /// The element types summarized: f32 and f64.
@@ -81,25 +83,46 @@ impl Summary {
     }
 }
 
-/// `1000 values: mean 3, standard deviation 2, min 0, max 6`; a precision (`{:.3}`) applies to
-/// every figure.
+/// `1000 values: mean 3, variance 4, standard deviation 2, min 0, max 6`, every figure to 6
+/// significant digits, or to a precision's (`{:.3}`: 3), so that small and large figures
+/// both keep their digits.
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let figures = [
             ("mean", self.mean),
+            ("variance", self.variance()),
             ("standard deviation", self.std_dev()),
             ("min", self.min),
             ("max", self.max),
         ];
+        let digits = f.precision().unwrap_or(6).max(1);
         write!(f, "{} values", self.count)?;
         for (i, (name, value)) in figures.into_iter().enumerate() {
             let sep = if i == 0 { ':' } else { ',' };
-            match f.precision() {
-                Some(p) => write!(f, "{sep} {name} {value:.p$}")?,
-                None => write!(f, "{sep} {name} {value}")?,
-            }
+            write!(f, "{sep} {name} {}", significant(value, digits))?;
         }
         Ok(())
+    }
+}
+
+/// `value` to `digits` significant digits, trailing zeros dropped: fixed notation from 1e-4 to
+/// below 10^digits, scientific outside (`1.5e-7`).
+fn significant(value: f64, digits: usize) -> String {
+    if value == 0.0 || !value.is_finite() {
+        return value.to_string();
+    }
+    let exponent = value.abs().log10().floor() as i64;
+    let trim = |s: String| match s.contains('.') {
+        true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => s,
+    };
+    if (-4..digits as i64).contains(&exponent) {
+        let decimals = (digits as i64 - 1 - exponent).max(0) as usize;
+        trim(format!("{value:.decimals$}"))
+    } else {
+        let s = format!("{value:.*e}", digits - 1);
+        let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        format!("{}e{exp}", trim(mantissa.to_string()))
     }
 }
 

@@ -16,7 +16,7 @@
 //! ```
 //!
 //! Devices run that paper's direct, warp-level and block-level methods
-//! (`warpkit_kernels::multisplit::digit_pass`, one or two 8-bit digit passes), chosen by
+//! ([`warpkit_kernels::multisplit::digit_pass`], one or two 8-bit digit passes), chosen by
 //! [`Method::auto`] from H100 measurements unless the caller forces one; [`compact`] is the
 //! two-bucket case. The CPU backend is a stable counting sort with rayon, also the reference
 //! in tests. A bucket function that puts a key in a bucket `>= m` ends in
@@ -37,10 +37,11 @@ use warpkit_kernels::multisplit::digit_pass::{
 };
 use warpkit_kernels::multisplit::kernels::MultisplitKernels;
 
-pub use warpkit_kernels::multisplit::bucket::{BucketFn, Keep, Key};
+pub use warpkit_kernels::multisplit::bucket::Keep;
+use warpkit_kernels::multisplit::bucket::{BucketFn, Key};
 
-/// Keys a multisplit takes, tied to their kernels (the table in
-/// `warpkit_kernels::multisplit::kernels`): u32 and u64.
+/// Keys a multisplit takes: u32 and u64 (each tied to its kernels, the table in
+/// [`warpkit_kernels::multisplit::kernels`]).
 pub trait MultisplitKey: Key + Pod + MultisplitKernels {}
 
 impl MultisplitKey for u32 {}
@@ -63,8 +64,9 @@ impl Method {
     /// Every method, for callers that compare them.
     pub const ALL: [Method; 3] = [Method::Direct, Method::WarpLevel, Method::BlockLevel];
 
-    /// The method a device runs unless told otherwise, from the H100 figures in
-    /// `results/multisplit.md` (2^28 uniform u32 keys, kernels of 7eb75db, seventh session):
+    /// The method a device runs unless told otherwise, from the H100 figures in the
+    /// repository's [results/multisplit.md](https://github.com/warpkit-rs/warpkit/blob/main/results/multisplit.md) (2^28 uniform u32
+    /// keys):
     /// keys alone in up to 2 buckets go straight to their places (the direct method's two runs
     /// per window coalesce well enough and skip the staging: 223.4 G keys/s against 210.8
     /// block-level, compaction 222.1 against 212.5); otherwise the block-level method's longer
@@ -109,8 +111,8 @@ pub enum Buckets<'a, K> {
     /// Bucket = key mod `m`.
     Modulo(u32),
     /// Bucket = the top `bits` bits of a multiplicative (Fibonacci) hash of the key (`m =
-    /// 2^bits`): the worked example of a bucket function of one's own
-    /// (`warpkit_kernels::multisplit::bucket::MultiplicativeHash`).
+    /// 2^bits`): keys spread evenly over the buckets whatever bits they vary in
+    /// ([`warpkit_kernels::multisplit::bucket::MultiplicativeHash`]).
     Hash {
         /// The hash's bits kept (`m = 2^bits` buckets, at most [`MAX_BUCKETS`]).
         bits: u32,
@@ -284,7 +286,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
 
     /// `keys` and `values` (one per key) grouped by the keys' buckets, stably.
     ///
-    /// Values are any 4- or 8-byte [`bytemuck::Pod`] type (numbers, or a `#[repr(C)]` struct
+    /// Values are any 4- or 8-byte `bytemuck::Pod` type (numbers, or a `#[repr(C)]` struct
     /// of them deriving `Pod`), which kernels move as words; other sizes are
     /// `Err(UnsupportedMethod)`.
     pub fn pairs<V: Pod + Send + Sync>(
@@ -379,7 +381,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
     }
 
     /// The split as the device passes take it (`ab = a | b << 32`, see the `with_buckets!`
-    /// macro of `warpkit_kernels::multisplit::digit_pass`).
+    /// macro of [`warpkit_kernels::multisplit::digit_pass`]).
     fn params(&self) -> launch::Params<'a, K> {
         let (kind, splitters, ab) = match self.buckets {
             Buckets::Splitters(s) => (BUCKETS_SPLITTERS, s, s.len() as u64),

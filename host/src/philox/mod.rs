@@ -17,12 +17,19 @@ use rand_core::{RngCore, SeedableRng};
 pub use warpkit_kernels::rng::philox::{counter_add, philox4x32_10};
 
 /// Philox4x32-10 as a `rand_core` generator: words come in counter order, four per counter.
+/// Through rand's [`Rng`](rand::Rng) (re-exported as `warpkit::rand`) it gives ordinary random
+/// numbers too.
 ///
 /// ```
+/// use warpkit::rand::Rng;
 /// use warpkit::rand_core::{RngCore, SeedableRng};
 /// let mut a = warpkit::Philox::seed_from_u64(7);
 /// let mut b = warpkit::Philox::new([7, 0], [0; 4]);
 /// assert_eq!(a.next_u32(), b.next_u32());
+/// let x: f64 = a.random(); // uniform in [0, 1)
+/// let die = a.random_range(1..=6);
+/// let keys: Vec<u32> = (0..1000).map(|_| a.random()).collect();
+/// # assert!((0.0..1.0).contains(&x) && (1..=6).contains(&die) && keys.len() == 1000);
 /// ```
 #[derive(Clone, Debug)]
 pub struct Philox(BlockRng<PhiloxBlocks>);

@@ -1,7 +1,7 @@
 //! [`Backend`]: where a primitive runs on host data. The GPU when one is present, otherwise the
 //! CPU, unless the caller picks one (the emulator only ever by choice); the choice is never
-//! changed silently after that. Each area adds its methods on host data in its own folder
-//! (`scan/mod.rs`: [`Backend::exclusive_scan`], ...) or takes a `&Backend` in its own types.
+//! changed silently after that. Primitives are methods of it ([`Backend::exclusive_scan`],
+//! ...) or take a `&Backend` in their own types ([`crate::alias::AliasTable::new`], ...).
 
 use super::cpu::Cpu;
 use super::device::Device;

@@ -15,7 +15,7 @@ use std::ops::Range;
 use warpkit_kernels::kernel::{Checked, Kernel, Reach};
 
 /// The buffers bound to one or more launches on a device ([`Device::bind`]), and the checked
-/// launch of a kernel family declared with `warpkit_kernels::kernel!`, warpkit's or one's own.
+/// launch of a kernel family declared with [`warpkit_kernels::kernel!`], warpkit's or one's own.
 ///
 /// Bind each buffer the launch uses ([`Bindings::read`], [`Bindings::write`],
 /// [`Bindings::write_zeroed`] for fields that must start zero), build the family's parameter

@@ -1,6 +1,5 @@
 //! The CPU backend: the same primitives with rayon, in plain Rust. It serves machines without
-//! a GPU and is the reference the GPU kernels are tested against. Each area adds its methods
-//! to [`Cpu`] in its own `cpu.rs`; this module holds the engine and its chunking.
+//! a GPU and is the reference the GPU kernels are tested against.
 //!
 //! Work is split into fixed chunks (independent of the thread count), so float results repeat
 //! exactly from run to run and machine to machine.

@@ -1,4 +1,4 @@
-//! [`Emulator`]: the SIMT emulator of `warpkit_kernels::emu` as a device. Buffers are host
+//! [`Emulator`]: the SIMT emulator of [`warpkit_kernels::emu`] as a device. Buffers are host
 //! memory aligned like CUDA allocations (`HostMemory`); launches run the kernels' Rust code on
 //! the CPU with the GPU's semantics and return when done, so the emulator finds misuse (racy
 //! shared memory, collectives that cannot complete, skipped barriers) that a GPU would hang on

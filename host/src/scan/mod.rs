@@ -1,9 +1,8 @@
 //! Exclusive and inclusive prefix sums of u32, u64, i32, i64, f32 or f64
 //! ([`Backend::exclusive_scan`], [`Backend::inclusive_scan`]): on a device a single pass with
-//! decoupled look-back ([`Device::exclusive_scan_into`], `launch.rs`; host memory that is
-//! page-locked both ways goes through chunk by chunk with its copies overlapped,
-//! `runtime/gpu/pipeline.rs`), on the CPU fixed chunks with rayon
-//! ([`Cpu::exclusive_scan`], `cpu.rs`). Integers wrap; at most
+//! decoupled look-back ([`Device::exclusive_scan_into`]; host memory that is page-locked both
+//! ways goes through chunk by chunk with its copies overlapped), on the CPU fixed chunks with
+//! rayon ([`Cpu::exclusive_scan`]). Integers wrap; at most
 //! [`MAX_LEN`] elements.
 //!
 //! [`Device::exclusive_scan_into`]: crate::Device::exclusive_scan_into

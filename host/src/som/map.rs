@@ -126,7 +126,7 @@ impl Som {
     /// Batch training: each epoch finds every node's best cell with the map as it stands, then
     /// sets each cell to the mean of all nodes weighted by the Gaussian of the map distance
     /// between the cell and the node's best cell (cells with no node in reach keep their
-    /// weights). Node sums are kept in 64-bit fixed point (see `warpkit_kernels::som::batch`),
+    /// weights). Node sums are kept in 64-bit fixed point (see [`warpkit_kernels::som::batch`]),
     /// so every backend gives the same map to the bit.
     pub fn train_batch(&mut self, backend: &Backend, nodes: &[f32], schedule: &Schedule) -> Result<()> {
         self.train(backend, nodes, schedule, Training::Batch, None)
@@ -169,7 +169,7 @@ impl Som {
         let reports = progress.is_some();
         let mut report = |e: u32| {
             if let Some(progress) = progress.as_mut() {
-                progress(&schedule.progress(e, start.elapsed()));
+                progress(&schedule.progress(training, e, start.elapsed()));
             }
         };
         match backend {

@@ -34,7 +34,7 @@
 //! a factor of 2^29 of each other is exact. Every backend sums the same way: the CPU backend (rayon) gives
 //! the same indices as a device, and is the tests' reference.
 //!
-//! Devices tile the search like a matrix product (`warpkit_kernels::som`): 64 nodes against 128
+//! Devices tile the search like a matrix product ([`warpkit_kernels::som`]): 64 nodes against 128
 //! cells a block, the distances of 4 × 8 pairs a thread in registers.
 
 mod cpu;

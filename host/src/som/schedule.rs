@@ -3,7 +3,7 @@
 //! host before training (the per-epoch tables, the node order, the fixed-point scales), so that
 //! the same schedule gives the same map on every backend.
 
-use super::Accumulate;
+use super::{Accumulate, Training};
 use crate::error::{Error, Result};
 use crate::philox::Philox;
 use rand_core::RngCore;
@@ -122,13 +122,14 @@ impl Schedule {
         }
     }
 
-    /// Where a run stands once epoch `epoch` (from 0) is done, `elapsed` after it began.
-    pub(crate) fn progress(&self, epoch: u32, elapsed: Duration) -> Progress {
+    /// Where a run by `training` stands once epoch `epoch` (from 0) is done, `elapsed` after it
+    /// began.
+    pub(crate) fn progress(&self, training: Training, epoch: u32, elapsed: Duration) -> Progress {
         Progress {
             epoch: epoch + 1,
             epochs: self.epochs,
             radius: self.at(self.radius, epoch),
-            rate: self.at(self.rate, epoch),
+            rate: (training == Training::Online).then(|| self.at(self.rate, epoch)),
             elapsed,
         }
     }
@@ -180,24 +181,24 @@ pub struct Progress {
     pub epochs: u32,
     /// σ of the Gaussian in the epoch just done, in cells.
     pub radius: f64,
-    /// The online learning rate of that epoch (the schedule's; batch training does not use it).
-    pub rate: f64,
+    /// The learning rate of that epoch, in online training (batch training has none).
+    pub rate: Option<f64>,
     /// Since the call began.
     pub elapsed: Duration,
 }
 
-/// `epoch 10 of 30: radius 3.16 cells, rate 0.0500, 0.012 s`.
+/// `epoch 10 of 30: radius 3.162 cells, rate 0.0500, 0.012 s` (no rate in batch training).
 impl std::fmt::Display for Progress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "epoch {} of {}: radius {:.3} cells, rate {:.4}, {:.3} s",
-            self.epoch,
-            self.epochs,
-            self.radius,
-            self.rate,
-            self.elapsed.as_secs_f64()
-        )
+            "epoch {} of {}: radius {:.3} cells, ",
+            self.epoch, self.epochs, self.radius
+        )?;
+        if let Some(rate) = self.rate {
+            write!(f, "rate {rate:.4}, ")?;
+        }
+        write!(f, "{:.3} s", self.elapsed.as_secs_f64())
     }
 }
 

@@ -21,14 +21,56 @@ use std::ops::{Index, Range};
 /// # assert_eq!(flat.len(), 15);
 /// # Ok::<(), warpkit::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Drawn<T> {
     flat: Vec<T>,
     row_len: usize,
     count: usize,
 }
 
+/// The rows, as a list of lists (`[[1, 7, 9], [0, 2, 5]]`).
+impl<T: std::fmt::Debug> std::fmt::Debug for Drawn<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// One subset a line, its values apart by spaces (`1 7 9`); `{:x}` writes them in hex, for
+/// bit vectors' words (`1f 0`).
+impl<T: std::fmt::Display> std::fmt::Display for Drawn<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.write_rows(f, |f, v| write!(f, "{v}"))
+    }
+}
+
+/// As [`Display`](std::fmt::Display), each value in hex.
+impl<T: std::fmt::LowerHex> std::fmt::LowerHex for Drawn<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.write_rows(f, |f, v| write!(f, "{v:x}"))
+    }
+}
+
 impl<T> Drawn<T> {
+    /// Every row on a line of its own, each value by `value`.
+    fn write_rows(
+        &self,
+        f: &mut std::fmt::Formatter<'_>,
+        value: impl Fn(&mut std::fmt::Formatter<'_>, &T) -> std::fmt::Result,
+    ) -> std::fmt::Result {
+        for (s, row) in self.iter().enumerate() {
+            if s > 0 {
+                writeln!(f)?;
+            }
+            for (i, v) in row.iter().enumerate() {
+                if i > 0 {
+                    write!(f, " ")?;
+                }
+                value(f, v)?;
+            }
+        }
+        Ok(())
+    }
+
     /// `count` rows of `row_len` values in `flat` (of `count * row_len`).
     pub(super) fn new(flat: Vec<T>, row_len: usize, count: usize) -> Drawn<T> {
         debug_assert_eq!(flat.len(), row_len * count);

@@ -14,7 +14,7 @@
 //! # Ok::<(), warpkit::Error>(())
 //! ```
 //!
-//! Every backend runs that paper's bit-parallel algorithm (`warpkit_kernels::subset::draw`) on
+//! Every backend runs that paper's bit-parallel algorithm ([`warpkit_kernels::subset::draw`]) on
 //! Philox words keyed by the seed and counted by the subset's index and word, so a seed gives
 //! the same subsets on a GPU, the emulator and the CPU (rayon), whatever the method: subset `s`
 //! is the same in every call that draws it. Devices run it threadwise, a team of lanes per
