@@ -14,12 +14,12 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
 # What a dependent gets: the default build (the checked-in kernel images, which it refuses if
-# they are older than the kernel sources), both crates as `cargo publish` would upload them
+# they are older than the kernel sources), the three crates as `cargo publish` would upload them
 # (packaged and built from the package, nothing uploaded), and their docs as docs.rs builds
 # them (with the features its metadata names).
 cargo check -p warpkit
-cargo publish --dry-run -p warpkit-kernels -p warpkit
-RUSTDOCFLAGS="-D warnings" cargo doc -p warpkit-kernels -p warpkit --no-deps --features warpkit/serde,warpkit/glam
+cargo publish --dry-run -p warpkit-kernels -p warpkit-builder -p warpkit
+RUSTDOCFLAGS="-D warnings" cargo doc -p warpkit-kernels -p warpkit-builder -p warpkit --no-deps --features warpkit/serde,warpkit/glam
 # Without the GPU backend (`default-features = false`): no CUDA bindings compiled, the rest
 # lints clean, passes its unit tests and runs on the CPU.
 tree=$(cargo tree -p warpkit --no-default-features -e normal)

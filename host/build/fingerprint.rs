@@ -15,7 +15,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Paths, relative to the repository root, whose contents make the images.
-pub const INPUTS: [&str; 3] = ["kernels-gpu/src", "kernels-gpu/Cargo.toml", "host/build"];
+pub const INPUTS: [&str; 4] = [
+    "kernels-gpu/src",
+    "kernels-gpu/Cargo.toml",
+    "host/build",
+    "builder/src",
+];
 
 /// What the fingerprint does not cover, relative to the repository root.
 const LEFT_OUT: [&str; 1] = ["kernels-gpu/src/emu"];

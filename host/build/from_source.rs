@@ -21,108 +21,13 @@
 use crate::area::Area;
 use crate::fingerprint;
 use crate::launch_bounds;
-use crate::machine_code::{Cache, Ptxas, compress};
-use crate::ptx_split::Ptx;
 use std::env;
 use std::fmt::Write;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// (target CPU, PTX ISA feature) of each PTX the crate embeds.
-const TARGETS: [(&str, &str); 2] = [("sm_80", "+ptx70"), ("sm_90", "+ptx80")];
-
-fn toolchain_file() -> PathBuf {
-    if let Some(dir) = env::var_os("WARPKIT_TOOLCHAIN_DIR") {
-        return PathBuf::from(dir).join("toolchain.env");
-    }
-    let home = env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
-    home.join(".local/share/warpkit/toolchain.env")
-}
-
-struct Toolchain {
-    cargo: String,
-    rustc: String,
-    path: String,
-    /// The `ptxas` that set-up installed, if it recorded one.
-    ptxas: Option<String>,
-}
-
-fn read_toolchain(file: &Path) -> Toolchain {
-    let text = fs::read_to_string(file).unwrap_or_else(|_| {
-        panic!(
-            "\n\nwarpkit: no device toolchain (Rust -> PTX) was found: {} is missing.\n\
-             Run `scripts/setup.sh` from the warpkit repository once; it installs the toolchain \
-             (Debian packages or rustup) and writes that file.\n\n",
-            file.display()
-        )
-    });
-    let find = |key: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
-            .map(|v| v.trim().to_string())
-    };
-    let get = |key: &str| {
-        find(key)
-            .unwrap_or_else(|| panic!("warpkit: {} has no {key}; rerun scripts/setup.sh", file.display()))
-    };
-    Toolchain {
-        cargo: get("WARPKIT_DEVICE_CARGO"),
-        rustc: get("WARPKIT_DEVICE_RUSTC"),
-        path: get("WARPKIT_DEVICE_PATH"),
-        ptxas: find("WARPKIT_PTXAS"),
-    }
-}
-
-fn build_ptx(tc: &Toolchain, kernels: &Path, out: &Path, cpu: &str, ptx_isa: &str) -> PathBuf {
-    let target_dir = out.join(format!("kernels-{cpu}"));
-    let mut cmd = Command::new(&tc.cargo);
-    // The outer build's variables would leak its flags, target and lock into the inner build.
-    for (key, _) in env::vars_os() {
-        let key = key.to_string_lossy().into_owned();
-        let outer = (key.starts_with("CARGO") && key != "CARGO_HOME")
-            || key.starts_with("RUSTC")
-            || key.starts_with("RUSTDOC")
-            || key.starts_with("RUSTUP")
-            || key == "RUSTFLAGS";
-        if outer {
-            cmd.env_remove(&key);
-        }
-    }
-    let path = format!("{}:{}", tc.path, env::var("PATH").unwrap_or_default());
-    let flags = [
-        "-Ctarget-cpu=".to_string() + cpu,
-        "-Ctarget-feature=".to_string() + ptx_isa,
-        "-Zunstable-options".into(),
-        "-Cpanic=immediate-abort".into(),
-        // Tile loops over register arrays must unroll fully, or the arrays go to local
-        // memory (ptxas then reports a stack frame); LLVM's default threshold is too low.
-        "-Cllvm-args=-unroll-threshold=1000".into(),
-    ];
-    cmd.current_dir(kernels)
-        .env("PATH", path)
-        .env("RUSTC", &tc.rustc)
-        .env("RUSTC_BOOTSTRAP", "1")
-        .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
-        .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
-        .args(["rustc", "--quiet", "--release", "--lib", "--crate-type", "cdylib"])
-        .args(["--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core"])
-        .arg("--target-dir")
-        .arg(&target_dir);
-    let result = cmd.output().unwrap_or_else(|e| {
-        panic!(
-            "warpkit: cannot run the device cargo {}: {e}; rerun scripts/setup.sh",
-            tc.cargo
-        )
-    });
-    if !result.status.success() {
-        panic!(
-            "warpkit: building the kernels for {cpu} failed:\n{}",
-            String::from_utf8_lossy(&result.stderr)
-        );
-    }
-    target_dir.join("nvptx64-nvidia-cuda/release/warpkit_kernels.ptx")
-}
+use warpkit_builder::ptx::Ptx;
+use warpkit_builder::ptxas::{Cache, Ptxas, compress};
+use warpkit_builder::toolchain::{self, TARGETS, Toolchain};
 
 /// One embedded image of an area's module: machine code for one architecture, or PTX.
 struct Image {
@@ -136,11 +41,15 @@ struct Image {
 pub fn build(manifest: &Path) {
     let kernels = manifest.parent().unwrap().join("kernels-gpu");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
-    let file = toolchain_file();
+    let file = toolchain::file();
     println!("cargo:rerun-if-changed={}", kernels.join("src").display());
     println!("cargo:rerun-if-changed={}", kernels.join("Cargo.toml").display());
     println!("cargo:rerun-if-changed={}", file.display());
     println!("cargo:rerun-if-changed={}", manifest.join("build").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        manifest.parent().unwrap().join("builder/src").display()
+    );
     // What the built images are compared with.
     println!(
         "cargo:rerun-if-changed={}",
@@ -157,7 +66,7 @@ pub fn build(manifest: &Path) {
         println!("cargo:rerun-if-env-changed={var}");
     }
 
-    let tc = read_toolchain(&file);
+    let tc = Toolchain::read(&file).unwrap_or_else(|e| panic!("\n\nwarpkit: {e}\n\n"));
     let ptxas = Ptxas::find(tc.ptxas.as_deref());
     if ptxas.is_none() {
         println!(
@@ -188,7 +97,12 @@ pub fn build(manifest: &Path) {
              scripts/update-kernels.sh before committing (the default build refuses it)"
         );
     } else if let Some(ptxas) = &ptxas {
-        compare_with_checked_in(manifest, &out.join("images"), &device_rustc(&tc), ptxas.version());
+        compare_with_checked_in(
+            manifest,
+            &out.join("images"),
+            &tc.rustc_version(),
+            ptxas.version(),
+        );
     }
 }
 
@@ -218,15 +132,6 @@ fn compare_with_checked_in(manifest: &Path, built: &Path, rustc: &str, ptxas: &s
         panic!("\n\n{message}\n\n");
     }
     println!("cargo:warning={message}");
-}
-
-/// The device rustc's `--version` line.
-fn device_rustc(tc: &Toolchain) -> String {
-    Command::new(&tc.rustc)
-        .arg("--version")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default()
 }
 
 /// Writes the images every user needs to `host/kernels/` (all but the test-only area), their
@@ -264,7 +169,7 @@ fn check_in(
         )
     });
     fs::write(dir.join("index.rs"), index).unwrap();
-    let device_rustc = device_rustc(tc);
+    let device_rustc = tc.rustc_version();
     let record = format!(
         "# Made by scripts/update-kernels.sh: the fingerprint of the sources the images were made\n\
          # from and the hash of each image (host/build/fingerprint.rs), which builds check. Do not edit.\n\
@@ -288,8 +193,10 @@ fn cut_by_area(tc: &Toolchain, kernels: &Path, out: &Path) -> (Vec<String>, Vec<
     let mut pieces = Vec::new();
     let mut entries: Option<Vec<String>> = None;
     for (cpu, isa) in TARGETS {
-        let text = fs::read_to_string(build_ptx(tc, kernels, out, cpu, isa))
-            .expect("PTX written by the device build");
+        let crate_ = (kernels, "warpkit-kernels", "warpkit_kernels");
+        let built = tc.build_ptx(crate_, (cpu, isa), &[], out);
+        let path = built.unwrap_or_else(|e| panic!("\n\nwarpkit: {e}\n\n"));
+        let text = fs::read_to_string(path).expect("PTX written by the device build");
         let text = with_launch_bounds(&text);
         let ptx = Ptx::parse(&text);
         let names: Vec<String> = ptx.entries().into_iter().map(String::from).collect();

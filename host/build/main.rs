@@ -22,10 +22,6 @@ mod from_source;
 #[path = "../../kernels-gpu/src/launch_bounds.rs"]
 #[allow(dead_code)] // the kernels use the rest
 mod launch_bounds;
-#[cfg(feature = "build-kernels")]
-mod machine_code;
-#[cfg(feature = "build-kernels")]
-mod ptx_split;
 
 use std::env;
 use std::path::PathBuf;

@@ -21,13 +21,23 @@ pub enum Error {
         /// Its minor version.
         minor: i32,
     },
-    /// No embedded image of an area's kernels loaded on the device (machine code or PTX).
-    #[error("loading warpkit's {area} kernels failed: {reason}")]
+    /// No embedded image of an area's kernels, or of a [`Module`](crate::Module) of one's own,
+    /// loaded on the device (machine code or PTX).
+    #[error("loading the {area} kernels failed: {reason}")]
     ModuleLoad {
-        /// The area whose module it is (`grid`, `alias`, ...).
+        /// The area whose module it is (`grid`, `alias`, ...), or the module's name.
         area: &'static str,
         /// The driver's error.
         reason: String,
+    },
+    /// A kernel of one's own launched on a GPU where no loaded [`Module`](crate::Module) holds
+    /// it ([`Device::load`](crate::Device::load) loads one; the emulator needs none).
+    #[error(
+        "kernel `{kernel}` is in no module loaded on this GPU: load its crate's module with Device::load"
+    )]
+    KernelNotLoaded {
+        /// The kernel's entry point.
+        kernel: &'static str,
     },
     /// An allocation did not fit in device memory.
     #[error("out of device memory")]

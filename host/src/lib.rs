@@ -175,6 +175,7 @@ pub use gpu::{Gpu, GpuTimer};
 #[doc(no_inline)]
 pub use rng::Philox;
 pub use runtime::bindings::Bindings;
+pub use runtime::module::{ImageFormat, Module, ModuleImage};
 pub use runtime::pinned::PinnedBuffer;
 pub use runtime::progress::WorkDone;
 pub use warpkit_kernels::emu::{Fault, Misuse, Options as EmulatorOptions};

@@ -350,10 +350,14 @@ macro_rules! kernel_group {
 /// [`Checked`]; fields may carry doc comments and, before `pub`, one `#[len]` and one
 /// `#[zeroed]`, or `#[group]` on a field whose type is a [`Group`]. A
 /// `check |params, shape| ..;` line after a body's line adds that body's own conditions
-/// ([`Kernel::holds`]) to the family's.
+/// ([`Kernel::holds`]) to the family's. An optional first line `#![entries_if(cfg)]` keeps
+/// the PTX entries out of a build where `cfg` does not hold (this crate's own families use it:
+/// the `library-only` feature leaves their entries out, so that a crate of one's own kernels
+/// that depends on this one compiles its own entries alone).
 #[macro_export]
 macro_rules! kernel {
     (
+        $(#![entries_if($gate:meta)])?
         $(#[$sattr:meta])*
         pub struct $params:ident $(<$($g:ident $(: $bound:path)?),+ $(,)?>)? {
             $(
@@ -403,7 +407,7 @@ macro_rules! kernel {
 
         $crate::kernel!(
             @entries $params [$($($g),+)?]
-            [$([$field $fty [$($($gmark)* group)?]])+]
+            [$([$field $fty [$($($gmark)* group)?]])+] [$($gate)?]
             $(
                 [$(#[$kattr])*] $body => $($entry [$($($t),+)?]),+ ;
                 [$([$ep $eshape] $echeck)?]
@@ -507,27 +511,30 @@ macro_rules! kernel {
         $crate::kernel::Group::for_each_field($field, $visit)
     };
     (
-        @entries $params:ident $generics:tt $fields:tt
+        @entries $params:ident $generics:tt $fields:tt $gate:tt
         $($attrs:tt $body:expr => $($entry:ident $types:tt),+ ; $echeck:tt)+
     ) => {
         $($(
-            $crate::kernel!(@entry $params $generics $types $fields $attrs $entry $echeck $body);
+            $crate::kernel!(@entry $params $generics $types $fields $gate $attrs $entry $echeck $body);
         )+)+
     };
     (
-        @entry $params:ident $generics:tt $types:tt $fields:tt $attrs:tt $entry:ident [] $body:expr
+        @entry $params:ident $generics:tt $types:tt $fields:tt $gate:tt $attrs:tt $entry:ident []
+        $body:expr
     ) => {
         $crate::kernel!(
-            @entry $params $generics $types $fields $attrs $entry [[p shape] true] $body
+            @entry $params $generics $types $fields $gate $attrs $entry [[p shape] true] $body
         );
     };
     (
         @entry $params:ident [$($g:ident),*] [$($t:ty),*] [$([$field:ident $fty:ty [$($group:ident)?]])+]
-        [$(#[$kattr:meta])*] $entry:ident [[$ep:ident $eshape:ident] $echeck:expr] $body:expr
+        [$($gate:meta)?] [$(#[$kattr:meta])*] $entry:ident [[$ep:ident $eshape:ident] $echeck:expr]
+        $body:expr
     ) => {
         // The entry lives in a module of its own name, where the struct's type parameters are
-        // aliases of this instance's types, so that the fields' types name concrete types.
-        #[cfg(target_arch = "nvptx64")]
+        // aliases of this instance's types, so that the fields' types name concrete types. A
+        // gate (`#![entries_if(..)]`) leaves the entry out of the PTX where it does not hold.
+        #[cfg(all(target_arch = "nvptx64" $(, $gate)?))]
         #[allow(non_snake_case, non_camel_case_types, unused_imports)]
         mod $entry {
             use super::*;

@@ -28,6 +28,7 @@
 //! | `atomicAdd`, `atomicCAS`, ... | [`simt::atomic`] |
 //! | `cub::WarpReduce`, `WarpScan`, `BlockReduce`, `BlockScan` | [`warp::reduce()`], [`warp::exclusive_scan`], [`block::reduce()`], [`block::exclusive_scan`], over any [`op::Operator`], warps of 1 to 32 lanes ([`warp::LogicalWarp`]) |
 //! | `__global__ void f(...)` and `f<<<grid, block, shared>>>(...)` | [`kernel!`] (a parameter struct, a body, a plan for the [`launch::LaunchShape`]), launched from the host by `warpkit::Device::bind` and `Bindings::launch` |
+//! | `cuda_builder` in `build.rs`, `cust`'s `Module` | `warpkit_builder::Builder` in `build.rs` (this crate's `library-only` feature on), `warpkit::Module` and `Device::load` |
 //!
 //! `cuda_std`'s `thread::thread_idx_x`, `block_idx_x`, `index_1d` and `sync_threads` are
 //! [`simt::thread_x`], [`simt::block_x`], [`simt::global_x`] and [`simt::sync_threads`]. Every
@@ -39,6 +40,15 @@
     feature(abi_ptx, link_llvm_intrinsics, asm_experimental_arch, stdarch_nvptx),
     allow(internal_features)
 )]
+
+/// [`kernel!`] for this crate's own families: no PTX entries with the `library-only` feature,
+/// which `warpkit-builder` turns on for a crate of one's own kernels, so that its PTX holds its
+/// own entries alone (and builds in seconds).
+macro_rules! own_kernel {
+    ($($family:tt)*) => {
+        $crate::kernel! { #![entries_if(not(feature = "library-only"))] $($family)* }
+    };
+}
 
 pub mod alias;
 pub mod area;

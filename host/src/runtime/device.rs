@@ -12,6 +12,7 @@ use super::cpu::prefer_huge_pages;
 use super::emulator::Emulator;
 #[cfg(feature = "cuda")]
 use super::gpu::Gpu;
+use super::module::Module;
 use super::pinned::PinnedBuffer;
 use crate::error::{Error, Result, check_same_len};
 use bytemuck::Pod;
@@ -55,6 +56,27 @@ impl Device {
     /// The SIMT emulator with default options (a worker per core).
     pub fn emulator() -> Device {
         Device::Emulator(Emulator::default())
+    }
+
+    /// Every engine present: the emulator first, then each GPU that opens. For tests that run
+    /// on each and compare their outputs with the emulator's.
+    pub fn present() -> Vec<Device> {
+        let gpus = (0..).map_while(|ordinal| Device::gpu(ordinal).ok());
+        std::iter::once(Device::emulator()).chain(gpus).collect()
+    }
+
+    /// Loads a [`Module`] of one's own kernels (written by `warpkit-builder`) on this device,
+    /// so that [`Bindings::launch`](crate::Bindings::launch) finds them: on a GPU the first of
+    /// its images that runs there (`Err(ModuleLoad)` if none does); loading it again does
+    /// nothing. The emulator runs the kernels from the host build of their crate and needs no
+    /// module. A launch of a kernel in no loaded module is `Err(KernelNotLoaded)`.
+    #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+    pub fn load(&self, module: &'static Module) -> Result<()> {
+        match self {
+            #[cfg(feature = "cuda")]
+            Device::Gpu(g) => g.load(module),
+            Device::Emulator(_) => Ok(()),
+        }
     }
 
     /// The device's limits and name.

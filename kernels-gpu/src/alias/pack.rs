@@ -446,7 +446,7 @@ pub trait PackParams: Copy {
     fn parts(self) -> (Self::Items, Sections<Self::F, Self::W>);
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the packs that read entries, weights beside indices.
     pub struct Pack<F: Weight, W: PrefixWord> {
         /// The `shape.n` partitioned entries.
@@ -488,7 +488,7 @@ impl<F: Weight, W: PrefixWord> PackParams for Pack<F, W> {
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of PSA's packs that read indices only.
     pub struct PackIndexed<F: Weight> {
         /// The `shape.n` indices the indices-only partition wrote for these `weights` (the

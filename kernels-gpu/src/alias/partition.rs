@@ -79,7 +79,7 @@ fn my_sums(shape: &Shape, q: &[u64; ITEMS], items: u64) -> (u64, u64, u64) {
     (count, lq, hq)
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`tile_total`].
     pub struct TileTotal<F: Weight> {
         /// The `n` weights, quantized by `quantizer`.
@@ -174,7 +174,7 @@ crate::kernel_group! {
 /// Sums per tile of [`tile_counts`]: light items, their quantized weight, the heavy items'.
 pub const TILE_COUNTS: usize = 3;
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`tile_counts`].
     pub struct TileCounts<F: Weight> {
         #[group]
@@ -297,7 +297,7 @@ pub unsafe fn stage_tile<F: Weight>(items: Quantized<F>) -> StagedTile {
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`partition`].
     pub struct Partition<F: Weight, E: EntrySink> {
         #[group]
@@ -416,7 +416,7 @@ pub const fn blocks_for(n: u64) -> u64 {
     if b == 0 { 1 } else { b }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`check_sum`].
     pub struct CheckSum<F: Weight> {
         /// The `n` weights.

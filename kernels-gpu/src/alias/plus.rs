@@ -264,7 +264,7 @@ impl Greedy {
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`greedy_tiles`].
     pub struct GreedyTiles<F: Weight> {
         #[group]
@@ -315,7 +315,7 @@ pub unsafe fn greedy_tiles<F: Weight>(p: GreedyTiles<F>) {
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`partition_leftovers`].
     pub struct PartitionLeftovers<F: Weight> {
         #[group]

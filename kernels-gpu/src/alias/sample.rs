@@ -215,7 +215,7 @@ crate::kernel_group! {
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the baseline sampler.
     pub struct Sample<F: Weight> {
         /// Samples of a table of `n > 0` rows.

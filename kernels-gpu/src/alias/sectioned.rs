@@ -112,7 +112,7 @@ pub struct Launch {
     pub output: u32,
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`section_shares`].
     pub struct SectionShares {
         /// Samples drawn from a table of `n` rows.
@@ -342,7 +342,7 @@ pub unsafe fn sample_shared<F: Weight>(p: Sectioned<F>) {
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the sectioned samplers.
     pub struct Sectioned<F: Weight> {
         #[group]

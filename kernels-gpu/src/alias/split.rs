@@ -164,7 +164,7 @@ pub fn section_start(shape: &Shape, s: u64, rows_per_section: u64) -> u64 {
     (s * rows_per_section).min(shape.n)
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the split kernels.
     pub struct Splits<W: PrefixWord> {
         /// The `shape.n + 1` prefix sums (PSA's, or of the PSA step of PSA+).

@@ -102,7 +102,7 @@ unsafe fn reduce_each<T: Copy, A: Words, O: Operator<A>>(
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the argmin test kernels: `n` f32 elements of `input`, one a thread, each
     /// segment's (value, index) as its two words at `out[2 · segment ..]`.
     pub struct ArgMinCheck {
@@ -123,7 +123,7 @@ crate::kernel! {
     check |p, shape| p.segment == Segment::Block.items();
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the moments test kernels: `n` f64 elements of `input`, one a thread, the
     /// words of [`Moments<f64>`] (5 a value) to `out`.
     pub struct MomentsCheck {

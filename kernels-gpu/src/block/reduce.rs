@@ -35,7 +35,7 @@ pub unsafe fn reduce<T: Words, O: Operator<T>>(v: T, op: O, scratch: SharedSlice
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the block reduction's test kernel: `n` elements of `input`, one a thread,
     /// each block's sum to `out` (one a block).
     pub struct BlockReduce<T: Element> {

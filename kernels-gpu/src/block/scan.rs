@@ -38,7 +38,7 @@ pub unsafe fn exclusive_scan<T: Words, O: Operator<T>>(v: T, op: O, scratch: Sha
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the block scan's test kernel: `n` elements of `input`, one a thread, the
     /// exclusive scan within each block to `out`.
     pub struct BlockScan<T: Element> {

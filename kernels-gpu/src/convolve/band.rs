@@ -64,7 +64,7 @@ fn eight_steps<F: Real>(acc: &mut [F; 8], below: &[F; 8], window: &[F; 8], b: &[
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the band kernel and of its slice sums over up to [`INLINE_JOBS`]
     /// (`count`) jobs in the parameters, holding addresses of `S` elements summed in `F`. The
     /// family's contract is checked by its own `Checked` implementation
@@ -95,7 +95,7 @@ crate::kernel! {
     check |p, shape| p.slices > 1 && shape.is_1d();
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the band kernel and of its slice sums over `count` [`Listed`] jobs in
     /// device memory, elements kept as `S` and summed in `F`. The jobs name their vectors by
     /// offsets in three input fields and two output fields (a field a launch does not use is

@@ -23,7 +23,7 @@ use crate::simt::shared::SharedSlice;
 use crate::simt::{block_dim_x, block_idx, global_x, lane_id, sync_threads, thread_idx, thread_x};
 use crate::warp;
 
-crate::kernel! {
+own_kernel! {
     /// The article's parameters, shared by its five kernels: `r = p ⊛ q` for `p` of `m`
     /// elements and `q` of `n`, each vector at its (positive) stride in elements.
     pub struct Seed<F: Real> {

@@ -9,7 +9,7 @@ use crate::simt::{global_x, grid_threads_x};
 
 const UNROLL: usize = COPY_UNROLL as usize;
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the copy: `bytes` bytes from `src` to `dst`.
     pub struct CopyBytes {
         #[len(bytes)]

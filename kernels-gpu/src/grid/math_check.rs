@@ -5,7 +5,7 @@ use crate::policy::checks::per_element;
 use crate::simt::global_x;
 use crate::simt::math::FastMath;
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the math test kernels: `n` elements of `x`, one a thread, five results
     /// each to `out`.
     pub struct MathCheck<T: FastMath> {

@@ -115,7 +115,7 @@ pub unsafe fn fold_partials<
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the reduction: `n` elements of `input`, a partial a block to `partials`.
     /// The second pass is the same kernel over the first pass's partials, with one block.
     pub struct Reduce<T: Element> {

@@ -208,7 +208,7 @@ fn vector_start(warp: u32, lane: u32, k: usize, vpt: usize, vec: usize) -> u64 {
     ((warp as u64 * vpt as u64 + k as u64) * WARP_SIZE as u64 + lane as u64) * vec as u64
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the device-wide scans: `n` elements of `input` scanned into `output`,
     /// with the tile status of `tiles` tiles in `scratch`.
     pub struct Scan<T: Element> {

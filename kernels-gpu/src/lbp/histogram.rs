@@ -12,7 +12,7 @@ use crate::simt::atomic::add_u32;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, grid_dim_x, sync_threads, thread_x, trap, warp_id};
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the histogram kernels: the local binary pattern histograms of
     /// neighbourhood `n` of the launch's signals, added into `hist`.
     pub struct Histogram<T: Input> {

@@ -34,7 +34,7 @@ unsafe fn write_words(out: *mut f64, col: u64, s: Summary) {
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`columns`].
     pub struct Columns<T: Element> {
         /// The `rows × cols` row-major matrix.
@@ -154,7 +154,7 @@ pub unsafe fn columns<T: Element + Into<f64>>(p: Columns<T>) {
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`columns_combine`].
     pub struct ColumnsCombine {
         /// `slices * cols` summaries (`partials[slice * cols + col]`).

@@ -200,7 +200,7 @@ impl Shifted {
 pub const SHARED_BYTES: u32 = REDUCE_BLOCK_THREADS / WARP_SIZE * size_of::<Summary>() as u32;
 
 // The body is not named `partials`: on nvptx the entry's parameter of that name would shadow it.
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`partial_summaries`].
     pub struct Partials<T: Element> {
         /// The `n` values.
@@ -256,7 +256,7 @@ pub unsafe fn partial_summaries<T: Element + Into<f64>, const V: usize>(p: Parti
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`combine`].
     pub struct Combine {
         /// The `count` partial summaries.

@@ -8,7 +8,7 @@ use crate::launch::LaunchShape;
 use crate::policy::multisplit::{BOUNDS_MAX_BLOCKS, THREADS};
 use crate::simt::{global_x, grid_threads_x};
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`bounds`]: the split keys, the bucket function they were split by (as in
     /// [`super::histogram::Histogram`]) and where each bucket's bounds go.
     pub struct Bounds<K: Key> {

@@ -103,7 +103,7 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`histogram`]: the keys, their bucket function, the pass, its table, and
     /// where a bucket at or past `m` is reported.
     pub struct Histogram<K: Key> {

@@ -92,7 +92,7 @@ unsafe fn prefetch_tile<K>(keys: *const K, n: u64, tile: u64) {
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`scatter`]: the keys and values, the bucket function (as in
     /// [`super::histogram::Histogram`]), the pass and its scanned table, where the split goes.
     /// The keys-only kernels take null value pointers ([`Scatter::keys_only`]).

@@ -8,7 +8,7 @@ use crate::policy::PHILOX_BLOCK_THREADS;
 use crate::simt::memory::{is_aligned16, store128};
 use crate::simt::{global_x, grid_threads_x};
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the fill: words `0 .. n` of `stream` into `out`.
     pub struct PhiloxFill {
         #[len(n)]

@@ -30,7 +30,7 @@ pub const ATOMIC_SLOTS: usize = 13;
 /// work quadratic in the contenders: 2^24 of them keep an H100 busy for minutes.
 pub const CAS_CONTENDERS: u64 = 4096;
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the collectives check: `n` elements of `input`, one a thread,
     /// [`COLLECTIVE_OUTPUTS`] words each to `out`.
     pub struct Collectives {
@@ -45,7 +45,7 @@ crate::kernel! {
     fn collectives => simt_check_collectives;
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the atomics check: `n` elements of `input`, one a thread, applying every
     /// atomic to the [`ATOMIC_SLOTS`] slots of `counters` and each exchange's old value to
     /// `olds`.

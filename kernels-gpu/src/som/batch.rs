@@ -99,7 +99,7 @@ const fn batch_plan(work: u32) -> LaunchShape {
     LaunchShape::linear(blocks, BATCH_THREADS, 0)
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`magnitudes`].
     pub struct Magnitudes {
         /// `count · dim` f32, row-major.
@@ -153,7 +153,7 @@ pub unsafe fn magnitudes(p: Magnitudes) {
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`accumulate`].
     pub struct Accumulate {
         /// `count · dim` f32, row-major.
@@ -236,7 +236,7 @@ crate::kernel_group! {
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`smooth_rows`].
     pub struct SmoothRows {
         /// `planes · rows · cols` sums ([`accumulate`]).
@@ -309,7 +309,7 @@ pub unsafe fn smooth_rows(p: SmoothRows) {
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of [`smooth_columns`].
     pub struct SmoothColumns {
         /// `(dim + 1) · rows · cols` row-smoothed values ([`smooth_rows`]).

@@ -40,7 +40,7 @@ const CELL_STRIDE: u32 = CELL_TILE + 4;
 /// Dynamic shared memory of a block: the staged nodes, then the staged cells, f32.
 pub const BMU_SHARED_BYTES: u32 = DIM_STEP * (NODE_STRIDE + CELL_STRIDE) * 4;
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the search: the nearest of the `cell_count` cells to each of the `count`
     /// nodes (both row-major, `dim` f32 each), over slices of `slice_cells` cells (`gridDim.y`
     /// of them).
@@ -336,7 +336,7 @@ where
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the combine: each node's best of its `slices` candidates.
     pub struct Combine {
         /// `slices · count` candidates and their distances (`slice · count + node`).

@@ -32,7 +32,7 @@ pub fn pull(w: f32, x: f32, rate: f32) -> f32 {
 /// Dynamic shared memory of a block: a candidate (f64 distance, index) a warp.
 pub const ONLINE_SHARED_BYTES: u32 = (ONLINE_THREADS / 32) * 16;
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of one launch of online training (see [`step`]).
     pub struct Step {
         /// `cells · dim` f32 of a map `cols` wide.

@@ -13,7 +13,7 @@ use crate::simt::warp::{FULL_MASK, any, ballot};
 use crate::simt::{global_x, grid_threads_x, lane_id};
 use crate::warp::LogicalWarp;
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the sampling kernels: subsets `0 .. count` of the base set `mask`, into
     /// whichever output is non-null.
     pub struct Sample {

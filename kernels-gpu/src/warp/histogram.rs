@@ -58,7 +58,7 @@ pub unsafe fn histogram_ballot(bucket: u32, bits: u32, valid: bool) -> WarpHisto
     }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the warp histogram's test kernel: `n` bucket ids below `2^bits` in
     /// `buckets`, one a thread; each warp's counts to `counts` (32 a warp) and each element's
     /// rank to `ranks`.

@@ -117,7 +117,7 @@ impl Operator<(u32, u32)> for Affine {
 /// a reduction missing from a lane of the group shows.
 pub const CHECK_WORDS: usize = 11;
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the logical-warp test kernels: `n` elements of `input`, one a thread,
     /// [`CHECK_WORDS`] words of results each to `out`.
     pub struct LogicalWarpCheck {

@@ -80,7 +80,7 @@ pub unsafe fn reduce<T: Words, O: Operator<T>>(v: T, op: O) -> T {
     unsafe { LogicalWarp::<WARP_SIZE>::reduce(v, op) }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the warp reduction's test kernel: `n` elements of `input`, one a thread,
     /// each warp's sum to `out` (ceil(n / 32) of them).
     pub struct WarpReduce<T: Element> {

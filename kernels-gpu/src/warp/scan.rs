@@ -89,7 +89,7 @@ pub unsafe fn exclusive_scan<T: Words, O: Operator<T>>(v: T, op: O) -> (T, T) {
     unsafe { LogicalWarp::<WARP_SIZE>::exclusive_scan(v, op) }
 }
 
-crate::kernel! {
+own_kernel! {
     /// Parameters of the warp scans' test kernels: `n` elements of `input`, one a thread, each
     /// warp's scan to `out`.
     pub struct WarpScan<T: Element> {

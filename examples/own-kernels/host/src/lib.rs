@@ -4,14 +4,17 @@
 //! family's check and the device's limits before anything runs, so none of this is `unsafe`.
 //!
 //! Kernels declared in a user's crate run in warpkit's emulator (`Device::emulator()`), as
-//! here in `cargo test`; on a GPU they need their machine code embedded, which a builder crate
-//! will do (until then a GPU launch is `Err(LaunchShape)` for "an emulator-only kernel", never
-//! a fault).
+//! here in `cargo test`, from the host build of the device crate. On a GPU they run from the
+//! module `build.rs` makes with `warpkit-builder` ([`KERNELS`]), which each call loads on its
+//! device first (once; later loads do nothing).
 
 use own_kernels_device::{
     Largest, Neighbours, Reverse, THREADS, Values, own_largest_magnitude, own_neighbours, own_reverse,
 };
-use warpkit::{Device, DeviceBuffer, Result};
+use warpkit::{Device, DeviceBuffer, Module, Result};
+
+/// The device crate's kernels as machine code for sm_80 and sm_90 and PTX for newer GPUs.
+pub static KERNELS: Module = include!(concat!(env!("OUT_DIR"), "/own_kernels_device.rs"));
 
 /// The value of largest magnitude in `values` (on `device`) and its index, the lowest on ties;
 /// `None` for no values.
@@ -20,6 +23,7 @@ pub fn largest_magnitude(device: &Device, values: &DeviceBuffer<f32>) -> Result<
     if n == 0 {
         return Ok(None);
     }
+    device.load(&KERNELS)?;
     let blocks = n.div_ceil(THREADS as usize);
     let (mut best, mut at) = (device.zeros::<f32>(blocks)?, device.zeros::<u32>(blocks)?);
     let mut b = device.bind();
@@ -55,6 +59,7 @@ pub enum Exchange {
 
 /// `input` moved as `exchange` says, into a new buffer.
 pub fn exchange(device: &Device, input: &DeviceBuffer<u32>, exchange: Exchange) -> Result<DeviceBuffer<u32>> {
+    device.load(&KERNELS)?;
     let mut out = device.zeros::<u32>(input.len())?;
     let mut b = device.bind();
     let values = Values {

@@ -11,6 +11,7 @@ use super::module::{AREA_COUNT, Area, LoadedArea};
 use super::readback::Readback;
 use super::staging::Staging;
 use crate::error::{Error, Result};
+use crate::runtime::module::Module;
 use crate::runtime::scratch::ScratchSlots;
 use crate::runtime::shape::{DeviceLimits, Limits};
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
@@ -26,6 +27,8 @@ struct Inner {
     /// Each area's module once loaded, with all its kernels fetched at once: with CUDA's lazy
     /// loading, fetching a function while other host threads launch work can stall them.
     areas: [OnceLock<LoadedArea>; AREA_COUNT],
+    /// Modules of one's own kernels, in the order loaded ([`Gpu::load`]).
+    modules: Mutex<Vec<(&'static str, Arc<LoadedArea>)>>,
     /// Held while an area loads or the copy streams are made, so that each is made once.
     loading: Mutex<()>,
     scratch: ScratchSlots,
@@ -145,6 +148,7 @@ impl Gpu {
                 stream,
                 limits,
                 areas: Default::default(),
+                modules: Mutex::default(),
                 loading: Mutex::new(()),
                 scratch: Default::default(),
                 readback: Default::default(),
@@ -197,6 +201,27 @@ impl Gpu {
             let _ = slot.set(loaded);
         }
         Ok(slot.get().expect("the area was loaded above"))
+    }
+
+    /// Loads `module` (once; again is a no-op), so that its kernels launch here.
+    pub(crate) fn load(&self, module: &'static Module) -> Result<()> {
+        let mut modules = self.inner.modules.lock().unwrap_or_else(|e| e.into_inner());
+        if modules.iter().any(|(name, _)| *name == module.name) {
+            return Ok(());
+        }
+        let cc = self.limits().compute_capability;
+        let loaded = LoadedArea::load_module(&self.inner.ctx, module, cc)?;
+        modules.push((module.name, Arc::new(loaded)));
+        Ok(())
+    }
+
+    /// The loaded module of one's own that holds kernel `name`.
+    pub(crate) fn module_holding(&self, name: &str) -> Option<Arc<LoadedArea>> {
+        let modules = self.inner.modules.lock().unwrap_or_else(|e| e.into_inner());
+        modules
+            .iter()
+            .find(|(_, m)| m.function(name).is_some())
+            .map(|(_, m)| m.clone())
     }
 
     /// The device's ordinal and this handle's number, which its buffers carry.

@@ -2,7 +2,7 @@
 //! name in its area's module, its parameter struct pushed field by field.
 
 use super::Gpu;
-use super::module::Function;
+use super::module::{Function, LoadedArea};
 use crate::error::{Error, Result};
 use crate::runtime::args::push_params;
 use crate::runtime::buffer::Memory;
@@ -10,20 +10,45 @@ use crate::runtime::shape::LaunchShape;
 use bytemuck::Pod;
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
 use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use warpkit_kernels::kernel::Kernel;
 
+/// A kernel found for a launch: in an area's module, which lives as long as the device, or in
+/// a loaded module of one's own, held while the launch uses it.
+enum Found<'a> {
+    Area(&'a Function),
+    Own(Arc<LoadedArea>, &'static str),
+}
+
+impl std::ops::Deref for Found<'_> {
+    type Target = Function;
+
+    fn deref(&self) -> &Function {
+        match self {
+            Found::Area(f) => f,
+            Found::Own(module, name) => module.function(name).expect("found in this module"),
+        }
+    }
+}
+
 impl Gpu {
-    /// Kernel `K`, from its area's module (loaded now on the area's first use).
-    fn function<K: Kernel>(&self) -> Result<&Function> {
-        let missing = |reason: String| Error::LaunchShape {
-            kernel: K::NAME,
-            reason,
+    /// Kernel `K`: from its area's module (loaded now on the area's first use), or for a kernel
+    /// of one's own from the loaded module that holds it.
+    fn function<K: Kernel>(&self) -> Result<Found<'_>> {
+        let Some(area) = K::AREA else {
+            let module = self.module_holding(K::NAME);
+            let module = module.ok_or(Error::KernelNotLoaded { kernel: K::NAME })?;
+            return Ok(Found::Own(module, K::NAME));
         };
-        let area =
-            K::AREA.ok_or_else(|| missing("no GPU module holds it (an emulator-only kernel)".into()))?;
-        let function = self.area(area)?.function(K::NAME);
-        function.ok_or_else(|| missing(format!("the {} module has no such entry point", area.name())))
+        let function = self
+            .area(area)?
+            .function(K::NAME)
+            .ok_or_else(|| Error::LaunchShape {
+                kernel: K::NAME,
+                reason: format!("the {} module has no such entry point", area.name()),
+            })?;
+        Ok(Found::Area(function))
     }
 
     /// Launches `K` with `params` on the stream (asynchronously), after checking `shape`
@@ -58,7 +83,7 @@ impl Gpu {
     /// Kernel `K`, its shared-memory limit raised where `shared_bytes` needs more than the
     /// default: always to the device's maximum, so that launches of other sizes from other
     /// host threads never lower it under each other, and once per device and process.
-    fn function_with_shared<K: Kernel>(&self, shared_bytes: u32) -> Result<&Function> {
+    fn function_with_shared<K: Kernel>(&self, shared_bytes: u32) -> Result<Found<'_>> {
         let f = self.function::<K>()?;
         if shared_bytes > self.limits().launch.shared_per_block && !f.shared_raised.load(Ordering::Acquire) {
             f.cuda.set_attribute(

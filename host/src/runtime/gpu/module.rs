@@ -6,6 +6,7 @@
 //! compiles.
 
 use crate::error::{Error, Result};
+use crate::runtime::module::Module;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
@@ -16,22 +17,8 @@ pub(crate) use warpkit_kernels::area::Area;
 /// The number of areas.
 pub(crate) const AREA_COUNT: usize = Area::ALL.len();
 
-/// What an image holds.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Format {
-    /// Machine code (a cubin): runs on the GPUs of its major version from its minor one up.
-    Cubin,
-    /// PTX: the driver compiles it for any GPU at least as new as its target.
-    Ptx,
-}
-
-/// One embedded image of an area's module, compressed with zstd.
-pub(crate) struct Image {
-    pub format: Format,
-    /// The target, as in `sm_90`.
-    pub sm: u32,
-    pub zstd: &'static [u8],
-}
+/// An area's images are modules' images (the generated index names them so).
+pub(crate) use crate::runtime::module::{ImageFormat as Format, ModuleImage as Image};
 
 /// An area's kernels and images, as the build embedded them.
 pub(crate) struct AreaImages {
@@ -102,12 +89,39 @@ impl LoadedArea {
     pub(crate) fn load(ctx: &Arc<CudaContext>, area: Area, cc: (i32, i32)) -> Result<LoadedArea> {
         let embedded = &kernels::AREAS[area.index()];
         debug_assert_eq!(embedded.area, area);
+        LoadedArea::load_images(ctx, (embedded.entries, embedded.images), cc).map_err(|reason| {
+            Error::ModuleLoad {
+                area: area.name(),
+                reason,
+            }
+        })
+    }
+
+    /// Loads one's own `module` as [`LoadedArea::load`] loads an area.
+    pub(crate) fn load_module(
+        ctx: &Arc<CudaContext>,
+        module: &'static Module,
+        cc: (i32, i32),
+    ) -> Result<LoadedArea> {
+        LoadedArea::load_images(ctx, (module.entries, module.images), cc).map_err(|reason| {
+            Error::ModuleLoad {
+                area: module.name,
+                reason,
+            }
+        })
+    }
+
+    /// The module of `entries` from the first of `images` that loads, or why none did.
+    fn load_images(
+        ctx: &Arc<CudaContext>,
+        (entries, images): (&'static [&'static str], &'static [Image]),
+        cc: (i32, i32),
+    ) -> std::result::Result<LoadedArea, String> {
         let mut failures = Vec::new();
-        for image in candidates(embedded.images, cc) {
+        for image in candidates(images, cc) {
             match image.load(ctx) {
                 Ok(module) => {
-                    let functions = embedded
-                        .entries
+                    let functions = entries
                         .iter()
                         .map(|&name| {
                             let function = Function {
@@ -117,7 +131,8 @@ impl LoadedArea {
                             };
                             Ok((name, function))
                         })
-                        .collect::<Result<HashMap<_, _>>>()?;
+                        .collect::<Result<HashMap<_, _>>>()
+                        .map_err(|e| e.to_string())?;
                     return Ok(LoadedArea {
                         _module: module,
                         functions,
@@ -126,14 +141,10 @@ impl LoadedArea {
                 Err(reason) => failures.push(format!("{:?} sm_{}: {reason}", image.format, image.sm)),
             }
         }
-        let reason = if failures.is_empty() {
+        Err(if failures.is_empty() {
             format!("no embedded image runs on compute capability {}.{}", cc.0, cc.1)
         } else {
             failures.join("; ")
-        };
-        Err(Error::ModuleLoad {
-            area: area.name(),
-            reason,
         })
     }
 
