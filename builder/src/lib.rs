@@ -1,8 +1,9 @@
 //! Builds a crate of one's own GPU kernels (`#![no_std]`, on `warpkit-kernels`) from a host
-//! crate's `build.rs`, the way warpkit builds its own: the device crate compiled to PTX for
-//! sm_80 and sm_90 with the device toolchain that warpkit's `scripts/setup.sh` installs,
-//! assembled to machine code with `ptxas` (PTX kept for newer GPUs, and alone where there is
-//! no `ptxas`), compressed, and embedded as a `warpkit::Module` the host loads on a device.
+//! crate's `build.rs`, the way warpkit builds its own: the device crate compiled to PTX (for
+//! sm_80) with the device toolchain that warpkit's `scripts/setup.sh` installs, assembled to
+//! machine code for sm_80 and sm_90 with `ptxas` (the PTX kept for newer GPUs, and alone where
+//! there is no `ptxas`), compressed, and embedded as a `warpkit::Module` the host loads on a
+//! device.
 //!
 //! ```no_run
 //! // The body of `main` in build.rs of the host crate, beside its device crate in `../device`:
@@ -95,51 +96,49 @@ impl Builder {
             );
         }
         let cache = Cache::new(out.join(format!("{library}-cache")));
-        let mut entries: Option<Vec<String>> = None;
+        // One PTX, for the oldest target: ptxas assembles it for every target, and the driver
+        // compiles it for newer GPUs. (warpkit's own kernels build a PTX for each target, where
+        // LLVM's sm_90 code is faster; a crate of one's own builds once, in half the time.)
+        let (cpu, isa) = TARGETS[0];
+        let only_ours = ["warpkit-kernels/library-only"];
+        let path = tc
+            .build_ptx((&dir, &package, &library), (cpu, isa), &only_ours, &out)
+            .map_err(Error)?;
+        let text = fs::read_to_string(&path).map_err(|e| Error(format!("{}: {e}", path.display())))?;
+        let entries: Vec<String> = ptx::Ptx::parse(&text)
+            .entries()
+            .into_iter()
+            .map(String::from)
+            .collect();
+        if entries.is_empty() {
+            return Err(Error(format!(
+                "{package} has no kernels (declare them with warpkit_kernels::kernel!)"
+            )));
+        }
         let mut images = String::new();
-        for (i, (cpu, isa)) in TARGETS.into_iter().enumerate() {
-            let only_ours = ["warpkit-kernels/library-only"];
-            let path = tc
-                .build_ptx((&dir, &package, &library), (cpu, isa), &only_ours, &out)
-                .map_err(Error)?;
-            let text = fs::read_to_string(&path).map_err(|e| Error(format!("{}: {e}", path.display())))?;
-            let names: Vec<String> = ptx::Ptx::parse(&text)
-                .entries()
-                .into_iter()
-                .map(String::from)
-                .collect();
-            if names.is_empty() {
-                return Err(Error(format!(
-                    "{package} has no kernels (declare them with warpkit_kernels::kernel!)"
-                )));
-            }
-            let sm: u32 = cpu
+        let mut embed = |format: &str, target: &str, bytes: &[u8]| -> Result<(), Error> {
+            let kind = if format == "Cubin" { "cubin" } else { "ptx" };
+            let file = out.join(format!("{library}_{target}.{kind}.zst"));
+            fs::write(&file, compress(bytes, &cache)).map_err(|e| Error(e.to_string()))?;
+            let sm: u32 = target
                 .trim_start_matches("sm_")
                 .parse()
                 .expect("a target like sm_90");
-            let mut embed = |format: &str, bytes: &[u8]| -> Result<(), Error> {
-                let kind = if format == "Cubin" { "cubin" } else { "ptx" };
-                let file = out.join(format!("{library}_{cpu}.{kind}.zst"));
-                fs::write(&file, compress(bytes, &cache)).map_err(|e| Error(e.to_string()))?;
-                let _ = writeln!(
-                    images,
-                    "        ::warpkit::ModuleImage {{ format: ::warpkit::ImageFormat::{format}, sm: {sm}, \
-                     zstd: include_bytes!({:?}) }},",
-                    file.display()
-                );
-                Ok(())
-            };
-            if let Some(ptxas) = &ptxas {
-                let (cubin, _report) = ptxas.assemble(&text, cpu, &cache);
-                embed("Cubin", &cubin)?;
+            let _ = writeln!(
+                images,
+                "        ::warpkit::ModuleImage {{ format: ::warpkit::ImageFormat::{format}, sm: {sm}, \
+                 zstd: include_bytes!({:?}) }},",
+                file.display()
+            );
+            Ok(())
+        };
+        if let Some(ptxas) = &ptxas {
+            for (target, _) in TARGETS {
+                embed("Cubin", target, &ptxas.assemble(&text, target, &cache).0)?;
             }
-            if ptxas.is_none() || i == TARGETS.len() - 1 {
-                embed("Ptx", text.as_bytes())?;
-            }
-            entries = Some(names);
         }
+        embed("Ptx", cpu, text.as_bytes())?;
         cache.prune();
-        let entries = entries.unwrap_or_default();
         let mut source = format!(
             "// Generated by warpkit-builder from {package}: its kernels and their images.\n\
              ::warpkit::Module {{\n    name: {library:?},\n    entries: &[\n"
