@@ -12,7 +12,7 @@
 //! }
 //! ```
 //!
-//! ```ignore
+//! ```text
 //! // The host crate: the module, loaded once on each device that launches its kernels.
 //! static KERNELS: warpkit::Module = include!(concat!(env!("OUT_DIR"), "/own_kernels_device.rs"));
 //! device.load(&KERNELS)?;
@@ -23,6 +23,7 @@
 //! device crate, with no module to load. The lower-level pieces ([`toolchain`], [`ptxas`],
 //! [`ptx`]) are warpkit's own build's too.
 
+pub mod fingerprint;
 pub mod ptx;
 pub mod ptxas;
 pub mod toolchain;
@@ -50,6 +51,7 @@ impl std::error::Error for Error {}
 #[derive(Clone, Debug)]
 pub struct Builder {
     device_crate: PathBuf,
+    checked_in: Option<PathBuf>,
 }
 
 /// What a build made: the module's file (to `include!`) and its kernels.
@@ -63,17 +65,42 @@ pub struct Built {
     pub machine_code: bool,
 }
 
+/// One image made: its format (`Cubin` or `Ptx`), target and file name.
+struct Image {
+    format: &'static str,
+    target: &'static str,
+    file: String,
+}
+
+/// The file, in a checked-in folder, that records what its images were made from.
+const RECORD: &str = "SOURCES";
+
 impl Builder {
     /// A build of the device crate at `device_crate` (relative to the host crate's manifest, or
     /// absolute).
     pub fn new(device_crate: impl AsRef<Path>) -> Builder {
         Builder {
             device_crate: device_crate.as_ref().to_path_buf(),
+            checked_in: None,
         }
     }
 
-    /// Compiles, assembles and embeds the device crate, writing `$OUT_DIR/<library>.rs`, and
-    /// tells cargo to run the build again when its sources change.
+    /// Keeps the images in `folder` (relative to the host crate's manifest) too, as warpkit
+    /// keeps its own, so that the host crate builds where the device toolchain is missing (its
+    /// dependents, a CI machine): with the toolchain and `WARPKIT_UPDATE_KERNELS` set, a build
+    /// writes the images, their index and the sources' fingerprint there (commit them);
+    /// without the toolchain it embeds them if they were made from the device crate's sources
+    /// as they are, and refuses them, naming what to run, if not.
+    pub fn checked_in(self, folder: impl AsRef<Path>) -> Builder {
+        Builder {
+            checked_in: Some(folder.as_ref().to_path_buf()),
+            ..self
+        }
+    }
+
+    /// Compiles, assembles and embeds the device crate (or takes its checked-in images),
+    /// writing `$OUT_DIR/<library>.rs`, and tells cargo to run the build again when its
+    /// sources change.
     pub fn build(&self) -> Result<Built, Error> {
         let manifest = PathBuf::from(env_var("CARGO_MANIFEST_DIR")?);
         let out = PathBuf::from(env_var("OUT_DIR")?);
@@ -83,10 +110,28 @@ impl Builder {
         for watched in [dir.join("src"), dir.join("Cargo.toml"), file.clone()] {
             println!("cargo:rerun-if-changed={}", watched.display());
         }
-        for var in ["WARPKIT_TOOLCHAIN_DIR", "PTXAS", "CUDA_HOME"] {
+        for var in [
+            "WARPKIT_TOOLCHAIN_DIR",
+            "PTXAS",
+            "CUDA_HOME",
+            "WARPKIT_UPDATE_KERNELS",
+        ] {
             println!("cargo:rerun-if-env-changed={var}");
         }
-        let tc = Toolchain::read(&file).map_err(Error)?;
+        let sources = fingerprint::of_sources(&dir, &["src", "Cargo.toml"], &[]);
+        let checked_in = self.checked_in.as_ref().map(|f| manifest.join(f));
+        if let Some(folder) = &checked_in {
+            println!("cargo:rerun-if-changed={}", folder.display());
+        }
+        let tc = match Toolchain::read(&file) {
+            Ok(tc) => tc,
+            Err(missing) => {
+                let Some(folder) = &checked_in else {
+                    return Err(Error(missing));
+                };
+                return take_checked_in(folder, (&package, &library), &sources, &out, &missing);
+            }
+        };
         let ptxas = Ptxas::find(tc.ptxas.as_deref());
         if ptxas.is_none() {
             println!(
@@ -115,21 +160,12 @@ impl Builder {
                 "{package} has no kernels (declare them with warpkit_kernels::kernel!)"
             )));
         }
-        let mut images = String::new();
-        let mut embed = |format: &str, target: &str, bytes: &[u8]| -> Result<(), Error> {
+        let mut images = Vec::new();
+        let mut embed = |format: &'static str, target: &'static str, bytes: &[u8]| -> Result<(), Error> {
             let kind = if format == "Cubin" { "cubin" } else { "ptx" };
-            let file = out.join(format!("{library}_{target}.{kind}.zst"));
-            fs::write(&file, compress(bytes, &cache)).map_err(|e| Error(e.to_string()))?;
-            let sm: u32 = target
-                .trim_start_matches("sm_")
-                .parse()
-                .expect("a target like sm_90");
-            let _ = writeln!(
-                images,
-                "        ::warpkit::ModuleImage {{ format: ::warpkit::ImageFormat::{format}, sm: {sm}, \
-                 zstd: include_bytes!({:?}) }},",
-                file.display()
-            );
+            let file = format!("{library}_{target}.{kind}.zst");
+            fs::write(out.join(&file), compress(bytes, &cache)).map_err(io)?;
+            images.push(Image { format, target, file });
             Ok(())
         };
         if let Some(ptxas) = &ptxas {
@@ -139,22 +175,146 @@ impl Builder {
         }
         embed("Ptx", cpu, text.as_bytes())?;
         cache.prune();
-        let mut source = format!(
-            "// Generated by warpkit-builder from {package}: its kernels and their images.\n\
-             ::warpkit::Module {{\n    name: {library:?},\n    entries: &[\n"
-        );
-        for name in &entries {
-            let _ = writeln!(source, "        {name:?},");
-        }
-        let _ = write!(source, "    ],\n    images: &[\n{images}    ],\n}}\n");
+        let at_out = |file: &str| format!("{:?}", out.join(file).display());
         let module = out.join(format!("{library}.rs"));
-        fs::write(&module, source).map_err(|e| Error(e.to_string()))?;
+        fs::write(
+            &module,
+            module_source(&package, &library, &entries, &images, at_out),
+        )
+        .map_err(io)?;
+        if let Some(folder) = &checked_in {
+            if std::env::var_os("WARPKIT_UPDATE_KERNELS").is_some() {
+                check_in(folder, (&package, &library), (&entries, &images), &sources, &out)?;
+            } else if recorded(folder, "fingerprint").as_deref() != Some(sources.as_str()) {
+                println!(
+                    "cargo:warning=warpkit-builder: the images in {} are older than {package}'s \
+                     sources: build with WARPKIT_UPDATE_KERNELS=1 before committing",
+                    folder.display()
+                );
+            }
+        }
         Ok(Built {
             module,
             entries,
             machine_code: ptxas.is_some(),
         })
     }
+}
+
+/// The source of a `warpkit::Module` of `entries` and `images`, each image's file found by
+/// `include_path` (the argument of its `include_bytes!`).
+fn module_source(
+    package: &str,
+    library: &str,
+    entries: &[String],
+    images: &[Image],
+    include_path: impl Fn(&str) -> String,
+) -> String {
+    let mut source = format!(
+        "// Generated by warpkit-builder from {package}: its kernels and their images.\n\
+         ::warpkit::Module {{\n    name: {library:?},\n    entries: &[\n"
+    );
+    for name in entries {
+        let _ = writeln!(source, "        {name:?},");
+    }
+    source += "    ],\n    images: &[\n";
+    for image in images {
+        let sm = image.target.trim_start_matches("sm_");
+        let _ = writeln!(
+            source,
+            "        ::warpkit::ModuleImage {{ format: ::warpkit::ImageFormat::{}, sm: {sm}, zstd: \
+             include_bytes!({}) }},",
+            image.format,
+            include_path(&image.file)
+        );
+    }
+    source + "    ],\n}\n"
+}
+
+/// Writes the images (from `out`), their index and the record of the sources they were made
+/// from (`sources`) to `folder`.
+fn check_in(
+    folder: &Path,
+    (package, library): (&str, &str),
+    (entries, images): (&[String], &[Image]),
+    sources: &str,
+    out: &Path,
+) -> Result<(), Error> {
+    fs::create_dir_all(folder).map_err(io)?;
+    for image in images {
+        fs::copy(out.join(&image.file), folder.join(&image.file)).map_err(io)?;
+    }
+    let manifest = PathBuf::from(env_var("CARGO_MANIFEST_DIR")?);
+    let relative = folder.strip_prefix(&manifest).map_err(|_| {
+        Error(format!(
+            "{} is not inside the host crate {}",
+            folder.display(),
+            manifest.display()
+        ))
+    })?;
+    let relative = relative.to_string_lossy().replace('\\', "/");
+    let at_manifest = |file: &str| format!("concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/{relative}/{file}\")");
+    let index = module_source(package, library, entries, images, at_manifest);
+    fs::write(folder.join(format!("{library}.rs")), index).map_err(io)?;
+    let record = format!(
+        "# Written by warpkit-builder (WARPKIT_UPDATE_KERNELS=1): what the images beside were made from.\n\
+         fingerprint = {sources}\n"
+    );
+    fs::write(folder.join(RECORD), record).map_err(io)
+}
+
+/// Without the toolchain (`missing` says why): the images checked in to `folder`, if they were
+/// made from the sources as they are (`sources`), as `$OUT_DIR/<library>.rs`.
+fn take_checked_in(
+    folder: &Path,
+    (package, library): (&str, &str),
+    sources: &str,
+    out: &Path,
+    missing: &str,
+) -> Result<Built, Error> {
+    let index = folder.join(format!("{library}.rs"));
+    let Ok(text) = fs::read_to_string(&index) else {
+        return Err(Error(format!(
+            "{missing}; and {} holds no images",
+            folder.display()
+        )));
+    };
+    let recorded = recorded(folder, "fingerprint").unwrap_or_else(|| "none".into());
+    if recorded != sources {
+        return Err(Error(format!(
+            "the images in {} were not made from {package}'s sources as they are (fingerprint \
+             {sources}, recorded {recorded}): rebuild them where the device toolchain is ({}) with \
+             WARPKIT_UPDATE_KERNELS=1",
+            folder.display(),
+            toolchain::SET_UP
+        )));
+    }
+    let module = out.join(format!("{library}.rs"));
+    fs::write(&module, &text).map_err(io)?;
+    let entries = text
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix('"').and_then(|l| l.strip_suffix("\",")))
+        .map(String::from)
+        .collect();
+    Ok(Built {
+        module,
+        entries,
+        machine_code: text.contains("ImageFormat::Cubin"),
+    })
+}
+
+/// The value of `key` in `folder`'s record.
+fn recorded(folder: &Path, key: &str) -> Option<String> {
+    let text = fs::read_to_string(folder.join(RECORD)).ok()?;
+    let prefix = format!("{key} = ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .map(|v| v.trim().to_string())
+}
+
+fn io(e: std::io::Error) -> Error {
+    Error(e.to_string())
 }
 
 fn env_var(key: &str) -> Result<String, Error> {
@@ -210,6 +370,30 @@ mod tests {
         let renamed = "[package]\nname = \"my-kernels\"\n[lib]\nname = \"gpu\"\n";
         assert_eq!(names_of(renamed).unwrap().1, "gpu");
         assert!(names_of("[dependencies]\nx = 1\n").is_err());
+    }
+
+    #[test]
+    fn a_module_lists_its_entries_and_includes_its_images() {
+        let images = [
+            Image {
+                format: "Cubin",
+                target: "sm_90",
+                file: "k_sm_90.cubin.zst".into(),
+            },
+            Image {
+                format: "Ptx",
+                target: "sm_80",
+                file: "k_sm_80.ptx.zst".into(),
+            },
+        ];
+        let entries = ["my_kernel".to_string()];
+        let source = module_source("k-device", "k", &entries, &images, |f| format!("{f:?}"));
+        assert!(
+            source.contains("name: \"k\",") && source.contains("\"my_kernel\","),
+            "{source}"
+        );
+        assert!(source.contains("ImageFormat::Cubin, sm: 90, zstd: include_bytes!(\"k_sm_90.cubin.zst\")"));
+        assert!(source.contains("ImageFormat::Ptx, sm: 80, zstd: include_bytes!(\"k_sm_80.ptx.zst\")"));
     }
 
     #[test]

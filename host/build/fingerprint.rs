@@ -6,13 +6,11 @@
 //! sources it finds and the second with the images it embeds, and a build from source compares
 //! the images it made with the checked-in ones.
 //!
-//! FNV-1a over the files in path order: a staleness check needs a hash that is stable across
-//! Rust releases (std's `DefaultHasher` promises no such thing) and nothing cryptographic, so
-//! six lines here serve better than a hashing crate in every dependent's build. Carriage
-//! returns are dropped, so that a checkout with Windows line endings gives the same value.
+//! The hashes are `warpkit_builder::fingerprint`'s.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use warpkit_builder::fingerprint;
 
 /// Paths, relative to the repository root, whose contents make the images.
 pub const INPUTS: [&str; 4] = [
@@ -30,34 +28,13 @@ pub const FILE: &str = "kernels/SOURCES";
 
 /// The fingerprint of the sources under `repo`, as 16 hex digits.
 pub fn of_sources(repo: &Path) -> String {
-    let mut files = Vec::new();
-    for input in INPUTS {
-        collect(repo, &repo.join(input), &mut files);
-    }
-    files.sort();
-    let mut hash = FNV_START;
-    for rel in files {
-        let text = fs::read(repo.join(&rel)).unwrap_or_default();
-        let name = rel.to_string_lossy().replace('\\', "/");
-        let bytes = name.as_bytes().iter().chain(&[0]).chain(&text).chain(&[0]);
-        hash = fnv(hash, bytes.filter(|&&byte| byte != b'\r'));
-    }
-    format!("{hash:016x}")
-}
-
-const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// FNV-1a of `bytes`, continuing from `hash`.
-fn fnv<'a>(hash: u64, bytes: impl Iterator<Item = &'a u8>) -> u64 {
-    bytes.fold(hash, |h, &byte| {
-        (h ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    fingerprint::of_sources(repo, &INPUTS, &LEFT_OUT)
 }
 
 /// The record line of image `name` (a file name under `images/`) whose decompressed contents are
 /// `contents`: the contents, not the zstd stream, so that another zstd gives the same line.
 pub fn image_line(name: &str, contents: &[u8]) -> String {
-    format!("image {name} = {:016x}", fnv(FNV_START, contents.iter()))
+    format!("image {name} = {}", fingerprint::of_bytes(contents))
 }
 
 /// The images recorded in the host crate `manifest`'s record that `images` (a folder of
@@ -93,20 +70,4 @@ pub fn recorded(manifest: &Path, key: &str) -> Option<String> {
     text.lines()
         .find_map(|l| l.strip_prefix(&prefix))
         .map(|v| v.trim().to_string())
-}
-
-fn collect(repo: &Path, path: &Path, files: &mut Vec<PathBuf>) {
-    let rel = path.strip_prefix(repo).unwrap().to_path_buf();
-    if LEFT_OUT.iter().any(|l| rel == Path::new(l)) {
-        return;
-    }
-    if path.is_dir() {
-        for entry in fs::read_dir(path).into_iter().flatten().flatten() {
-            collect(repo, &entry.path(), files);
-        }
-    } else if path.is_file() && (rel.extension().is_some_and(|e| e == "rs") || rel.ends_with("Cargo.toml")) {
-        // Sources only: an editor's backup or a stray note beside them changes no image, and
-        // would make every clean clone refuse what this checkout recorded.
-        files.push(rel);
-    }
 }

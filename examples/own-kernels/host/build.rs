@@ -1,9 +1,13 @@
 //! Builds the device crate beside this one into a module of machine code and PTX
 //! (`OUT_DIR/own_kernels_device.rs`), with the device toolchain warpkit's `scripts/setup.sh`
-//! installs; without it the build stops with an error that names that command.
+//! installs. Without it the images checked in under `kernels/` serve, if they were made from the
+//! device crate as it is (`WARPKIT_UPDATE_KERNELS=1 cargo build` rewrites them); otherwise the
+//! build stops with an error that names what to run.
 
 fn main() {
-    let built = warpkit_builder::Builder::new("../device").build();
+    let built = warpkit_builder::Builder::new("../device")
+        .checked_in("kernels")
+        .build();
     if let Err(e) = built {
         panic!("\n\n{e}\n\n");
     }
