@@ -13,11 +13,14 @@ use std::path::Path;
 use warpkit_builder::fingerprint;
 
 /// Paths, relative to the repository root, whose contents make the images.
-pub const INPUTS: [&str; 4] = [
+pub const INPUTS: [&str; 7] = [
     "kernels-gpu/src",
     "kernels-gpu/Cargo.toml",
     "host/build",
-    "builder/src",
+    "builder/src/fingerprint.rs",
+    "builder/src/ptx.rs",
+    "builder/src/ptxas.rs",
+    "builder/src/toolchain.rs",
 ];
 
 /// What the fingerprint does not cover, relative to the repository root.

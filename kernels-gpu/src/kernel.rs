@@ -101,9 +101,9 @@
 pub unsafe trait Kernel {
     /// The PTX entry name (the instance's name).
     const NAME: &'static str;
-    /// The area whose GPU module holds the kernel (from its name; see [`crate::area`]). The
-    /// host build checks that every kernel of this crate has one; `None` is for kernels that
-    /// exist only in the emulator (those that tests declare).
+    /// The area whose GPU module holds one of this crate's kernels (from its name; see
+    /// [`crate::area`]; the host build checks that every one has one). `None` for a kernel of
+    /// one's own, whatever its name: a GPU finds it in a loaded `warpkit::Module`.
     const AREA: Option<crate::area::Area>;
     /// The parameters: the family's struct.
     type Params: Params;
@@ -504,6 +504,15 @@ macro_rules! kernel {
             [$($rest)*]
         );
     };
+    // The area module of an entry: this crate's families (the ones with a gate) by their
+    // names' prefixes; a family of one's own is in none, whatever its name, and launches on a
+    // GPU from a loaded `warpkit::Module`.
+    (@area [] $entry:ident) => {
+        None
+    };
+    (@area [$gate:meta] $entry:ident) => {
+        $crate::area::Area::of(stringify!($entry))
+    };
     (@field $visit:ident $field:ident $fty:ty []) => {
         $visit(($field as *const $fty).cast())
     };
@@ -556,7 +565,7 @@ macro_rules! kernel {
         // `run` does; `holds` is the check clause after the entry's `fn` line (or none).
         unsafe impl $crate::kernel::Kernel for $entry {
             const NAME: &'static str = stringify!($entry);
-            const AREA: Option<$crate::area::Area> = $crate::area::Area::of(stringify!($entry));
+            const AREA: Option<$crate::area::Area> = $crate::kernel!(@area [$($gate)?] $entry);
             type Params = $params<$($t),*>;
             unsafe fn run(params: Self::Params) {
                 let body = $body;
@@ -628,7 +637,7 @@ mod tests {
         }
         check |p, shape| span.start < 4;
         /// Nothing to run: the tests read the declaration.
-        fn nothing => grouped_test_entry;
+        fn nothing => grouped_test_entry, scan_of_ones_own;
     }
 
     /// The body of [`grouped_test_entry`].
@@ -677,7 +686,9 @@ mod tests {
         assert!(p.check(&LaunchShape::linear(1, 32, 0)));
         p.span.start = 4;
         assert!(!p.check(&LaunchShape::linear(1, 32, 0)));
-        // An entry declared by a test lives in no GPU module.
+        // An entry declared outside this crate's own families lives in no area's module, even
+        // with an area's prefix.
         assert_eq!(<grouped_test_entry as Kernel>::AREA, None);
+        assert_eq!(<scan_of_ones_own as Kernel>::AREA, None);
     }
 }

@@ -5,26 +5,53 @@
 /// The kernels of one device crate and their images: machine code for some GPU architectures
 /// and PTX for the rest. `warpkit-builder` writes one from a `build.rs`, which the host crate
 /// includes (`static KERNELS: Module = include!(concat!(env!("OUT_DIR"), "/my_kernels.rs"));`)
-/// and loads on each device that launches its kernels:
+/// and loads on each device that launches its kernels ([`Device::load`](crate::Device::load)).
 ///
 /// ```
 /// use warpkit::{Device, Module};
 ///
-/// static KERNELS: Module = Module { name: "my_kernels", entries: &[], images: &[] };
-/// let device = Device::gpu(0).unwrap_or_else(|_| Device::emulator());
-/// if device.as_gpu().is_none() {
-///     device.load(&KERNELS)?; // the emulator runs kernels from the host build: nothing to load
-/// }
+/// // SAFETY: no entries, so nothing launches from it.
+/// static KERNELS: Module = unsafe { Module::new("my_kernels", &[], &[]) };
+/// // The emulator runs kernels from the host build of their crate: nothing to load there.
+/// Device::emulator().load(&KERNELS)?;
 /// # Ok::<(), warpkit::Error>(())
 /// ```
 pub struct Module {
+    pub(crate) name: &'static str,
+    pub(crate) entries: &'static [&'static str],
+    pub(crate) images: &'static [ModuleImage],
+}
+
+impl Module {
+    /// The module of `entries` (the names `warpkit_kernels::kernel!` gave them) of the device
+    /// crate whose library is `name`, from `images` (a GPU loads the first that runs on it:
+    /// machine code of its major version before PTX, newer targets first).
+    ///
+    /// # Safety
+    /// Each image defines every entry as the host build of the same crate declares it (the
+    /// same parameters, in order), as `warpkit-builder` makes them: a launch finds a kernel by
+    /// its name alone and passes the parameters the host's declaration says.
+    pub const unsafe fn new(
+        name: &'static str,
+        entries: &'static [&'static str],
+        images: &'static [ModuleImage],
+    ) -> Module {
+        Module {
+            name,
+            entries,
+            images,
+        }
+    }
+
     /// The device crate's library name.
-    pub name: &'static str,
-    /// Its kernels' entry points (the names `warpkit_kernels::kernel!` gave them).
-    pub entries: &'static [&'static str],
-    /// Its images, compressed; a GPU loads the first that runs on it (machine code of its
-    /// major version before PTX, newer targets first).
-    pub images: &'static [ModuleImage],
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Its kernels' entry points.
+    pub fn entries(&self) -> &'static [&'static str] {
+        self.entries
+    }
 }
 
 /// One image of a [`Module`], compressed with zstd.

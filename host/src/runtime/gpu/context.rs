@@ -27,8 +27,9 @@ struct Inner {
     /// Each area's module once loaded, with all its kernels fetched at once: with CUDA's lazy
     /// loading, fetching a function while other host threads launch work can stall them.
     areas: [OnceLock<LoadedArea>; AREA_COUNT],
-    /// Modules of one's own kernels, in the order loaded ([`Gpu::load`]).
-    modules: Mutex<Vec<(&'static str, Arc<LoadedArea>)>>,
+    /// Modules of one's own kernels, in the order loaded ([`Gpu::load`]), no two with an entry
+    /// of the same name.
+    modules: Mutex<Vec<(&'static Module, Arc<LoadedArea>)>>,
     /// Held while an area loads or the copy streams are made, so that each is made once.
     loading: Mutex<()>,
     scratch: ScratchSlots,
@@ -203,15 +204,37 @@ impl Gpu {
         Ok(slot.get().expect("the area was loaded above"))
     }
 
-    /// Loads `module` (once; again is a no-op), so that its kernels launch here.
+    /// Loads `module` (once; again is a no-op), so that its kernels launch here; a module
+    /// with an entry of a name already loaded from another is refused, since launches find
+    /// kernels by name. The driver's work (which may compile PTX) runs outside the lock that
+    /// launches take.
     pub(crate) fn load(&self, module: &'static Module) -> Result<()> {
-        let mut modules = self.inner.modules.lock().unwrap_or_else(|e| e.into_inner());
-        if modules.iter().any(|(name, _)| *name == module.name) {
+        let loaded_here = |modules: &[(&'static Module, Arc<LoadedArea>)]| {
+            if modules.iter().any(|(m, _)| std::ptr::eq(*m, module)) {
+                return Ok(true);
+            }
+            let taken = modules.iter().find_map(|(m, _)| {
+                let clash = module.entries.iter().find(|e| m.entries.contains(e));
+                clash.map(|e| (m.name, *e))
+            });
+            match taken {
+                Some((other, entry)) => Err(Error::ModuleLoad {
+                    area: module.name,
+                    reason: format!("its entry `{entry}` is already loaded from module {other}"),
+                }),
+                None => Ok(false),
+            }
+        };
+        let lock = || self.inner.modules.lock().unwrap_or_else(|e| e.into_inner());
+        if loaded_here(&lock())? {
             return Ok(());
         }
         let cc = self.limits().compute_capability;
-        let loaded = LoadedArea::load_module(&self.inner.ctx, module, cc)?;
-        modules.push((module.name, Arc::new(loaded)));
+        let loaded = Arc::new(LoadedArea::load_module(&self.inner.ctx, module, cc)?);
+        let mut modules = lock();
+        if !loaded_here(&modules)? {
+            modules.push((module, loaded));
+        }
         Ok(())
     }
 
