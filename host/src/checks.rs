@@ -382,11 +382,9 @@ pub fn multisplit_claiming_buckets(
 ) -> Result<crate::multisplit::Split<u32, u32>> {
     use crate::multisplit::launch::{Params, split};
     let params = Params {
-        kind: warpkit_kernels::multisplit::digit_pass::BUCKETS_MODULO,
-        splitters: &[],
-        ab: modulo as u64,
+        function: crate::multisplit::Buckets::Modulo(modulo),
         m,
         method: Some(method),
     };
-    split::<u32, u32>(device, &params, keys, None)
+    split::<u32, u32, _>(device, &params, keys, None)
 }

@@ -358,6 +358,7 @@ macro_rules! kernel_group {
 macro_rules! kernel {
     (
         $(#![entries_if($gate:meta)])?
+        $(#![open($opener:ident)])?
         $(#[$sattr:meta])*
         pub struct $params:ident $(<$($g:ident $(: $bound:path)?),+ $(,)?>)? {
             $(
@@ -413,6 +414,35 @@ macro_rules! kernel {
                 [$([$ep $eshape] $echeck)?]
             )+
         );
+
+        $crate::kernel!(
+            @open ($) [$($opener)?] $params [$($($g),+)?] [$([$field $fty [$($($gmark)* group)?]])+]
+        );
+    };
+    // `#![open(name)]`: an exported macro `name!` that declares one more entry of the family
+    // in the crate that calls it, under a symbol of that crate's choosing (see
+    // `multisplit_kernels!`). The family's struct must be in scope there by its name.
+    (@open ($d:tt) [] $($rest:tt)*) => {};
+    (@open ($d:tt) [$opener:ident] $params:ident [$($g:ident),*] $fields:tt) => {
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! $opener {
+            (
+                $d entry:ident = $d symbol:expr; [$d($d t:ty),*] $d body:expr;
+                check |$d ep:ident, $d es:ident| $d echeck:expr
+            ) => {
+                $crate::kernel!(
+                    @entry $params [$($g),*] [$d($d t),*] $fields [] [] $d entry
+                    [[$d ep $d es] $d echeck] [$d symbol] $d body
+                );
+            };
+            ($d entry:ident = $d symbol:expr; [$d($d t:ty),*] $d body:expr) => {
+                $crate::kernel!(
+                    @entry $params [$($g),*] [$d($d t),*] $fields [] [] $d entry [] [$d symbol]
+                    $d body
+                );
+            };
+        }
     };
     (@checked $params:ident $decl:tt $generics:tt $fields:tt) => {};
     (
@@ -462,10 +492,10 @@ macro_rules! kernel {
     // The PTX entry, its parameters gathered a field at a time: a group's six slots are written
     // by an expansion of their own, so that the names `g0` ... `g5` of two groups differ.
     (
-        @ptx $entry:ident $params:ident [$($g:ident),*] $body:expr;
+        @ptx $entry:ident $symbol:tt $params:ident [$($g:ident),*] $body:expr;
         [$($param:tt)*] [$($init:tt)*] []
     ) => {
-        #[unsafe(no_mangle)]
+        #[unsafe(export_name = $crate::kernel!(@symbol $symbol $entry))]
         #[allow(improper_ctypes_definitions)] // a group's empty slots (`()`) are no parameter
         pub unsafe extern "ptx-kernel" fn $entry($($param)*) {
             let params: $params<$($g),*> = $params { $($init)* };
@@ -475,19 +505,19 @@ macro_rules! kernel {
         }
     };
     (
-        @ptx $entry:ident $params:ident $gs:tt $body:expr; [$($param:tt)*] [$($init:tt)*]
+        @ptx $entry:ident $symbol:tt $params:ident $gs:tt $body:expr; [$($param:tt)*] [$($init:tt)*]
         [[$field:ident $fty:ty []] $($rest:tt)*]
     ) => {
         $crate::kernel!(
-            @ptx $entry $params $gs $body; [$($param)* $field: $fty,] [$($init)* $field,] [$($rest)*]
+            @ptx $entry $symbol $params $gs $body; [$($param)* $field: $fty,] [$($init)* $field,] [$($rest)*]
         );
     };
     (
-        @ptx $entry:ident $params:ident $gs:tt $body:expr; [$($param:tt)*] [$($init:tt)*]
+        @ptx $entry:ident $symbol:tt $params:ident $gs:tt $body:expr; [$($param:tt)*] [$($init:tt)*]
         [[$field:ident $fty:ty [group]] $($rest:tt)*]
     ) => {
         $crate::kernel!(
-            @ptx $entry $params $gs $body;
+            @ptx $entry $symbol $params $gs $body;
             [
                 $($param)*
                 g0: <<$fty as $crate::kernel::Group>::Fields as $crate::kernel::Padded>::P0,
@@ -503,6 +533,13 @@ macro_rules! kernel {
             ]
             [$($rest)*]
         );
+    };
+    // An entry's symbol: its name, or the one an opened family's caller gave.
+    (@symbol [] $entry:ident) => {
+        stringify!($entry)
+    };
+    (@symbol [$symbol:expr] $entry:ident) => {
+        $symbol
     };
     // The area module of an entry: this crate's families (the ones with a gate) by their
     // names' prefixes; a family of one's own is in none, whatever its name, and launches on a
@@ -524,21 +561,21 @@ macro_rules! kernel {
         $($attrs:tt $body:expr => $($entry:ident $types:tt),+ ; $echeck:tt)+
     ) => {
         $($(
-            $crate::kernel!(@entry $params $generics $types $fields $gate $attrs $entry $echeck $body);
+            $crate::kernel!(@entry $params $generics $types $fields $gate $attrs $entry $echeck [] $body);
         )+)+
     };
     (
         @entry $params:ident $generics:tt $types:tt $fields:tt $gate:tt $attrs:tt $entry:ident []
-        $body:expr
+        $symbol:tt $body:expr
     ) => {
         $crate::kernel!(
-            @entry $params $generics $types $fields $gate $attrs $entry [[p shape] true] $body
+            @entry $params $generics $types $fields $gate $attrs $entry [[p shape] true] $symbol $body
         );
     };
     (
         @entry $params:ident [$($g:ident),*] [$($t:ty),*] [$([$field:ident $fty:ty [$($group:ident)?]])+]
         [$($gate:meta)?] [$(#[$kattr:meta])*] $entry:ident [[$ep:ident $eshape:ident] $echeck:expr]
-        $body:expr
+        [$($symbol:expr)?] $body:expr
     ) => {
         // The entry lives in a module of its own name, where the struct's type parameters are
         // aliases of this instance's types, so that the fields' types name concrete types. A
@@ -549,7 +586,8 @@ macro_rules! kernel {
             use super::*;
             $(type $g = $t;)*
             $crate::kernel!(
-                @ptx $entry $params [$($g),*] $body; [] [] [$([$field $fty [$($group)?]])+]
+                @ptx $entry [$($symbol)?] $params [$($g),*] $body; [] []
+                [$([$field $fty [$($group)?]])+]
             );
         }
 
@@ -564,7 +602,7 @@ macro_rules! kernel {
         // SAFETY: the entry above is named `NAME`, takes `Params`' fields and runs `$body`, as
         // `run` does; `holds` is the check clause after the entry's `fn` line (or none).
         unsafe impl $crate::kernel::Kernel for $entry {
-            const NAME: &'static str = stringify!($entry);
+            const NAME: &'static str = $crate::kernel!(@symbol [$($symbol)?] $entry);
             const AREA: Option<$crate::area::Area> = $crate::kernel!(@area [$($gate)?] $entry);
             type Params = $params<$($t),*>;
             unsafe fn run(params: Self::Params) {
@@ -584,28 +622,31 @@ macro_rules! kernel {
 
 /// Declares a kernel table; see the [module docs](mod@crate::kernel). The trait lists each
 /// kernel by its name in the table and its parameter type (in terms of `Self`, the element
-/// type); then each element type names its instance of each kernel.
+/// type); then each element type names its instance of each kernel. A table may take one type
+/// parameter (`pub trait SplitKernels<K: Key>: ..`), which each row then gives
+/// (`BuiltIn<u32> where K = u32 { .. }`); a row of one's own is `kernel_table!(@impl ..)`.
 #[macro_export]
 macro_rules! kernel_table {
     (
         $(#[$attr:meta])*
-        pub trait $table:ident: $bound:path {
+        pub trait $table:ident $(<$tg:ident: $tb:path>)?: $bound:path {
             $($(#[$kattr:meta])* $kernel:ident: $params:ty;)+
         }
-        $($elem:ty { $($name:ident = $entry:path),+ $(,)? })+
+        $($elem:ty $(where $tg2:ident = $targ:ty)? { $($name:ident = $entry:path),+ $(,)? })+
     ) => {
         #[cfg(not(target_arch = "nvptx64"))]
         $(#[$attr])*
-        pub trait $table: $bound {
+        pub trait $table $(<$tg: $tb>)?: $bound {
             $($(#[$kattr])* type $kernel: $crate::kernel::Kernel<Params = $params>;)+
         }
 
-        $(
-            #[cfg(not(target_arch = "nvptx64"))]
-            impl $table for $elem {
-                $(type $name = $entry;)+
-            }
-        )+
+        $($crate::kernel_table!(@impl $table [$($targ)?] $elem { $($name = $entry),+ });)+
+    };
+    (@impl $table:ident [$($targ:ty)?] $elem:ty { $($name:ident = $entry:path),+ $(,)? }) => {
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl $table $(<$targ>)? for $elem {
+            $(type $name = $entry;)+
+        }
     };
 }
 

@@ -4,66 +4,68 @@
 //! A single pass's scatter also stores the buckets' offsets; after two passes one more launch
 //! finds them in the split keys. Keys and values cross as their bits (u32 or u64 words).
 
-use super::{Method, MultisplitKey, Split};
+use super::function::sealed::SplitBy;
+use super::{Method, MultisplitKey, Split, SplitFunction};
 use crate::error::{Error, Result};
 use crate::runtime::bindings::Bindings;
 use crate::runtime::device::{Device, DeviceBuffer, Scratch};
 use bytemuck::Pod;
 use warpkit_kernels::kernel::Kernel;
 use warpkit_kernels::multisplit::digit_pass::{
-    BLOCK_LEVEL, Bounds, BuiltIn, COUNTED, COUNTED_RADIX, DIRECT, Histogram, PassTable, RADIX, Scatter,
-    TableParts, WARP_LEVEL, digit_param, tiles,
+    BLOCK_LEVEL, Bounds, COUNTED, COUNTED_RADIX, DIRECT, Histogram, PassTable, RADIX, Scatter, TableParts,
+    WARP_LEVEL, digit_param, tiles,
 };
+use warpkit_kernels::multisplit::kernels::SplitKernels;
 
-/// A multisplit as the device passes take it: the built-in bucket function as kernel
-/// parameters (`kind`, splitters, `a | b << 32`), the number of buckets and the method (`None`:
-/// [`Method::auto`]'s pick).
-pub(crate) struct Params<'a, K> {
-    pub kind: u32,
-    pub splitters: &'a [K],
-    pub ab: u64,
+/// A multisplit as the device passes take it: the bucket function, the number of buckets and
+/// the method (`None`: [`Method::auto`]'s pick).
+pub(crate) struct Params<F> {
+    pub function: F,
     pub m: u32,
     pub method: Option<Method>,
 }
 
-impl<K: MultisplitKey> Params<'_, K> {
+impl<F> Params<F> {
     /// The bucket function as the kernels take it, with its uploaded splitters (if any) bound
     /// in `b`.
-    fn bind<'b>(&self, b: &mut Bindings<'b>, splitters: Option<&'b DeviceBuffer<K>>) -> Result<BuiltIn<K>> {
-        Ok(BuiltIn {
-            kind: self.kind,
-            splitters: b.read_or_null(splitters)?,
-            ab: self.ab,
-        })
+    fn bind<'b, K: MultisplitKey>(
+        &self,
+        b: &mut Bindings<'b>,
+        splitters: Option<&'b DeviceBuffer<K>>,
+    ) -> Result<F::Kernels>
+    where
+        F: SplitFunction<K>,
+    {
+        Ok(self.function.kernel_params(b.read_or_null(splitters)?))
     }
 }
 
 /// A value's bits as a kernel moves them, u32 or u64, with the scatter kernels that move them.
 pub(crate) trait Word: Pod {
-    type Direct<K: MultisplitKey>: Kernel<Params = Scatter<K, Self>>;
-    type Warp<K: MultisplitKey>: Kernel<Params = Scatter<K, Self>>;
-    type Block<K: MultisplitKey>: Kernel<Params = Scatter<K, Self>>;
-    type Counted<K: MultisplitKey>: Kernel<Params = Scatter<K, Self>>;
+    type Direct<K: MultisplitKey, B: SplitKernels<K>>: Kernel<Params = Scatter<K, Self, B>>;
+    type Warp<K: MultisplitKey, B: SplitKernels<K>>: Kernel<Params = Scatter<K, Self, B>>;
+    type Block<K: MultisplitKey, B: SplitKernels<K>>: Kernel<Params = Scatter<K, Self, B>>;
+    type Counted<K: MultisplitKey, B: SplitKernels<K>>: Kernel<Params = Scatter<K, Self, B>>;
 }
 
 impl Word for u32 {
-    type Direct<K: MultisplitKey> = K::Direct32;
-    type Warp<K: MultisplitKey> = K::Warp32;
-    type Block<K: MultisplitKey> = K::Block32;
-    type Counted<K: MultisplitKey> = K::Counted32;
+    type Direct<K: MultisplitKey, B: SplitKernels<K>> = B::Direct32;
+    type Warp<K: MultisplitKey, B: SplitKernels<K>> = B::Warp32;
+    type Block<K: MultisplitKey, B: SplitKernels<K>> = B::Block32;
+    type Counted<K: MultisplitKey, B: SplitKernels<K>> = B::Counted32;
 }
 
 impl Word for u64 {
-    type Direct<K: MultisplitKey> = K::Direct64;
-    type Warp<K: MultisplitKey> = K::Warp64;
-    type Block<K: MultisplitKey> = K::Block64;
-    type Counted<K: MultisplitKey> = K::Counted64;
+    type Direct<K: MultisplitKey, B: SplitKernels<K>> = B::Direct64;
+    type Warp<K: MultisplitKey, B: SplitKernels<K>> = B::Warp64;
+    type Block<K: MultisplitKey, B: SplitKernels<K>> = B::Block64;
+    type Counted<K: MultisplitKey, B: SplitKernels<K>> = B::Counted64;
 }
 
 /// `keys` (and `values`) split on `d`.
-pub(crate) fn split<K: MultisplitKey, V: Pod>(
+pub(crate) fn split<K: MultisplitKey, V: Pod, F: SplitFunction<K>>(
     d: &Device,
-    params: &Params<K>,
+    params: &Params<F>,
     keys: &[K],
     values: Option<&[V]>,
 ) -> Result<Split<K, V>> {
@@ -108,14 +110,14 @@ pub(super) struct Io<'b, K, V> {
 
 /// Splits in device memory; returns the buckets' offsets and counts. Values move as words of
 /// their size, 4 or 8 bytes (`Err(UnsupportedMethod)` for others, before any launch).
-pub(super) fn split_on_device<K: MultisplitKey, V: Pod>(
+pub(super) fn split_on_device<K: MultisplitKey, V: Pod, F: SplitFunction<K>>(
     d: &Device,
-    params: &Params<K>,
+    params: &Params<F>,
     io: Io<K, V>,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     match (io.values.is_some(), size_of::<V>()) {
-        (false, _) | (true, 4) => split_words::<K, u32, V>(d, params, io),
-        (true, 8) => split_words::<K, u64, V>(d, params, io),
+        (false, _) | (true, 4) => split_words::<K, u32, V, F>(d, params, io),
+        (true, 8) => split_words::<K, u64, V, F>(d, params, io),
         (true, size) => Err(Error::UnsupportedMethod {
             method: format!("multisplit of {size}-byte values"),
             backend: d.describe(),
@@ -146,9 +148,9 @@ impl CallScratch {
 
 /// [`split_on_device`] with values of `W`'s size moved as `W`s. Two passes (above 256 buckets)
 /// go through scratch buffers; the inputs are left as they were.
-fn split_words<K: MultisplitKey, W: Word, V: Pod>(
+fn split_words<K: MultisplitKey, W: Word, V: Pod, F: SplitFunction<K>>(
     d: &Device,
-    params: &Params<K>,
+    params: &Params<F>,
     io: Io<K, V>,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     let (m, method) = (params.m, params.method);
@@ -168,7 +170,7 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
     }
     // No splitters, no upload: the kernels get a null pointer (a search over none reads
     // nothing, and the other bucket functions read no splitters).
-    let splitters = match params.splitters {
+    let splitters = match params.function.splitters() {
         [] => None,
         s => Some(d.upload(s)?),
     };
@@ -229,7 +231,7 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
             largest: if p == 0 { largest } else { std::ptr::null_mut() },
             tag,
         };
-        b.launch::<K::Histogram>(histogram.plan(), histogram)?;
+        b.launch::<<F::Kernels as SplitKernels<K>>::Histogram>(histogram.plan(), histogram)?;
         let word = |part: u64| layout.table_offset() + 4 * part as usize;
         let scanned = (word(parts.sums), word(parts.starts), word(parts.status));
         d.exclusive_scan_u32_within(call, scanned, parts.group_sums as usize)?;
@@ -262,7 +264,16 @@ fn split_words<K: MultisplitKey, W: Word, V: Pod>(
         if !pairs {
             launch_keys_only(b, write, scatter.keys_only())?
         } else {
-            launch_scatter::<W::Direct<K>, W::Warp<K>, W::Block<K>, W::Counted<K>, K, W>(b, write, scatter)?
+            type Of<K, F> = <F as SplitBy<K>>::Kernels;
+            launch_scatter::<
+                W::Direct<K, Of<K, F>>,
+                W::Warp<K, Of<K, F>>,
+                W::Block<K, Of<K, F>>,
+                W::Counted<K, Of<K, F>>,
+                K,
+                W,
+                Of<K, F>,
+            >(b, write, scatter)?
         }
     }
     let report = d.download_words(call, layout.report_words)?;
@@ -321,11 +332,13 @@ pub fn scatter_with_table(
         keys: b.read(keys)?,
         values: std::ptr::null(),
         n,
-        buckets: BuiltIn {
-            kind: warpkit_kernels::multisplit::digit_pass::BUCKETS_BIT_FIELD,
-            splitters: std::ptr::null(),
-            ab: radix.ilog2() as u64,
-        },
+        buckets: SplitBy::<u32>::kernel_params(
+            &super::Buckets::BitField {
+                shift: 0,
+                bits: radix.ilog2(),
+            },
+            std::ptr::null(),
+        ),
         pass: PassTable {
             digit: digit_param(0, radix),
             tiles,
@@ -339,36 +352,41 @@ pub fn scatter_with_table(
 }
 
 /// [`launch_scatter`] of the keys-only kernels.
-fn launch_keys_only<K: MultisplitKey>(b: Bindings, write: u32, params: Scatter<K, u32>) -> Result<()> {
-    launch_scatter::<K::DirectKeys, K::WarpKeys, K::BlockKeys, K::CountedKeys, K, u32>(b, write, params)
+fn launch_keys_only<K: MultisplitKey, B: SplitKernels<K>>(
+    b: Bindings,
+    write: u32,
+    params: Scatter<K, u32, B>,
+) -> Result<()> {
+    launch_scatter::<B::DirectKeys, B::WarpKeys, B::BlockKeys, B::CountedKeys, K, u32, B>(b, write, params)
 }
 
 /// Launches the scatter kernel of write method `write` of one family (`D`, `Wl`, `B`, `C`:
 /// direct, warp-level, block-level, counted) with `params` and the buffers bound in `b`, by
 /// its plan.
-fn launch_scatter<D, Wl, B, C, K, V>(b: Bindings, write: u32, params: Scatter<K, V>) -> Result<()>
+fn launch_scatter<D, Wl, Bl, C, K, V, B>(b: Bindings, write: u32, params: Scatter<K, V, B>) -> Result<()>
 where
     K: MultisplitKey,
     V: Pod,
-    D: Kernel<Params = Scatter<K, V>>,
-    Wl: Kernel<Params = Scatter<K, V>>,
-    B: Kernel<Params = Scatter<K, V>>,
-    C: Kernel<Params = Scatter<K, V>>,
+    B: SplitKernels<K>,
+    D: Kernel<Params = Scatter<K, V, B>>,
+    Wl: Kernel<Params = Scatter<K, V, B>>,
+    Bl: Kernel<Params = Scatter<K, V, B>>,
+    C: Kernel<Params = Scatter<K, V, B>>,
 {
     let shape = params.plan(write);
     match write {
         DIRECT => b.launch::<D>(shape, params),
         WARP_LEVEL => b.launch::<Wl>(shape, params),
-        BLOCK_LEVEL => b.launch::<B>(shape, params),
+        BLOCK_LEVEL => b.launch::<Bl>(shape, params),
         _ => b.launch::<C>(shape, params),
     }
 }
 
 /// The offsets and counts of the split `keys` in `m` buckets, found in the keys themselves
 /// (one launch of the bounds kernel).
-fn bounds_of_buckets<K: MultisplitKey>(
+fn bounds_of_buckets<K: MultisplitKey, F: SplitFunction<K>>(
     d: &Device,
-    params: &Params<K>,
+    params: &Params<F>,
     keys: &DeviceBuffer<K>,
     splitters: Option<&DeviceBuffer<K>>,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
@@ -386,7 +404,7 @@ fn bounds_of_buckets<K: MultisplitKey>(
         // A device address: offset without dereferencing (`bounds` holds 2m words).
         end: begin.wrapping_add(m as usize),
     };
-    b.launch::<K::Bounds>(p.plan(), p)?;
+    b.launch::<<F::Kernels as SplitKernels<K>>::Bounds>(p.plan(), p)?;
     // Empty buckets keep begin = end = 0.
     let bounds = d.download(&bounds)?;
     let (begin, end) = bounds.split_at(m as usize);

@@ -23,6 +23,7 @@
 //! [`Error::BucketOutOfRange`], found by a device-side flag after the launch.
 
 mod cpu;
+mod function;
 pub(crate) mod launch;
 
 use crate::error::{Error, Result, check_len, check_same_len};
@@ -30,22 +31,29 @@ use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::progress::{Report, Tracker, WorkDone};
 use bytemuck::Pod;
-use warpkit_kernels::multisplit::bucket::{BitField, Modulo, MultiplicativeHash};
-use warpkit_kernels::multisplit::digit_pass::{
-    BUCKETS_BIT_FIELD, BUCKETS_HASH, BUCKETS_KEEP_AT_LEAST, BUCKETS_KEEP_BELOW, BUCKETS_KEEP_BIT_CLEAR,
-    BUCKETS_KEEP_BIT_SET, BUCKETS_MODULO, BUCKETS_SPLITTERS,
-};
-use warpkit_kernels::multisplit::kernels::MultisplitKernels;
+use std::marker::PhantomData;
+use warpkit_kernels::multisplit::digit_pass::BuiltIn;
+use warpkit_kernels::multisplit::kernels::SplitKernels;
 
+pub use function::{OwnBuckets, SplitFunction};
 pub use warpkit_kernels::multisplit::bucket::Keep;
 use warpkit_kernels::multisplit::bucket::{BucketFn, Key};
 
-/// Keys a multisplit takes: u32 and u64 (each tied to its kernels, the table in
-/// [`warpkit_kernels::multisplit::kernels`]).
-pub trait MultisplitKey: Key + Pod + MultisplitKernels {}
+/// Keys a multisplit takes: u32 and u64.
+pub trait MultisplitKey: Key + Pod {
+    /// The built-in bucket functions as the kernels take them, tied to their kernels (the
+    /// table in [`warpkit_kernels::multisplit::kernels`]).
+    #[doc(hidden)]
+    type BuiltIn: SplitKernels<Self> + From<BuiltIn<Self>>;
+}
 
-impl MultisplitKey for u32 {}
-impl MultisplitKey for u64 {}
+impl MultisplitKey for u32 {
+    type BuiltIn = BuiltIn<u32>;
+}
+
+impl MultisplitKey for u64 {
+    type BuiltIn = BuiltIn<u64>;
+}
 
 /// How a device writes a split (the paper's methods; the CPU backend has its own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,13 +189,15 @@ pub fn compact<K: MultisplitKey>(backend: &Backend, keys: &[K], keep: Keep) -> R
     Multisplit::new(Buckets::Keep(keep))?.keys(backend, keys)
 }
 
-/// A multisplit by one bucket function, checked once and run on any number of inputs.
+/// A multisplit by one bucket function, checked once and run on any number of inputs: a
+/// built-in one ([`Multisplit::new`]) or one of one's own ([`Multisplit::by`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Multisplit<'a, K> {
-    buckets: Buckets<'a, K>,
+pub struct Multisplit<'a, K, F = Buckets<'a, K>> {
+    buckets: F,
     m: u32,
     method: Option<Method>,
     report: Option<Report<'a>>,
+    key: PhantomData<fn() -> K>,
 }
 
 impl<'a, K: MultisplitKey> Multisplit<'a, K> {
@@ -233,13 +243,49 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
             m: m as u32,
             method: None,
             report: None,
+            key: PhantomData,
         })
     }
+}
 
+impl<'a, K: MultisplitKey, F: BucketFn<K> + SplitKernels<K>> Multisplit<'a, K, OwnBuckets<F>> {
+    /// A multisplit into `m` buckets by `function`, a bucket function of one's own whose kernels
+    /// a device crate declared with [`warpkit_kernels::multisplit_kernels!`] (its module loaded
+    /// on a GPU with [`Device::load`]), or why it cannot be: no buckets, more than
+    /// [`MAX_BUCKETS`]. A key that `function` puts in a bucket at or past `m` ends the call in
+    /// [`Error::BucketOutOfRange`].
+    ///
+    /// ```ignore
+    /// // In the device crate: `Morton` a `BucketFn<u32>` declared with `kernel_group!`, and
+    /// // warpkit_kernels::multisplit_kernels! { pub morton_u32: Morton for u32; }
+    /// device.load(&KERNELS)?;
+    /// let split = Multisplit::by(Morton { bits: 10 }, 1024)?.keys(&backend, &points)?;
+    /// ```
+    pub fn by(function: F, m: u32) -> Result<Multisplit<'a, K, OwnBuckets<F>>> {
+        if m == 0 {
+            return Err(Error::NoBuckets);
+        }
+        if m > MAX_BUCKETS {
+            return Err(Error::TooManyBuckets {
+                m: m as u64,
+                max: MAX_BUCKETS,
+            });
+        }
+        Ok(Multisplit {
+            buckets: OwnBuckets(function),
+            m,
+            method: None,
+            report: None,
+            key: PhantomData,
+        })
+    }
+}
+
+impl<'a, K: MultisplitKey, F: SplitFunction<K>> Multisplit<'a, K, F> {
     /// The same split, by `method` on a device; the CPU backend, which has none of the paper's
     /// methods, runs its own stable counting sort (the split is the same). Without it, devices
     /// pick by [`Method::auto`].
-    pub fn with_method(self, method: Method) -> Multisplit<'a, K> {
+    pub fn with_method(self, method: Method) -> Multisplit<'a, K, F> {
         Multisplit {
             method: Some(method),
             ..self
@@ -262,7 +308,7 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
     /// assert_eq!(split.counts, vec![62_500; 16]);
     /// # Ok::<(), warpkit::Error>(())
     /// ```
-    pub fn with_progress(self, progress: &'a (dyn Fn(&WorkDone) + Sync)) -> Multisplit<'a, K> {
+    pub fn with_progress(self, progress: &'a (dyn Fn(&WorkDone) + Sync)) -> Multisplit<'a, K, F> {
         Multisplit {
             report: Some(Report(progress)),
             ..self
@@ -365,40 +411,17 @@ impl<'a, K: MultisplitKey> Multisplit<'a, K> {
         check_len("multisplit keys", keys.len(), crate::MAX_LEN)?;
         let (tracker, m) = (self.tracker(keys.len()), self.m);
         let split = match backend {
-            Backend::Cpu(_) => match self.buckets {
-                Buckets::Splitters(s) => cpu::split(cpu::SplitterSlice(s), m, keys, values, &tracker),
-                Buckets::BitField { shift, bits } => {
-                    cpu::split(BitField { shift, bits }, m, keys, values, &tracker)
-                }
-                Buckets::Modulo(modulus) => cpu::split(Modulo { m: modulus }, m, keys, values, &tracker),
-                Buckets::Hash { bits } => cpu::split(MultiplicativeHash { bits }, m, keys, values, &tracker),
-                Buckets::Keep(keep) => cpu::split(keep, m, keys, values, &tracker),
-            },
+            Backend::Cpu(_) => self.buckets.split_on_cpu(m, keys, values, &tracker),
             Backend::Device(d) => launch::split(d, &self.params(), keys, values),
         }?;
         tracker.finish();
         Ok(split)
     }
 
-    /// The split as the device passes take it (`ab = a | b << 32`, see the `with_buckets!`
-    /// macro of [`warpkit_kernels::multisplit::digit_pass`]).
-    fn params(&self) -> launch::Params<'a, K> {
-        let (kind, splitters, ab) = match self.buckets {
-            Buckets::Splitters(s) => (BUCKETS_SPLITTERS, s, s.len() as u64),
-            Buckets::BitField { shift, bits } => {
-                (BUCKETS_BIT_FIELD, &[][..], bits as u64 | (shift as u64) << 32)
-            }
-            Buckets::Modulo(m) => (BUCKETS_MODULO, &[][..], m as u64),
-            Buckets::Hash { bits } => (BUCKETS_HASH, &[][..], bits as u64),
-            Buckets::Keep(Keep::Below(t)) => (BUCKETS_KEEP_BELOW, &[][..], t),
-            Buckets::Keep(Keep::AtLeast(t)) => (BUCKETS_KEEP_AT_LEAST, &[][..], t),
-            Buckets::Keep(Keep::BitSet(bit)) => (BUCKETS_KEEP_BIT_SET, &[][..], bit as u64),
-            Buckets::Keep(Keep::BitClear(bit)) => (BUCKETS_KEEP_BIT_CLEAR, &[][..], bit as u64),
-        };
+    /// The split as the device passes take it.
+    fn params(&self) -> launch::Params<F> {
         launch::Params {
-            kind,
-            splitters,
-            ab,
+            function: self.buckets,
             m: self.m,
             method: self.method,
         }

@@ -3,22 +3,23 @@
 //! key read three times (mostly from cache), two words written a bucket.
 
 use super::bucket::{BucketFn, Key};
-use super::pass::{BuiltIn, with_buckets};
+use super::pass::{BucketParams, BuiltIn, WithBuckets};
 use crate::launch::LaunchShape;
 use crate::policy::multisplit::{BOUNDS_MAX_BLOCKS, THREADS};
 use crate::simt::{global_x, grid_threads_x};
 
 own_kernel! {
+    #![open(multisplit_bounds_entry)]
     /// Parameters of [`bounds`]: the split keys, the bucket function they were split by (as in
     /// [`super::histogram::Histogram`]) and where each bucket's bounds go.
-    pub struct Bounds<K: Key> {
+    pub struct Bounds<K: Key, B: BucketParams<K>> {
         /// The `n` keys, in bucket order (keys out of order make threads race on a bucket's
         /// bounds, each storing an index: wrong bounds, never a store out of bounds).
         #[len(n)]
         pub keys: *const K,
         pub n: u64,
         #[group]
-        pub buckets: BuiltIn<K>,
+        pub buckets: B,
         /// The buckets, and where each begins and ends (`m` words each).
         pub m: u32,
         #[len(m)]
@@ -28,10 +29,10 @@ own_kernel! {
     }
     check |p, shape| shape.is_1d();
     /// The bounds of split u32 and u64 keys.
-    fn bounds => multisplit_bounds_u32<u32>, multisplit_bounds_u64<u64>;
+    fn bounds => multisplit_bounds_u32<u32, BuiltIn<u32>>, multisplit_bounds_u64<u64, BuiltIn<u64>>;
 }
 
-impl<K: Key> Bounds<K> {
+impl<K: Key, B: BucketParams<K>> Bounds<K, B> {
     /// A grid-stride loop: a block of [`THREADS`] per `THREADS` keys, at most
     /// [`BOUNDS_MAX_BLOCKS`].
     pub const fn plan(&self) -> LaunchShape {
@@ -48,19 +49,30 @@ impl<K: Key> Bounds<K> {
 /// [`bounds_by`] of the split keys under the bucket function the parameters name.
 ///
 /// # Safety
-/// As for [`bounds_by`]; splitters as `with_buckets!` says.
+/// As for [`bounds_by`]; the bucket parameters as [`BucketParams::with`] says.
 #[inline(always)]
-pub unsafe fn bounds<K: Key>(p: Bounds<K>) {
-    let Bounds {
-        keys,
-        n,
-        buckets,
-        m,
-        begin,
-        end,
-    } = p;
+pub unsafe fn bounds<K: Key, B: BucketParams<K>>(p: Bounds<K, B>) {
     // SAFETY: forwarded to the launch contract above.
-    unsafe { with_buckets!(buckets, |f| bounds_by(keys, n, f, m, (begin, end))) }
+    unsafe { p.buckets.with(p) }
+}
+
+/// [`bounds`]' body once its bucket function is known.
+impl<K: Key, B: BucketParams<K>> WithBuckets<K> for Bounds<K, B> {
+    type Output = ();
+
+    #[inline(always)]
+    unsafe fn run<F: BucketFn<K>>(self, f: F) {
+        let Bounds {
+            keys,
+            n,
+            m,
+            begin,
+            end,
+            ..
+        } = self;
+        // SAFETY: [`bounds`]' contract, forwarded.
+        unsafe { bounds_by(keys, n, f, m, (begin, end)) }
+    }
 }
 
 /// For keys split by bucket, where each bucket begins (`begin[b]`) and ends (`end[b]`); buckets

@@ -5,7 +5,7 @@
 
 use super::Tile;
 use super::bucket::{BucketFn, Key};
-use super::pass::{BuiltIn, Pass, with_buckets};
+use super::pass::{BucketParams, BuiltIn, Pass, WithBuckets};
 use super::table::{PassTable, TableParts};
 use crate::block::LaneLoad;
 use crate::block::histogram::{BinFn, count_row};
@@ -104,15 +104,16 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
 }
 
 own_kernel! {
+    #![open(multisplit_histogram_entry)]
     /// Parameters of [`histogram`]: the keys, their bucket function, the pass, its table, and
     /// where a bucket at or past `m` is reported.
-    pub struct Histogram<K: Key> {
+    pub struct Histogram<K: Key, B: BucketParams<K>> {
         /// The `n` keys.
         #[len(n)]
         pub keys: *const K,
         pub n: u64,
         #[group]
-        pub buckets: BuiltIn<K>,
+        pub buckets: B,
         #[group]
         pub pass: PassTable,
         /// The buckets the caller claims, and, unless null, where a bucket at or past `m` is
@@ -124,12 +125,12 @@ own_kernel! {
     }
     check |p, shape| pass.fits(n) && *shape == p.plan();
     /// The histogram of u32 keys (full tiles read by 16-byte vectors of 4).
-    fn histogram::<u32, 4> => multisplit_histogram_u32<u32>;
+    fn histogram::<_, _, 4> => multisplit_histogram_u32<u32, BuiltIn<u32>>;
     /// The histogram of u64 keys (full tiles read by 16-byte vectors of 2).
-    fn histogram::<u64, 2> => multisplit_histogram_u64<u64>;
+    fn histogram::<_, _, 2> => multisplit_histogram_u64<u64, BuiltIn<u64>>;
 }
 
-impl<K: Key> Histogram<K> {
+impl<K: Key, B: BucketParams<K>> Histogram<K, B> {
     /// One block of [`THREADS`] per [`HISTOGRAM_TILES`] tiles, with [`histogram_bytes`] of the
     /// pass's radix.
     pub const fn plan(&self) -> LaunchShape {
@@ -145,25 +146,33 @@ impl<K: Key> Histogram<K> {
 /// full tiles read by `V`-key vectors.
 ///
 /// # Safety
-/// As for [`histogram_by`] with the launch of [`Histogram::plan`]; splitters as
-/// `with_buckets!` says.
+/// As for [`histogram_by`] with the launch of [`Histogram::plan`]; the bucket parameters as
+/// [`BucketParams::with`] says.
 #[inline(always)]
-pub unsafe fn histogram<K: Key, const V: usize>(p: Histogram<K>) {
-    let Histogram {
-        keys,
-        n,
-        buckets,
-        pass: PassTable { digit, tiles, table },
-        m,
-        largest,
-        tag,
-    } = p;
+pub unsafe fn histogram<K: Key, B: BucketParams<K>, const V: usize>(p: Histogram<K, B>) {
     // SAFETY: forwarded to the launch contract above.
-    unsafe {
-        with_buckets!(buckets, |f| {
-            let pass = Pass::new(f, digit);
-            histogram_by::<_, _, V>(keys, n, pass, tiles, table, (m, largest, tag))
-        })
+    unsafe { p.buckets.with(CountPass::<K, B, V>(p)) }
+}
+
+/// [`histogram`]'s body once its bucket function is known.
+struct CountPass<K: Key, B: BucketParams<K>, const V: usize>(Histogram<K, B>);
+
+impl<K: Key, B: BucketParams<K>, const V: usize> WithBuckets<K> for CountPass<K, B, V> {
+    type Output = ();
+
+    #[inline(always)]
+    unsafe fn run<F: BucketFn<K>>(self, f: F) {
+        let Histogram {
+            keys,
+            n,
+            pass: PassTable { digit, tiles, table },
+            m,
+            largest,
+            tag,
+            ..
+        } = self.0;
+        // SAFETY: [`histogram`]'s contract, forwarded.
+        unsafe { histogram_by::<_, _, V>(keys, n, Pass::new(f, digit), tiles, table, (m, largest, tag)) }
     }
 }
 

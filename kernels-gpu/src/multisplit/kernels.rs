@@ -1,31 +1,34 @@
-//! The multisplit kernels as host code generic over the key type launches them: the table that
-//! ties u32 and u64 keys to their instances (scatters for keys only and for 32- and 64-bit value
-//! words).
+//! The multisplit kernels as host code generic over the key type and the bucket function
+//! launches them: the table that ties a bucket function's parameters ([`BuiltIn`], or one's own
+//! through `multisplit_kernels!`) and a key type to their instances (scatters for keys only and
+//! for 32- and 64-bit value words).
 
 use super::bounds::{self, Bounds};
 use super::bucket::Key;
 use super::histogram::{self, Histogram};
+use super::pass::{BucketParams, BuiltIn};
 use super::scatter::{self, Scatter};
 
 crate::kernel_table! {
-    /// The multisplit kernels of one key type (u32 or u64).
-    pub trait MultisplitKernels: Key {
-        Histogram: Histogram<Self>;
-        Bounds: Bounds<Self>;
-        DirectKeys: Scatter<Self, u32>;
-        WarpKeys: Scatter<Self, u32>;
-        BlockKeys: Scatter<Self, u32>;
-        CountedKeys: Scatter<Self, u32>;
-        Direct32: Scatter<Self, u32>;
-        Direct64: Scatter<Self, u64>;
-        Warp32: Scatter<Self, u32>;
-        Warp64: Scatter<Self, u64>;
-        Block32: Scatter<Self, u32>;
-        Block64: Scatter<Self, u64>;
-        Counted32: Scatter<Self, u32>;
-        Counted64: Scatter<Self, u64>;
+    /// The multisplit kernels of one bucket function (its launch parameters, `Self`) over one
+    /// key type `K`.
+    pub trait SplitKernels<K: Key>: BucketParams<K> {
+        Histogram: Histogram<K, Self>;
+        Bounds: Bounds<K, Self>;
+        DirectKeys: Scatter<K, u32, Self>;
+        WarpKeys: Scatter<K, u32, Self>;
+        BlockKeys: Scatter<K, u32, Self>;
+        CountedKeys: Scatter<K, u32, Self>;
+        Direct32: Scatter<K, u32, Self>;
+        Direct64: Scatter<K, u64, Self>;
+        Warp32: Scatter<K, u32, Self>;
+        Warp64: Scatter<K, u64, Self>;
+        Block32: Scatter<K, u32, Self>;
+        Block64: Scatter<K, u64, Self>;
+        Counted32: Scatter<K, u32, Self>;
+        Counted64: Scatter<K, u64, Self>;
     }
-    u32 {
+    BuiltIn<u32> where K = u32 {
         Histogram = histogram::multisplit_histogram_u32,
         Bounds = bounds::multisplit_bounds_u32,
         DirectKeys = scatter::multisplit_scatter_direct_u32_keys,
@@ -41,7 +44,7 @@ crate::kernel_table! {
         Counted32 = scatter::multisplit_scatter_counted_u32_v32,
         Counted64 = scatter::multisplit_scatter_counted_u32_v64,
     }
-    u64 {
+    BuiltIn<u64> where K = u64 {
         Histogram = histogram::multisplit_histogram_u64,
         Bounds = bounds::multisplit_bounds_u64,
         DirectKeys = scatter::multisplit_scatter_direct_u64_keys,

@@ -8,7 +8,8 @@
 //! the [`scatter`] launch and its writes (`scatter_warp`, `scatter_block`, `scatter_counted`,
 //! and `lane_tile`, the ranked tile the scatter hands its writes), and the [`bounds`] launch,
 //! each launch's module declaring its kernel family (parameters, body, plan); `kernels` ties
-//! them to the key types. The tile loads, counts, ranking and staged write-out they use live in
+//! them to the key types and bucket functions, [`own`] declares them for a bucket function of
+//! one's own. The tile loads, counts, ranking and staged write-out they use live in
 //! [`crate::block`].
 
 pub mod bounds;
@@ -18,6 +19,7 @@ pub mod histogram;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod kernels;
 mod lane_tile;
+pub mod own;
 pub mod pass;
 pub mod scatter;
 mod scatter_block;

@@ -1,6 +1,6 @@
 //! One digit pass of the multisplit: which digit of the bucket id it splits by ([`Pass`]), and
-//! the built-in bucket functions a launch names by its parameters (`with_buckets!`, compiled
-//! once per function). A shift, a mask and a min a key on top of the bucket function.
+//! the bucket function a launch names by its parameters ([`BucketParams`]: the built-in ones,
+//! each compiled once, or one's own). A shift, a mask and a min a key on top of the bucket function.
 
 use super::bucket::{BucketFn, Key};
 use crate::block::DigitFn;
@@ -12,7 +12,7 @@ const _: () = assert!(RADIX <= crate::policy::multisplit::THREADS);
 
 crate::kernel_group! {
     /// A built-in bucket function as the kernels take it: a `BUCKETS_*` kind, its splitters,
-    /// and `ab = a | b << 32`, its numbers (`with_buckets!` makes the function of them).
+    /// and `ab = a | b << 32`, its numbers ([`BucketParams::with`] makes the function of them).
     pub struct BuiltIn<K: Key> {
         pub kind: u32,
         /// The `a` sorted splitters of [`BUCKETS_SPLITTERS`]; null for the other kinds.
@@ -40,59 +40,65 @@ pub const BUCKETS_KEEP_BIT_SET: u32 = 6;
 /// See [`BUCKETS_KEEP_BELOW`].
 pub const BUCKETS_KEEP_BIT_CLEAR: u32 = 7;
 
-/// Runs `body` with `f` bound to the built-in bucket function that a launch's [`BuiltIn`]
-/// names (see the `BUCKETS_*` kinds). The body is
-/// compiled once per function, so a kernel chooses once per launch instead of once per key
-/// (the per-key choice cost the histogram a jump table and a sixth of its instructions).
-/// Used inside an `unsafe` block whose caller vouches, for splitters, that the pointer holds
-/// `a` sorted keys in the launch's memory.
-macro_rules! with_buckets {
-    ($buckets:expr, |$f:ident| $body:expr) => {{
-        let $crate::multisplit::pass::BuiltIn { kind, splitters, ab } = $buckets;
+/// What a kernel body does once it knows its bucket function: [`BucketParams::with`] calls
+/// [`WithBuckets::run`] with it. (A generic closure, which Rust does not have.)
+pub trait WithBuckets<K: Key> {
+    type Output;
+    /// Runs the body with `f`.
+    ///
+    /// # Safety
+    /// The body's own contract.
+    unsafe fn run<F: BucketFn<K>>(self, f: F) -> Self::Output;
+}
+
+/// The launch parameters that name a multisplit's bucket function: [`BuiltIn`], which names
+/// one of this crate's by its kind, or a bucket function of one's own, which is its own
+/// parameters (`multisplit_kernels!` implements this for it).
+///
+/// # Safety
+/// [`BucketParams::with`] calls `body.run` once, with a function that reads no memory beyond
+/// the reaches of the group's `#[len]` fields.
+pub unsafe trait BucketParams<K: Key>: crate::kernel::Group {
+    /// Runs `body` with the bucket function these parameters name.
+    ///
+    /// # Safety
+    /// The body's contract; for [`BuiltIn`] splitters, that the pointer holds `a` sorted keys
+    /// in the launch's memory.
+    unsafe fn with<W: WithBuckets<K>>(self, body: W) -> W::Output;
+}
+
+// SAFETY: each arm calls `body.run` once; only the splitters are read, `a` of them, the
+// group's `#[len]` for that kind.
+unsafe impl<K: Key> BucketParams<K> for BuiltIn<K> {
+    /// Compiles the body once per built-in function, so that a kernel chooses once per launch
+    /// instead of once per key (the per-key choice cost the histogram a jump table and a sixth
+    /// of its instructions).
+    #[inline(always)]
+    unsafe fn with<W: WithBuckets<K>>(self, body: W) -> W::Output {
+        use super::bucket::{BitField, Keep, Modulo, MultiplicativeHash, Splitters};
+        let BuiltIn { kind, splitters, ab } = self;
         let a = ab as u32;
-        match kind {
-            $crate::multisplit::pass::BUCKETS_SPLITTERS => {
-                let $f = $crate::multisplit::bucket::Splitters::new(splitters, a);
-                $body
-            }
-            $crate::multisplit::pass::BUCKETS_BIT_FIELD => {
-                let $f = $crate::multisplit::bucket::BitField {
+        // SAFETY: the caller's contract, forwarded.
+        unsafe {
+            match kind {
+                BUCKETS_SPLITTERS => body.run(Splitters::new(splitters, a)),
+                BUCKETS_BIT_FIELD => body.run(BitField {
                     shift: (ab >> 32) as u32,
                     bits: a,
-                };
-                $body
-            }
-            $crate::multisplit::pass::BUCKETS_MODULO => {
-                let $f = $crate::multisplit::bucket::Modulo { m: a };
-                $body
-            }
-            $crate::multisplit::pass::BUCKETS_HASH => {
-                let $f = $crate::multisplit::bucket::MultiplicativeHash { bits: a };
-                $body
-            }
-            // Each predicate its own arm, so that its body knows which one it tests (one arm
-            // for all four chose per key; with these arms and the keys-only scatter, direct
-            // compaction of 2^28 keys went from 1.66 to 1.41 ms on the H100).
-            $crate::multisplit::pass::BUCKETS_KEEP_BELOW => {
-                let $f = $crate::multisplit::bucket::Keep::Below(ab);
-                $body
-            }
-            $crate::multisplit::pass::BUCKETS_KEEP_AT_LEAST => {
-                let $f = $crate::multisplit::bucket::Keep::AtLeast(ab);
-                $body
-            }
-            $crate::multisplit::pass::BUCKETS_KEEP_BIT_SET => {
-                let $f = $crate::multisplit::bucket::Keep::BitSet(a);
-                $body
-            }
-            _ => {
-                let $f = $crate::multisplit::bucket::Keep::BitClear(a);
-                $body
+                }),
+                BUCKETS_MODULO => body.run(Modulo { m: a }),
+                BUCKETS_HASH => body.run(MultiplicativeHash { bits: a }),
+                // Each predicate its own arm, so that its body knows which one it tests (one
+                // arm for all four chose per key; with these arms and the keys-only scatter,
+                // direct compaction of 2^28 keys went from 1.66 to 1.41 ms on the H100).
+                BUCKETS_KEEP_BELOW => body.run(Keep::Below(ab)),
+                BUCKETS_KEEP_AT_LEAST => body.run(Keep::AtLeast(ab)),
+                BUCKETS_KEEP_BIT_SET => body.run(Keep::BitSet(a)),
+                _ => body.run(Keep::BitClear(a)),
             }
         }
-    }};
+    }
 }
-pub(super) use with_buckets;
 
 /// One pass: the digit of bucket `b` is `(b >> shift) % 256`, below `radix`. The host picks
 /// `radix = m` for a single pass, or 256 (`shift` 0) then `ceil(m / 256)` (`shift` 8) for two,

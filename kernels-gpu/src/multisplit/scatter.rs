@@ -8,7 +8,7 @@
 use super::Tile;
 use super::bucket::{BucketFn, Key};
 use super::lane_tile::LaneTile;
-use super::pass::{BuiltIn, Pass, with_buckets};
+use super::pass::{BucketParams, BuiltIn, Pass, WithBuckets};
 use super::scatter_block::{moved_bytes, write_block_level};
 pub use super::scatter_counted::COUNTED_RADIX;
 use super::scatter_counted::{counted_bytes, scatter_counted};
@@ -93,10 +93,11 @@ unsafe fn prefetch_tile<K>(keys: *const K, n: u64, tile: u64) {
 }
 
 own_kernel! {
+    #![open(multisplit_scatter_entry)]
     /// Parameters of [`scatter`]: the keys and values, the bucket function (as in
     /// [`super::histogram::Histogram`]), the pass and its scanned table, where the split goes.
     /// The keys-only kernels take null value pointers ([`Scatter::keys_only`]).
-    pub struct Scatter<K: Key, V: Copy> {
+    pub struct Scatter<K: Key, V: Copy, B: BucketParams<K>> {
         /// The `n` keys and values (at most `u32::MAX`: places are 32-bit).
         #[len(n)]
         pub keys: *const K,
@@ -104,7 +105,7 @@ own_kernel! {
         pub values: *const V,
         pub n: u64,
         #[group]
-        pub buckets: BuiltIn<K>,
+        pub buckets: B,
         /// The pass, its table's group sums scanned (read only). Any contents keep the
         /// stores in bounds (the direct, warp-level and block-level writes skip a tile whose
         /// run of some digit would pass `n`, the counted one lowers the digit's start to end
@@ -122,44 +123,44 @@ own_kernel! {
     }
     check |p, shape| n <= u32::MAX as u64 && pass.fits(n);
     /// The direct write, keys only (values untouched, their type nominal).
-    fn scatter::<_, _, DIRECT, false> => multisplit_scatter_direct_u32_keys<u32, u32>,
-        multisplit_scatter_direct_u64_keys<u64, u32>;
+    fn scatter::<_, _, _, DIRECT, false> => multisplit_scatter_direct_u32_keys<u32, u32, BuiltIn<u32>>,
+        multisplit_scatter_direct_u64_keys<u64, u32, BuiltIn<u64>>;
     check |p, shape| p.runs_as(shape, DIRECT, false);
     /// The direct write, keys and values of 32 or 64 bits.
-    fn scatter::<_, _, DIRECT, true> => multisplit_scatter_direct_u32_v32<u32, u32>,
-        multisplit_scatter_direct_u32_v64<u32, u64>, multisplit_scatter_direct_u64_v32<u64, u32>,
-        multisplit_scatter_direct_u64_v64<u64, u64>;
+    fn scatter::<_, _, _, DIRECT, true> => multisplit_scatter_direct_u32_v32<u32, u32, BuiltIn<u32>>,
+        multisplit_scatter_direct_u32_v64<u32, u64, BuiltIn<u32>>, multisplit_scatter_direct_u64_v32<u64, u32, BuiltIn<u64>>,
+        multisplit_scatter_direct_u64_v64<u64, u64, BuiltIn<u64>>;
     check |p, shape| p.runs_as(shape, DIRECT, true);
     /// The warp-level write, keys only.
-    fn scatter::<_, _, WARP_LEVEL, false> => multisplit_scatter_warp_u32_keys<u32, u32>,
-        multisplit_scatter_warp_u64_keys<u64, u32>;
+    fn scatter::<_, _, _, WARP_LEVEL, false> => multisplit_scatter_warp_u32_keys<u32, u32, BuiltIn<u32>>,
+        multisplit_scatter_warp_u64_keys<u64, u32, BuiltIn<u64>>;
     check |p, shape| p.runs_as(shape, WARP_LEVEL, false);
     /// The warp-level write, keys and values.
-    fn scatter::<_, _, WARP_LEVEL, true> => multisplit_scatter_warp_u32_v32<u32, u32>,
-        multisplit_scatter_warp_u32_v64<u32, u64>, multisplit_scatter_warp_u64_v32<u64, u32>,
-        multisplit_scatter_warp_u64_v64<u64, u64>;
+    fn scatter::<_, _, _, WARP_LEVEL, true> => multisplit_scatter_warp_u32_v32<u32, u32, BuiltIn<u32>>,
+        multisplit_scatter_warp_u32_v64<u32, u64, BuiltIn<u32>>, multisplit_scatter_warp_u64_v32<u64, u32, BuiltIn<u64>>,
+        multisplit_scatter_warp_u64_v64<u64, u64, BuiltIn<u64>>;
     check |p, shape| p.runs_as(shape, WARP_LEVEL, true);
     /// The block-level write, keys only.
-    fn scatter::<_, _, BLOCK_LEVEL, false> => multisplit_scatter_block_u32_keys<u32, u32>,
-        multisplit_scatter_block_u64_keys<u64, u32>;
+    fn scatter::<_, _, _, BLOCK_LEVEL, false> => multisplit_scatter_block_u32_keys<u32, u32, BuiltIn<u32>>,
+        multisplit_scatter_block_u64_keys<u64, u32, BuiltIn<u64>>;
     check |p, shape| p.runs_as(shape, BLOCK_LEVEL, false);
     /// The block-level write, keys and values.
-    fn scatter::<_, _, BLOCK_LEVEL, true> => multisplit_scatter_block_u32_v32<u32, u32>,
-        multisplit_scatter_block_u32_v64<u32, u64>, multisplit_scatter_block_u64_v32<u64, u32>,
-        multisplit_scatter_block_u64_v64<u64, u64>;
+    fn scatter::<_, _, _, BLOCK_LEVEL, true> => multisplit_scatter_block_u32_v32<u32, u32, BuiltIn<u32>>,
+        multisplit_scatter_block_u32_v64<u32, u64, BuiltIn<u32>>, multisplit_scatter_block_u64_v32<u64, u32, BuiltIn<u64>>,
+        multisplit_scatter_block_u64_v64<u64, u64, BuiltIn<u64>>;
     check |p, shape| p.runs_as(shape, BLOCK_LEVEL, true);
     /// The block-level write ranked by counters, keys only.
-    fn scatter::<_, _, COUNTED, false> => multisplit_scatter_counted_u32_keys<u32, u32>,
-        multisplit_scatter_counted_u64_keys<u64, u32>;
+    fn scatter::<_, _, _, COUNTED, false> => multisplit_scatter_counted_u32_keys<u32, u32, BuiltIn<u32>>,
+        multisplit_scatter_counted_u64_keys<u64, u32, BuiltIn<u64>>;
     check |p, shape| p.runs_as(shape, COUNTED, false);
     /// The block-level write ranked by counters, keys and values.
-    fn scatter::<_, _, COUNTED, true> => multisplit_scatter_counted_u32_v32<u32, u32>,
-        multisplit_scatter_counted_u32_v64<u32, u64>, multisplit_scatter_counted_u64_v32<u64, u32>,
-        multisplit_scatter_counted_u64_v64<u64, u64>;
+    fn scatter::<_, _, _, COUNTED, true> => multisplit_scatter_counted_u32_v32<u32, u32, BuiltIn<u32>>,
+        multisplit_scatter_counted_u32_v64<u32, u64, BuiltIn<u32>>, multisplit_scatter_counted_u64_v32<u64, u32, BuiltIn<u64>>,
+        multisplit_scatter_counted_u64_v64<u64, u64, BuiltIn<u64>>;
     check |p, shape| p.runs_as(shape, COUNTED, true);
 }
 
-impl<K: Key, V: Copy> Scatter<K, V> {
+impl<K: Key, V: Copy, B: BucketParams<K>> Scatter<K, V, B> {
     /// One block of [`THREADS`] per tile, with [`scatter_bytes`] of the kernel's write method
     /// `write`, the pass's radix, these keys and these values (none when `values` is null: the
     /// keys-only kernels).
@@ -188,7 +189,7 @@ impl<K: Key, V: Copy> Scatter<K, V> {
 
     /// The parameters of the keys-only kernels for the same keys: null value pointers, of their
     /// nominal type.
-    pub const fn keys_only(self) -> Scatter<K, u32> {
+    pub const fn keys_only(self) -> Scatter<K, u32, B> {
         Scatter {
             keys: self.keys,
             values: core::ptr::null(),
@@ -206,15 +207,31 @@ impl<K: Key, V: Copy> Scatter<K, V> {
 /// pass the parameters name, written as `WRITE` says.
 ///
 /// # Safety
-/// As for [`scatter_by`] with the launch of [`Scatter::plan`] for `WRITE`; splitters as
-/// `with_buckets!` says.
+/// As for [`scatter_by`] with the launch of [`Scatter::plan`] for `WRITE`; the bucket
+/// parameters as [`BucketParams::with`] says.
 #[inline(always)]
-pub unsafe fn scatter<K: Key, V: Copy + Default, const WRITE: u32, const VALUES: bool>(p: Scatter<K, V>) {
+pub unsafe fn scatter<K: Key, V: Copy + Default, B: BucketParams<K>, const WRITE: u32, const VALUES: bool>(
+    p: Scatter<K, V, B>,
+) {
     // SAFETY: forwarded to the launch contract above.
-    unsafe {
-        with_buckets!(p.buckets, |f| {
-            scatter_by::<_, _, _, WRITE, VALUES>(p, Pass::new(f, p.pass.digit))
-        })
+    unsafe { p.buckets.with(ScatterPass::<K, V, B, WRITE, VALUES>(p)) }
+}
+
+/// [`scatter`]'s body once its bucket function is known.
+struct ScatterPass<K: Key, V: Copy, B: BucketParams<K>, const WRITE: u32, const VALUES: bool>(
+    Scatter<K, V, B>,
+);
+
+impl<K: Key, V: Copy + Default, B: BucketParams<K>, const WRITE: u32, const VALUES: bool> WithBuckets<K>
+    for ScatterPass<K, V, B, WRITE, VALUES>
+{
+    type Output = ();
+
+    #[inline(always)]
+    unsafe fn run<F: BucketFn<K>>(self, f: F) {
+        let p = self.0;
+        // SAFETY: [`scatter`]'s contract, forwarded.
+        unsafe { scatter_by::<_, _, _, _, WRITE, VALUES>(p, Pass::new(f, p.pass.digit)) }
     }
 }
 
@@ -232,8 +249,15 @@ pub unsafe fn scatter<K: Key, V: Copy + Default, const WRITE: u32, const VALUES:
 /// [`THREADS`] per tile with [`scatter_bytes`] for `WRITE`, this radix and these keys and
 /// values; a radix of at most [`COUNTED_RADIX`] for [`COUNTED`].
 #[inline(always)]
-pub unsafe fn scatter_by<K: Key, V: Copy + Default, F: BucketFn<K>, const WRITE: u32, const VALUES: bool>(
-    p: Scatter<K, V>,
+pub unsafe fn scatter_by<
+    K: Key,
+    V: Copy + Default,
+    B: BucketParams<K>,
+    F: BucketFn<K>,
+    const WRITE: u32,
+    const VALUES: bool,
+>(
+    p: Scatter<K, V, B>,
     pass: Pass<F>,
 ) {
     let Scatter {

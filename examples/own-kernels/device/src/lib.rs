@@ -11,6 +11,9 @@
 //!   emulator reports (the tests assert it does).
 //! - [`Reverse`]: each block reverses its values through shared memory; with `off_by_one` 1 its
 //!   first thread reads one slot past the block's, which the emulator reports with the thread.
+//! - [`Morton`] and [`Fibonacci`]: bucket functions of this crate's own for warpkit's
+//!   multisplit, its kernels declared for them by `multisplit_kernels!` (`morton_u32`,
+//!   `fibonacci_u32`, `fibonacci_u64`).
 //!
 //! Compiled for the host, the same code runs in warpkit's emulator (`Device::emulator`), which
 //! is how the host crate's `cargo test` runs it without a GPU.
@@ -19,6 +22,7 @@
 
 use warpkit_kernels::block;
 use warpkit_kernels::launch::LaunchShape;
+use warpkit_kernels::multisplit::bucket::{BucketFn, Key};
 use warpkit_kernels::op::Operator;
 use warpkit_kernels::simt::memory::read_or;
 use warpkit_kernels::simt::shared::SharedSlice;
@@ -178,4 +182,64 @@ warpkit_kernels::kernel! {
 pub unsafe fn reverse(p: Reverse) {
     // SAFETY: the caller's contract.
     unsafe { p.values.exchange(true, |t| THREADS - 1 - t + p.off_by_one) }
+}
+
+warpkit_kernels::kernel_group! {
+    /// Points of a 2^16 × 2^16 grid, `x` in a key's low 16 bits and `y` in its high 16, by the
+    /// Morton (Z-order) index of their cell in a grid of `2^(bits/2)` cells a side: `m =
+    /// 2^bits` buckets (`bits` even, at most 16), neighbouring cells in nearby buckets, as a
+    /// spatial sort or a build of a bounding-volume hierarchy wants.
+    pub struct Morton {
+        pub bits: u32,
+    }
+}
+
+/// `v`'s low 16 bits spread to the even bits of the result.
+#[inline(always)]
+fn spread_bits(v: u32) -> u32 {
+    let v = v & 0xffff;
+    let v = (v | v << 8) & 0x00ff_00ff;
+    let v = (v | v << 4) & 0x0f0f_0f0f;
+    let v = (v | v << 2) & 0x3333_3333;
+    (v | v << 1) & 0x5555_5555
+}
+
+impl BucketFn<u32> for Morton {
+    #[inline(always)]
+    fn bucket(&self, key: u32) -> u32 {
+        let side = self.bits / 2;
+        if side == 0 {
+            return 0;
+        }
+        let (x, y) = ((key & 0xffff) >> (16 - side), key >> 16 >> (16 - side));
+        spread_bits(x) | spread_bits(y) << 1
+    }
+}
+
+warpkit_kernels::kernel_group! {
+    /// The top `bits` bits of `key · 2^64/φ`: the same buckets as warpkit's built-in
+    /// `Buckets::Hash`, written here as a user would, to measure a bucket function of one's
+    /// own against the built-in one.
+    pub struct Fibonacci {
+        pub bits: u32,
+    }
+}
+
+impl<K: Key> BucketFn<K> for Fibonacci {
+    #[inline(always)]
+    fn bucket(&self, key: K) -> u32 {
+        if self.bits == 0 {
+            return 0;
+        }
+        (key.to_u64().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - self.bits.min(64))) as u32
+    }
+}
+
+warpkit_kernels::multisplit_kernels! {
+    /// The multisplit of points by Morton cell.
+    pub morton_u32: Morton for u32;
+    /// The multisplit of u32 keys by [`Fibonacci`] hash.
+    pub fibonacci_u32: Fibonacci for u32;
+    /// The multisplit of u64 keys by [`Fibonacci`] hash.
+    pub fibonacci_u64: Fibonacci for u64;
 }

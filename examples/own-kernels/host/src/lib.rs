@@ -7,14 +7,40 @@
 //! here in `cargo test`, from the host build of the device crate. On a GPU they run from the
 //! module `build.rs` makes with `warpkit-builder` ([`KERNELS`]), which each call loads on its
 //! device first (once; later loads do nothing).
+//!
+//! warpkit's multisplit takes the device crate's bucket functions too ([`split_by_cell`]):
+//! `Multisplit::by` launches the kernels `multisplit_kernels!` declared for them.
 
+pub use own_kernels_device::{Fibonacci, Morton};
 use own_kernels_device::{
     Largest, Neighbours, Reverse, THREADS, Values, own_largest_magnitude, own_neighbours, own_reverse,
 };
-use warpkit::{Device, DeviceBuffer, Module, Result};
+use warpkit::multisplit::{Multisplit, Split};
+use warpkit::{Backend, Device, DeviceBuffer, Module, Result};
 
 /// The device crate's kernels as machine code for sm_80 and sm_90 and PTX for newer GPUs.
 pub static KERNELS: Module = include!(concat!(env!("OUT_DIR"), "/own_kernels_device.rs"));
+
+/// Loads [`KERNELS`] where `backend` is a device (once per device); nothing to do on the CPU,
+/// which runs the bucket functions as host code.
+pub fn load_on(backend: &Backend) -> Result<()> {
+    match backend {
+        Backend::Device(d) => d.load(&KERNELS),
+        Backend::Cpu(_) => Ok(()),
+    }
+}
+
+/// `points` (x in the low 16 bits, y in the high 16) grouped by the Morton index of their cell
+/// in a grid of `2^side_bits` cells a side, stably: `4^side_bits` buckets, at most 65536
+/// (`Err(TooManyBuckets)` past that).
+pub fn split_by_cell(backend: &Backend, points: &[u32], side_bits: u32) -> Result<Split<u32>> {
+    load_on(backend)?;
+    let m = u32::try_from(1u64 << (2 * side_bits.min(16))).unwrap_or(u32::MAX);
+    let morton = Morton {
+        bits: 2 * side_bits.min(8),
+    };
+    Multisplit::by(morton, m)?.keys(backend, points)
+}
 
 /// The value of largest magnitude in `values` (on `device`) and its index, the lowest on ties;
 /// `None` for no values.

@@ -80,3 +80,82 @@ fn a_kernel_in_no_loaded_module_is_an_error_on_a_gpu() {
         3
     );
 }
+
+/// The device crate's bucket functions through warpkit's multisplit, on every engine: the CPU
+/// backend's split (a stable counting sort running the same `bucket` as host code), for keys
+/// alone and with 32- and 64-bit values, by every method, in one pass (m ≤ 256) and in two; and
+/// the user's copy of the built-in hash gives the built-in's split.
+#[test]
+fn own_bucket_functions_split_as_on_the_cpu() {
+    use own_kernels::{Fibonacci, load_on, split_by_cell};
+    use warpkit::Backend;
+    use warpkit::multisplit::{Buckets, Method, Multisplit};
+
+    let n = 9_001u32;
+    let points: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761) ^ i >> 3).collect();
+    let wide: Vec<u64> = points.iter().map(|&p| (p as u64) << 29 ^ p as u64).collect();
+    let (v32, v64): (Vec<u32>, Vec<u64>) = (0..n).map(|i| (i, u64::from(i) << 33 | 5)).unzip();
+    let cpu = Backend::cpu();
+    for engine in Device::present() {
+        let backend = Backend::Device(engine.clone());
+        load_on(&backend).unwrap();
+        for side_bits in [1, 3, 5] {
+            let on_cpu = split_by_cell(&cpu, &points, side_bits).unwrap();
+            assert_eq!(
+                split_by_cell(&backend, &points, side_bits).unwrap(),
+                on_cpu,
+                "{engine}"
+            );
+        }
+        for (bits, method) in [
+            (5, Method::BlockLevel),
+            (7, Method::WarpLevel),
+            (10, Method::Direct),
+        ] {
+            let own = Multisplit::by(Fibonacci { bits }, 1 << bits)
+                .unwrap()
+                .with_method(method);
+            let built_in = Multisplit::new(Buckets::Hash { bits })
+                .unwrap()
+                .with_method(method);
+            let what = format!("{engine}, {bits} bits, {method:?}");
+            let keys = own.keys(&backend, &points).unwrap();
+            assert_eq!(keys, own.keys(&cpu, &points).unwrap(), "{what}");
+            assert_eq!(keys, built_in.keys(&backend, &points).unwrap(), "{what}");
+            let pairs = own.pairs(&backend, &points, &v64).unwrap();
+            assert_eq!(pairs, own.pairs(&cpu, &points, &v64).unwrap(), "{what}");
+            let own = Multisplit::by(Fibonacci { bits }, 1 << bits)
+                .unwrap()
+                .with_method(method);
+            let pairs = own.pairs(&backend, &wide, &v32).unwrap();
+            assert_eq!(pairs, own.pairs(&cpu, &wide, &v32).unwrap(), "{what}, u64 keys");
+        }
+    }
+}
+
+/// A bucket function of one's own that puts keys past the `m` it was given is reported, as a
+/// built-in one is, never obeyed; a split into no buckets or too many is refused before.
+#[test]
+fn own_bucket_functions_past_their_buckets_are_errors() {
+    use own_kernels::Fibonacci;
+    use warpkit::Backend;
+    use warpkit::multisplit::Multisplit;
+
+    let keys: Vec<u32> = (0..5_000).collect();
+    for engine in Device::present() {
+        let backend = Backend::Device(engine.clone());
+        own_kernels::load_on(&backend).unwrap();
+        let split = Multisplit::by(Fibonacci { bits: 5 }, 20).unwrap();
+        let got = split.keys(&backend, &keys);
+        assert!(
+            matches!(got, Err(Error::BucketOutOfRange { m: 20, bucket }) if bucket >= 20),
+            "{engine}: {got:?}"
+        );
+    }
+    assert!(matches!(
+        Multisplit::<u32, _>::by(Fibonacci { bits: 5 }, 0),
+        Err(Error::NoBuckets)
+    ));
+    let too_many = Multisplit::<u32, _>::by(Fibonacci { bits: 5 }, 1 << 17);
+    assert!(matches!(too_many, Err(Error::TooManyBuckets { .. })));
+}
