@@ -180,7 +180,11 @@ impl Builder {
         };
         if let Some(ptxas) = &ptxas {
             for (target, _) in TARGETS {
-                embed("Cubin", target, &ptxas.assemble(&text, target, &cache).0)?;
+                let (cubin, report) = ptxas.assemble(&text, target, &cache).map_err(Error)?;
+                for spill in ptxas::spills(&report) {
+                    println!("cargo:warning=warpkit-builder: {target}: {spill}");
+                }
+                embed("Cubin", target, &cubin)?;
             }
         }
         embed("Ptx", cpu, text.as_bytes())?;
@@ -252,6 +256,15 @@ fn check_in(
     out: &Path,
 ) -> Result<(), Error> {
     fs::create_dir_all(folder).map_err(io)?;
+    // Images of this library that this build no longer makes (a target dropped) go.
+    let prefix = format!("{library}_");
+    for entry in fs::read_dir(folder).map_err(io)?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let made = images.iter().any(|i| i.file == name);
+        if name.starts_with(&prefix) && name.ends_with(".zst") && !made {
+            fs::remove_file(entry.path()).map_err(io)?;
+        }
+    }
     for image in images {
         fs::copy(out.join(&image.file), folder.join(&image.file)).map_err(io)?;
     }

@@ -51,29 +51,62 @@ impl Ptxas {
     }
 
     /// Assembles `ptx` for `arch` (`sm_90`): the cubin and `ptxas -v`'s report (registers,
-    /// stack and spills per kernel). Panics with ptxas's message if it rejects the PTX.
-    pub fn assemble(&self, ptx: &str, arch: &str, cache: &Cache) -> (Vec<u8>, String) {
+    /// stack and spills per kernel), or why not: ptxas's message where it rejects the PTX.
+    pub fn assemble(&self, ptx: &str, arch: &str, cache: &Cache) -> Result<(Vec<u8>, String), String> {
         let key = cache.key(&(ptx, arch, &self.version));
         let (cubin, report) = (key.with_extension("cubin"), key.with_extension("txt"));
         if let (Ok(c), Ok(r)) = (fs::read(&cubin), fs::read_to_string(&report)) {
-            return (c, r);
+            return Ok((c, r));
         }
         let input = key.with_extension("ptx");
-        fs::write(&input, ptx).unwrap();
+        fs::write(&input, ptx).map_err(|e| at(&input, e))?;
         let out = Command::new(&self.path)
             .args([&format!("-arch={arch}"), "-v", "-o"])
             .arg(&cubin)
             .arg(&input)
             .output()
-            .unwrap_or_else(|e| panic!("warpkit: cannot run {}: {e}", self.path.display()));
+            .map_err(|e| format!("cannot run {}: {e}", self.path.display()))?;
         let text = String::from_utf8_lossy(&out.stderr).into_owned();
         if !out.status.success() {
-            panic!("warpkit: ptxas rejected the {arch} PTX:\n{text}");
+            return Err(format!(
+                "ptxas rejected the {arch} PTX (kept at {}):\n{text}",
+                input.display()
+            ));
         }
         fs::remove_file(&input).ok();
-        fs::write(&report, &text).unwrap();
-        (fs::read(&cubin).unwrap(), text)
+        fs::write(&report, &text).map_err(|e| at(&report, e))?;
+        Ok((fs::read(&cubin).map_err(|e| at(&cubin, e))?, text))
     }
+}
+
+/// An I/O failure on `path`, as a message.
+fn at(path: &std::path::Path, e: std::io::Error) -> String {
+    format!("{}: {e}", path.display())
+}
+
+/// The kernels of a `ptxas -v` report that spill registers to local memory, each with its
+/// line (`name: 8 bytes spill stores, 8 bytes spill loads`): worth a warning, since a spill in
+/// a loop can cost more than the kernel's own work.
+pub fn spills(report: &str) -> Vec<String> {
+    let mut function = "";
+    let mut found = Vec::new();
+    for line in report.lines() {
+        if let Some(name) = line.split("Function properties for ").nth(1) {
+            function = name.trim();
+        } else if line.contains("spill stores") {
+            let bytes = |what: &str| {
+                let before = line.split(what).next().unwrap_or_default();
+                before
+                    .split_whitespace()
+                    .next_back()
+                    .and_then(|n| n.parse::<u64>().ok())
+            };
+            if bytes("bytes spill stores").unwrap_or(0) + bytes("bytes spill loads").unwrap_or(0) > 0 {
+                found.push(format!("{function}: {}", line.trim()));
+            }
+        }
+    }
+    found
 }
 
 /// `data` compressed with zstd, cached like the cubins (compression at this level takes
@@ -123,5 +156,23 @@ impl Cache {
                 fs::remove_file(path).ok();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spills;
+
+    #[test]
+    fn spilling_kernels_are_named() {
+        let report = "ptxas info    : Compiling entry function 'a' for 'sm_90'\n\
+                      ptxas info    : Function properties for a\n    \
+                      0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
+                      ptxas info    : Function properties for b\n    \
+                      16 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n";
+        assert_eq!(
+            spills(report),
+            ["b: 16 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads"]
+        );
     }
 }

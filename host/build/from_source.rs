@@ -271,7 +271,9 @@ fn make_images(pieces: &[Piece], ptxas: Option<&Ptxas>, cache: &Cache, out: &Pat
                 s.spawn(move || {
                     let mut made = Vec::new();
                     if let Some(ptxas) = ptxas {
-                        let (cubin, report) = ptxas.assemble(&piece.ptx, piece.cpu, cache);
+                        let (cubin, report) = ptxas
+                            .assemble(&piece.ptx, piece.cpu, cache)
+                            .unwrap_or_else(|e| panic!("warpkit: {e}"));
                         let name = format!("ptxas/{}_{}.txt", piece.area.name(), piece.cpu);
                         fs::write(out.join(name), report).unwrap();
                         made.push(embed(piece, true, &cubin));
