@@ -42,7 +42,16 @@ pub enum Error {
     /// An allocation did not fit in device memory.
     #[error("out of device memory")]
     OutOfMemory,
-    /// Any other CUDA driver failure, including a kernel that faulted.
+    /// The GPU's context failed for good: a kernel faulted (an out-of-bounds or misaligned
+    /// global access, a trap or a panic in device code) or the device failed. CUDA keeps the
+    /// error: every later call on that GPU in this process returns it (`Device::gpu` gives the
+    /// same failed handle), so results never come from a broken context. Restart the process
+    /// to use the GPU again; the emulator runs the same kernel with its shared-memory and
+    /// collective checks, not global bounds.
+    #[error("the GPU can no longer be used in this process (a kernel faulted or the device failed): {0}")]
+    #[cfg(feature = "cuda")]
+    DeviceLost(DriverError),
+    /// Any other CUDA driver failure.
     #[error("CUDA driver error: {0}")]
     #[cfg(feature = "cuda")]
     Driver(DriverError),
@@ -341,10 +350,21 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(feature = "cuda")]
 impl From<DriverError> for Error {
     fn from(e: DriverError) -> Self {
-        if e.0 == cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
-            Error::OutOfMemory
-        } else {
-            Error::Driver(e)
+        use cudaError_enum::*;
+        match e.0 {
+            CUDA_ERROR_OUT_OF_MEMORY => Error::OutOfMemory,
+            // The errors the driver documents as leaving the context unusable.
+            CUDA_ERROR_ILLEGAL_ADDRESS
+            | CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | CUDA_ERROR_MISALIGNED_ADDRESS
+            | CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | CUDA_ERROR_INVALID_PC
+            | CUDA_ERROR_LAUNCH_FAILED
+            | CUDA_ERROR_HARDWARE_STACK_ERROR
+            | CUDA_ERROR_ASSERT
+            | CUDA_ERROR_ECC_UNCORRECTABLE
+            | CUDA_ERROR_CONTEXT_IS_DESTROYED => Error::DeviceLost(e),
+            _ => Error::Driver(e),
         }
     }
 }
@@ -442,10 +462,12 @@ mod tests {
 
     #[test]
     #[cfg(feature = "cuda")]
-    fn out_of_memory_is_its_own_variant() {
+    fn out_of_memory_and_lost_devices_are_their_own_variants() {
         let oom = DriverError(cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY);
         assert!(matches!(Error::from(oom), Error::OutOfMemory));
-        let other = DriverError(cudaError_enum::CUDA_ERROR_LAUNCH_FAILED);
+        let fault = DriverError(cudaError_enum::CUDA_ERROR_ILLEGAL_ADDRESS);
+        assert!(matches!(Error::from(fault), Error::DeviceLost(_)));
+        let other = DriverError(cudaError_enum::CUDA_ERROR_INVALID_VALUE);
         assert!(matches!(Error::from(other), Error::Driver(_)));
     }
 }

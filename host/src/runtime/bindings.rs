@@ -198,6 +198,20 @@ impl<'a> Bindings<'a> {
         // another field, and the family's check and the entry's hold for `shape`.
         unsafe { self.device.launch_unchecked::<K>(shape, params) }
     }
+
+    /// Launches `K`, a family whose contract its declaration cannot state (a gather's indices,
+    /// pointers read from memory), over `shape` with `params`, with only the device's limits
+    /// checked (`Err(LaunchShape)`): what [`Bindings::launch`] does once its checks pass.
+    ///
+    /// # Safety
+    /// `params` and `shape` meet `K`'s contract (its body's `# Safety` section), and every
+    /// address the kernel reaches lies in a buffer bound here. A kernel that breaks that on a
+    /// GPU faults there ([`Error::DeviceLost`](crate::Error) on a later call); in the emulator
+    /// it reads or writes host memory, which nothing checks.
+    pub unsafe fn launch_unchecked<K: Kernel>(&self, shape: LaunchShape, params: K::Params) -> Result<()> {
+        // SAFETY: the caller's contract; the bindings hold the buffers borrowed.
+        unsafe { self.device.launch_unchecked::<K>(shape, params) }
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@
 //!   emulator reports (the tests assert it does).
 //! - [`Reverse`]: each block reverses its values through shared memory; with `off_by_one` 1 its
 //!   first thread reads one slot past the block's, which the emulator reports with the thread.
+//! - [`Gather`]: `out[i] = input[indices[i]]`, the indices trusted: a family whose contract
+//!   its declaration cannot state, launched `unsafe` after the host checked the indices.
 //! - [`Morton`] and [`Fibonacci`]: bucket functions of this crate's own for warpkit's
 //!   multisplit, its kernels declared for them by `multisplit_kernels!` (`morton_u32`,
 //!   `fibonacci_u32`, `fibonacci_u64`).
@@ -182,6 +184,42 @@ warpkit_kernels::kernel! {
 pub unsafe fn reverse(p: Reverse) {
     // SAFETY: the caller's contract.
     unsafe { p.values.exchange(true, |t| THREADS - 1 - t + p.off_by_one) }
+}
+
+warpkit_kernels::kernel! {
+    /// `out[i] = input[indices[i]]` for the `n` indices, `input` holding `len` values. No
+    /// declaration can bound what the indices hold, so the family is not checked (no `#[len]`
+    /// nor `check`): its launch is `unsafe` (`Bindings::launch_unchecked`), and an index at or
+    /// past `len` is a read out of bounds, which faults on a GPU (`warpkit::Error::DeviceLost`).
+    pub struct Gather {
+        pub input: *const u32,
+        pub len: u64,
+        pub indices: *const u32,
+        pub n: u64,
+        pub out: *mut u32,
+    }
+    /// The gather.
+    fn gather => own_gather;
+}
+
+impl Gather {
+    /// A thread an index.
+    pub const fn plan(&self) -> LaunchShape {
+        LaunchShape::linear(self.n.div_ceil(THREADS as u64), THREADS, 0)
+    }
+}
+
+/// Body of [`Gather`].
+///
+/// # Safety
+/// `indices` and `out` hold `n` elements, `input` `len`, and every index is below `len`.
+#[inline(always)]
+pub unsafe fn gather(p: Gather) {
+    let i = global_x();
+    if i < p.n {
+        // SAFETY: `i < n`; the index is below `len` (the caller's contract).
+        unsafe { *p.out.add(i as usize) = *p.input.add(*p.indices.add(i as usize) as usize) };
+    }
 }
 
 warpkit_kernels::kernel_group! {

@@ -43,6 +43,7 @@ unsafe { ::warpkit::Module::new("own_kernels_device", &[
         "morton_u32_scatter_warp_keys",
         "morton_u32_scatter_warp_v32",
         "morton_u32_scatter_warp_v64",
+        "own_gather",
         "own_largest_magnitude",
         "own_neighbours",
         "own_reverse",

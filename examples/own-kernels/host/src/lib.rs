@@ -13,10 +13,11 @@
 
 pub use own_kernels_device::{Fibonacci, Morton};
 use own_kernels_device::{
-    Largest, Neighbours, Reverse, THREADS, Values, own_largest_magnitude, own_neighbours, own_reverse,
+    Gather, Largest, Neighbours, Reverse, THREADS, Values, own_gather, own_largest_magnitude, own_neighbours,
+    own_reverse,
 };
 use warpkit::multisplit::{Multisplit, Split};
-use warpkit::{Backend, Device, DeviceBuffer, Module, Result};
+use warpkit::{Backend, Device, DeviceBuffer, Error, Module, Result};
 
 /// The device crate's kernels as machine code for sm_80 and sm_90 and PTX for newer GPUs.
 pub static KERNELS: Module = include!(concat!(env!("OUT_DIR"), "/own_kernels_device.rs"));
@@ -67,6 +68,56 @@ pub fn largest_magnitude(device: &Device, values: &DeviceBuffer<f32>) -> Result<
         .zip(at)
         .reduce(|a, b| if b.0.abs() > a.0.abs() { b } else { a });
     Ok(winner)
+}
+
+/// `input[indices[i]]` for each index, into a new buffer; `Err(OutOfRange)` for an index past
+/// `input`, checked on the host before the launch (the kernel trusts its indices).
+pub fn gather(device: &Device, input: &DeviceBuffer<u32>, indices: &[u32]) -> Result<DeviceBuffer<u32>> {
+    if let Some(&bad) = indices.iter().find(|&&i| i as usize >= input.len()) {
+        return Err(Error::OutOfRange {
+            what: "gather index",
+            value: bad.into(),
+            min: 0,
+            max: input.len().saturating_sub(1) as u64,
+        });
+    }
+    device.load(&KERNELS)?;
+    let indices = device.upload(indices)?;
+    let mut out = device.zeros::<u32>(indices.len())?;
+    // SAFETY: every index was checked above.
+    unsafe { launch_gather(device, input, &indices, &mut out)? };
+    Ok(out)
+}
+
+/// The gather launch itself: what [`gather`] runs once its indices are checked.
+///
+/// # Safety
+/// Every index is below `input.len()` (else on a GPU the kernel faults, and in the emulator
+/// it reads host memory past the buffer).
+pub unsafe fn launch_gather(
+    device: &Device,
+    input: &DeviceBuffer<u32>,
+    indices: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    if indices.len() != out.len() {
+        return Err(Error::LengthMismatch {
+            what: "gather output",
+            expected: indices.len(),
+            actual: out.len(),
+        });
+    }
+    let mut b = device.bind();
+    let p = Gather {
+        input: b.read(input)?,
+        len: input.len() as u64,
+        indices: b.read(indices)?,
+        n: indices.len() as u64,
+        out: b.write(out)?,
+    };
+    // SAFETY: the buffers are bound, `out` as long as the indices; every index is below `len`
+    // (the caller's contract).
+    unsafe { b.launch_unchecked::<own_gather>(p.plan(), p) }
 }
 
 /// A value a thread moved within its block of [`THREADS`] through shared memory, each with a

@@ -159,3 +159,99 @@ fn own_bucket_functions_past_their_buckets_are_errors() {
     let too_many = Multisplit::<u32, _>::by(Fibonacci { bits: 5 }, 1 << 17);
     assert!(matches!(too_many, Err(Error::TooManyBuckets { .. })));
 }
+
+/// A gather through the checked host call: the CPU's result on every engine, and an index past
+/// the input refused before anything launches.
+#[test]
+fn gathers_check_their_indices_first() {
+    use own_kernels::gather;
+    let values: Vec<u32> = (0..5_000).map(|i| i * 3 + 1).collect();
+    let indices: Vec<u32> = (0..7_001u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) % 5_000)
+        .collect();
+    let want: Vec<u32> = indices.iter().map(|&i| values[i as usize]).collect();
+    for engine in Device::present() {
+        let input = engine.upload(&values).unwrap();
+        let got = engine
+            .download(&gather(&engine, &input, &indices).unwrap())
+            .unwrap();
+        assert_eq!(got, want, "{engine}");
+        let bad = gather(&engine, &input, &[0, 5_000]);
+        assert!(
+            matches!(
+                bad,
+                Err(Error::OutOfRange {
+                    value: 5_000,
+                    max: 4_999,
+                    ..
+                })
+            ),
+            "{engine}: {bad:?}"
+        );
+    }
+}
+
+/// What a child process of this test does: the fault named by `FAULT_CHILD`.
+const FAULT_CHILD: &str = "OWN_KERNELS_FAULT_CHILD";
+
+/// A kernel of one's own that faults on a GPU (a gather reading 8 GiB past its input; a block
+/// reading past its shared memory, which traps) ends its call, or the next, in
+/// `Err(DeviceLost)`, never a hang or garbage; every later call on that GPU in the process
+/// returns the same error, on the handle `Device::gpu` gives again too. A fault spoils the GPU
+/// for its whole process, so each runs in a child process of its own.
+#[test]
+fn a_kernel_that_faults_on_a_gpu_is_an_error_value() {
+    if let Ok(fault) = std::env::var(FAULT_CHILD) {
+        return fault_on_gpu(&fault);
+    }
+    if Device::gpu(0).is_err() {
+        skipped("none opens here (the emulator does not check global accesses: not run there)");
+        return;
+    }
+    for fault in ["gather", "trap"] {
+        let child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "a_kernel_that_faults_on_a_gpu_is_an_error_value",
+                "--nocapture",
+            ])
+            .env(FAULT_CHILD, fault)
+            .output()
+            .unwrap();
+        let log =
+            String::from_utf8_lossy(&child.stdout).into_owned() + &String::from_utf8_lossy(&child.stderr);
+        assert!(child.status.success(), "the {fault} child failed:\n{log}");
+        assert!(log.contains("lost as expected"), "the {fault} child:\n{log}");
+    }
+}
+
+/// The child's side of [`a_kernel_that_faults_on_a_gpu_is_an_error_value`].
+fn fault_on_gpu(fault: &str) {
+    let gpu = Device::gpu(0).unwrap();
+    gpu.load(&KERNELS).unwrap();
+    let input = gpu.upload(&[7u32; 1024]).unwrap();
+    let first = match fault {
+        "gather" => {
+            let indices = gpu.upload(&[0u32, 1 << 31]).unwrap();
+            let mut out = gpu.zeros::<u32>(2).unwrap();
+            // SAFETY: none: the index 2^31 is past the input on purpose, on a GPU, where the
+            // read faults (this process is the test's child, and ends after).
+            unsafe { own_kernels::launch_gather(&gpu, &input, &indices, &mut out) }
+                .and_then(|()| gpu.download(&out).map(drop))
+        }
+        _ => exchange(&gpu, &input, Exchange::Reverse { off_by_one: true })
+            .and_then(|out| gpu.download(&out).map(drop)),
+    };
+    assert!(matches!(first, Err(Error::DeviceLost(_))), "{fault}: {first:?}");
+    let later = gpu.upload(&[1u32, 2, 3]).and_then(|b| gpu.download(&b));
+    assert!(
+        matches!(later, Err(Error::DeviceLost(_))),
+        "{fault}, a later call: {later:?}"
+    );
+    let again = Device::gpu(0).unwrap().upload(&[1u32]).map(drop);
+    assert!(
+        matches!(again, Err(Error::DeviceLost(_))),
+        "{fault}, the handle opened again: {again:?}"
+    );
+    println!("{fault}: lost as expected: {first:?}");
+}
