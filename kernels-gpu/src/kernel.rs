@@ -632,7 +632,7 @@ macro_rules! kernel_table {
         pub trait $table:ident $(<$tg:ident: $tb:path>)?: $bound:path {
             $($(#[$kattr:meta])* $kernel:ident: $params:ty;)+
         }
-        $($elem:ty $(where $tg2:ident = $targ:ty)? { $($name:ident = $entry:path),+ $(,)? })+
+        $($elem:ty $(where $tg2:ident = $targ:ty)? { $($name:ident = $entry:path),+ $(,)? })*
     ) => {
         #[cfg(not(target_arch = "nvptx64"))]
         $(#[$attr])*
@@ -640,7 +640,7 @@ macro_rules! kernel_table {
             $($(#[$kattr])* type $kernel: $crate::kernel::Kernel<Params = $params>;)+
         }
 
-        $($crate::kernel_table!(@impl $table [$($targ)?] $elem { $($name = $entry),+ });)+
+        $($crate::kernel_table!(@impl $table [$($targ)?] $elem { $($name = $entry),+ });)*
     };
     (@impl $table:ident [$($targ:ty)?] $elem:ty { $($name:ident = $entry:path),+ $(,)? }) => {
         #[cfg(not(target_arch = "nvptx64"))]

@@ -7,6 +7,7 @@ use crate::error::{Result, check_len, check_not_empty};
 use crate::runtime::cpu::{CHUNK, Cpu, sum_seq};
 use crate::runtime::element::Scalar;
 use rayon::prelude::*;
+use warpkit_kernels::op::Operator;
 
 impl Cpu {
     /// The sum of `input`.
@@ -14,6 +15,15 @@ impl Cpu {
         check_len("reduce input", input.len(), MAX_LEN)?;
         let partials: Vec<T> = input.par_chunks(CHUNK).map(|c| sum_seq(c)).collect();
         Ok(sum_seq(&partials))
+    }
+
+    /// The reduction of `input` by `op`: each fixed chunk in order, then the chunks' results
+    /// in order (the identity for no elements).
+    pub fn reduce_by<T: Scalar, O: Operator<T> + Sync>(&self, op: O, input: &[T]) -> Result<T> {
+        check_len("reduce input", input.len(), MAX_LEN)?;
+        let fold = |c: &[T]| c.iter().fold(op.identity(), |a, &x| op.combine(a, x));
+        let partials: Vec<T> = input.par_chunks(CHUNK).map(fold).collect();
+        Ok(fold(&partials))
     }
 
     /// The least element (see [`crate::Device::min_into`]); `Err(EmptyVector)` when empty.

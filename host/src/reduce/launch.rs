@@ -6,6 +6,7 @@ use crate::MAX_LEN;
 use crate::error::{Result, check_len, check_not_empty, check_same_len};
 use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
 use crate::runtime::element::Scalar;
+use warpkit_kernels::grid::kernels::OperatorKernels;
 use warpkit_kernels::grid::reduce::Reduce;
 use warpkit_kernels::kernel::Kernel;
 
@@ -28,6 +29,24 @@ impl Device {
     pub fn max_into<T: Scalar>(&self, input: &DeviceBuffer<T>, output: &mut DeviceBuffer<T>) -> Result<()> {
         check_not_empty("max input", input.len())?;
         self.reduce_into::<T, T::Max>(input, output)
+    }
+
+    /// Writes the reduction of `input` by `O` to `output[0]` (the identity for no elements):
+    /// an operator of one's own whose kernels a device crate declared with
+    /// [`warpkit_kernels::operator_kernels!`] (loaded on a GPU with [`Device::load`]), combined
+    /// in the fixed order of [`Device::sum_into`].
+    pub fn reduce_by_into<T: Scalar, O: OperatorKernels<T>>(
+        &self,
+        input: &DeviceBuffer<T>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        self.reduce_into::<T, O::Reduce>(input, output)
+    }
+
+    /// The reduction of `input` by `O`, copied back to the host (see
+    /// [`Device::reduce_by_into`]).
+    pub fn reduce_by<T: Scalar, O: OperatorKernels<T>>(&self, input: &DeviceBuffer<T>) -> Result<T> {
+        self.reduce_to_host(input, Self::reduce_by_into::<T, O>)
     }
 
     /// The sum of `input`, copied back to the host.
@@ -63,7 +82,7 @@ impl Device {
         output: &mut DeviceBuffer<T>,
     ) -> Result<()> {
         check_same_len("reduce output", 1, output.len())?;
-        self.reduce_by::<T, K, T>(input.len(), output, 0, None, |shape, partials, _| {
+        self.reduce_with_kernel::<T, K, T>(input.len(), output, 0, None, |shape, partials, _| {
             let mut b = self.bind();
             let p = Reduce {
                 input: b.read(input)?,
@@ -87,13 +106,13 @@ impl Device {
         max_blocks: u64,
         first: impl FnOnce(LaunchShape, &mut DeviceBuffer<u8>, &mut DeviceBuffer<U>) -> Result<()>,
     ) -> Result<()> {
-        self.reduce_by::<T, T::Reduce, U>(len, out, at, Some(max_blocks), first)
+        self.reduce_with_kernel::<T, T::Reduce, U>(len, out, at, Some(max_blocks), first)
     }
 
     /// The reduction of `len` elements by kernel `K` (its second pass, into `out` at byte
     /// `at`) after a first pass launched by `first` on at most `max_blocks` blocks (`None`: as
     /// many as fit the device at once).
-    fn reduce_by<T: Scalar, K: Kernel<Params = Reduce<T>>, U>(
+    fn reduce_with_kernel<T: Scalar, K: Kernel<Params = Reduce<T>>, U>(
         &self,
         len: usize,
         out: &mut DeviceBuffer<U>,

@@ -12,6 +12,7 @@ mod launch;
 use crate::error::Result;
 use crate::runtime::backend::Backend;
 use crate::runtime::element::Scalar;
+use warpkit_kernels::grid::kernels::OperatorKernels;
 
 impl Backend {
     /// The sum of all elements.
@@ -19,6 +20,17 @@ impl Backend {
         match self {
             Backend::Device(d) => d.sum(&d.upload(input)?),
             Backend::Cpu(c) => c.sum(input),
+        }
+    }
+
+    /// The reduction of all elements by `op`, an operator of one's own whose kernels a device
+    /// crate declared with [`warpkit_kernels::operator_kernels!`] (loaded on a GPU with
+    /// [`Device::load`](crate::Device::load)): on a device those kernels (which make the
+    /// operator by `Default`), on the CPU `op` itself; the identity for no elements.
+    pub fn reduce_by<T: Scalar, O: OperatorKernels<T> + Sync>(&self, op: O, input: &[T]) -> Result<T> {
+        match self {
+            Backend::Device(d) => d.reduce_by::<T, O>(&d.upload(input)?),
+            Backend::Cpu(c) => c.reduce_by(op, input),
         }
     }
 

@@ -6,6 +6,7 @@ use crate::error::{Result, check_len, check_same_len};
 use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::element::Scalar;
 use warpkit_kernels::area::by_prefix;
+use warpkit_kernels::grid::kernels::OperatorKernels;
 use warpkit_kernels::grid::scan as kernels;
 use warpkit_kernels::grid::scan::{Scan, ScanScratch};
 use warpkit_kernels::kernel::Kernel;
@@ -73,6 +74,44 @@ impl Device {
     /// Inclusive prefix sums of `input` in a new device buffer.
     pub fn inclusive_scan<T: Scalar>(&self, input: &DeviceBuffer<T>) -> Result<DeviceBuffer<T>> {
         self.scan_to_new::<T, T::InclusiveScan>(input)
+    }
+
+    /// Writes the exclusive scan of `input` by `O` to `output`: `output[i]` combines
+    /// `input[0..i]`, `output[0]` is the identity. `O` is an operator of one's own whose
+    /// kernels a device crate declared with [`warpkit_kernels::operator_kernels!`] (loaded on
+    /// a GPU with [`Device::load`]); otherwise as [`Device::exclusive_scan_into`].
+    pub fn exclusive_scan_by_into<T: Scalar, O: OperatorKernels<T>>(
+        &self,
+        input: &DeviceBuffer<T>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        self.scan_with::<T, O::ExclusiveScan>(SCAN_POLICY, input, output)
+    }
+
+    /// The exclusive scan of `input` by `O` in a new device buffer.
+    pub fn exclusive_scan_by<T: Scalar, O: OperatorKernels<T>>(
+        &self,
+        input: &DeviceBuffer<T>,
+    ) -> Result<DeviceBuffer<T>> {
+        self.scan_to_new::<T, O::ExclusiveScan>(input)
+    }
+
+    /// Writes the inclusive scan of `input` by `O` to `output`: `output[i]` combines
+    /// `input[0..=i]`; otherwise as [`Device::exclusive_scan_by_into`].
+    pub fn inclusive_scan_by_into<T: Scalar, O: OperatorKernels<T>>(
+        &self,
+        input: &DeviceBuffer<T>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        self.scan_with::<T, O::InclusiveScan>(SCAN_POLICY, input, output)
+    }
+
+    /// The inclusive scan of `input` by `O` in a new device buffer.
+    pub fn inclusive_scan_by<T: Scalar, O: OperatorKernels<T>>(
+        &self,
+        input: &DeviceBuffer<T>,
+    ) -> Result<DeviceBuffer<T>> {
+        self.scan_to_new::<T, O::InclusiveScan>(input)
     }
 
     /// The scan by kernel `K` into a new buffer (not zeroed: the scan writes every element).

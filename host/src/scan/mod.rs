@@ -18,6 +18,7 @@ use crate::error::{Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::cpu::filled_by;
 use crate::runtime::element::Scalar;
+use warpkit_kernels::grid::kernels::OperatorKernels;
 
 impl Backend {
     /// Exclusive prefix sums: `out[i] = input[0] + ... + input[i-1]`.
@@ -41,6 +42,50 @@ impl Backend {
     /// [`Backend::exclusive_scan_into`].
     pub fn inclusive_scan_into<T: Scalar>(&self, input: &[T], out: &mut [T]) -> Result<()> {
         self.scan_into(input, out, true)
+    }
+
+    /// The exclusive scan by `op`, an operator of one's own whose kernels a device crate
+    /// declared with [`warpkit_kernels::operator_kernels!`] (loaded on a GPU with
+    /// [`Device::load`](crate::Device::load)): `out[i]` combines `input[0..i]`, `out[0]` is the
+    /// identity. On a device those kernels (which make the operator by `Default`), on the CPU
+    /// `op` itself, in order.
+    pub fn exclusive_scan_by<T: Scalar, O: OperatorKernels<T>>(&self, op: O, input: &[T]) -> Result<Vec<T>> {
+        self.scan_by(op, input, false)
+    }
+
+    /// The inclusive scan by `op`: `out[i]` combines `input[0..=i]`; otherwise as
+    /// [`Backend::exclusive_scan_by`].
+    pub fn inclusive_scan_by<T: Scalar, O: OperatorKernels<T>>(&self, op: O, input: &[T]) -> Result<Vec<T>> {
+        self.scan_by(op, input, true)
+    }
+
+    fn scan_by<T: Scalar, O: OperatorKernels<T>>(
+        &self,
+        op: O,
+        input: &[T],
+        inclusive: bool,
+    ) -> Result<Vec<T>> {
+        check_len("scan input", input.len(), MAX_LEN)?;
+        match self {
+            Backend::Device(d) => {
+                let input = d.upload(input)?;
+                let scanned = if inclusive {
+                    d.inclusive_scan_by::<T, O>(&input)?
+                } else {
+                    d.exclusive_scan_by::<T, O>(&input)?
+                };
+                d.download(&scanned)
+            }
+            Backend::Cpu(_) => {
+                let mut run = op.identity();
+                let each = |&x: &T| {
+                    let before = run;
+                    run = op.combine(run, x);
+                    if inclusive { run } else { before }
+                };
+                Ok(input.iter().map(each).collect())
+            }
+        }
     }
 
     fn scan_into<T: Scalar>(&self, input: &[T], out: &mut [T], inclusive: bool) -> Result<()> {

@@ -1,9 +1,24 @@
 //! The device-wide scans and reductions as host code generic over the element type launches
-//! them: the table that ties each element type to its instances.
+//! them: the table that ties each element type to its instances, and the table of an operator
+//! of one's own ([`OperatorKernels`], declared by `operator_kernels!`).
 
 use super::reduce::{self, Reduce};
 use super::scan::{self, Scan};
 use crate::num::Element;
+use crate::op::Operator;
+
+crate::kernel_table! {
+    /// The device-wide reduction and scans by an operator of one's own (`Self`, which the
+    /// kernels make by `Default`) over `T`.
+    pub trait OperatorKernels<T: Element>: Operator<T> {
+        /// The reduction (both passes).
+        Reduce: Reduce<T>;
+        /// Exclusive scan.
+        ExclusiveScan: Scan<T>;
+        /// Inclusive scan.
+        InclusiveScan: Scan<T>;
+    }
+}
 
 crate::kernel_table! {
     /// The scan and reduction kernels of one element type (u32, u64, f32, f64, i32 or i64).

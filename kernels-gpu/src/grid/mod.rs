@@ -4,5 +4,6 @@ pub mod copy;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod kernels;
 pub mod math_check;
+pub mod own;
 pub mod reduce;
 pub mod scan;

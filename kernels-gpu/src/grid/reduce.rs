@@ -116,6 +116,7 @@ pub unsafe fn fold_partials<
 }
 
 own_kernel! {
+    #![open(grid_reduce_entry)]
     /// Parameters of the reduction: `n` elements of `input`, a partial a block to `partials`.
     /// The second pass is the same kernel over the first pass's partials, with one block.
     pub struct Reduce<T: Element> {

@@ -209,6 +209,7 @@ fn vector_start(warp: u32, lane: u32, k: usize, vpt: usize, vec: usize) -> u64 {
 }
 
 own_kernel! {
+    #![open(grid_scan_entry)]
     /// Parameters of the device-wide scans: `n` elements of `input` scanned into `output`,
     /// with the tile status of `tiles` tiles in `scratch`.
     pub struct Scan<T: Element> {

@@ -13,6 +13,9 @@
 //!   first thread reads one slot past the block's, which the emulator reports with the thread.
 //! - [`Gather`]: `out[i] = input[indices[i]]`, the indices trusted: a family whose contract
 //!   its declaration cannot state, launched `unsafe` after the host checked the indices.
+//! - [`Gcd`]: greatest common divisors, an operator of this crate's own for warpkit's
+//!   device-wide reduction and scans, declared for them by `operator_kernels!` (`gcd_u32`,
+//!   `gcd_u64`).
 //! - [`Morton`] and [`Fibonacci`]: bucket functions of this crate's own for warpkit's
 //!   multisplit, its kernels declared for them by `multisplit_kernels!` (`morton_u32`,
 //!   `fibonacci_u32`, `fibonacci_u64`).
@@ -280,4 +283,40 @@ warpkit_kernels::multisplit_kernels! {
     pub fibonacci_u32: Fibonacci for u32;
     /// The multisplit of u64 keys by [`Fibonacci`] hash.
     pub fibonacci_u64: Fibonacci for u64;
+}
+
+/// The greatest common divisor: associative and commutative, 0 its identity (`gcd(0, x) =
+/// x`). An operator of one's own for warpkit's device-wide reduction and scans.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Gcd;
+
+macro_rules! gcd_of {
+    ($($t:ty),+) => {
+        $(impl Operator<$t> for Gcd {
+            const COMMUTATIVE: bool = true;
+
+            #[inline(always)]
+            fn identity(self) -> $t {
+                0
+            }
+
+            /// Euclid's algorithm.
+            #[inline(always)]
+            fn combine(self, a: $t, b: $t) -> $t {
+                let (mut a, mut b) = (a, b);
+                while b != 0 {
+                    (a, b) = (b, a % b);
+                }
+                a
+            }
+        })+
+    };
+}
+gcd_of!(u32, u64);
+
+warpkit_kernels::operator_kernels! {
+    /// Greatest common divisors of u32.
+    pub gcd_u32: Gcd for u32;
+    /// Greatest common divisors of u64.
+    pub gcd_u64: Gcd for u64;
 }

@@ -255,3 +255,44 @@ fn fault_on_gpu(fault: &str) {
     );
     println!("{fault}: lost as expected: {first:?}");
 }
+
+/// The device crate's operator through warpkit's device-wide reduction and scans, on every
+/// engine: the CPU's fold of the same operator, for u32 and u64, over several scan tiles.
+#[test]
+fn own_operators_reduce_and_scan_as_on_the_cpu() {
+    use own_kernels_device::Gcd;
+    use warpkit::Backend;
+
+    let n = 40_009u64;
+    let wide: Vec<u64> = (0..n)
+        .map(|i| 6 * (1 + i.wrapping_mul(0x9e37_79b9_7f4a_7c15) % 1_000_003))
+        .collect();
+    let narrow: Vec<u32> = wide.iter().map(|&w| (w % 60_000) as u32 * 10).collect();
+    let cpu = Backend::cpu();
+    for engine in Device::present() {
+        let backend = Backend::Device(engine.clone());
+        own_kernels::load_on(&backend).unwrap();
+        let what = format!("{engine}");
+        assert_eq!(
+            backend.reduce_by(Gcd, &wide).unwrap(),
+            cpu.reduce_by(Gcd, &wide).unwrap(),
+            "{what}"
+        );
+        assert_eq!(
+            backend.reduce_by(Gcd, &narrow).unwrap(),
+            cpu.reduce_by(Gcd, &narrow).unwrap(),
+            "{what}"
+        );
+        assert_eq!(backend.reduce_by(Gcd, &[] as &[u64]).unwrap(), 0, "{what}");
+        let scans = |b: &Backend| {
+            (
+                b.exclusive_scan_by(Gcd, &wide).unwrap(),
+                b.inclusive_scan_by(Gcd, &narrow).unwrap(),
+            )
+        };
+        let (on_device, on_cpu) = (scans(&backend), scans(&cpu));
+        assert_eq!(on_device, on_cpu, "{what}");
+        assert_eq!(on_cpu.0[0], 0);
+        assert_eq!(*on_cpu.0.last().unwrap() % 6, 0);
+    }
+}
