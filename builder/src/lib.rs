@@ -52,6 +52,7 @@ impl std::error::Error for Error {}
 pub struct Builder {
     device_crate: PathBuf,
     checked_in: Option<PathBuf>,
+    sources: Vec<PathBuf>,
 }
 
 /// What a build made: the module's file (to `include!`) and its kernels.
@@ -82,7 +83,19 @@ impl Builder {
         Builder {
             device_crate: device_crate.as_ref().to_path_buf(),
             checked_in: None,
+            sources: Vec::new(),
         }
+    }
+
+    /// Counts the crate at `dir` (relative to the host crate's manifest) among the device
+    /// crate's sources: a path dependency whose code the kernels compile (a device library of
+    /// one's own; `warpkit-kernels` itself in a checkout of warpkit, whose macros write the
+    /// multisplit and scan kernels). A change to its `src` or `Cargo.toml` then rebuilds the
+    /// module, and makes checked-in images stale, as a change to the device crate does.
+    /// Dependencies from a registry change only with their version, which `Cargo.lock` pins.
+    pub fn depends_on(mut self, dir: impl AsRef<Path>) -> Builder {
+        self.sources.push(dir.as_ref().to_path_buf());
+        self
     }
 
     /// Keeps the images in `folder` (relative to the host crate's manifest) too, as warpkit
@@ -110,9 +123,13 @@ impl Builder {
         // The toolchain's record where it exists, else the first folder above it that does (a
         // missing watched file would run this again on every build).
         let toolchain_watch = file.ancestors().find(|p| p.exists()).unwrap_or(&file);
-        for watched in [&dir.join("src"), &dir.join("Cargo.toml"), toolchain_watch] {
+        let crates: Vec<PathBuf> = std::iter::once(dir.clone())
+            .chain(self.sources.iter().map(|s| manifest.join(s)))
+            .collect();
+        for watched in crates.iter().flat_map(|c| [c.join("src"), c.join("Cargo.toml")]) {
             println!("cargo:rerun-if-changed={}", watched.display());
         }
+        println!("cargo:rerun-if-changed={}", toolchain_watch.display());
         for var in [
             "WARPKIT_TOOLCHAIN_DIR",
             "HOME",
@@ -123,10 +140,15 @@ impl Builder {
         ] {
             println!("cargo:rerun-if-env-changed={var}");
         }
-        // The device crate's sources and this builder's version (the form of what it writes).
+        // The device crate's sources (and those it depends on), and this builder's version
+        // (the form of what it writes).
+        let fingerprints: Vec<String> = crates
+            .iter()
+            .map(|c| fingerprint::of_sources(c, &["src", "Cargo.toml"], &[]))
+            .collect();
         let sources = format!(
             "{} warpkit-builder {}",
-            fingerprint::of_sources(&dir, &["src", "Cargo.toml"], &[]),
+            fingerprints.join(" "),
             env!("CARGO_PKG_VERSION")
         );
         let checked_in = self.checked_in.as_ref().map(|f| manifest.join(f));

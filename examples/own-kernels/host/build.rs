@@ -5,7 +5,10 @@
 //! build stops with an error that names what to run.
 
 fn main() {
+    // warpkit-kernels is a path dependency here (this workspace): its macros write the
+    // multisplit and scan kernels, so its sources count as the device crate's.
     let built = warpkit_builder::Builder::new("../device")
+        .depends_on("../../../kernels-gpu")
         .checked_in("kernels")
         .build();
     if let Err(e) = built {
