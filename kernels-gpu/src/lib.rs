@@ -33,7 +33,8 @@
 //! `cuda_std`'s `thread::thread_idx_x`, `block_idx_x`, `index_1d` and `sync_threads` are
 //! [`simt::thread_x`], [`simt::block_x`], [`simt::global_x`] and [`simt::sync_threads`]. Every
 //! item above also runs in the emulator, with 32-lane warps, so a kernel of one's own is tested
-//! by `cargo test` on any machine (`examples/own-kernels` in the repository).
+//! by `cargo test` on any machine (`examples/own-kernels` in the repository). The [`guide`]
+//! takes a kernel of one's own from writing to launching.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -59,6 +60,7 @@ pub mod convolve;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;
 pub mod grid;
+pub mod guide;
 pub mod kernel;
 pub mod launch;
 pub mod launch_bounds;
