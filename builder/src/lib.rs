@@ -103,7 +103,8 @@ impl Builder {
     /// dependents, a CI machine): with the toolchain and `WARPKIT_UPDATE_KERNELS` set, a build
     /// writes the images, their index and the sources' fingerprint there (commit them);
     /// without the toolchain it embeds them if they were made from the device crate's sources
-    /// as they are, and refuses them, naming what to run, if not.
+    /// as they are, and refuses them, naming what to run, if not. Where the device crate is
+    /// not beside the host crate (the host crate as published) it embeds them as they are.
     pub fn checked_in(self, folder: impl AsRef<Path>) -> Builder {
         Builder {
             checked_in: Some(folder.as_ref().to_path_buf()),
@@ -118,6 +119,13 @@ impl Builder {
         let manifest = PathBuf::from(env_var("CARGO_MANIFEST_DIR")?);
         let out = PathBuf::from(env_var("OUT_DIR")?);
         let dir = manifest.join(&self.device_crate);
+        let checked_in = self.checked_in.as_ref().map(|f| manifest.join(f));
+        if let (false, Some(folder)) = (dir.join("Cargo.toml").exists(), &checked_in) {
+            // A host crate as published: its device crate stays in its repository, and the
+            // images it was published with are its own.
+            println!("cargo:rerun-if-changed={}", folder.display());
+            return take_checked_in(folder, None, &out);
+        }
         let (package, library) = names(&dir)?;
         let file = toolchain::file();
         // The toolchain's record where it exists, else the first folder above it that does (a
@@ -151,7 +159,6 @@ impl Builder {
             fingerprints.join(" "),
             env!("CARGO_PKG_VERSION")
         );
-        let checked_in = self.checked_in.as_ref().map(|f| manifest.join(f));
         if let Some(folder) = &checked_in {
             println!("cargo:rerun-if-changed={}", folder.display());
         }
@@ -161,7 +168,12 @@ impl Builder {
                 let Some(folder) = &checked_in else {
                     return Err(Error(missing));
                 };
-                return take_checked_in(folder, (&package, &library), &sources, &out, &missing);
+                let made_from = MadeFrom {
+                    package: &package,
+                    sources: &sources,
+                    missing: &missing,
+                };
+                return take_checked_in(folder, Some(made_from), &out);
             }
         };
         let ptxas = Ptxas::find(tc.ptxas.as_deref());
@@ -304,36 +316,44 @@ fn check_in(
     fs::write(folder.join(format!("{library}.rs")), index).map_err(io)?;
     let record = format!(
         "# Written by warpkit-builder (WARPKIT_UPDATE_KERNELS=1): what the images beside were made from.\n\
+         library = {library}\n\
          fingerprint = {sources}\n"
     );
     fs::write(folder.join(RECORD), record).map_err(io)
 }
 
-/// Without the toolchain (`missing` says why): the images checked in to `folder`, if they were
-/// made from the sources as they are (`sources`), as `$OUT_DIR/<library>.rs`.
-fn take_checked_in(
-    folder: &Path,
-    (package, library): (&str, &str),
-    sources: &str,
-    out: &Path,
-    missing: &str,
-) -> Result<Built, Error> {
-    let index = folder.join(format!("{library}.rs"));
-    let Ok(text) = fs::read_to_string(&index) else {
-        return Err(Error(format!(
-            "{missing}; and {} holds no images",
-            folder.display()
-        )));
+/// What checked-in images must have been made from, where the device crate is at hand: its
+/// package, the fingerprint of its sources as they are, and why they are not built instead
+/// (`missing`, the toolchain's absence).
+struct MadeFrom<'a> {
+    package: &'a str,
+    sources: &'a str,
+    missing: &'a str,
+}
+
+/// The images checked in to `folder` as `$OUT_DIR/<library>.rs`: if `made_from` is given,
+/// only if they were made from those sources; without it (a published host crate, whose
+/// device crate is not beside it) as they are.
+fn take_checked_in(folder: &Path, made_from: Option<MadeFrom>, out: &Path) -> Result<Built, Error> {
+    let Some(library) = recorded(folder, "library") else {
+        let why = made_from.map_or("no device crate beside the host crate".into(), |m| {
+            m.missing.to_string()
+        });
+        return Err(Error(format!("{why}; and {} holds no images", folder.display())));
     };
-    let recorded = recorded(folder, "fingerprint").unwrap_or_else(|| "none".into());
-    if recorded != sources {
-        return Err(Error(format!(
-            "the images in {} were not made from {package}'s sources as they are (fingerprint \
-             {sources}, recorded {recorded}): rebuild them where the device toolchain is ({}) with \
-             WARPKIT_UPDATE_KERNELS=1",
-            folder.display(),
-            toolchain::SET_UP
-        )));
+    let index = folder.join(format!("{library}.rs"));
+    let text = fs::read_to_string(&index).map_err(|e| Error(format!("{}: {e}", index.display())))?;
+    if let Some(MadeFrom { package, sources, .. }) = made_from {
+        let recorded = recorded(folder, "fingerprint").unwrap_or_else(|| "none".into());
+        if recorded != sources {
+            return Err(Error(format!(
+                "the images in {} were not made from {package}'s sources as they are (fingerprint \
+                 {sources}, recorded {recorded}): rebuild them where the device toolchain is ({}) \
+                 with WARPKIT_UPDATE_KERNELS=1",
+                folder.display(),
+                toolchain::SET_UP
+            )));
+        }
     }
     let module = out.join(format!("{library}.rs"));
     fs::write(&module, &text).map_err(io)?;
@@ -440,6 +460,38 @@ mod tests {
         );
         assert!(source.contains("ImageFormat::Cubin, sm: 90, zstd: include_bytes!(\"k_sm_90.cubin.zst\")"));
         assert!(source.contains("ImageFormat::Ptx, sm: 80, zstd: include_bytes!(\"k_sm_80.ptx.zst\")"));
+    }
+
+    #[test]
+    fn checked_in_images_are_taken_when_fresh_or_published() {
+        let root = std::env::temp_dir().join(format!("warpkit-builder-taken-{}", std::process::id()));
+        let (folder, out) = (root.join("kernels"), root.join("out"));
+        fs::create_dir_all(&folder).unwrap();
+        fs::create_dir_all(&out).unwrap();
+        let index = module_source("k-device", "k", &["k_entry".to_string()], &[], |f| {
+            format!("{f:?}")
+        });
+        fs::write(folder.join("k.rs"), &index).unwrap();
+        fs::write(
+            folder.join(RECORD),
+            "library = k\nfingerprint = abc warpkit-builder 0.1.0\n",
+        )
+        .unwrap();
+        let made_from = |sources| MadeFrom {
+            package: "k-device",
+            sources,
+            missing: "no toolchain",
+        };
+        let fresh = take_checked_in(&folder, Some(made_from("abc warpkit-builder 0.1.0")), &out).unwrap();
+        assert_eq!(fresh.entries, ["k_entry"]);
+        assert_eq!(fs::read_to_string(out.join("k.rs")).unwrap(), index);
+        let stale = take_checked_in(&folder, Some(made_from("abd warpkit-builder 0.1.0")), &out);
+        assert!(stale.is_err_and(|e| e.0.contains("not made from")));
+        // A published host crate: no device crate to compare with.
+        assert_eq!(take_checked_in(&folder, None, &out).unwrap().entries, ["k_entry"]);
+        fs::remove_file(folder.join(RECORD)).unwrap();
+        assert!(take_checked_in(&folder, None, &out).is_err_and(|e| e.0.contains("holds no images")));
+        fs::remove_dir_all(&root).ok();
     }
 
     #[test]
