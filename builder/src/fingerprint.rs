@@ -26,6 +26,16 @@ pub fn of_sources(root: &Path, inputs: &[&str], left_out: &[&str]) -> String {
     format!("{hash:016x}")
 }
 
+/// The value of `key` in the record `file` (`key = value` lines; the record of what checked-in
+/// images were made from), if the file and the key are there.
+pub fn recorded(file: &Path, key: &str) -> Option<String> {
+    let text = fs::read_to_string(file).ok()?;
+    let prefix = format!("{key} = ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .map(|v| v.trim().to_string())
+}
+
 /// The fingerprint of `bytes` (an image's contents), as 16 hex digits.
 pub fn of_bytes(bytes: &[u8]) -> String {
     format!("{:016x}", fnv(FNV_START, bytes.iter()))

@@ -372,11 +372,7 @@ fn take_checked_in(folder: &Path, made_from: Option<MadeFrom>, out: &Path) -> Re
 
 /// The value of `key` in `folder`'s record.
 fn recorded(folder: &Path, key: &str) -> Option<String> {
-    let text = fs::read_to_string(folder.join(RECORD)).ok()?;
-    let prefix = format!("{key} = ");
-    text.lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .map(|v| v.trim().to_string())
+    fingerprint::recorded(&folder.join(RECORD), key)
 }
 
 fn io(e: std::io::Error) -> Error {

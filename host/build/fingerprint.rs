@@ -68,9 +68,5 @@ pub fn stale(manifest: &Path) -> Option<(String, String)> {
 
 /// The value of `key` in the host crate `manifest`'s record (`key = value` lines).
 pub fn recorded(manifest: &Path, key: &str) -> Option<String> {
-    let text = fs::read_to_string(manifest.join(FILE)).unwrap_or_default();
-    let prefix = format!("{key} = ");
-    text.lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .map(|v| v.trim().to_string())
+    fingerprint::recorded(&manifest.join(FILE), key)
 }
