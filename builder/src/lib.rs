@@ -194,6 +194,8 @@ impl Builder {
             .build_ptx((&dir, &package, &library), (cpu, isa), &only_ours, &out)
             .map_err(Error)?;
         let text = fs::read_to_string(&path).map_err(|e| Error(format!("{}: {e}", path.display())))?;
+        let bounds = ptx::declared_bounds(&text);
+        let text = ptx::with_launch_bounds(&text, |entry| bounds.get(entry).copied(), "launch_bounds!");
         let entries: Vec<String> = ptx::Ptx::parse(&text)
             .entries()
             .into_iter()

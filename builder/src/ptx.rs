@@ -9,6 +9,12 @@
 //! next item.
 
 use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write;
+
+/// The suffix of a global that asks for launch bounds on the entry its name starts with: two
+/// u32, the most threads a block and the fewest blocks an SM (what
+/// `warpkit_kernels::launch_bounds!` declares; Rust has no attribute for them).
+pub const BOUNDS_SUFFIX: &str = "__launch_bounds";
 
 /// Directives that stay in every piece: the module header.
 const HEADER_DIRECTIVES: [&str; 4] = [".version", ".target", ".address_size", ".extern .shared"];
@@ -96,6 +102,71 @@ impl<'a> Ptx<'a> {
     }
 }
 
+/// The launch bounds the module's globals ask for ([`BOUNDS_SUFFIX`]), by entry name: a
+/// `.u32`/`.b32` array of two, or a `.b8` array of eight little-endian bytes (as LLVM writes
+/// a `[u32; 2]`).
+pub fn declared_bounds(ptx: &str) -> HashMap<String, (u32, u32)> {
+    let mut bounds = HashMap::new();
+    for line in ptx
+        .lines()
+        .filter(|l| l.starts_with('.') && l.contains(".global"))
+    {
+        let name = item_name(line);
+        let Some(entry) = name.strip_suffix(BOUNDS_SUFFIX) else {
+            continue;
+        };
+        // LLVM leaves out an initializer's trailing zeros.
+        let mut values: Vec<u32> = line
+            .split_once('{')
+            .and_then(|(_, r)| r.split_once('}'))
+            .map(|(list, _)| list.split(',').filter_map(|v| v.trim().parse().ok()).collect())
+            .unwrap_or_default();
+        let bytes = line.contains(".b8");
+        values.resize(if bytes { 8 } else { 2 }, 0);
+        let pair = match values[..] {
+            [threads, blocks] if !bytes => Some((threads, blocks)),
+            [a, b, c, d, e, f, g, h] if bytes => {
+                let word = |x: [u32; 4]| x.iter().rev().fold(0u32, |w, &b| w << 8 | (b & 0xff));
+                Some((word([a, b, c, d]), word([e, f, g, h])))
+            }
+            _ => None,
+        };
+        if let Some(pair) = pair {
+            bounds.insert(entry.to_string(), pair);
+        }
+    }
+    bounds
+}
+
+/// `ptx` with `.maxntid` and `.minnctapersm` directives in every entry that `bounds` gives
+/// `(max threads, min blocks per SM)`, placed after the entry's parameter list (where PTX wants
+/// them) with a comment naming `from`, and indented, so that [`Ptx::parse`] keeps them inside
+/// the entry's item.
+pub fn with_launch_bounds(ptx: &str, bounds: impl Fn(&str) -> Option<(u32, u32)>, from: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    // The bounds of the entry whose parameter list is still open.
+    let mut open = None;
+    for line in ptx.split_inclusive('\n') {
+        out.push_str(line);
+        if line.starts_with('.') && line.contains(".entry ") {
+            let name = line.split(".entry ").nth(1).and_then(|r| r.split('(').next());
+            open = name.and_then(|n| bounds(n.trim()).map(|b| (n.trim().to_string(), b)));
+            if !line.contains(')') {
+                continue;
+            }
+        } else if !line.starts_with(')') {
+            continue;
+        }
+        if let Some((name, (threads, blocks))) = open.take() {
+            let _ = writeln!(
+                out,
+                "\t// launch bounds of {name} ({from})\n\t.maxntid {threads}, 1, 1\n\t.minnctapersm {blocks}"
+            );
+        }
+    }
+    out
+}
+
 /// The name an item declares: the identifier after `.entry` or `.func` (past a return-value
 /// list), or a variable's name (before its `[`, `=` or `;`).
 fn item_name(text: &str) -> &str {
@@ -118,4 +189,42 @@ fn item_name(text: &str) -> &str {
 fn identifiers(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
         .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_bounds_go_into_their_entries() {
+        let ptx = "\
+.version 8.0
+.target sm_80
+.visible .global .align 4 .b8 scan_a__launch_bounds[8] = {0, 1, 0, 0, 4};
+.visible .global .align 4 .u32 scan_b__launch_bounds[2] = {128, 9};
+.visible .entry scan_a(
+\t.param .u64 scan_a_param_0
+)
+{
+\tret;
+}
+.visible .entry other()
+{
+\tret;
+}
+";
+        let bounds = declared_bounds(ptx);
+        assert_eq!(bounds.get("scan_a"), Some(&(256, 4)));
+        assert_eq!(bounds.get("scan_b"), Some(&(128, 9)));
+        assert_eq!(bounds.len(), 2);
+        let out = with_launch_bounds(ptx, |e| bounds.get(e).copied(), "a test");
+        let entry = out.split(".visible .entry scan_a(").nth(1).unwrap();
+        let directives = entry.split('{').next().unwrap();
+        assert!(directives.contains(".maxntid 256, 1, 1"), "{out}");
+        assert!(directives.contains(".minnctapersm 4"), "{out}");
+        let other = out.split(".visible .entry other()").nth(1).unwrap();
+        assert!(!other.contains(".maxntid"), "{out}");
+        // Every item keeps its name: the directives stay inside the entry's item.
+        assert_eq!(Ptx::parse(&out).entries(), Ptx::parse(ptx).entries());
+    }
 }

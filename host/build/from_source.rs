@@ -25,7 +25,7 @@ use std::env;
 use std::fmt::Write;
 use std::fs;
 use std::path::{Path, PathBuf};
-use warpkit_builder::ptx::Ptx;
+use warpkit_builder::ptx::{self, Ptx};
 use warpkit_builder::ptxas::{Cache, Ptxas, compress};
 use warpkit_builder::toolchain::{self, TARGETS, Toolchain};
 
@@ -197,7 +197,8 @@ fn cut_by_area(tc: &Toolchain, kernels: &Path, out: &Path) -> (Vec<String>, Vec<
         let built = tc.build_ptx(crate_, (cpu, isa), &[], out);
         let path = built.unwrap_or_else(|e| panic!("\n\nwarpkit: {e}\n\n"));
         let text = fs::read_to_string(path).expect("PTX written by the device build");
-        let text = with_launch_bounds(&text);
+        let bounds = |name: &str| launch_bounds::of(name).map(|b| (b.max_threads, b.min_blocks_per_sm));
+        let text = ptx::with_launch_bounds(&text, bounds, "kernels-gpu/src/launch_bounds.rs");
         let ptx = Ptx::parse(&text);
         let names: Vec<String> = ptx.entries().into_iter().map(String::from).collect();
         let unclaimed: Vec<&String> = names.iter().filter(|n| Area::of(n).is_none()).collect();
@@ -220,35 +221,6 @@ fn cut_by_area(tc: &Toolchain, kernels: &Path, out: &Path) -> (Vec<String>, Vec<
         }
     }
     (entries.unwrap_or_default(), pieces)
-}
-
-/// `ptx` with the `.maxntid` and `.minnctapersm` directives of every entry that
-/// `launch_bounds.rs` bounds, placed after the entry's parameter list (where PTX wants them)
-/// and indented, so that [`Ptx::parse`] keeps them inside the entry's item.
-fn with_launch_bounds(ptx: &str) -> String {
-    let mut out = String::with_capacity(ptx.len());
-    // The bounds of the entry whose parameter list is still open.
-    let mut open = None;
-    for line in ptx.split_inclusive('\n') {
-        out.push_str(line);
-        if line.starts_with('.') && line.contains(".entry ") {
-            let name = line.split(".entry ").nth(1).and_then(|r| r.split('(').next());
-            open = name.and_then(|n| launch_bounds::of(n.trim()).map(|b| (n.trim().to_string(), b)));
-            if !line.contains(')') {
-                continue;
-            }
-        } else if !line.starts_with(')') {
-            continue;
-        }
-        if let Some((name, bounds)) = open.take() {
-            let _ = writeln!(
-                out,
-                "\t// launch bounds of {name} (kernels-gpu/src/launch_bounds.rs)\n\t.maxntid {}, 1, 1\n\t.minnctapersm {}",
-                bounds.max_threads, bounds.min_blocks_per_sm
-            );
-        }
-    }
-    out
 }
 
 /// The images each piece gives, compressed into `images/`: machine code (and `ptxas -v`'s

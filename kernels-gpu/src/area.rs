@@ -91,7 +91,7 @@ impl Area {
 }
 
 /// The value of the first entry of `table` whose prefix begins `name`: entry names map to
-/// areas here and to launch bounds in [`crate::launch_bounds`].
+/// areas here and to launch bounds in [`crate::launch_bounds`](mod@crate::launch_bounds).
 pub const fn by_prefix<T: Copy>(name: &str, table: &[(&str, T)]) -> Option<T> {
     let mut i = 0;
     while i < table.len() {

@@ -341,6 +341,32 @@ macro_rules! kernel_group {
     };
 }
 
+/// Launch bounds for the entry named `symbol` (a string literal, or `concat!` of them) of the
+/// crate that calls it: a [`LaunchBounds`](crate::launch_bounds::LaunchBounds) expression, the
+/// most threads a block it is launched with and the fewest blocks an SM must hold, which caps
+/// its registers at `65536 / (threads × blocks)` (CUDA's `__launch_bounds__`). Rust has no
+/// attribute for PTX's `.maxntid` and `.minnctapersm`, so this declares a global the
+/// `warpkit-builder` finds in the PTX and turns into those directives in the entry, before
+/// `ptxas`. A launch of more threads than the bound fails (`Error::Driver`).
+///
+/// ```ignore
+/// warpkit_kernels::launch_bounds!("my_histogram", LaunchBounds { max_threads: 256, min_blocks_per_sm: 4 });
+/// ```
+#[macro_export]
+macro_rules! launch_bounds {
+    ($symbol:expr, $bounds:expr $(,)?) => {
+        #[cfg(target_arch = "nvptx64")]
+        const _: () = {
+            #[used]
+            #[unsafe(export_name = concat!($symbol, "__launch_bounds"))]
+            static BOUNDS: [u32; 2] = {
+                let b: $crate::launch_bounds::LaunchBounds = $bounds;
+                [b.max_threads, b.min_blocks_per_sm]
+            };
+        };
+    };
+}
+
 /// Declares a kernel family: its parameter struct and the instances of its body; see the
 /// [module docs](mod@crate::kernel). After the struct, each line names a body (a path to an
 /// `unsafe fn(Struct) `, with turbofish for generics the struct does not fix) and its
@@ -374,7 +400,7 @@ macro_rules! kernel {
             $(#[$kattr:meta])*
             fn $body:expr => $($entry:ident $(<$($t:ty),+>)?),+ ;
             $(check |$ep:ident, $eshape:ident| $echeck:expr ;)?
-        )+
+        )*
     ) => {
         $(#[$sattr])*
         #[repr(C)]
@@ -412,7 +438,7 @@ macro_rules! kernel {
             $(
                 [$(#[$kattr])*] $body => $($entry [$($($t),+)?]),+ ;
                 [$([$ep $eshape] $echeck)?]
-            )+
+            )*
         );
 
         $crate::kernel!(
@@ -558,11 +584,11 @@ macro_rules! kernel {
     };
     (
         @entries $params:ident $generics:tt $fields:tt $gate:tt
-        $($attrs:tt $body:expr => $($entry:ident $types:tt),+ ; $echeck:tt)+
+        $($attrs:tt $body:expr => $($entry:ident $types:tt),+ ; $echeck:tt)*
     ) => {
         $($(
             $crate::kernel!(@entry $params $generics $types $fields $gate $attrs $entry $echeck [] $body);
-        )+)+
+        )+)*
     };
     (
         @entry $params:ident $generics:tt $types:tt $fields:tt $gate:tt $attrs:tt $entry:ident []

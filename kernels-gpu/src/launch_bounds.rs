@@ -3,8 +3,10 @@
 //!
 //! Rust has no attribute for PTX's `.maxntid` and `.minnctapersm` directives, so the host's
 //! build script includes this file and writes them into the PTX of every entry a prefix below
-//! claims, before `ptxas` assembles it. A kernel launched with more threads than its bound
-//! fails to launch, so each kernel's module checks its policy against its bound at compile time.
+//! claims, before `ptxas` assembles it (a crate of one's own asks for them with
+//! [`launch_bounds!`](crate::launch_bounds!), which `warpkit-builder` reads from its PTX). A
+//! kernel launched with more threads than its bound fails to launch, so each kernel's module
+//! checks its policy against its bound at compile time.
 
 use crate::area::by_prefix;
 

@@ -214,6 +214,29 @@ pub unsafe fn report_indices(p: WhereAmI) {
     }
 }
 
+kernel! {
+    /// Parameters of [`write_shifted`].
+    pub struct ShiftedWrite {
+        pub out: *mut u32,
+        /// The one thread that writes elsewhere, and how far from its own element.
+        pub thread: u32,
+        pub shift: i64,
+    }
+    fn write_shifted => planted_shifted_write;
+}
+
+/// Each thread writes its rank to its own element of `out`, but thread `thread` writes it
+/// `shift` elements away: the planted mistake of an index computed wrong.
+///
+/// # Safety
+/// `out` holds one element per thread, and `shift` keeps the odd write inside it.
+pub unsafe fn write_shifted(p: ShiftedWrite) {
+    let i = global_x() as i64;
+    let at = if i == p.thread as i64 { i + p.shift } else { i };
+    // SAFETY: the caller's contract.
+    unsafe { *p.out.offset(at as isize) = i as u32 };
+}
+
 fn dim(x: u32, y: u32, z: u32) -> Dim3 {
     Dim3 { x, y, z }
 }
@@ -462,4 +485,94 @@ fn indices_shared_memory_and_poison_follow_the_launch() {
         ];
         assert_eq!(w, expected, "thread {rank} of the grid");
     }
+}
+
+/// A write `shift` elements from thread 40's own, in a buffer of 64 elements fenced by
+/// [`GlobalMemory`](emu::memory::GlobalMemory), and what the emulator made of it.
+#[cfg(target_os = "linux")]
+fn shifted_write(shift: i64) -> (Result<(), Fault>, Duration, usize) {
+    let memory = emu::memory::GlobalMemory::new(64 * 4, 4).expect("map a buffer");
+    let out = memory.as_ptr().cast::<u32>();
+    let p = ShiftedWrite {
+        out,
+        thread: 40,
+        shift,
+    };
+    let (result, took) = run::<planted_shifted_write>(2, 32, 0, p);
+    (result, took, out as usize)
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_write_past_a_global_buffer_is_reported_with_its_thread_and_address() {
+    let (result, took, start) = shifted_write(24);
+    let f = fault((result, took));
+    assert_eq!(f.block.x, 1, "{f}");
+    let Misuse::OutOfBounds { thread, access } = f.misuse else {
+        panic!("expected an out-of-bounds access, got {f}")
+    };
+    assert_eq!(thread.rank, 8, "{f}");
+    assert_eq!((access.buffer, access.bytes), (start, 256), "{f}");
+    assert_eq!(access.address, start + 64 * 4, "{f}");
+    #[cfg(target_arch = "x86_64")]
+    assert_eq!(access.write, Some(true), "{f}");
+    assert!(f.to_string().contains("0 bytes past its end"), "{f}");
+    // The guard is closed again when the launch ends: the same mistake is reported again.
+    let (again, took, _) = shifted_write(24);
+    assert!(matches!(fault((again, took)).misuse, Misuse::OutOfBounds { .. }));
+    let (in_bounds, _, _) = shifted_write(-40);
+    in_bounds.expect("a write inside the buffer");
+}
+
+#[test]
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn a_write_a_page_before_a_global_buffer_is_reported() {
+    // With 4 KiB pages the buffer's 256 bytes end its page, so 4096 bytes before its start lie
+    // in the guard page before it.
+    let (result, took, start) = shifted_write(-1024 - 40);
+    let f = fault((result, took));
+    let Misuse::OutOfBounds { access, .. } = f.misuse else {
+        panic!("expected an out-of-bounds access, got {f}")
+    };
+    assert_eq!(access.offset(), -4096, "{f}");
+    assert_eq!(access.buffer, start, "{f}");
+    assert!(f.to_string().contains("4096 bytes before its start"), "{f}");
+}
+
+/// Set in the child process of [`a_wild_access_is_printed_with_its_thread_before_the_process_dies`].
+const WILD_CHILD: &str = "WARPKIT_EMULATOR_WILD_CHILD";
+
+/// An emulated thread's access far from every buffer (no guard page to catch it) kills the
+/// process as it would have without the emulator, but first prints the thread, block and
+/// address; run in a child process, which dies of it.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_wild_access_is_printed_with_its_thread_before_the_process_dies() {
+    if std::env::var_os(WILD_CHILD).is_some() {
+        let _ = shifted_write(1 << 40);
+        unreachable!("the wild write returned");
+    }
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_wild_access_is_printed_with_its_thread_before_the_process_dies",
+            "--nocapture",
+        ])
+        .env(WILD_CHILD, "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&child.stderr);
+    assert!(!child.status.success(), "the child survived:\n{stderr}");
+    assert!(
+        stderr
+            .contains("warpkit emulator: thread 8 (warp 0, lane 8) of block (1, 0, 0) faulted at address 0x"),
+        "the child's report:\n{stderr}"
+    );
+    println!(
+        "the child died, as expected, with: {}",
+        stderr
+            .lines()
+            .find(|l| l.contains("warpkit emulator"))
+            .unwrap_or("")
+    );
 }

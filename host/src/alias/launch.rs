@@ -15,8 +15,9 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::runtime::bindings::Bindings;
-use crate::runtime::device::{Device, DeviceBuffer};
+use crate::runtime::device::{Device, DeviceBuffer, LaunchShape};
 use std::marker::PhantomData;
+use warpkit_kernels::alias::kernels::TransformKernels;
 use warpkit_kernels::alias::layout::EntrySink;
 use warpkit_kernels::alias::pack::{
     CHUNKED_PACK_ROWS, Pack, PackIndexed, Packing, SHARED_PACK_ROWS, plan_block_chunked, plan_block_shared,
@@ -33,6 +34,7 @@ use warpkit_kernels::alias::sectioned::{
 use warpkit_kernels::alias::split::{
     PrefixWord, Splits, alias_split_binary, alias_split_binary_plus, alias_split_pary, alias_split_pary_plus,
 };
+use warpkit_kernels::alias::transform::Transform;
 use warpkit_kernels::alias::{Entry, Quantizer, Row, Shape, Split};
 use warpkit_kernels::grid::reduce::{REDUCE_FIXED_GRID, Reduce};
 use warpkit_kernels::kernel::{Checked, Kernel};
@@ -45,8 +47,6 @@ fn words<T>(len: usize) -> usize {
 
 /// Scratch of one table's construction.
 struct Workspace {
-    /// Items of the table it builds.
-    items: usize,
     /// Each partition tile's quantized weight.
     tile_q: DeviceBuffer<u64>,
     /// Per-tile sums, segment after segment of `tiles + 1` (the last of each 0), and their one
@@ -100,7 +100,6 @@ impl<F: AliasWeight> DeviceTable<F> {
         // last slot of each segment is read and subtracted out), and so do the few words read
         // back to the host whole, some of which a method leaves unwritten.
         let work = Workspace {
-            items: n,
             tile_q: device.workspace(tiles)?,
             tile_sums: device.zeros(sums * (tiles + 1))?,
             tile_scans: device.workspace(sums * (tiles + 1))?,
@@ -129,35 +128,58 @@ impl<F: AliasWeight> DeviceTable<F> {
         self.method
     }
 
-    /// Copies host weights into the staging buffer and rebuilds from them.
-    pub fn rebuild_from_host(&mut self, weights: &[F]) -> Result<()> {
+    /// The staging buffer: host weights are copied there, and a transform writes its weights
+    /// there (made on first use).
+    fn staging(&mut self) -> Result<&mut DeviceBuffer<F>> {
         if self.staging.is_none() {
-            self.staging = Some(self.device.zeros(self.n)?);
+            self.staging = Some(self.device.workspace(self.n)?);
         }
-        let staging = self.staging.as_mut().expect("made above");
-        self.device.copy_from_host(weights, staging)?;
-        construct(
-            &self.device,
-            &mut self.work,
-            &mut self.table,
-            self.method,
-            staging,
-            false,
-        )
+        Ok(self.staging.as_mut().expect("made above"))
+    }
+
+    /// Copies host weights (checked on the host) into the staging buffer and rebuilds from
+    /// them.
+    pub fn rebuild_from_host(&mut self, weights: &[F]) -> Result<()> {
+        crate::error::check_same_len("alias weights", self.n, weights.len())?;
+        let d = self.device.clone();
+        d.copy_from_host(weights, self.staging()?)?;
+        let staging = self.staging.as_ref().expect("made above");
+        let total = checked_total(&d, &mut self.work.scalars, staging, false)?;
+        construct(&d, &mut self.work, &mut self.table, self.method, staging, total)
     }
 
     /// Builds the table from `weights` (of the table's length) in place, checking them on the
-    /// device on the way (host weights were checked on the host); a bad weight leaves the
-    /// table as it was.
+    /// device on the way; a bad weight leaves the table as it was.
     pub fn rebuild(&mut self, weights: &DeviceBuffer<F>) -> Result<()> {
-        construct(
-            &self.device,
-            &mut self.work,
-            &mut self.table,
-            self.method,
-            weights,
-            true,
-        )
+        crate::error::check_same_len("alias weights", self.n, weights.len())?;
+        let d = &self.device;
+        let total = checked_total(d, &mut self.work.scalars, weights, true)?;
+        construct(d, &mut self.work, &mut self.table, self.method, weights, total)
+    }
+
+    /// Builds the table in place from the weights `transform` makes of `raw` (of the table's
+    /// length), written to the staging buffer and checked in the same pass; a bad weight
+    /// leaves the table as it was.
+    pub fn rebuild_by<T: TransformKernels<F>>(&mut self, raw: &DeviceBuffer<F>, transform: T) -> Result<()> {
+        crate::error::check_same_len("raw alias weights", self.n, raw.len())?;
+        let d = self.device.clone();
+        let n = self.n as u64;
+        self.staging()?;
+        let staging = self.staging.as_mut().expect("made above");
+        let total = first_pass_total::<F>(&d, &mut self.work.scalars, self.n, |grid, partials, scalars| {
+            let mut b = d.bind();
+            let p = Transform {
+                raw: b.read(raw)?,
+                n,
+                transform,
+                weights: b.write(staging)?,
+                partials: b.write(partials)?.cast(),
+                first_bad: b.write(scalars)?,
+            };
+            b.launch::<T::Transform>(grid, p)
+        })?;
+        let staging = self.staging.as_ref().expect("made above");
+        construct(&d, &mut self.work, &mut self.table, self.method, staging, total)
     }
 
     /// The rows, copied to the host. The table's words hold them as the kernels store them
@@ -290,35 +312,41 @@ fn checked_total<F: AliasWeight>(
     weights: &DeviceBuffer<F>,
     check: bool,
 ) -> Result<f64> {
-    d.copy_from_host(&[u64::MAX, 0], scalars)?;
     let n = weights.len() as u64;
+    first_pass_total::<F>(d, scalars, weights.len(), |grid, partials, scalars| {
+        let mut b = d.bind();
+        if check {
+            let p = CheckSum {
+                weights: b.read(weights)?,
+                n,
+                partials: b.write(partials)?.cast(),
+                first_bad: b.write(scalars)?,
+            };
+            b.launch::<F::Check>(grid, p)
+        } else {
+            let p = Reduce {
+                input: b.read(weights)?,
+                n,
+                partials: b.write(partials)?.cast(),
+            };
+            b.launch::<F::Reduce>(grid, p)
+        }
+    })
+}
+
+/// The total of `n` weights whose sum's first pass `first` launches on the grid it is given
+/// (a fixed one), writing a partial a block and lowering the first scalar to the index of
+/// the first bad weight: the total, or `Err(InvalidWeight)` naming that weight.
+fn first_pass_total<F: AliasWeight>(
+    d: &Device,
+    scalars: &mut DeviceBuffer<u64>,
+    n: usize,
+    first: impl FnOnce(LaunchShape, &mut DeviceBuffer<u8>, &mut DeviceBuffer<u64>) -> Result<()>,
+) -> Result<f64> {
+    d.copy_from_host(&[u64::MAX, 0], scalars)?;
     // The first bad index is the first word, the total (F is at most 8 bytes) the second.
     let total_at = size_of::<u64>();
-    d.sum_over_grid_by::<F, u64>(
-        weights.len(),
-        scalars,
-        total_at,
-        REDUCE_FIXED_GRID,
-        |grid, partials, scalars| {
-            let mut b = d.bind();
-            if check {
-                let p = CheckSum {
-                    weights: b.read(weights)?,
-                    n,
-                    partials: b.write(partials)?.cast(),
-                    first_bad: b.write(scalars)?,
-                };
-                b.launch::<F::Check>(grid, p)
-            } else {
-                let p = Reduce {
-                    input: b.read(weights)?,
-                    n,
-                    partials: b.write(partials)?.cast(),
-                };
-                b.launch::<F::Reduce>(grid, p)
-            }
-        },
-    )?;
+    d.sum_over_grid_by::<F, u64>(n, scalars, total_at, REDUCE_FIXED_GRID, first)?;
     match d.download(scalars)?[..] {
         [u64::MAX, total] => Ok(F::from_bits64(total).to_f64()),
         [index, _] => Err(Error::InvalidWeight {
@@ -328,19 +356,17 @@ fn checked_total<F: AliasWeight>(
     }
 }
 
-/// The PSA and PSA+ pipelines: builds `table` from `weights` by `method`, with `work` as
-/// scratch, checking the weights first with `check` (else they were checked on the host).
+/// The PSA and PSA+ pipelines: builds `table` from `weights` of sum `total` (their
+/// [`checked_total`]) by `method`, with `work` as scratch.
 fn construct<F: AliasWeight>(
     d: &Device,
     w: &mut Workspace,
     table: &mut DeviceBuffer<u64>,
     method: Construction,
     weights: &DeviceBuffer<F>,
-    check: bool,
+    total: f64,
 ) -> Result<()> {
     let n = weights.len() as u64;
-    crate::error::check_same_len("alias weights", w.items, weights.len())?;
-    let total = checked_total(d, &mut w.scalars, weights, check)?;
     let (shift, scale) = quantize_scale::<F>(n as usize, total)?;
     let quantizer = Quantizer { shift, scale };
     let mut b = d.bind();

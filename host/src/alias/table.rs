@@ -11,8 +11,11 @@ use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::progress::{Report, Tracker, WorkDone};
 use rand::distr::Distribution;
 use rand_core::RngCore;
+use rayon::prelude::*;
 use sealed::Target;
 use std::borrow::Cow;
+use warpkit_kernels::alias::kernels::TransformKernels;
+use warpkit_kernels::alias::transform::WeightFn;
 use warpkit_kernels::alias::{Row, sample};
 
 /// An alias table over `N` items, on the backend that built it (device memory for a device).
@@ -73,6 +76,22 @@ fn check_weights<F: AliasWeight>(weights: &[F]) -> Result<()> {
         Some(index) => Err(Error::InvalidWeight { index }),
         None => Ok(()),
     }
+}
+
+/// `method`, or [`Construction::FASTEST_ON_DEVICE`] for the one devices do not run.
+fn on_device(method: Construction) -> Construction {
+    match method {
+        Construction::Sequential => Construction::FASTEST_ON_DEVICE,
+        method => method,
+    }
+}
+
+/// The weights `transform` makes of `raw`, on the host's cores.
+fn transformed<F: AliasWeight, T: WeightFn<F>>(raw: &[F], transform: T) -> Vec<F> {
+    raw.par_iter()
+        .enumerate()
+        .map(|(i, &x)| transform.weight(i as u64, x))
+        .collect()
 }
 
 /// The quantization `(shift, scale)` for weights of total `total` (see
@@ -168,16 +187,83 @@ impl<F: AliasWeight> AliasTable<F> {
         weights: &DeviceBuffer<F>,
         method: Construction,
     ) -> Result<AliasTable<F>> {
-        let method = match method {
-            Construction::Sequential => Construction::FASTEST_ON_DEVICE,
-            method => method,
-        };
-        let mut table = launch::DeviceTable::allocate(device, weights.len(), method)?;
+        let mut table = launch::DeviceTable::allocate(device, weights.len(), on_device(method))?;
         table.rebuild(weights)?;
         Ok(AliasTable {
             storage: Storage::Device(Box::new(table)),
             n: weights.len(),
         })
+    }
+
+    /// A table of the weights `transform` makes of `raw` (`transform.weight(i, raw[i])`), a
+    /// [`WeightFn`] of one's own whose kernel a device crate declared with
+    /// [`warpkit_kernels::alias_kernels!`] (its module loaded on a GPU with [`Device::load`]);
+    /// `method` as for [`AliasTable::build`]. The same table, bit for bit, as
+    /// [`AliasTable::build`] of the transformed weights, without them ever in host memory; a
+    /// weight the transform makes negative, NaN or infinite is `Err(InvalidWeight)` naming its
+    /// index. On a device the transform runs once an item, fused with the check and the sum.
+    ///
+    /// ```ignore
+    /// // In the device crate: `Softmax` a `WeightFn<f64>` declared with `kernel_group!`, and
+    /// // warpkit_kernels::alias_kernels! { pub softmax_f64: Softmax for f64; }
+    /// device.load(&KERNELS)?;
+    /// let softmax = Softmax { max: 3.5, inv_temperature: 2.0 };
+    /// let table = AliasTable::build_by(&backend, &logits, softmax, Construction::auto(&backend))?;
+    /// ```
+    pub fn build_by<T: TransformKernels<F>>(
+        backend: &Backend,
+        raw: &[F],
+        transform: T,
+        method: Construction,
+    ) -> Result<AliasTable<F>> {
+        check_count(raw.len())?;
+        match backend {
+            Backend::Device(d) => AliasTable::from_device_by(d, &d.upload(raw)?, transform, method),
+            Backend::Cpu(_) => AliasTable::build(backend, &transformed(raw, transform), method),
+        }
+    }
+
+    /// [`AliasTable::build_by`] of raw values already in `device`'s memory (by
+    /// [`Construction::FASTEST_ON_DEVICE`] for [`Construction::Sequential`]).
+    pub fn from_device_by<T: TransformKernels<F>>(
+        device: &Device,
+        raw: &DeviceBuffer<F>,
+        transform: T,
+        method: Construction,
+    ) -> Result<AliasTable<F>> {
+        let mut table = launch::DeviceTable::allocate(device, raw.len(), on_device(method))?;
+        table.rebuild_by(raw, transform)?;
+        Ok(AliasTable {
+            storage: Storage::Device(Box::new(table)),
+            n: raw.len(),
+        })
+    }
+
+    /// Rebuilds the table from new raw values of the same count by `transform` (see
+    /// [`AliasTable::build_by`]), reusing its memory.
+    pub fn rebuild_by<T: TransformKernels<F>>(&mut self, raw: &[F], transform: T) -> Result<()> {
+        crate::error::check_same_len("raw alias weights", self.n, raw.len())?;
+        if let Storage::Device(t) = &mut self.storage {
+            let raw = t.device().upload(raw)?;
+            return t.rebuild_by(&raw, transform);
+        }
+        self.rebuild(&transformed(raw, transform))
+    }
+
+    /// Rebuilds a device table from new raw values in its device's memory by `transform` (see
+    /// [`AliasTable::build_by`]), allocating nothing.
+    pub fn rebuild_from_device_by<T: TransformKernels<F>>(
+        &mut self,
+        raw: &DeviceBuffer<F>,
+        transform: T,
+    ) -> Result<()> {
+        match &mut self.storage {
+            Storage::Device(t) => t.rebuild_by(raw, transform),
+            Storage::Host(..) => Err(Error::WrongDevice {
+                buffer: "a device".into(),
+                device: "a host table".into(),
+            }),
+        }
     }
 
     /// A table of `rows` (checked by the caller) on `backend`, built again by the backend's own

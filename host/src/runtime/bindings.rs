@@ -207,7 +207,8 @@ impl<'a> Bindings<'a> {
     /// `params` and `shape` meet `K`'s contract (its body's `# Safety` section), and every
     /// address the kernel reaches lies in a buffer bound here. A kernel that breaks that on a
     /// GPU faults there ([`Error::DeviceLost`](crate::Error) on a later call); in the emulator
-    /// it reads or writes host memory, which nothing checks.
+    /// an access past a buffer's end is [`Misuse::OutOfBounds`](crate::Misuse) (see
+    /// [`warpkit_kernels::emu::memory`]), and one far from every buffer kills the process.
     pub unsafe fn launch_unchecked<K: Kernel>(&self, shape: LaunchShape, params: K::Params) -> Result<()> {
         // SAFETY: the caller's contract; the bindings hold the buffers borrowed.
         unsafe { self.device.launch_unchecked::<K>(shape, params) }

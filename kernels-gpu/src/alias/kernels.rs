@@ -1,5 +1,5 @@
 //! The alias kernels as host code generic over the weight type launches them: the table that
-//! ties f32 and f64 weights to their instances.
+//! ties f32 and f64 weights to their instances, and the table of a weight transform of one's own.
 
 use super::Weight;
 use super::pack::{Pack, PackIndexed};
@@ -8,7 +8,17 @@ use super::plus::{GreedyTiles, PartitionLeftovers};
 use super::sample::Sample;
 use super::sectioned::Sectioned;
 use super::sweep::Entry;
+use super::transform::{Transform, WeightFn};
 use super::{pack, partition, plus, sample, sectioned};
+
+crate::kernel_table! {
+    /// The kernel of a weight transform of one's own (`Self`) over `F` weights, declared by
+    /// `alias_kernels!`.
+    pub trait TransformKernels<F: Weight>: WeightFn<F> {
+        /// Raw values to weights, with the first pass of their checked sum.
+        Transform: Transform<F, Self>;
+    }
+}
 
 crate::kernel_table! {
     /// The alias kernels of one weight type (f32 or f64).

@@ -14,7 +14,8 @@
 //! the light rows before it have taken all its weight beyond one row. A split at row `k` is the
 //! sweep's state after `k` rows, found by a merge-path search ([`split`]), and sections between
 //! splits are packed independently ([`pack`]). PSA+ ([`plus`]) first runs that sweep inside
-//! each partition tile over the tile's own items and leaves only the rest to PSA.
+//! each partition tile over the tile's own items and leaves only the rest to PSA. A transform
+//! of one's own ([`transform`]) makes the weights from raw values in the first pass.
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod kernels;
@@ -27,6 +28,7 @@ pub mod sample;
 pub mod sectioned;
 pub mod split;
 pub mod sweep;
+pub mod transform;
 
 pub use quantizer::{Quantizer, UNIT_BITS, quantize, quantize_params};
 pub use sweep::{Entry, Row, Shape, Split, Weight};

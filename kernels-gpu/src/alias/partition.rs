@@ -443,10 +443,28 @@ own_kernel! {
 /// As for `reduce_sum`; `first_bad` is one u64.
 #[inline(always)]
 pub unsafe fn check_sum<F: Weight, const V: usize>(p: CheckSum<F>) {
+    // SAFETY: forwarded.
+    unsafe { checked_partials::<F, V, false>(p.weights, p.n, p.partials, p.first_bad, |_, w| w) }
+}
+
+/// [`check_sum`] of the weights `weight(i, input[i])`, with one load in flight a thread if
+/// `ONE_BY_ONE` (the same bits; see `reduce_partials`).
+///
+/// # Safety
+/// As for [`check_sum`], with `input` holding `n` elements.
+#[inline(always)]
+pub unsafe fn checked_partials<F: Weight, const V: usize, const ONE_BY_ONE: bool>(
+    input: *const F,
+    n: u64,
+    partials: *mut F,
+    first_bad: *mut u64,
+    mut weight: impl FnMut(u64, F) -> F,
+) {
     let mut first = u64::MAX;
-    // SAFETY: forwarded to the launch contract above; `first_bad` is only touched atomically.
+    // SAFETY: forwarded to the caller's contract; `first_bad` is only touched atomically.
     unsafe {
-        crate::grid::reduce::reduce_partials::<F, F, _, V>(p.weights, p.n, p.partials, Sum, |i, w| {
+        crate::grid::reduce::reduce_partials::<F, F, _, V, ONE_BY_ONE>(input, n, partials, Sum, |i, x| {
+            let w = weight(i, x);
             let x = w.to_f64();
             if !(x >= 0.0 && x.is_finite()) {
                 first = first.min(i);
@@ -454,7 +472,7 @@ pub unsafe fn check_sum<F: Weight, const V: usize>(p: CheckSum<F>) {
             w
         });
         if first != u64::MAX {
-            crate::simt::atomic::min_u64(p.first_bad, first);
+            crate::simt::atomic::min_u64(first_bad, first);
         }
     }
 }

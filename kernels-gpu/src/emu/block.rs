@@ -2,6 +2,7 @@
 //! rank order until its next synchronization point (barrier, collective, spin-wait), until all
 //! have returned or nothing can move any more.
 
+use super::memory;
 use super::race::SharedMemory;
 use super::warp::{Op, Pending, Warp};
 use super::{Launch, Misuse, Site, ThreadId, lanes, ranges};
@@ -91,6 +92,14 @@ pub(super) fn current() -> &'static Lane {
     // SAFETY: CURRENT is set only while this lane's coroutine runs, and the scheduler keeps
     // every `Lane` alive until all coroutines of the block are gone.
     unsafe { &*lane }
+}
+
+/// The emulated thread running on this OS thread now and its block, if any; the fault handler
+/// of [`memory`](super::memory) asks, so it reads nothing a lane could be holding.
+pub(super) fn current_thread() -> Option<(ThreadId, Dim3)> {
+    let lane = CURRENT.with(Cell::get);
+    // SAFETY: as in `current`.
+    (!lane.is_null()).then(|| unsafe { ((*lane).id, (*(*lane).block).idx) })
 }
 
 impl Lane {
@@ -330,6 +339,12 @@ impl Run<'_> {
                 let step = catch_unwind(AssertUnwindSafe(|| thread.resume(())));
                 CURRENT.with(|c| c.set(std::ptr::null()));
                 let mut s = block.sched.borrow_mut();
+                if let Some(access) = memory::take_out_of_bounds() {
+                    s.fault.get_or_insert(Misuse::OutOfBounds {
+                        thread: lanes[rank].id,
+                        access,
+                    });
+                }
                 match step {
                     Ok(CoroutineResult::Yield(())) => {}
                     Ok(CoroutineResult::Return(())) => {

@@ -12,20 +12,24 @@
 //! with a [`Fault`] naming the kernel, block, warp and lanes instead of hanging: a collective
 //! whose mask names lanes that never arrive, a lane outside its own mask, a barrier some
 //! threads skip or reach at different call sites, shared-memory races between barriers, traps
-//! and panics, and blocks that only spin for longer than [`Options::stall_timeout`].
+//! and panics, blocks that only spin for longer than [`Options::stall_timeout`], and (on Linux)
+//! global-memory accesses past the end of a buffer allocated through [`memory`].
 //!
 //! Not modelled: timing, memory coalescing, bank conflicts, the exact interleaving of racing
-//! threads (the schedule is deterministic), races on global memory, and accesses to shared
+//! threads (the schedule is deterministic), races on global memory, global accesses within a
+//! buffer's 16-byte rounding or less than a page before it, and accesses to shared
 //! memory through raw pointers (only [`SharedSlice`](crate::simt::shared::SharedSlice)'s `get`
 //! and `set` are checked for races). The f32 SFU approximations are replaced by the host's
 //! correctly rounded functions.
 
 mod block;
 pub(crate) mod hw;
+pub mod memory;
 mod race;
 mod warp;
 
 use crate::simt::types::Dim3;
+use memory::GlobalAccess;
 use std::fmt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -160,6 +164,9 @@ pub enum Misuse {
     },
     /// A thread trapped or panicked.
     Trap { thread: ThreadId, message: String },
+    /// A thread accessed global memory outside its buffer, into the guard page beside it (see
+    /// [`memory`]).
+    OutOfBounds { thread: ThreadId, access: GlobalAccess },
     /// The threads that could run only spin-waited for this long.
     Stalled { seconds: u64, spinning: String },
 }
@@ -215,6 +222,7 @@ impl fmt::Display for Misuse {
                 byte_offset + 4
             ),
             Misuse::Trap { thread, message } => write!(f, "{thread} trapped: {message}"),
+            Misuse::OutOfBounds { thread, access } => write!(f, "{thread} {access}"),
             Misuse::Stalled { seconds, spinning } => write!(
                 f,
                 "no progress for {seconds} s: threads {spinning} only spin-wait"
@@ -331,6 +339,7 @@ pub fn launch(
             });
         }
     });
+    memory::close_guards();
     match first_fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
         Some(fault) => Err(fault),
         None => Ok(()),

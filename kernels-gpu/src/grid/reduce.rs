@@ -28,8 +28,20 @@ const UNROLL: usize = REDUCE_UNROLL as usize;
 ///
 /// # Safety
 /// As for [`fold_partials`].
+///
+/// With `ONE_BY_ONE`, each thread loads one vector at a time instead of `REDUCE_UNROLL`: the
+/// same items in the same states in the same order, so the same bits, in fewer registers, for
+/// an `item` that costs more than the memory latency batched loads hide (a weight transform
+/// with `exp`: the batched loop interleaved eight of them in 108 registers, a quarter of the
+/// warps an SM holds).
 #[inline(always)]
-pub unsafe fn reduce_partials<T: Element, A: Words, O: Operator<A>, const V: usize>(
+pub unsafe fn reduce_partials<
+    T: Element,
+    A: Words,
+    O: Operator<A>,
+    const V: usize,
+    const ONE_BY_ONE: bool,
+>(
     input: *const T,
     n: u64,
     partials: *mut A,
@@ -38,7 +50,9 @@ pub unsafe fn reduce_partials<T: Element, A: Words, O: Operator<A>, const V: usi
 ) {
     let fold = |acc, i, x| op.combine(acc, item(i, x));
     // SAFETY: forwarded.
-    unsafe { fold_partials::<T, A, A, O, V, UNROLL>(input, n, partials, op, op.identity(), fold, |a| a) }
+    unsafe {
+        fold_partials::<T, A, A, O, V, UNROLL, ONE_BY_ONE>(input, n, partials, op, op.identity(), fold, |a| a)
+    }
 }
 
 /// Block `b`'s grid-stride share of `input` to `partials[b]`, by a per-thread state: each
@@ -48,7 +62,8 @@ pub unsafe fn reduce_partials<T: Element, A: Words, O: Operator<A>, const V: usi
 /// the block combines the values by `op`. A state can be cheaper to update than a value (the
 /// moments keep shifted sums, with no division an element, and combine by Chan only between
 /// threads); several states break a sum's chain of dependent additions, one keeps a large
-/// state's registers few.
+/// state's registers few. `ONE_BY_ONE` loads one vector at a time (see [`reduce_partials`]),
+/// into the same states in the same order.
 ///
 /// # Safety
 /// `input` holds `n` elements, `partials` one per block; blocks of `REDUCE_BLOCK_THREADS`;
@@ -61,6 +76,7 @@ pub unsafe fn fold_partials<
     O: Operator<A>,
     const V: usize,
     const STATES: usize,
+    const ONE_BY_ONE: bool,
 >(
     input: *const T,
     n: u64,
@@ -76,7 +92,27 @@ pub unsafe fn fold_partials<
     // SAFETY: every index is checked against `n` (or `n / V` vectors) before it is read; the
     // whole block reaches the block reduction.
     unsafe {
-        if is_aligned16(input) {
+        if is_aligned16(input) && ONE_BY_ONE {
+            let vectors = n / V as u64;
+            // Vector `u` of a group of UNROLL goes to state `u % STATES` while whole groups
+            // fit, and the rest to state 0, as in the batched loop below.
+            let (mut i, mut u) = (tid, 0);
+            let mut whole = i + (UNROLL as u64 - 1) * stride < vectors;
+            while i < vectors {
+                let s = if whole { u % STATES } else { 0 };
+                let l: [T; V] = load128(input.add((i * V as u64) as usize));
+                for (k, &x) in l.iter().enumerate() {
+                    acc[s] = fold(acc[s], i * V as u64 + k as u64, x);
+                }
+                i += stride;
+                u += 1;
+                if u == UNROLL {
+                    u = 0;
+                    whole = whole && i + (UNROLL as u64 - 1) * stride < vectors;
+                }
+            }
+            scalar_from = vectors * V as u64;
+        } else if is_aligned16(input) {
             let vectors = n / V as u64;
             let mut i = tid;
             while i + (UNROLL as u64 - 1) * stride < vectors {
@@ -175,7 +211,7 @@ own_kernel! {
 #[inline(always)]
 pub unsafe fn reduce<T: Element, O: Operator<T> + Default, const V: usize>(p: Reduce<T>) {
     // SAFETY: forwarded to the launch contract above.
-    unsafe { reduce_partials::<T, T, O, V>(p.input, p.n, p.partials, O::default(), |_, x| x) }
+    unsafe { reduce_partials::<T, T, O, V, false>(p.input, p.n, p.partials, O::default(), |_, x| x) }
 }
 
 impl<T: Element> Reduce<T> {

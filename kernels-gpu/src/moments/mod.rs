@@ -244,7 +244,7 @@ pub unsafe fn partial_summaries<T: Element + Into<f64>, const V: usize>(p: Parti
     let Partials { input, n, partials } = p;
     // SAFETY: forwarded to the launch contract above.
     unsafe {
-        fold_partials::<T, Shifted, Summary, Summarize, V, 1>(
+        fold_partials::<T, Shifted, Summary, Summarize, V, 1, false>(
             input,
             n,
             partials,

@@ -15,7 +15,9 @@
 //!   its declaration cannot state, launched `unsafe` after the host checked the indices.
 //! - [`Gcd`]: greatest common divisors, an operator of this crate's own for warpkit's
 //!   device-wide reduction and scans, declared for them by `operator_kernels!` (`gcd_u32`,
-//!   `gcd_u64`).
+//!   `gcd_u64`); and [`Plus`], a user's copy of the built-in sum (`plus_u32`).
+//! - [`Softmax`]: logits to weights, a weight transform of this crate's own for warpkit's
+//!   alias tables, declared for them by `alias_kernels!` (`softmax_f64`).
 //! - [`Morton`] and [`Fibonacci`]: bucket functions of this crate's own for warpkit's
 //!   multisplit, its kernels declared for them by `multisplit_kernels!` (`morton_u32`,
 //!   `fibonacci_u32`, `fibonacci_u64`).
@@ -25,10 +27,12 @@
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
+use warpkit_kernels::alias::transform::WeightFn;
 use warpkit_kernels::block;
 use warpkit_kernels::launch::LaunchShape;
 use warpkit_kernels::multisplit::bucket::{BucketFn, Key};
 use warpkit_kernels::op::Operator;
+use warpkit_kernels::simt::math::FastMath;
 use warpkit_kernels::simt::memory::read_or;
 use warpkit_kernels::simt::shared::SharedSlice;
 use warpkit_kernels::simt::{block_x, global_x, sync_threads, thread_rank, warps_per_block};
@@ -314,9 +318,92 @@ macro_rules! gcd_of {
 }
 gcd_of!(u32, u64);
 
+/// Wrapping addition of u32: the operator of warpkit's built-in sums, written here as a user
+/// would, to measure a scan of one's own against the built-in one.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Plus;
+
+impl Operator<u32> for Plus {
+    const COMMUTATIVE: bool = true;
+
+    #[inline(always)]
+    fn identity(self) -> u32 {
+        0
+    }
+
+    #[inline(always)]
+    fn combine(self, a: u32, b: u32) -> u32 {
+        a.wrapping_add(b)
+    }
+}
+
 warpkit_kernels::operator_kernels! {
+    /// Sums of u32, as a user would declare them.
+    pub plus_u32: Plus for u32;
     /// Greatest common divisors of u32.
     pub gcd_u32: Gcd for u32;
     /// Greatest common divisors of u64.
     pub gcd_u64: Gcd for u64;
+}
+
+warpkit_kernels::kernel_group! {
+    /// Logits to softmax weights at a temperature: `exp((logit - max) / temperature)`, with
+    /// `max` the largest logit (so that no weight overflows), as a sampler of tokens or of
+    /// actions by their scores wants. A weight transform of one's own for warpkit's alias
+    /// tables; f64 `exp` is the same code on the GPU and on the host, so every engine builds
+    /// the same table.
+    pub struct Softmax {
+        pub max: f64,
+        pub inv_temperature: f64,
+    }
+}
+
+impl WeightFn<f64> for Softmax {
+    #[inline(always)]
+    fn weight(&self, _index: u64, logit: f64) -> f64 {
+        ((logit - self.max) * self.inv_temperature).fast_exp()
+    }
+}
+
+warpkit_kernels::alias_kernels! {
+    /// Alias tables of softmax weights.
+    pub softmax_f64: Softmax for f64;
+}
+
+warpkit_kernels::kernel! {
+    /// The same transform as a plain kernel of one's own, a thread an item: what a build from
+    /// weights made beforehand would run first (the example's main times it against the fused
+    /// build).
+    pub struct SoftmaxWeights {
+        #[len(n)]
+        pub logits: *const f64,
+        pub n: u64,
+        #[group]
+        pub softmax: Softmax,
+        #[len(n)]
+        pub weights: *mut f64,
+    }
+    check |p, shape| *shape == p.plan();
+    /// Logits to softmax weights.
+    fn softmax_weights => own_softmax_weights;
+}
+
+impl SoftmaxWeights {
+    /// A thread an item.
+    pub const fn plan(&self) -> LaunchShape {
+        LaunchShape::linear(self.n.div_ceil(THREADS as u64), THREADS, 0)
+    }
+}
+
+/// Body of [`SoftmaxWeights`].
+///
+/// # Safety
+/// `logits` and `weights` hold `n` elements.
+#[inline(always)]
+pub unsafe fn softmax_weights(p: SoftmaxWeights) {
+    let i = global_x();
+    if i < p.n {
+        // SAFETY: `i < n`.
+        unsafe { *p.weights.add(i as usize) = p.softmax.weight(i, *p.logits.add(i as usize)) };
+    }
 }

@@ -53,6 +53,11 @@ unsafe { ::warpkit::Module::new("own_kernels_device", &[
         "own_largest_magnitude",
         "own_neighbours",
         "own_reverse",
+        "own_softmax_weights",
+        "plus_u32_exclusive_scan",
+        "plus_u32_inclusive_scan",
+        "plus_u32_reduce",
+        "softmax_f64_transform",
 ], &[
         ::warpkit::ModuleImage { format: ::warpkit::ImageFormat::Cubin, sm: 80, zstd: include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/own_kernels_device_sm_80.cubin.zst")) },
         ::warpkit::ModuleImage { format: ::warpkit::ImageFormat::Cubin, sm: 90, zstd: include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/own_kernels_device_sm_90.cubin.zst")) },

@@ -9,13 +9,15 @@
 //! device first (once; later loads do nothing).
 //!
 //! warpkit's multisplit takes the device crate's bucket functions too ([`split_by_cell`]):
-//! `Multisplit::by` launches the kernels `multisplit_kernels!` declared for them.
+//! `Multisplit::by` launches the kernels `multisplit_kernels!` declared for them; its alias
+//! tables take the device crate's weight transform ([`softmax_table`]).
 
-pub use own_kernels_device::{Fibonacci, Morton};
+pub use own_kernels_device::{Fibonacci, Morton, Softmax};
 use own_kernels_device::{
-    Gather, Largest, Neighbours, Reverse, THREADS, Values, own_gather, own_largest_magnitude, own_neighbours,
-    own_reverse,
+    Gather, Largest, Neighbours, Reverse, SoftmaxWeights, THREADS, Values, own_gather, own_largest_magnitude,
+    own_neighbours, own_reverse, own_softmax_weights,
 };
+use warpkit::alias::{AliasTable, Construction};
 use warpkit::multisplit::{Multisplit, Split};
 use warpkit::{Backend, Device, DeviceBuffer, Error, Module, Result};
 
@@ -41,6 +43,57 @@ pub fn split_by_cell(backend: &Backend, points: &[u32], side_bits: u32) -> Resul
         bits: 2 * side_bits.min(8),
     };
     Multisplit::by(morton, m)?.keys(backend, points)
+}
+
+/// An alias table that draws item `i` with probability `softmax(logits / temperature)_i`, its
+/// weights made from the logits by the device crate's [`Softmax`] as the table is built (on a
+/// device, fused into the build's first pass; the weights never reach the host). `method` as
+/// for `AliasTable::build`; `Err(InvalidWeight)` for a NaN logit, `Err(BadParameter)` for a
+/// temperature that is not positive and finite.
+pub fn softmax_table(
+    backend: &Backend,
+    logits: &[f64],
+    temperature: f64,
+    method: Construction,
+) -> Result<AliasTable<f64>> {
+    if !(temperature > 0.0 && temperature.is_finite()) {
+        return Err(Error::BadParameter {
+            what: "softmax temperature",
+            value: temperature,
+            expected: "positive and finite",
+        });
+    }
+    load_on(backend)?;
+    // The largest finite logit (a NaN is left for the table's check to name).
+    let max = logits
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite())
+        .fold(f64::MIN, f64::max);
+    let softmax = Softmax {
+        max,
+        inv_temperature: 1.0 / temperature,
+    };
+    AliasTable::build_by(backend, logits, softmax, method)
+}
+
+/// `weights[i] = softmax.weight(i, logits[i])` by the device crate's plain kernel (the
+/// transform a build by [`softmax_table`] fuses into its first pass).
+pub fn softmax_weights(
+    device: &Device,
+    logits: &DeviceBuffer<f64>,
+    softmax: Softmax,
+    weights: &mut DeviceBuffer<f64>,
+) -> Result<()> {
+    device.load(&KERNELS)?;
+    let mut b = device.bind();
+    let p = SoftmaxWeights {
+        logits: b.read(logits)?,
+        n: logits.len() as u64,
+        softmax,
+        weights: b.write(weights)?,
+    };
+    b.launch::<own_softmax_weights>(p.plan(), p)
 }
 
 /// The value of largest magnitude in `values` (on `device`) and its index, the lowest on ties;
@@ -92,8 +145,8 @@ pub fn gather(device: &Device, input: &DeviceBuffer<u32>, indices: &[u32]) -> Re
 /// The gather launch itself: what [`gather`] runs once its indices are checked.
 ///
 /// # Safety
-/// Every index is below `input.len()` (else on a GPU the kernel faults, and in the emulator
-/// it reads host memory past the buffer).
+/// Every index is below `input.len()` (else on a GPU the kernel faults, and the emulator
+/// reports the read past the buffer).
 pub unsafe fn launch_gather(
     device: &Device,
     input: &DeviceBuffer<u32>,

@@ -3,10 +3,18 @@
 //! the CPU; then, on a GPU, the multisplit by the device crate's copy of the built-in hash
 //! ([`Fibonacci`]) measured against the built-in one at m = 32: CUDA events around calls on
 //! device data, and wall clock around calls on host data (upload, split, download), rounds
-//! alternated, medians printed.
+//! alternated, medians printed; and an alias table of softmax weights made by the device
+//! crate's transform ([`Softmax`]) as it is built, checked against softmax in f64 and timed
+//! against the built-in build from the same weights computed beforehand; and the scan by the
+//! device crate's copy of the built-in sum ([`Plus`]) against the built-in one.
 
-use own_kernels::{Exchange, Fibonacci, exchange, largest_magnitude, load_on, split_by_cell};
+use own_kernels::{
+    Exchange, Fibonacci, Softmax, exchange, largest_magnitude, load_on, softmax_table, softmax_weights,
+    split_by_cell,
+};
+use own_kernels_device::{Gcd, Plus};
 use std::time::{Duration, Instant};
+use warpkit::alias::{AliasTable, Construction};
 use warpkit::multisplit::{Buckets, Multisplit, SplitFunction};
 use warpkit::{Backend, Device, GpuTimer, Result};
 
@@ -60,6 +68,9 @@ fn main() -> Result<()> {
     assert_eq!(split, split_by_cell(&Backend::cpu(), &words, 4)?);
     println!("points by Morton cell: {split}");
 
+    softmax_alias(&device, n)?;
+    own_scans(&device, n)?;
+
     if let Some(gpu) = device.as_gpu() {
         let own = Multisplit::by(Fibonacci { bits: 5 }, 32)?;
         let built_in = Multisplit::new(Buckets::Hash { bits: 5 })?;
@@ -110,6 +121,129 @@ fn main() -> Result<()> {
                 change(w_own, w_built_in),
             );
         }
+    }
+    Ok(())
+}
+
+/// An alias table of the softmax of `n` logits (at most 10^8) made by [`Softmax`] as the
+/// table is built, checked against softmax computed here in f64; on a GPU, its build timed
+/// against the built-in build of the same weights computed beforehand (CUDA events around
+/// rebuilds in place; rounds alternated).
+fn softmax_alias(device: &Device, n: usize) -> Result<()> {
+    let n = n.min(100_000_000);
+    let logits: Vec<f64> = (0..n as u64)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) as f64 / 1e6 - 8.0)
+        .collect();
+    let (temperature, max) = (0.8, logits.iter().copied().fold(f64::MIN, f64::max));
+    let softmax = Softmax {
+        max,
+        inv_temperature: 1.0 / temperature,
+    };
+    let backend = Backend::Device(device.clone());
+    let table = softmax_table(&backend, &logits, temperature, Construction::auto(&backend))?;
+    let weights: Vec<f64> = logits.iter().map(|l| ((l - max) / temperature).exp()).collect();
+    let sum: f64 = weights.iter().sum();
+    let worst = table
+        .probabilities()?
+        .iter()
+        .zip(&weights)
+        .map(|(p, w)| (p - w / sum).abs() * n as f64)
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-9, "{worst} rows from softmax");
+    println!("alias table of softmax weights, {n} items: within {worst:.1e} rows of softmax in f64");
+    let Some(gpu) = device.as_gpu() else {
+        return Ok(());
+    };
+    let method = Construction::FASTEST_ON_DEVICE;
+    let raw = device.upload(&logits)?;
+    let mut ready = device.upload(&weights)?;
+    let mut fused = AliasTable::from_device_by(device, &raw, softmax, method)?;
+    let mut built_in = AliasTable::from_device_with(device, &ready, method)?;
+    assert!(fused.rows()? == built_in.rows()?);
+    let by_events = |rebuild: &mut dyn FnMut() -> Result<()>| {
+        let timer = GpuTimer::start(gpu)?;
+        for _ in 0..10 {
+            rebuild()?;
+        }
+        Ok::<_, warpkit::Error>(timer.stop()? / 10)
+    };
+    // Fused; the plain kernel, then the build from its weights; the build from weights ready.
+    let mut rounds: [Vec<Duration>; 3] = Default::default();
+    for round in 0..15 {
+        for k in 0..3 {
+            let which = (round + k) % 3;
+            rounds[which].push(match which {
+                0 => by_events(&mut || fused.rebuild_from_device_by(&raw, softmax))?,
+                1 => by_events(&mut || {
+                    softmax_weights(device, &raw, softmax, &mut ready)?;
+                    built_in.rebuild_from_device(&ready)
+                })?,
+                _ => by_events(&mut || built_in.rebuild_from_device(&ready))?,
+            });
+        }
+    }
+    let [fused_t, apart_t, ready_t] = rounds.map(min_and_median);
+    let ms = |t: Duration| t.as_secs_f64() * 1e3;
+    for (what, i) in [("min", 0), ("median", 1)] {
+        println!(
+            "alias build f64, {n} items, {what} of 15: softmax fused {:.3} ms, plain kernel then build \
+             {:.3} ms, build from weights ready {:.3} ms",
+            ms(fused_t[i]),
+            ms(apart_t[i]),
+            ms(ready_t[i]),
+        );
+    }
+    Ok(())
+}
+
+/// The exclusive scan of `n` u32 by the device crate's [`Plus`] against warpkit's built-in
+/// sum, and by its [`Gcd`]: checked against each other (Plus) and the CPU (Gcd, on the
+/// emulator's sizes), then on a GPU timed by CUDA events, rounds alternated.
+fn own_scans(device: &Device, n: usize) -> Result<()> {
+    let values: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 8)
+        .collect();
+    let input = device.upload(&values)?;
+    let mut out = device.zeros::<u32>(n)?;
+    let own = device.download(&device.exclusive_scan_by::<u32, Plus>(&input)?)?;
+    assert!(own == device.download(&device.exclusive_scan(&input)?)?);
+    println!("scan by Plus of one's own: the built-in sum's");
+    let Some(gpu) = device.as_gpu() else {
+        let gcd = device.download(&device.inclusive_scan_by::<u32, Gcd>(&input)?)?;
+        assert_eq!(gcd, Backend::cpu().inclusive_scan_by(Gcd, &values)?);
+        return Ok(());
+    };
+    let mut by_events = |scan: &dyn Fn(&mut warpkit::DeviceBuffer<u32>) -> Result<()>| {
+        let timer = GpuTimer::start(gpu)?;
+        for _ in 0..10 {
+            scan(&mut out)?;
+        }
+        Ok::<_, warpkit::Error>(timer.stop()? / 10)
+    };
+    let mut rounds: [Vec<Duration>; 3] = Default::default();
+    for round in 0..15 {
+        for which in [round % 2, 1 - round % 2] {
+            rounds[which].push(if which == 0 {
+                by_events(&|o| device.exclusive_scan_by_into::<u32, Plus>(&input, o))?
+            } else {
+                by_events(&|o| device.exclusive_scan_into(&input, o))?
+            });
+        }
+        rounds[2].push(by_events(&|o| {
+            device.exclusive_scan_by_into::<u32, Gcd>(&input, o)
+        })?);
+    }
+    let [own_t, built_in_t, gcd_t] = rounds.map(min_and_median);
+    let tb_s = |t: Duration| 8.0 * n as f64 / t.as_secs_f64() / 1e12;
+    for (what, i) in [("min", 0), ("median", 1)] {
+        println!(
+            "exclusive scan u32, {n} elements, {what} of 15: Plus of one's own {:.3} TB/s, built-in sum \
+             {:.3} TB/s ({:+.2} % time); Gcd {:.3} TB/s",
+            tb_s(own_t[i]),
+            tb_s(built_in_t[i]),
+            100.0 * (own_t[i].as_secs_f64() / built_in_t[i].as_secs_f64() - 1.0),
+            tb_s(gcd_t[i]),
+        );
     }
     Ok(())
 }

@@ -1,8 +1,9 @@
 //! One's own kernels under `cargo test`, with no GPU: the emulator runs them with 32-lane warps
 //! and whole blocks, checks each launch against the kernels' declared reach, and reports the
-//! planted race and the planted out-of-range shared access with the kernel, block and threads.
+//! planted race, the planted out-of-range shared access and an unchecked gather's read past its
+//! input with the kernel, block, thread and (for global memory) the address.
 
-use own_kernels::{Exchange, exchange, largest_magnitude};
+use own_kernels::{Exchange, exchange, largest_magnitude, launch_gather};
 use own_kernels_device::THREADS;
 use warpkit::{Device, Error, Misuse};
 
@@ -108,4 +109,46 @@ fn an_out_of_range_shared_access_is_reported_with_its_thread() {
         }
         other => panic!("the out-of-range read went unreported: {other:?}"),
     }
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_read_past_a_global_buffer_is_reported_with_its_thread_and_address() {
+    let emu = Device::emulator();
+    let input = emu.upload(&(0..1000u32).collect::<Vec<_>>()).unwrap();
+    // Index 1000 is one past the input; thread 37 of block 1 reads it.
+    let mut indices: Vec<u32> = (0..2 * THREADS).map(|i| i % 1000).collect();
+    let bad = THREADS as usize + 37;
+    indices[bad] = 1000;
+    let indices = emu.upload(&indices).unwrap();
+    let mut out = emu.zeros::<u32>(indices.len()).unwrap();
+    // SAFETY: deliberately not: one index is past the input, which the emulator reports.
+    let result = unsafe { launch_gather(&emu, &input, &indices, &mut out) };
+    match result {
+        Err(Error::Emulator(fault)) => {
+            assert_eq!(fault.kernel, "own_gather");
+            assert_eq!(
+                (fault.block.x, fault.block.y, fault.block.z),
+                (1, 0, 0),
+                "{fault}"
+            );
+            let Misuse::OutOfBounds { thread, access } = fault.misuse else {
+                panic!("not an out-of-bounds access: {fault}");
+            };
+            assert_eq!(thread.rank, 37, "{fault}");
+            assert_eq!(access.offset(), 4000, "{fault}");
+            assert_eq!(access.bytes, 4000, "{fault}");
+            assert_ne!(access.write, Some(true), "{fault}");
+            println!("reported as expected: {fault}");
+        }
+        other => panic!("the read past the input went unreported: {other:?}"),
+    }
+    // The guard page is closed again: the same launch with good indices runs clean.
+    let good = emu
+        .upload(&(0..2 * THREADS).map(|i| i % 1000).collect::<Vec<_>>())
+        .unwrap();
+    // SAFETY: every index is below 1000.
+    unsafe { launch_gather(&emu, &input, &good, &mut out) }.unwrap();
+    let got = emu.download(&out).unwrap();
+    assert!(got.iter().enumerate().all(|(i, &v)| v == i as u32 % 1000));
 }

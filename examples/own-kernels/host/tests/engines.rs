@@ -205,7 +205,7 @@ fn a_kernel_that_faults_on_a_gpu_is_an_error_value() {
         return fault_on_gpu(&fault);
     }
     if Device::gpu(0).is_err() {
-        skipped("none opens here (the emulator does not check global accesses: not run there)");
+        skipped("none opens here (the emulator's report of a gather past its input is in tests/emulator.rs)");
         return;
     }
     for fault in ["gather", "trap"] {
@@ -290,9 +290,68 @@ fn own_operators_reduce_and_scan_as_on_the_cpu() {
                 b.inclusive_scan_by(Gcd, &narrow).unwrap(),
             )
         };
+        assert_eq!(
+            backend
+                .exclusive_scan_by(own_kernels_device::Plus, &narrow)
+                .unwrap(),
+            backend.exclusive_scan(&narrow).unwrap(),
+            "{what}"
+        );
         let (on_device, on_cpu) = (scans(&backend), scans(&cpu));
         assert_eq!(on_device, on_cpu, "{what}");
         assert_eq!(on_cpu.0[0], 0);
         assert_eq!(*on_cpu.0.last().unwrap() % 6, 0);
+    }
+}
+
+/// The device crate's weight transform through warpkit's alias tables, on every engine: the
+/// same rows as the CPU builds from the logits by the same method, the probabilities of a
+/// softmax computed here in f64, and the transform's bad weights named by index.
+#[test]
+fn own_weight_transforms_build_the_cpus_tables() {
+    use own_kernels::softmax_table;
+    use warpkit::Backend;
+    use warpkit::alias::Construction;
+
+    let n = 30_011usize;
+    let logits: Vec<f64> = (0..n)
+        .map(|i| ((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) as f64 / 2e5 - 20.0)
+        .collect();
+    let temperature = 1.7;
+    let max = logits.iter().copied().fold(f64::MIN, f64::max);
+    let exps: Vec<f64> = logits.iter().map(|l| ((l - max) / temperature).exp()).collect();
+    let sum: f64 = exps.iter().sum();
+    let cpu = Backend::cpu();
+    for method in [Construction::PSA_BASELINE, Construction::PSA_PLUS_BASELINE] {
+        let on_cpu = softmax_table(&cpu, &logits, temperature, method).unwrap();
+        let p = on_cpu.probabilities().unwrap();
+        let worst = p
+            .iter()
+            .zip(&exps)
+            .map(|(p, e)| (p - e / sum).abs() * n as f64)
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-9, "{method:?}: {worst} rows from softmax");
+        for engine in Device::present() {
+            let backend = Backend::Device(engine.clone());
+            let table = softmax_table(&backend, &logits, temperature, method).unwrap();
+            assert_eq!(table.construction(), method, "{engine}");
+            assert!(
+                table.rows().unwrap() == on_cpu.rows().unwrap(),
+                "{engine}, {method:?}"
+            );
+        }
+    }
+    let mut bad = logits.clone();
+    bad[12_345] = f64::NAN;
+    bad[20_000] = f64::INFINITY;
+    let backends = Device::present().into_iter().map(Backend::Device).chain([cpu]);
+    for backend in backends {
+        let built = softmax_table(&backend, &bad, temperature, Construction::auto(&backend));
+        assert!(
+            matches!(built, Err(Error::InvalidWeight { index: 12_345 })),
+            "{backend:?}: {built:?}"
+        );
+        let cold = softmax_table(&backend, &logits, 0.0, Construction::auto(&backend));
+        assert!(matches!(cold, Err(Error::BadParameter { .. })), "{cold:?}");
     }
 }
