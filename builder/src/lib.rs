@@ -206,6 +206,11 @@ impl Builder {
                 "{package} has no kernels (declare them with warpkit_kernels::kernel!)"
             )));
         }
+        for entry in bounds.keys().filter(|e| !entries.contains(e)) {
+            println!(
+                "cargo:warning=warpkit-builder: launch_bounds! names {entry}, which is no kernel of {package}"
+            );
+        }
         let mut images = Vec::new();
         let mut embed = |format: &'static str, target: &'static str, bytes: &[u8]| -> Result<(), Error> {
             let kind = if format == "Cubin" { "cubin" } else { "ptx" };

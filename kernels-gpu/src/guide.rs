@@ -169,8 +169,8 @@
 //! kernel, block, warp and lanes: races on shared memory between barriers, shared accesses out
 //! of range (with the source line), barriers that not every thread reaches, collectives whose
 //! lanes cannot all meet, traps and panics, blocks that only spin, and (on Linux) global
-//! accesses past a buffer's end, with the thread, the address and the buffer
+//! accesses up to a page past a buffer's end, with the thread, the address and the buffer
 //! ([`Misuse::OutOfBounds`](crate::emu::Misuse::OutOfBounds); see [`crate::emu::memory`]). It
-//! does not check global races, accesses inside a buffer's 16-byte rounding, timing, or
+//! does not check global races, accesses inside a buffer's rounding to 16 bytes or farther than a page away, timing, or
 //! coalescing; compute-sanitizer on a GPU covers those. `warpkit::Device::present()` gives the emulator and every GPU that opens, for a test
 //! that runs on each and compares their outputs.

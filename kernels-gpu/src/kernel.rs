@@ -355,6 +355,13 @@ macro_rules! kernel_group {
 #[macro_export]
 macro_rules! launch_bounds {
     ($symbol:expr, $bounds:expr $(,)?) => {
+        const _: () = {
+            let b: $crate::launch_bounds::LaunchBounds = $bounds;
+            assert!(
+                b.max_threads > 0 && b.min_blocks_per_sm > 0,
+                "launch bounds of zero"
+            );
+        };
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
             #[used]

@@ -240,7 +240,8 @@ impl<F: AliasWeight> AliasTable<F> {
     }
 
     /// Rebuilds the table from new raw values of the same count by `transform` (see
-    /// [`AliasTable::build_by`]), reusing its memory.
+    /// [`AliasTable::build_by`]), reusing the table's memory (on a device the raw values are
+    /// uploaded to a buffer of their own each call).
     pub fn rebuild_by<T: TransformKernels<F>>(&mut self, raw: &[F], transform: T) -> Result<()> {
         crate::error::check_same_len("raw alias weights", self.n, raw.len())?;
         if let Storage::Device(t) = &mut self.storage {
@@ -251,7 +252,8 @@ impl<F: AliasWeight> AliasTable<F> {
     }
 
     /// Rebuilds a device table from new raw values in its device's memory by `transform` (see
-    /// [`AliasTable::build_by`]), allocating nothing.
+    /// [`AliasTable::build_by`]), allocating nothing after its first call (which makes the
+    /// buffer the weights are written to).
     pub fn rebuild_from_device_by<T: TransformKernels<F>>(
         &mut self,
         raw: &DeviceBuffer<F>,

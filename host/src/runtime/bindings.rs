@@ -207,8 +207,9 @@ impl<'a> Bindings<'a> {
     /// `params` and `shape` meet `K`'s contract (its body's `# Safety` section), and every
     /// address the kernel reaches lies in a buffer bound here. A kernel that breaks that on a
     /// GPU faults there ([`Error::DeviceLost`](crate::Error) on a later call); in the emulator
-    /// an access past a buffer's end is [`Misuse::OutOfBounds`](crate::Misuse) (see
-    /// [`warpkit_kernels::emu::memory`]), and one far from every buffer kills the process.
+    /// an access up to a page past a buffer's end is [`Misuse::OutOfBounds`](crate::Misuse)
+    /// (see [`warpkit_kernels::emu::memory`]); one farther away kills the process or, landing
+    /// in other memory, goes unnoticed.
     pub unsafe fn launch_unchecked<K: Kernel>(&self, shape: LaunchShape, params: K::Params) -> Result<()> {
         // SAFETY: the caller's contract; the bindings hold the buffers borrowed.
         unsafe { self.device.launch_unchecked::<K>(shape, params) }

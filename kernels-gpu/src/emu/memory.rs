@@ -2,15 +2,21 @@
 //! its thread and address rather than read from whatever host memory lies there.
 //!
 //! On Linux each allocation is mapped on its own, between two inaccessible guard pages, and
-//! placed so that it ends where the guard after it begins (rounded up to 16 bytes, so that
-//! vector loads see the alignment a CUDA allocation has). A kernel's access past the end, or
-//! before the start by more than the slack of the first page, touches a guard page; the
+//! placed so that it ends where the guard after it begins (rounded up to 16 bytes, or to the
+//! element's alignment if larger: CUDA allocations are 256-byte aligned, but the kernels ask
+//! only for 16, where their vector loads take the same paths). A kernel's access up to a
+//! page past the end, or before the start by more than the slack of the first page but less
+//! than a page more, touches a guard page; the
 //! emulator's `SIGSEGV` handler finds which allocation it belongs to, records the access for
 //! the lane that made it, and opens the page (zeros) so that the access completes; the block
 //! then ends with [`Misuse::OutOfBounds`](super::Misuse::OutOfBounds), and the launch closes
 //! the page again. An emulated thread's fault anywhere else is printed with its thread and
-//! address before the process dies as it would have. Other systems get plain allocations,
-//! which nothing fences.
+//! address before the process dies as it would have; an access farther away that lands in
+//! mapped memory (the heap, another buffer) goes unnoticed, as on a GPU. Each buffer is a
+//! mapping of its own, about three of the kernel's memory areas, so a process holds at most a
+//! few tens of thousands at once (`vm.max_map_count`, 65530 by default); past that an
+//! allocation is `None` (`Error::OutOfMemory`). Other systems get plain allocations, which
+//! nothing fences.
 
 use std::fmt;
 
@@ -127,6 +133,7 @@ mod imp {
         /// `bytes` zeroed bytes aligned to `align` (a power of two, at most a page), or `None`
         /// when the system has no memory for them.
         pub fn new(bytes: usize, align: usize) -> Option<GlobalMemory> {
+            assert!(align.is_power_of_two(), "alignment {align} is not a power of two");
             install_handler();
             let page = page_size();
             let align = align.max(END_ALIGN);
@@ -199,7 +206,9 @@ mod imp {
     /// The emulator calls it when a launch ends.
     pub(in crate::emu) fn close_guards() {
         let page = page_size();
-        let regions = REGIONS.read().unwrap_or_else(|e| e.into_inner());
+        // The write lock keeps the fault handler (a reader) from opening a page between the
+        // flag's reset and the page's closing, which would leave it open unflagged.
+        let regions = REGIONS.write().unwrap_or_else(|e| e.into_inner());
         for r in regions
             .values()
             .filter(|r| r.opened.swap(false, Ordering::Relaxed))
@@ -222,17 +231,21 @@ mod imp {
     fn install_handler() {
         static ONCE: Once = Once::new();
         ONCE.call_once(|| {
-            // SAFETY: sigaction with a zeroed action and a handler of the SA_SIGINFO form.
+            // SAFETY: sigaction reading the current actions, then installing a zeroed action
+            // with a handler of the SA_SIGINFO form. The previous actions are saved before
+            // ours is installed, so the handler always has them to pass faults on to.
             unsafe {
+                let mut segv: libc::sigaction = std::mem::zeroed();
+                let mut bus: libc::sigaction = std::mem::zeroed();
+                libc::sigaction(libc::SIGSEGV, std::ptr::null(), &mut segv);
+                libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut bus);
+                let _ = PREVIOUS.set((segv, bus));
                 let mut ours: libc::sigaction = std::mem::zeroed();
                 ours.sa_sigaction = on_fault as *const () as usize;
                 ours.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
                 libc::sigemptyset(&mut ours.sa_mask);
-                let mut segv: libc::sigaction = std::mem::zeroed();
-                let mut bus: libc::sigaction = std::mem::zeroed();
-                libc::sigaction(libc::SIGSEGV, &ours, &mut segv);
-                libc::sigaction(libc::SIGBUS, &ours, &mut bus);
-                let _ = PREVIOUS.set((segv, bus));
+                libc::sigaction(libc::SIGSEGV, &ours, std::ptr::null_mut());
+                libc::sigaction(libc::SIGBUS, &ours, std::ptr::null_mut());
             }
         });
     }
@@ -259,7 +272,8 @@ mod imp {
     /// The `SIGSEGV`/`SIGBUS` handler. A fault of an emulated thread on a guard page is
     /// recorded and the page opened, so the access completes; any other fault of an emulated
     /// thread is printed with its thread and address; every fault that is not ours goes to the
-    /// handler installed before, by reinstalling it and returning (the access faults again).
+    /// handler installed before (called; or, for the default action, reinstalled, so that the
+    /// access faults again under it).
     extern "C" fn on_fault(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
         // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
         let address = unsafe { (*info).si_addr() } as usize;
@@ -291,10 +305,25 @@ mod imp {
             drop(regions);
             report_wild(lane, address);
         }
-        if let Some((segv, bus)) = PREVIOUS.get() {
-            let previous = if signal == libc::SIGBUS { bus } else { segv };
-            // SAFETY: reinstalls the action saved when ours was installed.
-            unsafe { libc::sigaction(signal, previous, std::ptr::null_mut()) };
+        let Some((segv, bus)) = PREVIOUS.get() else {
+            return;
+        };
+        let previous = if signal == libc::SIGBUS { bus } else { segv };
+        let handler = previous.sa_sigaction;
+        // SAFETY: the action saved before ours was installed, called as the form its flags
+        // declare; the default action (or ignoring, which a fault cannot do) is reinstalled,
+        // and the access faults again under it.
+        unsafe {
+            if handler == libc::SIG_DFL || handler == libc::SIG_IGN {
+                libc::sigaction(signal, previous, std::ptr::null_mut());
+            } else if previous.sa_flags & libc::SA_SIGINFO != 0 {
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                    std::mem::transmute(handler);
+                f(signal, info, context);
+            } else {
+                let f: extern "C" fn(libc::c_int) = std::mem::transmute(handler);
+                f(signal);
+            }
         }
     }
 
@@ -336,6 +365,7 @@ mod imp {
     impl GlobalMemory {
         /// `bytes` zeroed bytes aligned to `align` (a power of two), or `None`.
         pub fn new(bytes: usize, align: usize) -> Option<GlobalMemory> {
+            assert!(align.is_power_of_two(), "alignment {align} is not a power of two");
             let align = align.max(END_ALIGN);
             let layout = Layout::from_size_align(bytes.max(align), align).ok()?;
             // SAFETY: the layout has a non-zero size.

@@ -17,7 +17,8 @@
 //!
 //! Not modelled: timing, memory coalescing, bank conflicts, the exact interleaving of racing
 //! threads (the schedule is deterministic), races on global memory, global accesses within a
-//! buffer's 16-byte rounding or less than a page before it, and accesses to shared
+//! buffer's rounding to 16 bytes, less than a page before it or more than a page away from
+//! it, and accesses to shared
 //! memory through raw pointers (only [`SharedSlice`](crate::simt::shared::SharedSlice)'s `get`
 //! and `set` are checked for races). The f32 SFU approximations are replaced by the host's
 //! correctly rounded functions.
