@@ -383,7 +383,7 @@ where
 }
 
 /// The offsets and counts of the split `keys` in `m` buckets, found in the keys themselves
-/// (one launch of the bounds kernel).
+/// (one launch of the bounds kernel: a binary search a bucket).
 fn bounds_of_buckets<K: MultisplitKey, F: SplitFunction<K>>(
     d: &Device,
     params: &Params<F>,
@@ -391,23 +391,20 @@ fn bounds_of_buckets<K: MultisplitKey, F: SplitFunction<K>>(
     splitters: Option<&DeviceBuffer<K>>,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     let m = params.m;
-    // Each bucket's begin, then each bucket's end: one allocation and one read back.
-    let mut bounds = d.zeros::<u32>(2 * m as usize)?;
+    let mut starts = d.zeros::<u32>(m as usize + 1)?;
     let mut b = d.bind();
-    let begin = b.write(&mut bounds)?;
     let p = Bounds {
         keys: b.read(keys)?,
         n: keys.len() as u64,
         buckets: params.bind(&mut b, splitters)?,
         m,
-        begin,
-        // A device address: offset without dereferencing (`bounds` holds 2m words).
-        end: begin.wrapping_add(m as usize),
+        starts: b.write(&mut starts)?,
     };
     b.launch::<<F::Kernels as SplitKernels<K>>::Bounds>(p.plan(), p)?;
-    // Empty buckets keep begin = end = 0.
-    let bounds = d.download(&bounds)?;
-    let (begin, end) = bounds.split_at(m as usize);
-    let counts: Vec<u32> = end.iter().zip(begin).map(|(e, b)| e - b).collect();
-    Ok((super::exclusive_prefix(&counts), counts))
+    let mut starts = d.download(&starts)?;
+    // Keys in bucket order give starts in order; a difference that would be negative (keys
+    // out of order, which only a faulty kernel leaves) counts nothing rather than panicking.
+    let counts = starts.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
+    starts.truncate(m as usize);
+    Ok((starts, counts))
 }

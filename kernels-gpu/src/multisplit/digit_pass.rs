@@ -32,8 +32,8 @@
 //! warp's run of a digit written by consecutive lanes), or after grouping the whole tile
 //! (block-level: the longest runs, the best coalescing, the most shared memory).
 //!
-//! Then, for two passes, [`bounds`] finds where each bucket begins and ends in the split keys;
-//! a single pass reads its buckets' offsets from the scan (group 0's starts). Bytes per key and
+//! Then, for two passes, [`bounds`] finds where each bucket begins in the split keys (a binary
+//! search a bucket); a single pass reads its buckets' offsets from the scan (group 0's starts). Bytes per key and
 //! pass: read twice, written once, plus the values' read and write.
 //!
 //! This module gathers the kernel families and what the host builds their parameters from;

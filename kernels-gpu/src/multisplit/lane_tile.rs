@@ -4,15 +4,15 @@
 //! all import it from here rather than from each other.
 
 use crate::block::rank::Ranked;
-use crate::policy::multisplit::WINDOWS;
 
-/// A lane's keys and values of the tile after the ranking: what each write takes.
-pub(super) struct LaneTile<K, V> {
+/// A lane's keys and values of the tile after the ranking, `ITEMS` windows of them: what each
+/// write takes.
+pub(super) struct LaneTile<K, V, const ITEMS: usize> {
     /// The lane's values (defaults past the end, and without values).
-    pub value: [V; WINDOWS],
+    pub value: [V; ITEMS],
     /// The lane's keys (defaults past the end), each with its digit and rank among the warp's
     /// keys of that digit.
-    pub ranked: Ranked<K, WINDOWS>,
+    pub ranked: Ranked<K, ITEMS>,
     /// The lane's windows that hold a key: key `k` is one when `k < windows`.
     pub windows: u32,
 }

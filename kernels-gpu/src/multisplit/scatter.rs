@@ -3,9 +3,9 @@
 //! [`WARP_LEVEL`] in `scatter_warp`, [`BLOCK_LEVEL`] in `scatter_block`,
 //! [`COUNTED`] in `scatter_counted`). Each key (and value) read once and written
 //! once; the group start and the tile's prefix read per digit; the keys of the tile
-//! [`PREFETCH_AHEAD`] on prefetched into L2.
+//! [`PREFETCH_AHEAD`] on prefetched into L2. A block takes one tile of the pass's table, or
+//! [`BLOCK_SPAN`] of them in the block-level write.
 
-use super::Tile;
 use super::bucket::{BucketFn, Key};
 use super::lane_tile::LaneTile;
 use super::pass::{BucketParams, BuiltIn, Pass, WithBuckets};
@@ -15,12 +15,16 @@ use super::scatter_counted::{counted_bytes, scatter_counted};
 use super::scatter_warp::write_warp_level;
 use super::table::{PassTable, TableParts, passes_n};
 use crate::block::LaneLoad;
+use crate::block::load::WarpStriped;
 use crate::block::rank::{rank, warp_starts};
 use crate::launch::LaunchShape;
-use crate::policy::multisplit::{HISTOGRAM_TILES, PREFETCH_AHEAD, THREADS, TILE, WARPS, WINDOWS};
+use crate::policy::multisplit::{
+    BLOCK_SPAN, BLOCK_WINDOWS, HISTOGRAM_TILES, PREFETCH_AHEAD, THREADS, TILE, WARPS, WINDOWS,
+};
 use crate::simt::memory::prefetch_l2_block;
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_x, sync_threads, sync_threads_or, thread_x, warp_id};
+use core::marker::PhantomData;
 
 /// How a scatter writes its tile: each key straight to its place (the direct method), after
 /// grouping each warp's keys by digit in shared memory (warp-level), or after grouping the
@@ -44,50 +48,60 @@ pub const COUNTED: u32 = 3;
 /// Every part stays 8-byte aligned.
 pub const fn scatter_bytes(write: u32, radix: u32, key_bytes: u32, value_bytes: u32) -> u32 {
     let rows = WARPS * radix * 4;
-    let staged = TILE as u32 * (key_bytes + value_bytes);
+    // Staged keys and values a window a lane.
+    let staged = THREADS * (key_bytes + value_bytes);
     match write {
         DIRECT => 2 * rows,
-        WARP_LEVEL => 2 * rows + staged,
+        WARP_LEVEL => 2 * rows + staged * WINDOWS as u32,
         // Laid over the match words, which it outgrows: staging alone is 8 KB, the match words
         // at most 8 KB.
         COUNTED => counted_bytes(key_bytes, value_bytes),
-        _ => rows + moved_bytes(radix) + WARPS * 4 + staged,
+        _ => rows + moved_bytes(radix) + WARPS * 4 + staged * BLOCK_WINDOWS as u32,
     }
 }
 
-/// A lane's keys of tile `tile` of `n` at `keys`, for [`rank`] to load.
+/// Tiles of the pass's table one block of write method `write` takes: [`BLOCK_SPAN`] in the
+/// block-level write, else one.
+pub const fn tiles_per_block(write: u32) -> u64 {
+    if write == BLOCK_LEVEL { BLOCK_SPAN } else { 1 }
+}
+
+/// A lane's keys of tile `tile` (of `THREADS·ITEMS` keys) of `n` at `keys`, for [`rank`] to
+/// load.
 #[derive(Clone, Copy)]
-struct TileKeys<K> {
+struct TileKeys<K, const ITEMS: usize> {
     keys: *const K,
     n: u64,
     tile: u64,
+    items: PhantomData<[(); ITEMS]>,
 }
 
-impl<K: Copy + Default> LaneLoad<K, WINDOWS> for TileKeys<K> {
+impl<K: Copy + Default, const ITEMS: usize> LaneLoad<K, ITEMS> for TileKeys<K, ITEMS> {
     /// # Safety
     /// `keys` holds `n` keys.
     #[inline(always)]
-    unsafe fn load(self) -> [K; WINDOWS] {
+    unsafe fn load(self) -> [K; ITEMS] {
         // SAFETY: the contract above.
-        unsafe { Tile::load(self.keys, self.n, self.tile) }
+        unsafe { WarpStriped::<THREADS, ITEMS>::load(self.keys, self.n, self.tile) }
     }
 
     #[inline(always)]
     fn valid(self) -> u32 {
-        Tile::windows(self.tile, self.n)
+        WarpStriped::<THREADS, ITEMS>::windows(self.tile, self.n)
     }
 }
 
-/// Starts bringing the keys of tile `tile` (if there is one) into L2, a cache line a thread,
-/// for a block that reads them later: a block that finds its keys there waits less on them.
+/// Starts bringing the keys of `count` tiles from tile `tile` (those there are) into L2, a
+/// cache line a thread, for a block that reads them later: a block that finds its keys there
+/// waits less on them.
 ///
 /// # Safety
-/// `keys` holds `n` keys.
+/// `keys` holds `n` keys; `count·TILE·size_of::<K>()` bytes are at most a line a thread.
 #[inline(always)]
-unsafe fn prefetch_tile<K>(keys: *const K, n: u64, tile: u64) {
+unsafe fn prefetch_tiles<K>(keys: *const K, n: u64, tile: u64, count: u64) {
     if tile * TILE < n {
-        let items = TILE.min(n - tile * TILE) as usize;
-        // SAFETY: the tile's keys below `n` (the caller's contract).
+        let items = (count * TILE).min(n - tile * TILE) as usize;
+        // SAFETY: the tiles' keys below `n` (the caller's contract).
         unsafe { prefetch_l2_block(keys.add((tile * TILE) as usize).cast(), items * size_of::<K>()) };
     }
 }
@@ -161,9 +175,9 @@ own_kernel! {
 }
 
 impl<K: Key, V: Copy, B: BucketParams<K>> Scatter<K, V, B> {
-    /// One block of [`THREADS`] per tile, with [`scatter_bytes`] of the kernel's write method
-    /// `write`, the pass's radix, these keys and these values (none when `values` is null: the
-    /// keys-only kernels).
+    /// One block of [`THREADS`] per [`tiles_per_block`] tiles, with [`scatter_bytes`] of the
+    /// kernel's write method `write`, the pass's radix, these keys and these values (none when
+    /// `values` is null: the keys-only kernels).
     pub const fn plan(&self, write: u32) -> LaunchShape {
         let value_bytes = if self.values.is_null() {
             0
@@ -172,7 +186,7 @@ impl<K: Key, V: Copy, B: BucketParams<K>> Scatter<K, V, B> {
         };
         let key_bytes = size_of::<K>() as u32;
         LaunchShape::linear(
-            self.pass.tiles,
+            self.pass.tiles.div_ceil(tiles_per_block(write)),
             THREADS,
             scatter_bytes(write, self.pass.radix(), key_bytes, value_bytes),
         )
@@ -235,7 +249,8 @@ impl<K: Key, V: Copy + Default, B: BucketParams<K>, const WRITE: u32, const VALU
     }
 }
 
-/// Moves tile `b`'s keys (and values, with `VALUES`) to their places in this pass's order
+/// Moves the block's tiles' keys ([`tiles_per_block`] of them from tile `block_x()·span`)
+/// (and values, with `VALUES`) to their places in this pass's order
 /// (`pass`, whose digit `p.digit` names), given `table`, [`super::histogram`]'s table with its
 /// group sums scanned; `WRITE` picks the write
 /// ([`DIRECT`], [`WARP_LEVEL`], [`BLOCK_LEVEL`] or [`COUNTED`]). Unless `offsets` is null, block 0 also
@@ -245,9 +260,8 @@ impl<K: Key, V: Copy + Default, B: BucketParams<K>, const WRITE: u32, const VALU
 ///
 /// # Safety
 /// `keys` and `out_keys` hold `n` keys, with `VALUES` `values` and `out_values` `n` values
-/// (else neither is touched); `table` is this pass's over these keys, scanned; one block of
-/// [`THREADS`] per tile with [`scatter_bytes`] for `WRITE`, this radix and these keys and
-/// values; a radix of at most [`COUNTED_RADIX`] for [`COUNTED`].
+/// (else neither is touched); `table` is this pass's over these keys, scanned; the launch of
+/// [`Scatter::plan`] for `WRITE`; a radix of at most [`COUNTED_RADIX`] for [`COUNTED`].
 #[inline(always)]
 pub unsafe fn scatter_by<
     K: Key,
@@ -272,34 +286,102 @@ pub unsafe fn scatter_by<
     } = p;
     let table = table.cast_const();
     let out = (out_keys, out_values);
-    let (w, b, radix) = (warp_id(), block_x() as u64, pass.radix);
-    let row = w * radix;
-    // Where the tile's keys of digit `d = thread_x()` go, loaded first so that the latency
-    // passes behind the ranking (it held every warp at the barrier after it).
+    let radix = pass.radix;
+    // The block's first tile of the table.
+    let span = tiles_per_block(WRITE);
+    let b = block_x() as u64 * span;
+    // Where the tile's keys of digit `d = thread_x()` go: the group's start and the tile's
+    // prefix, loaded first and added only after the ranking, so that the loads' latency passes
+    // behind it. (Added at once, inside the branch, they held each warp about 6 % of the
+    // block-level scatter's time at 256 digits on the H200: ncu's source counters. Loaded by
+    // every thread at a clamped digit instead, they cost the counted scatter at 32 digits 7 %
+    // more instructions: its warps past the first have no digit.)
     let d = thread_x();
-    let start = if d < radix {
+    let (group_start, tile_prefix) = if d < radix {
         let starts = TableParts::new(radix, tiles).starts;
         let group = starts + d as u64 * tiles.div_ceil(HISTOGRAM_TILES) + b / HISTOGRAM_TILES;
         // SAFETY: `table` holds this pass's parts (the contract); the digit is below the radix.
-        unsafe { (*table.add(group as usize)).wrapping_add(*table.add((d as u64 * tiles + b) as usize)) }
+        unsafe {
+            (
+                *table.add(group as usize),
+                *table.add((d as u64 * tiles + b) as usize),
+            )
+        }
     } else {
-        0
+        (0, 0)
+    };
+    let start_after_ranking = || {
+        let start = group_start.wrapping_add(tile_prefix);
+        if b == 0 && !offsets.is_null() && d < radix {
+            // SAFETY: `offsets` holds `radix` words unless null (the contract).
+            unsafe { *offsets.add(d as usize) = start };
+        }
+        start
     };
     // The direct scatter does not wait on its loads as long (it holds no tile in shared
     // memory), and the prefetch's registers cost it occupancy.
     if WRITE != DIRECT {
         // SAFETY: `keys` holds `n` keys (the contract).
-        unsafe { prefetch_tile(keys, n, b + PREFETCH_AHEAD) };
+        unsafe { prefetch_tiles(keys, n, b + PREFETCH_AHEAD, span) };
     }
-    if b == 0 && !offsets.is_null() && d < radix {
-        // SAFETY: `offsets` holds `radix` words unless null (the contract).
-        unsafe { *offsets.add(d as usize) = start };
+    // SAFETY (each arm): the contract above, with this write method's shared memory, radix and
+    // tile.
+    match WRITE {
+        COUNTED => unsafe {
+            scatter_counted::<K, V, F, VALUES>((keys, values), n, pass, (b, start_after_ranking), out)
+        },
+        BLOCK_LEVEL => unsafe {
+            scatter_ranked::<K, V, F, WRITE, VALUES, BLOCK_WINDOWS>(
+                (keys, values),
+                n,
+                pass,
+                start_after_ranking,
+                out,
+            )
+        },
+        // The direct write adds its start at once: deferred, it held 56 registers instead of 48
+        // and split 2^28 keys in two 3.6 % slower on the H200.
+        DIRECT => unsafe {
+            let start = start_after_ranking();
+            scatter_ranked::<K, V, F, WRITE, VALUES, WINDOWS>((keys, values), n, pass, || start, out)
+        },
+        _ => unsafe {
+            scatter_ranked::<K, V, F, WRITE, VALUES, WINDOWS>(
+                (keys, values),
+                n,
+                pass,
+                start_after_ranking,
+                out,
+            )
+        },
     }
-    if WRITE == COUNTED {
-        // SAFETY: the contract above, with this write method's shared memory and radix.
-        unsafe { scatter_counted::<K, V, F, VALUES>((keys, values), n, pass, (b, start), out) };
-        return;
-    }
+}
+
+/// [`scatter_by`] for the writes that rank by [`rank`]: the block's tile of `THREADS·ITEMS`
+/// keys (tile `block_x()` of that size), ranked, then written by `WRITE`; `start` gives where
+/// the tile's keys of digit `thread_x()` go, called once they are ranked.
+///
+/// # Safety
+/// As for [`scatter_by`]; `ITEMS` is [`WINDOWS`] but for [`BLOCK_LEVEL`], which takes
+/// [`BLOCK_WINDOWS`].
+#[inline(always)]
+unsafe fn scatter_ranked<
+    K: Key,
+    V: Copy + Default,
+    F: BucketFn<K>,
+    const WRITE: u32,
+    const VALUES: bool,
+    const ITEMS: usize,
+>(
+    (keys, values): (*const K, *const V),
+    n: u64,
+    pass: Pass<F>,
+    start: impl FnOnce() -> u32,
+    out: (*mut K, *mut V),
+) {
+    let (w, tile_index, radix) = (warp_id(), block_x() as u64, pass.radix);
+    let row = w * radix;
+    let first = tile_index * WarpStriped::<THREADS, ITEMS>::TILE;
     // SAFETY: as the contract above; every lane reaches each warp collective and every thread
     // each barrier (the write method and the radix are uniform); shared slots indexed below their carved
     // lengths (unchecked ones: by a digit, below the radix; by a staging slot, below the
@@ -312,17 +394,24 @@ pub unsafe fn scatter_by<
         // The lane's values, loaded first so that their latency passes behind the ranking
         // (loaded just before each store, they held every store back).
         let lane_values = if VALUES {
-            Tile::load(values, n, b)
+            WarpStriped::<THREADS, ITEMS>::load(values, n, tile_index)
         } else {
-            [V::default(); WINDOWS]
+            [V::default(); ITEMS]
         };
-        let ranked = rank(TileKeys { keys, n, tile: b }, radix, (counts, matches), pass);
+        let load = TileKeys::<K, ITEMS> {
+            keys,
+            n,
+            tile: tile_index,
+            items: PhantomData,
+        };
+        let ranked = rank(load, radix, (counts, matches), pass);
+        let start = start();
         // Again after the ranking rather than kept across it: the code the kernels were
         // measured with (keeping it changes their registers).
         let tile = LaneTile {
             value: lane_values,
             ranked,
-            windows: Tile::windows(b, n),
+            windows: WarpStriped::<THREADS, ITEMS>::windows(tile_index, n),
         };
         // Past the counts: `matches`, which the ranking is done with; the warp-level write
         // keeps it (its rows hold each warp's staging starts), the block-level write lays its
@@ -338,16 +427,23 @@ pub unsafe fn scatter_by<
             here
         };
         match WRITE {
-            DIRECT => write_direct::<K, V, VALUES>(&tile, (counts, row), radix, (n, start), out),
-            WARP_LEVEL => write_warp_level::<K, V, F, VALUES>(
+            DIRECT => write_direct::<K, V, VALUES, ITEMS>(&tile, (counts, row), radix, (n, start), out),
+            WARP_LEVEL => write_warp_level::<K, V, F, VALUES, ITEMS>(
                 &tile,
                 (counts, matches, w),
                 pass,
-                (b, n, start),
+                (first, n, start),
                 next,
                 out,
             ),
-            _ => write_block_level::<K, V, F, VALUES>(&tile, (counts, row), pass, (b, n, start), next, out),
+            _ => write_block_level::<K, V, F, VALUES, ITEMS>(
+                &tile,
+                (counts, row),
+                pass,
+                (first, n, start),
+                next,
+                out,
+            ),
         }
     }
 }
@@ -360,8 +456,8 @@ pub unsafe fn scatter_by<
 /// (`warp_id()·radix`) and `start` where the tile's keys of digit `thread_x()` go, of `n`;
 /// every thread of the block calls.
 #[inline(always)]
-unsafe fn write_direct<K: Copy, V: Copy, const VALUES: bool>(
-    tile: &LaneTile<K, V>,
+unsafe fn write_direct<K: Copy, V: Copy, const VALUES: bool, const ITEMS: usize>(
+    tile: &LaneTile<K, V, ITEMS>,
     (counts, row): (SharedSlice<u32>, u32),
     radix: u32,
     (n, start): (u64, u32),

@@ -12,7 +12,7 @@ use crate::block::exchange::Staged;
 use crate::block::rank::warp_starts;
 use crate::block::scan::exclusive_scan;
 use crate::op::Sum;
-use crate::policy::multisplit::{THREADS, TILE, WARPS, WINDOWS};
+use crate::policy::multisplit::{THREADS, TILE, WARPS};
 use crate::simt::shared::SharedSlice;
 use crate::simt::{sync_threads, sync_threads_or, thread_x};
 
@@ -25,7 +25,7 @@ pub(super) const fn moved_bytes(radix: u32) -> u32 {
     radix.next_multiple_of(2) * 4
 }
 
-/// Writes tile `b` (of `n` keys) after grouping it by digit: the tile's count of each digit,
+/// Writes the block's tile of `THREADS·ITEMS` keys from key `first` (of `n`) after grouping it by digit: the tile's count of each digit,
 /// a block scan of them for each digit's start in the staged tile and each warp's, the keys
 /// (and values) to their slots, and [`Staged::write_out`] with each digit's global start less
 /// its staged start.
@@ -36,11 +36,17 @@ pub(super) const fn moved_bytes(radix: u32) -> u32 {
 /// `start` where the tile's keys of digit `thread_x()` go, `next` carving past the counts;
 /// every thread of the block calls.
 #[inline(always)]
-pub(super) unsafe fn write_block_level<K: Key, V: Copy, F: BucketFn<K>, const VALUES: bool>(
-    tile: &LaneTile<K, V>,
+pub(super) unsafe fn write_block_level<
+    K: Key,
+    V: Copy,
+    F: BucketFn<K>,
+    const VALUES: bool,
+    const ITEMS: usize,
+>(
+    tile: &LaneTile<K, V, ITEMS>,
     (counts, row): (SharedSlice<u32>, u32),
     pass: Pass<F>,
-    (b, n, start): (u64, u64, u32),
+    (first, n, start): (u64, u64, u32),
     mut next: impl FnMut(u32) -> u32,
     out: (*mut K, *mut V),
 ) {
@@ -53,7 +59,7 @@ pub(super) unsafe fn write_block_level<K: Key, V: Copy, F: BucketFn<K>, const VA
         // Each digit's global start less its start in the staged tile.
         let moved = SharedSlice::<u32>::carve(next(moved_bytes(radix)), radix);
         let scratch = SharedSlice::<u32>::carve(next(WARPS * 4), WARPS);
-        let staged = Staged::<K, V, THREADS, WINDOWS>::carve(&mut next, VALUES);
+        let staged = Staged::<K, V, THREADS, ITEMS>::carve(&mut next, VALUES);
         sync_threads();
         // The tile's count of digit `d = thread_x()` (the radix is at most THREADS), its start
         // in the staged tile, and each warp's start there: one shared read a key fewer than
@@ -81,7 +87,11 @@ pub(super) unsafe fn write_block_level<K: Key, V: Copy, F: BucketFn<K>, const VA
             }
         }
         sync_threads();
-        let items = if skip { 0 } else { TILE.min(n - b * TILE) as u32 };
+        let items = if skip {
+            0
+        } else {
+            (n - first).min(Staged::<K, V, THREADS, ITEMS>::TILE as u64) as u32
+        };
         staged.write_out::<VALUES>(moved, pass, items, out);
     }
 }

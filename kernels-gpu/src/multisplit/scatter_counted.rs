@@ -63,8 +63,8 @@ pub const fn counted_bytes(key_bytes: u32, value_bytes: u32) -> u32 {
 }
 
 /// Block-level scatter of tile `b` for a pass of at most [`COUNTED_RADIX`] digits (see the
-/// module docs); `start` is where the tile's keys of digit `thread_x()` go (any value for
-/// threads past the radix).
+/// module docs); `start` gives where the tile's keys of digit `thread_x()` go (any value for
+/// threads past the radix), called once the keys are counted.
 ///
 /// # Safety
 /// As for `scatter::scatter`, with [`counted_bytes`] of dynamic shared memory and
@@ -74,7 +74,7 @@ pub(super) unsafe fn scatter_counted<K: Key, V: Copy + Default, F: BucketFn<K>, 
     (keys, values): (*const K, *const V),
     n: u64,
     pass: Pass<F>,
-    (b, start): (u64, u32),
+    (b, start): (u64, impl FnOnce() -> u32),
     out: (*mut K, *mut V),
 ) {
     let t = thread_x();
@@ -163,6 +163,7 @@ pub(super) unsafe fn scatter_counted<K: Key, V: Copy + Default, F: BucketFn<K>, 
         // the scan made, go after `start` in the output within `n`; a start past that is
         // lowered to end there, so that no table's contents send a store out of bounds (the
         // tile vote the other writes take cost this one 4 % of its time: ncu, 2^26 keys, m = 2).
+        let start = start();
         if t < pass.radix {
             let first = halves.get_unchecked(2 * counter(t % LANES, 0) + t / LANES) as u32;
             // `n <= u32::MAX` (the scatter's check) and `first <= items <= n`.

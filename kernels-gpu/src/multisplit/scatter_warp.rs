@@ -10,13 +10,13 @@ use super::table::passes_n;
 use crate::block::exchange::Staged;
 use crate::block::rank::warp_starts;
 use crate::op::Sum;
-use crate::policy::multisplit::{THREADS, TILE, WARP_KEYS, WARPS, WINDOWS};
+use crate::policy::multisplit::{THREADS, WARPS};
 use crate::simt::shared::SharedSlice;
 use crate::simt::warp::FULL_MASK;
 use crate::simt::{lane_id, sync_threads, sync_threads_or, sync_warp};
 use crate::warp::scan::exclusive_scan as warp_exclusive_scan;
 
-/// Writes tile `b` (of `n` keys) after grouping each warp's keys by digit: a warp scan of its
+/// Writes the block's tile (`ITEMS` windows a lane, from key `tile_first` of `n`) after grouping each warp's keys by digit: a warp scan of its
 /// counts gives each digit's start in the warp's staging run (kept in `matches`, which the
 /// ranking is done with), the keys go there, and after the warp starts each staged key `j`
 /// goes to its digit's start less its staging start, plus `j`.
@@ -27,11 +27,17 @@ use crate::warp::scan::exclusive_scan as warp_exclusive_scan;
 /// `start` where the tile's keys of digit `thread_x()` go, `next` carving the staging past
 /// both; every thread of the block calls.
 #[inline(always)]
-pub(super) unsafe fn write_warp_level<K: Key, V: Copy, F: BucketFn<K>, const VALUES: bool>(
-    tile: &LaneTile<K, V>,
+pub(super) unsafe fn write_warp_level<
+    K: Key,
+    V: Copy,
+    F: BucketFn<K>,
+    const VALUES: bool,
+    const ITEMS: usize,
+>(
+    tile: &LaneTile<K, V, ITEMS>,
     (counts, matches, w): (SharedSlice<u32>, SharedSlice<u32>, u32),
     pass: Pass<F>,
-    (b, n, start): (u64, u64, u32),
+    (tile_first, n, start): (u64, u64, u32),
     mut next: impl FnMut(u32) -> u32,
     out: (*mut K, *mut V),
 ) {
@@ -44,7 +50,8 @@ pub(super) unsafe fn write_warp_level<K: Key, V: Copy, F: BucketFn<K>, const VAL
     unsafe {
         // Where each digit's keys start in the warp's staging run: a scan of its counts.
         let local = matches;
-        let staged = Staged::<K, V, THREADS, WINDOWS>::carve(&mut next, VALUES);
+        let staged = Staged::<K, V, THREADS, ITEMS>::carve(&mut next, VALUES);
+        let warp_keys = 32 * ITEMS as u32;
         let mut carry = 0;
         let mut first = 0;
         while first < radix {
@@ -58,7 +65,7 @@ pub(super) unsafe fn write_warp_level<K: Key, V: Copy, F: BucketFn<K>, const VAL
             first += 32;
         }
         sync_warp(FULL_MASK);
-        let base = w * WARP_KEYS;
+        let base = w * warp_keys;
         for (k, &value) in tile.value.iter().enumerate() {
             if (k as u32) < tile.windows {
                 let slot = base + local.get_unchecked(row + tile.ranked.digit(k)) + tile.ranked.rank(k);
@@ -79,13 +86,13 @@ pub(super) unsafe fn write_warp_level<K: Key, V: Copy, F: BucketFn<K>, const VAL
             d += 32;
         }
         sync_warp(FULL_MASK);
-        let warp_first = b * TILE + base as u64;
+        let warp_first = tile_first + base as u64;
         let items = if skip {
             0
         } else {
-            n.saturating_sub(warp_first).min(WARP_KEYS as u64) as u32
+            n.saturating_sub(warp_first).min(warp_keys as u64) as u32
         };
-        for k in 0..WINDOWS as u32 {
+        for k in 0..ITEMS as u32 {
             let j = k * 32 + lane_id();
             if j < items {
                 // The digit again from the key: cheaper than staging it.
