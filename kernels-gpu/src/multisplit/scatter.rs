@@ -292,26 +292,33 @@ pub unsafe fn scatter_by<
     let b = block_x() as u64 * span;
     // Where the tile's keys of digit `d = thread_x()` go: the group's start and the tile's
     // prefix, loaded first and added only after the ranking, so that the loads' latency passes
-    // behind it. (Added at once, inside the branch, they held each warp about 6 % of the
-    // block-level scatter's time at 256 digits on the H200: ncu's source counters. Loaded by
-    // every thread at a clamped digit instead, they cost the counted scatter at 32 digits 7 %
-    // more instructions: its warps past the first have no digit.)
+    // behind it. (Added at once, inside a branch on the digit, they held each warp about 6 % of
+    // the block-level scatter's time at 256 digits on the H200: ncu's source counters.) Threads
+    // with a digit load them, and in the block-level write (radix above 32) the others too, at
+    // the last digit: the form tested and measured on the H200 (a branch there measured alike;
+    // in the counted write, whose warps past the first have no digit, loads by every thread
+    // cost 7 % more instructions).
     let d = thread_x();
-    let (group_start, tile_prefix) = if d < radix {
+    let (group_start, tile_prefix) = if WRITE == BLOCK_LEVEL || d < radix {
+        let column = d.min(radix - 1) as u64;
         let starts = TableParts::new(radix, tiles).starts;
-        let group = starts + d as u64 * tiles.div_ceil(HISTOGRAM_TILES) + b / HISTOGRAM_TILES;
-        // SAFETY: `table` holds this pass's parts (the contract); the digit is below the radix.
+        let group = starts + column * tiles.div_ceil(HISTOGRAM_TILES) + b / HISTOGRAM_TILES;
+        // SAFETY: `table` holds this pass's parts (the contract); the column is below the radix.
         unsafe {
             (
                 *table.add(group as usize),
-                *table.add((d as u64 * tiles + b) as usize),
+                *table.add((column * tiles + b) as usize),
             )
         }
     } else {
         (0, 0)
     };
     let start_after_ranking = || {
-        let start = group_start.wrapping_add(tile_prefix);
+        let start = if d < radix {
+            group_start.wrapping_add(tile_prefix)
+        } else {
+            0
+        };
         if b == 0 && !offsets.is_null() && d < radix {
             // SAFETY: `offsets` holds `radix` words unless null (the contract).
             unsafe { *offsets.add(d as usize) = start };
