@@ -346,8 +346,8 @@ pub unsafe fn scatter_by<
                 out,
             )
         },
-        // The direct write adds its start at once: deferred, it held 56 registers instead of 48
-        // and split 2^28 keys in two 3.6 % slower on the H200.
+        // The direct write adds its start before the ranking, as it always did (the form measured
+        // with its 48-register bound, `MULTISPLIT_DIRECT_KEYS`; deferred, it went unmeasured).
         DIRECT => unsafe {
             let start = start_after_ranking();
             scatter_ranked::<K, V, F, WRITE, VALUES, WINDOWS>((keys, values), n, pass, || start, out)
