@@ -3,7 +3,8 @@
 //! and a four-pass radix sort of the same keys for the seed's comparison; in device memory on
 //! the GPU, timed with CUDA events (each call includes its table scan and the download of its
 //! report and bucket offsets; a one-pass call allocates nothing, two-pass calls their scratch
-//! keys and bounds). Without a GPU, the CPU backend at 2^24 keys.
+//! keys and bounds), and the default method's call by wall clock with a synchronize after each
+//! (`default ... wall`). Without a GPU, the CPU backend at 2^24 keys.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
@@ -37,6 +38,24 @@ fn on_gpu(c: &mut Criterion, device: &Device) {
                 shift: 32 - bits,
                 bits,
             };
+            // The call as users make it: the default method, by wall clock with a synchronize
+            // after each call (the hidden cost beside the methods' event timings).
+            let split = Multisplit::new(buckets).unwrap();
+            let id = |what: &str| BenchmarkId::new(format!("default {what} m={m}, wall"), &size);
+            group.bench_function(id("keys"), |b| {
+                b.iter(|| {
+                    split.keys_into(device, &keys, &mut out_keys).unwrap();
+                    device.synchronize().unwrap()
+                })
+            });
+            group.bench_function(id("pairs"), |b| {
+                b.iter(|| {
+                    split
+                        .pairs_into(device, &keys, &values, &mut out_keys, &mut out_values)
+                        .unwrap();
+                    device.synchronize().unwrap()
+                })
+            });
             for method in Method::ALL {
                 let split = Multisplit::new(buckets).unwrap().with_method(method);
                 let id = |what: &str| BenchmarkId::new(format!("{method:?} {what} m={m}"), &size);

@@ -82,12 +82,14 @@ pub const PREFIXES: &[(&str, LaunchBounds)] = &[
     ("scan_exclusive_", SCAN),
     ("scan_inclusive_", SCAN),
     (
-        "scan_tuning_u32_b256_v8_min5",
+        "scan_tuning_u32_b512_v8_w2000_p500",
         LaunchBounds {
-            max_threads: 256,
-            min_blocks_per_sm: 5,
+            max_threads: 512,
+            min_blocks_per_sm: 2,
         },
     ),
+    // The other tuning candidates have the default's block size and bound.
+    ("scan_tuning_u32_", SCAN),
 ];
 
 /// The bounds of the kernel entry `name`, if it has any.

@@ -18,14 +18,15 @@ pub type ScanU32 = fn(&Device, &DeviceBuffer<u32>, &mut DeviceBuffer<u32>) -> Re
 
 /// The u32 scan kernels of other policies and launch bounds, by entry name, measured against
 /// the default by the tuning bench.
-pub const SCAN_TUNING_U32: [(&str, ScanPolicy, ScanU32); 7] = [
+pub const SCAN_TUNING_U32: [(&str, ScanPolicy, ScanU32); 8] = [
     tuning::<kernels::scan_tuning_u32_b256_v8_ticket>(),
-    tuning::<kernels::scan_tuning_u32_b256_v8_min5>(),
-    tuning::<kernels::scan_tuning_u32_b256_v4_ticket>(),
-    tuning::<kernels::scan_tuning_u32_b128_v8_ticket>(),
-    tuning::<kernels::scan_tuning_u32_b256_v8_ordered>(),
-    tuning::<kernels::scan_tuning_u32_b128_v8_ordered>(),
-    tuning::<kernels::scan_tuning_u32_b128_v16_ordered>(),
+    tuning::<kernels::scan_tuning_u32_b256_v8_w1000_p500>(),
+    tuning::<kernels::scan_tuning_u32_b256_v8_w2000_p250>(),
+    tuning::<kernels::scan_tuning_u32_b256_v8_w2000_p1000>(),
+    tuning::<kernels::scan_tuning_u32_b256_v8_w3000_p500>(),
+    tuning::<kernels::scan_tuning_u32_b256_v8_w4000_p500>(),
+    tuning::<kernels::scan_tuning_u32_b256_v8_ordered_w2000_p500>(),
+    tuning::<kernels::scan_tuning_u32_b512_v8_w2000_p500>(),
 ];
 
 /// A tuning candidate: kernel `K` under the policy the kernels crate built it for.

@@ -75,6 +75,8 @@ macro_rules! operator_kernels {
                 { $crate::policy::SCAN_POLICY.vectors_per_thread as usize },
                 { $crate::policy::SCAN_POLICY.ticket },
                 $inclusive,
+                { $crate::policy::SCAN_POLICY.first_look_ns },
+                { $crate::policy::SCAN_POLICY.poll_ns },
             >;
             check |p, shape| p.runs_as(shape, $crate::policy::SCAN_POLICY)
         );

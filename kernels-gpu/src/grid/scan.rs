@@ -7,6 +7,13 @@
 //! a time, until it meets an inclusive prefix. Inputs are read once and outputs written once:
 //! 2 × `size_of::<T>()` bytes per element plus 24 bytes of tile status per tile.
 //!
+//! The look-back is paced ([`ScanPolicy::first_look_ns`], [`ScanPolicy::poll_ns`]): a block
+//! sleeps before its first read of its predecessors and between reads, as CUB's delay
+//! constructors do. Reading at once costs more than the wait: on the H200 (2^28 u32) the scan
+//! took 756 µs reading at once, 685 µs with 1 µs before the first read, 669 µs with 2 µs and
+//! 686 µs with 3 or 4 µs, since hundreds of warps polling the same status lines slow the
+//! stores they wait for.
+//!
 //! Tile shape ([`ScanPolicy`]): every warp owns `vectors_per_thread` × 32 consecutive 128-bit
 //! vectors, lane-striped so each load and store instruction of the warp covers 512 contiguous
 //! bytes. Besides the default kernels, `scan_tuning_u32_*` kernels instantiate other policies
@@ -139,14 +146,23 @@ impl<T: Element> TileStatus<T> {
 /// 1.95 TB/s effective, 4 gives 1.60 TB/s (more registers, so fewer resident blocks).
 const LOOKBACK_PER_LANE: usize = 1;
 
-/// All tiles before `tile` combined by `op`, computed by the 32 lanes of one warp.
+/// All tiles before `tile` combined by `op`, computed by the 32 lanes of one warp: first a
+/// sleep of `FIRST_NS` (if not 0), then reads of 32 predecessors at a time, a sleep of
+/// `POLL_NS` (0: 32 ns doubling to 512 ns) before each read again while some are unpublished.
 ///
 /// # Safety
 /// All lanes of the warp call this; `tile > 0`; every tile below `tile` is held by a running
 /// or finished block.
 #[inline(always)]
-unsafe fn look_back<T: Element, O: Operator<T>>(status: &TileStatus<T>, tile: u64, op: O) -> T {
+unsafe fn look_back<T: Element, O: Operator<T>, const FIRST_NS: u32, const POLL_NS: u32>(
+    status: &TileStatus<T>,
+    tile: u64,
+    op: O,
+) -> T {
     const W: usize = LOOKBACK_PER_LANE;
+    if FIRST_NS > 0 {
+        nanosleep(FIRST_NS);
+    }
     let lane = lane_id() as u64;
     // Distance back from `end` of the tile slot (lane, q): lane-major, so distance 1 is lane 0.
     let back = |q: usize| 1 + lane + (q as u64) * WARP_SIZE as u64;
@@ -168,11 +184,13 @@ unsafe fn look_back<T: Element, O: Operator<T>>(status: &TileStatus<T>, tile: u6
         }
         // SAFETY: the whole warp runs these collectives with the full mask.
         unsafe {
-            let mut pause = 32;
+            let mut pause = if POLL_NS > 0 { POLL_NS } else { 32 };
             while !all(FULL_MASK, slots.iter().all(|s| s.0 != FLAG_EMPTY)) {
                 // Back off: hundreds of warps polling the same lines slow the publishers.
                 nanosleep(pause);
-                pause = (pause * 2).min(512);
+                if POLL_NS == 0 {
+                    pause = (pause * 2).min(512);
+                }
                 for (q, slot) in slots.iter_mut().enumerate() {
                     if slot.0 == FLAG_EMPTY {
                         *slot = read(q);
@@ -229,68 +247,73 @@ own_kernel! {
     }
     check |p, shape| n > 0 && tiles <= u32::MAX as u64 && scratch.addr().is_multiple_of(8);
     /// Exclusive prefix sums of u32 (wrapping).
-    fn scan_tile::<u32, Sum, 4, B, VPT, TICKET, false> => scan_exclusive_u32<u32>;
+    fn scan_tile::<u32, Sum, 4, B, VPT, TICKET, false, FIRST, POLL> => scan_exclusive_u32<u32>;
     check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Exclusive prefix sums of u64 (wrapping).
-    fn scan_tile::<u64, Sum, 2, B, VPT, TICKET, false> => scan_exclusive_u64<u64>;
+    fn scan_tile::<u64, Sum, 2, B, VPT, TICKET, false, FIRST, POLL> => scan_exclusive_u64<u64>;
     check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Exclusive prefix sums of f32.
-    fn scan_tile::<f32, Sum, 4, B, VPT, TICKET, false> => scan_exclusive_f32<f32>;
+    fn scan_tile::<f32, Sum, 4, B, VPT, TICKET, false, FIRST, POLL> => scan_exclusive_f32<f32>;
     check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Exclusive prefix sums of f64.
-    fn scan_tile::<f64, Sum, 2, B, VPT, TICKET, false> => scan_exclusive_f64<f64>;
+    fn scan_tile::<f64, Sum, 2, B, VPT, TICKET, false, FIRST, POLL> => scan_exclusive_f64<f64>;
     check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Exclusive prefix sums of i32 (wrapping).
-    fn scan_tile::<i32, Sum, 4, B, VPT, TICKET, false> => scan_exclusive_i32<i32>;
+    fn scan_tile::<i32, Sum, 4, B, VPT, TICKET, false, FIRST, POLL> => scan_exclusive_i32<i32>;
     check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Exclusive prefix sums of i64 (wrapping).
-    fn scan_tile::<i64, Sum, 2, B, VPT, TICKET, false> => scan_exclusive_i64<i64>;
+    fn scan_tile::<i64, Sum, 2, B, VPT, TICKET, false, FIRST, POLL> => scan_exclusive_i64<i64>;
     check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Inclusive prefix sums of u32 (wrapping).
-    fn scan_tile::<u32, Sum, 4, B, VPT, TICKET, true> => scan_inclusive_u32<u32>;
+    fn scan_tile::<u32, Sum, 4, B, VPT, TICKET, true, FIRST, POLL> => scan_inclusive_u32<u32>;
     check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Inclusive prefix sums of u64 (wrapping).
-    fn scan_tile::<u64, Sum, 2, B, VPT, TICKET, true> => scan_inclusive_u64<u64>;
+    fn scan_tile::<u64, Sum, 2, B, VPT, TICKET, true, FIRST, POLL> => scan_inclusive_u64<u64>;
     check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Inclusive prefix sums of f32.
-    fn scan_tile::<f32, Sum, 4, B, VPT, TICKET, true> => scan_inclusive_f32<f32>;
+    fn scan_tile::<f32, Sum, 4, B, VPT, TICKET, true, FIRST, POLL> => scan_inclusive_f32<f32>;
     check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Inclusive prefix sums of f64.
-    fn scan_tile::<f64, Sum, 2, B, VPT, TICKET, true> => scan_inclusive_f64<f64>;
+    fn scan_tile::<f64, Sum, 2, B, VPT, TICKET, true, FIRST, POLL> => scan_inclusive_f64<f64>;
     check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Inclusive prefix sums of i32 (wrapping).
-    fn scan_tile::<i32, Sum, 4, B, VPT, TICKET, true> => scan_inclusive_i32<i32>;
+    fn scan_tile::<i32, Sum, 4, B, VPT, TICKET, true, FIRST, POLL> => scan_inclusive_i32<i32>;
     check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// Inclusive prefix sums of i64 (wrapping).
-    fn scan_tile::<i64, Sum, 2, B, VPT, TICKET, true> => scan_inclusive_i64<i64>;
+    fn scan_tile::<i64, Sum, 2, B, VPT, TICKET, true, FIRST, POLL> => scan_inclusive_i64<i64>;
     check |p, shape| p.runs_as(shape, SCAN_POLICY);
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
-    fn scan_tile::<u32, Sum, 4, 256, 8, true, false> => scan_tuning_u32_b256_v8_ticket<u32>;
-    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, true));
-    /// As above, with launch bounds of five blocks a multiprocessor.
-    fn scan_tile::<u32, Sum, 4, 256, 8, true, false> => scan_tuning_u32_b256_v8_min5<u32>;
-    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, true));
+    fn scan_tile::<u32, Sum, 4, 256, 8, true, false, 0, 0> => scan_tuning_u32_b256_v8_ticket<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, true).paced(0, 0));
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
-    fn scan_tile::<u32, Sum, 4, 256, 4, true, false> => scan_tuning_u32_b256_v4_ticket<u32>;
-    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 4, true));
+    fn scan_tile::<u32, Sum, 4, 256, 8, true, false, 1000, 500> => scan_tuning_u32_b256_v8_w1000_p500<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, true).paced(1000, 500));
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
-    fn scan_tile::<u32, Sum, 4, 128, 8, true, false> => scan_tuning_u32_b128_v8_ticket<u32>;
-    check |p, shape| p.runs_as(shape, ScanPolicy::of(128, 8, true));
+    fn scan_tile::<u32, Sum, 4, 256, 8, true, false, 2000, 250> => scan_tuning_u32_b256_v8_w2000_p250<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, true).paced(2000, 250));
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
-    fn scan_tile::<u32, Sum, 4, 256, 8, false, false> => scan_tuning_u32_b256_v8_ordered<u32>;
-    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, false));
+    fn scan_tile::<u32, Sum, 4, 256, 8, true, false, 2000, 1000> => scan_tuning_u32_b256_v8_w2000_p1000<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, true).paced(2000, 1000));
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
-    fn scan_tile::<u32, Sum, 4, 128, 8, false, false> => scan_tuning_u32_b128_v8_ordered<u32>;
-    check |p, shape| p.runs_as(shape, ScanPolicy::of(128, 8, false));
+    fn scan_tile::<u32, Sum, 4, 256, 8, true, false, 3000, 500> => scan_tuning_u32_b256_v8_w3000_p500<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, true).paced(3000, 500));
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
-    fn scan_tile::<u32, Sum, 4, 128, 16, false, false> => scan_tuning_u32_b128_v16_ordered<u32>;
-    check |p, shape| p.runs_as(shape, ScanPolicy::of(128, 16, false));
+    fn scan_tile::<u32, Sum, 4, 256, 8, true, false, 4000, 500> => scan_tuning_u32_b256_v8_w4000_p500<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, true).paced(4000, 500));
+    /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
+    fn scan_tile::<u32, Sum, 4, 256, 8, false, false, 2000, 500> => scan_tuning_u32_b256_v8_ordered_w2000_p500<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, false).paced(2000, 500));
+    /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
+    fn scan_tile::<u32, Sum, 4, 512, 8, true, false, 2000, 500> => scan_tuning_u32_b512_v8_w2000_p500<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(512, 8, true).paced(2000, 500));
 }
 
 /// The default policy's parts, as const generics of [`scan_tile`].
 const B: u32 = SCAN_POLICY.block_threads;
 const VPT: usize = SCAN_POLICY.vectors_per_thread as usize;
 const TICKET: bool = SCAN_POLICY.ticket;
+const FIRST: u32 = SCAN_POLICY.first_look_ns;
+const POLL: u32 = SCAN_POLICY.poll_ns;
 
 /// Whether a block of `policy` fits the launch bounds of the entries `name` begins (a kernel
 /// launched with more threads than its bound fails to launch).
@@ -364,6 +387,8 @@ pub unsafe fn scan_tile<
     const VPT: usize,
     const TICKET: bool,
     const INCLUSIVE: bool,
+    const FIRST_NS: u32,
+    const POLL_NS: u32,
 >(
     p: Scan<T>,
 ) {
@@ -376,11 +401,7 @@ pub unsafe fn scan_tile<
         tiles,
     } = p;
     let op = O::default();
-    let policy = ScanPolicy {
-        block_threads: THREADS,
-        vectors_per_thread: VPT as u32,
-        ticket: TICKET,
-    };
+    let policy = ScanPolicy::of(THREADS, VPT as u32, TICKET).paced(FIRST_NS, POLL_NS);
     let warps = THREADS / WARP_SIZE;
     let thread = thread_x();
     let (warp, lane) = (thread / WARP_SIZE, thread % WARP_SIZE);
@@ -448,7 +469,7 @@ pub unsafe fn scan_tile<
                 if lane == 0 {
                     status.publish(tile, FLAG_AGGREGATE, aggregate);
                 }
-                let p = look_back(&status, tile, op);
+                let p = look_back::<T, O, FIRST_NS, POLL_NS>(&status, tile, op);
                 if lane == 0 {
                     status.publish(tile, FLAG_INCLUSIVE, op.combine(p, aggregate));
                 }

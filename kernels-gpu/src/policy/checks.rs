@@ -25,12 +25,37 @@ pub const fn per_warp(bytes: usize) -> u32 {
 /// The u32 scan kernels of other policies (and launch bounds) than the default, by entry name,
 /// which the tuning bench measures against it. Each kernel is built for its policy here
 /// (`crate::grid::scan`).
-pub const SCAN_TUNING_U32: [(&str, ScanPolicy); 7] = [
-    ("scan_tuning_u32_b256_v8_ticket", ScanPolicy::of(256, 8, true)),
-    ("scan_tuning_u32_b256_v8_min5", ScanPolicy::of(256, 8, true)),
-    ("scan_tuning_u32_b256_v4_ticket", ScanPolicy::of(256, 4, true)),
-    ("scan_tuning_u32_b128_v8_ticket", ScanPolicy::of(128, 8, true)),
-    ("scan_tuning_u32_b256_v8_ordered", ScanPolicy::of(256, 8, false)),
-    ("scan_tuning_u32_b128_v8_ordered", ScanPolicy::of(128, 8, false)),
-    ("scan_tuning_u32_b128_v16_ordered", ScanPolicy::of(128, 16, false)),
+pub const SCAN_TUNING_U32: [(&str, ScanPolicy); 8] = [
+    (
+        "scan_tuning_u32_b256_v8_ticket",
+        ScanPolicy::of(256, 8, true).paced(0, 0),
+    ),
+    (
+        "scan_tuning_u32_b256_v8_w1000_p500",
+        ScanPolicy::of(256, 8, true).paced(1000, 500),
+    ),
+    (
+        "scan_tuning_u32_b256_v8_w2000_p250",
+        ScanPolicy::of(256, 8, true).paced(2000, 250),
+    ),
+    (
+        "scan_tuning_u32_b256_v8_w2000_p1000",
+        ScanPolicy::of(256, 8, true).paced(2000, 1000),
+    ),
+    (
+        "scan_tuning_u32_b256_v8_w3000_p500",
+        ScanPolicy::of(256, 8, true).paced(3000, 500),
+    ),
+    (
+        "scan_tuning_u32_b256_v8_w4000_p500",
+        ScanPolicy::of(256, 8, true).paced(4000, 500),
+    ),
+    (
+        "scan_tuning_u32_b256_v8_ordered_w2000_p500",
+        ScanPolicy::of(256, 8, false).paced(2000, 500),
+    ),
+    (
+        "scan_tuning_u32_b512_v8_w2000_p500",
+        ScanPolicy::of(512, 8, true).paced(2000, 500),
+    ),
 ];

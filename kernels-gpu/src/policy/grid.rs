@@ -13,6 +13,14 @@ pub struct ScanPolicy {
     /// Tiles numbered by an atomic ticket (`true`: correct under any block scheduling) or by
     /// block index (`false`: relies on blocks starting in index order, as CUB does).
     pub ticket: bool,
+    /// Nanoseconds a block's look-back sleeps after publishing its tile's aggregate, before
+    /// its first read of its predecessors' status (0: reads at once). Predecessors publish
+    /// meanwhile, so the first read usually finds an inclusive prefix one tile back; hundreds
+    /// of warps polling the same status lines otherwise slow the very stores they wait for.
+    pub first_look_ns: u32,
+    /// Nanoseconds between reads of predecessors not yet published (0: from 32 ns doubling
+    /// to 512 ns).
+    pub poll_ns: u32,
 }
 
 impl ScanPolicy {
@@ -23,6 +31,18 @@ impl ScanPolicy {
             block_threads,
             vectors_per_thread,
             ticket,
+            first_look_ns: 0,
+            poll_ns: 0,
+        }
+    }
+
+    /// This policy with its look-back paced: `first_look_ns` before the first read, `poll_ns`
+    /// between reads.
+    pub const fn paced(self, first_look_ns: u32, poll_ns: u32) -> ScanPolicy {
+        ScanPolicy {
+            first_look_ns,
+            poll_ns,
+            ..self
         }
     }
 
@@ -42,12 +62,10 @@ impl ScanPolicy {
     }
 }
 
-/// The policy of the scan kernels `scan_exclusive_*` and `scan_inclusive_*`.
-pub const SCAN_POLICY: ScanPolicy = ScanPolicy {
-    block_threads: 256,
-    vectors_per_thread: 8,
-    ticket: true,
-};
+/// The policy of the scan kernels `scan_exclusive_*` and `scan_inclusive_*`: 2 µs before a
+/// look-back's first read and 0.5 µs between reads were the fastest pacing of 2^28 u32 on the
+/// H200 among first reads after 0-4 µs and 0.25-1 µs between (`results/grid.md`).
+pub const SCAN_POLICY: ScanPolicy = ScanPolicy::of(256, 8, true).paced(2000, 500);
 
 /// Elements of type `T` in one 128-bit vector.
 pub const fn vector_len(element_bytes: usize) -> u32 {
@@ -73,11 +91,7 @@ mod tests {
 
     #[test]
     fn tiles_and_shared_memory_follow_the_shape() {
-        let p = ScanPolicy {
-            block_threads: 128,
-            vectors_per_thread: 8,
-            ticket: true,
-        };
+        let p = ScanPolicy::of(128, 8, true);
         assert_eq!(p.tile_items(4), 4096);
         assert_eq!(p.tile_items(8), 2048);
         assert_eq!(p.shared_bytes(), 48);
