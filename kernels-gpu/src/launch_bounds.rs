@@ -17,12 +17,12 @@ pub struct LaunchBounds {
     pub min_blocks_per_sm: u32,
 }
 
-/// The device-wide scans' bound: four blocks of 256 per SM, 64 registers a thread at most
-/// (H200, 2^28 u32: 72 registers unbounded, 3 blocks, 2.01 TB/s; 4 blocks 2.21 TB/s; 5 blocks
-/// spill 116 bytes a thread, 1.80 TB/s).
+/// The device-wide scans' bound: two blocks of 512 per SM, 64 registers a thread at most
+/// (H200, 2^28 u32, blocks of 256: 72 registers unbounded, 3 blocks, 2.01 TB/s; 4 blocks 2.21
+/// TB/s; 5 blocks spill 116 bytes a thread, 1.80 TB/s).
 pub const SCAN: LaunchBounds = LaunchBounds {
-    max_threads: 256,
-    min_blocks_per_sm: 4,
+    max_threads: 512,
+    min_blocks_per_sm: 2,
 };
 
 /// The band kernel over listed jobs summing f32: nine blocks of 128 per SM, 56 registers a
@@ -81,15 +81,14 @@ pub const PREFIXES: &[(&str, LaunchBounds)] = &[
     ("multisplit_scatter_direct_u32_keys", MULTISPLIT_DIRECT_KEYS),
     ("scan_exclusive_", SCAN),
     ("scan_inclusive_", SCAN),
+    // The tuning candidates: blocks of 256, four an SM.
     (
-        "scan_tuning_u32_b512_v8_w2000_p500",
+        "scan_tuning_u32_",
         LaunchBounds {
-            max_threads: 512,
-            min_blocks_per_sm: 2,
+            max_threads: 256,
+            min_blocks_per_sm: 4,
         },
     ),
-    // The other tuning candidates have the default's block size and bound.
-    ("scan_tuning_u32_", SCAN),
 ];
 
 /// The bounds of the kernel entry `name`, if it has any.

@@ -226,7 +226,7 @@ mod tests {
     use warpkit_kernels::grid::reduce::Reduce;
     use warpkit_kernels::grid::reduce::reduce_sum_u32;
     use warpkit_kernels::grid::scan::{
-        Scan, ScanScratch, scan_exclusive_u32, scan_tuning_u32_b512_v8_w2000_p500,
+        Scan, ScanScratch, scan_exclusive_u32, scan_tuning_u32_b256_v8_w2000_p500,
     };
     use warpkit_kernels::policy::SCAN_POLICY;
 
@@ -364,9 +364,9 @@ mod tests {
 
     #[test]
     fn an_entry_outside_its_own_check_is_refused() {
-        // A tuning entry built for blocks of 512 threads, launched by the default policy's plan
-        // (256 threads): its family's check passes, its own does not.
-        let reason = scan_refusal::<scan_tuning_u32_b512_v8_w2000_p500>(|b, status| {
+        // A tuning entry built for blocks of 256 threads, launched by the default policy's plan
+        // (512 threads): its family's check passes, its own does not.
+        let reason = scan_refusal::<scan_tuning_u32_b256_v8_w2000_p500>(|b, status| {
             let zeroed = status.len();
             b.write_zeroed(status, zeroed).unwrap()
         });

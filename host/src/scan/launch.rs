@@ -26,7 +26,7 @@ pub const SCAN_TUNING_U32: [(&str, ScanPolicy, ScanU32); 8] = [
     tuning::<kernels::scan_tuning_u32_b256_v8_w3000_p500>(),
     tuning::<kernels::scan_tuning_u32_b256_v8_w4000_p500>(),
     tuning::<kernels::scan_tuning_u32_b256_v8_ordered_w2000_p500>(),
-    tuning::<kernels::scan_tuning_u32_b512_v8_w2000_p500>(),
+    tuning::<kernels::scan_tuning_u32_b256_v8_w2000_p500>(),
 ];
 
 /// A tuning candidate: kernel `K` under the policy the kernels crate built it for.

@@ -9,10 +9,10 @@
 //!
 //! The look-back is paced ([`ScanPolicy::first_look_ns`], [`ScanPolicy::poll_ns`]): a block
 //! sleeps before its first read of its predecessors and between reads, as CUB's delay
-//! constructors do. Reading at once costs more than the wait: on the H200 (2^28 u32) the scan
-//! took 756 µs reading at once, 685 µs with 1 µs before the first read, 669 µs with 2 µs and
-//! 686 µs with 3 or 4 µs, since hundreds of warps polling the same status lines slow the
-//! stores they wait for.
+//! constructors do. Reading at once costs more than the wait: on the H200 (2^28 u32, blocks of
+//! 256) the scan took 756 µs reading at once, 685 µs with 1 µs before the first read, 669 µs
+//! with 2 µs and 686 µs with 3 or 4 µs, since hundreds of warps polling the same status lines
+//! slow the stores they wait for.
 //!
 //! Tile shape ([`ScanPolicy`]): every warp owns `vectors_per_thread` × 32 consecutive 128-bit
 //! vectors, lane-striped so each load and store instruction of the warp covers 512 contiguous
@@ -304,8 +304,8 @@ own_kernel! {
     fn scan_tile::<u32, Sum, 4, 256, 8, false, false, 2000, 500> => scan_tuning_u32_b256_v8_ordered_w2000_p500<u32>;
     check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, false).paced(2000, 500));
     /// A tuning candidate: the exclusive u32 scan under its entry of [`SCAN_TUNING_U32`].
-    fn scan_tile::<u32, Sum, 4, 512, 8, true, false, 2000, 500> => scan_tuning_u32_b512_v8_w2000_p500<u32>;
-    check |p, shape| p.runs_as(shape, ScanPolicy::of(512, 8, true).paced(2000, 500));
+    fn scan_tile::<u32, Sum, 4, 256, 8, true, false, 2000, 500> => scan_tuning_u32_b256_v8_w2000_p500<u32>;
+    check |p, shape| p.runs_as(shape, ScanPolicy::of(256, 8, true).paced(2000, 500));
 }
 
 /// The default policy's parts, as const generics of [`scan_tile`].

@@ -55,7 +55,7 @@ pub const SCAN_TUNING_U32: [(&str, ScanPolicy); 8] = [
         ScanPolicy::of(256, 8, false).paced(2000, 500),
     ),
     (
-        "scan_tuning_u32_b512_v8_w2000_p500",
-        ScanPolicy::of(512, 8, true).paced(2000, 500),
+        "scan_tuning_u32_b256_v8_w2000_p500",
+        ScanPolicy::of(256, 8, true).paced(2000, 500),
     ),
 ];

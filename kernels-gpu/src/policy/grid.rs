@@ -64,8 +64,9 @@ impl ScanPolicy {
 
 /// The policy of the scan kernels `scan_exclusive_*` and `scan_inclusive_*`: 2 µs before a
 /// look-back's first read and 0.5 µs between reads were the fastest pacing of 2^28 u32 on the
-/// H200 among first reads after 0-4 µs and 0.25-1 µs between (`results/grid.md`).
-pub const SCAN_POLICY: ScanPolicy = ScanPolicy::of(256, 8, true).paced(2000, 500);
+/// H200 among first reads after 0-4 µs and 0.25-1 µs between, and blocks of 512 threads
+/// (half the tiles to look back over) beat 256 there: 651 µs against 669 (`results/grid.md`).
+pub const SCAN_POLICY: ScanPolicy = ScanPolicy::of(512, 8, true).paced(2000, 500);
 
 /// Elements of type `T` in one 128-bit vector.
 pub const fn vector_len(element_bytes: usize) -> u32 {
