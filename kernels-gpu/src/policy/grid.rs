@@ -1,9 +1,9 @@
-//! Tuning of the grid area: the device-wide scan's tile shape and order, the reduction's
-//! and the copy's block sizes and loads in flight, and the Philox fill's block size. (The scan's
-//! scratch layout and the reduction's fixed grid fix layouts and results, not speed: they live
-//! with their algorithms in [`crate::grid`].)
+//! Tuning of the grid area: the device-wide scan's tile shape, tile order and look-back
+//! pacing, the reduction's and the copy's block sizes and loads in flight, and the Philox
+//! fill's block size. (The scan's scratch layout and the reduction's fixed grid fix layouts and
+//! results, not speed: they live with their algorithms in [`crate::grid`].)
 
-/// Tile shape and tile order of the device-wide scan.
+/// Tile shape, tile order and look-back pacing of the device-wide scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScanPolicy {
     /// Threads per block (a multiple of 32).
