@@ -1,6 +1,7 @@
 //! Issue 22's figures: the full convolution into device memory timed with CUDA events, by every
-//! method (the seed's v0 to v4 and the band kernel) at m = n from 256 to 65536 in f32 and at the
-//! seed's sizes in f64, and f32 summed in f64; the gradients; a batch of 4096 pairs of 256 and
+//! method (the seed's v0 to v4, the band kernel and the FFT) at m = n from 256 to 65536 in f32
+//! and at the seed's sizes in f64, f32 summed in f64, and the automatic method under issue 44's
+//! contract of the mass; the same calls by wall clock with a synchronize each; the gradients; a batch of 4096 pairs of 256 and
 //! one of varying lengths; the host time a call from device data takes to queue; and the same
 //! through the public API from host data by wall clock.
 //! Throughput counts multiply-adds (`m · n` a product). Without a GPU, the CPU backend at small
@@ -8,8 +9,8 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::Instant;
-use warpkit::convolve::{Convolution, Method, Real, output_offsets};
-use warpkit::{Backend, Device};
+use warpkit::convolve::{Accuracy, Convolution, Method, Real, output_offsets};
+use warpkit::{Backend, Device, DeviceBuffer};
 use warpkit_benches::{brief, time_on_gpu};
 
 /// Deterministic probability-like values.
@@ -21,28 +22,71 @@ fn values<F: Real>(n: usize, salt: u64) -> Vec<F> {
         .collect()
 }
 
+/// Two vectors of `n` values on `device` and room for their convolution.
+fn pair_on<F: Real>(device: &Device, n: usize) -> (DeviceBuffer<F>, DeviceBuffer<F>, DeviceBuffer<F>) {
+    (
+        device.upload(&values::<F>(n, 1)).unwrap(),
+        device.upload(&values::<F>(n, 2)).unwrap(),
+        device.zeros::<F>(2 * n - 1).unwrap(),
+    )
+}
+
 fn forward<F: Real>(c: &mut Criterion, device: &Device, group_name: &str, sizes: &[usize]) {
     let gpu = device.as_gpu().expect("a GPU");
     let mut group = c.benchmark_group(group_name);
     brief(&mut group);
     for &n in sizes {
-        let (p, q) = (
-            device.upload(&values::<F>(n, 1)).unwrap(),
-            device.upload(&values::<F>(n, 2)).unwrap(),
-        );
-        let mut r = device.zeros::<F>(2 * n - 1).unwrap();
+        let (p, q, mut r) = pair_on::<F>(device, n);
         group.throughput(Throughput::Elements((n * n) as u64));
-        let mut convs: Vec<(String, Convolution)> = Method::ALL
+        let mut convs: Vec<(String, Convolution)> = Method::DIRECT
             .iter()
             .map(|&m| (format!("{m:?}"), Convolution::new().with_method(m)))
             .collect();
         if size_of::<F>() == 4 {
             convs.push(("Band summed in f64".into(), convs[5].1.accumulate_f64()));
         }
+        convs.push(("Fft".into(), Convolution::new().with_method(Method::Fft)));
+        convs.push((
+            "auto of mass".into(),
+            Convolution::new().with_accuracy(of_mass::<F>()),
+        ));
         for (name, conv) in convs {
             group.bench_function(BenchmarkId::new(name, n), |b| {
                 b.iter_custom(|iters| {
                     time_on_gpu(gpu, iters, || conv.full_into(device, &p, &q, &mut r).unwrap())
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+/// The issue's contract for the FFT: 1e-6 of the mass in f32, 1e-12 in f64.
+fn of_mass<F: Real>() -> Accuracy {
+    Accuracy::OfMass(if size_of::<F>() == 4 { 1e-6 } else { 1e-12 })
+}
+
+/// Wall clock of the public call on device data as a user times it: the call, then a
+/// synchronize, one after another; by the automatic method per output and under
+/// [`of_mass`].
+fn device_wall<F: Real>(c: &mut Criterion, device: &Device, group_name: &str, sizes: &[usize]) {
+    let mut group = c.benchmark_group(group_name);
+    brief(&mut group);
+    for &n in sizes {
+        let (p, q, mut r) = pair_on::<F>(device, n);
+        group.throughput(Throughput::Elements((n * n) as u64));
+        for (name, conv) in [
+            ("auto per output", Convolution::new()),
+            ("auto of mass", Convolution::new().with_accuracy(of_mass::<F>())),
+        ] {
+            group.bench_function(BenchmarkId::new(name, n), |b| {
+                b.iter_custom(|iters| {
+                    let t = Instant::now();
+                    for _ in 0..iters {
+                        conv.full_into(device, &p, &q, &mut r).unwrap();
+                        device.synchronize().unwrap();
+                    }
+                    t.elapsed()
                 })
             });
         }
@@ -206,6 +250,16 @@ fn submit(c: &mut Criterion, device: &Device) {
             b.iter_custom(|iters| timed(iters, &mut || conv.full_into(device, &p, &q, &mut r).unwrap()))
         });
     }
+    let long = 65536;
+    let (pl, ql) = (
+        device.upload(&values::<f32>(long, 1)).unwrap(),
+        device.upload(&values::<f32>(long, 2)).unwrap(),
+    );
+    let mut rl = device.zeros::<f32>(2 * long - 1).unwrap();
+    let fft = Convolution::new().with_method(Method::Fft);
+    group.bench_function(BenchmarkId::new("full Fft", long), |b| {
+        b.iter_custom(|iters| timed(iters, &mut || fft.full_into(device, &pl, &ql, &mut rl).unwrap()))
+    });
     let conv = Convolution::new();
     group.bench_function(BenchmarkId::new("gradients", n), |b| {
         b.iter_custom(|iters| {
@@ -224,6 +278,8 @@ fn convolve(c: &mut Criterion) {
             println!("device: {}", device.describe());
             forward::<f32>(c, &device, "convolve f32", &[256, 1024, 2048, 4096, 16384, 65536]);
             forward::<f64>(c, &device, "convolve f64", &[2048, 65536]);
+            device_wall::<f32>(c, &device, "convolve wall f32", &[2048, 65536]);
+            device_wall::<f64>(c, &device, "convolve wall f64", &[65536]);
             gradients::<f32>(c, &device, "convolve gradients f32", &[2048, 65536]);
             gradients::<f64>(c, &device, "convolve gradients f64", &[65536]);
             batch(c, &device);

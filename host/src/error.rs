@@ -55,6 +55,20 @@ pub enum Error {
     #[error("CUDA driver error: {0}")]
     #[cfg(feature = "cuda")]
     Driver(DriverError),
+    /// The FFT convolution asked of a GPU where the cuFFT library cannot be loaded (it ships
+    /// with the CUDA toolkit and in NVIDIA's `nvidia-cufft` wheels; the loader must find
+    /// `libcufft.so`, e.g. through `LD_LIBRARY_PATH`). [`Method::auto`] never picks the FFT
+    /// there.
+    ///
+    /// [`Method::auto`]: crate::convolve::Method::auto
+    #[error(
+        "the cuFFT library could not be loaded (is the CUDA toolkit's lib directory on the library path?)"
+    )]
+    FftUnavailable,
+    /// cuFFT failed with this status (other than running out of memory, which is
+    /// [`Error::OutOfMemory`]).
+    #[error("cuFFT failed: {0}")]
+    Fft(String),
     /// An input longer than the primitive indexes.
     #[error("{what} has {len} elements; at most {max} are supported")]
     TooLong {
@@ -289,9 +303,10 @@ pub enum Error {
         n: u32,
     },
     /// A convolution method forced on work it cannot do: one of the seed's kernels asked for
-    /// gradients, a window of a product, or f32 summed in f64.
+    /// gradients, a window of a product, or f32 summed in f64; the FFT asked for any of those,
+    /// a batch, strided spans, or to run without a GPU.
     #[error(
-        "{method} cannot {what}: it is one of the article's five convolution kernels (v0-v4), which compute forward products of one pair in the input's type"
+        "{method} cannot {what}: the article's five kernels (v0-v4) compute forward products of one pair in the input's type, and the FFT one forward product of whole vectors on a GPU"
     )]
     MethodCannot {
         /// The method forced.

@@ -5,7 +5,9 @@
 //! batches of equal and varying lengths; f32 summed in f64 (each output rounded once); K-fold
 //! sums; NaN and infinity exactly where their terms are; bad input refused before anything runs.
 
-use warpkit::convolve::{Convolution, MAX_LEN, Method, Real, Span, output_offsets};
+use warpkit::convolve::{
+    Accuracy, Convolution, MAX_LEN, Method, Real, Span, fft_error, fft_len, output_offsets,
+};
 use warpkit::{Backend, Device, Error};
 use warpkit_tests::{TestValue, devices, fresh_rng, len_cap, random_vec};
 
@@ -95,7 +97,7 @@ fn full_products_match<F: Real + TestValue>() {
         let cpu = Convolution::new().full(&Backend::cpu(), &p, &q).unwrap();
         assert!(relative_l2(&cpu, &want) <= tolerance::<F>(), "cpu {name} {m}x{n}");
         for d in &devices {
-            for method in Method::ALL {
+            for method in Method::DIRECT {
                 let seed_method = method != Method::Band;
                 if emulated(d) && m * n > EMULATOR_WORK / if seed_method { 4 } else { 1 } {
                     continue;
@@ -331,7 +333,7 @@ fn strided_spans_convolve_columns_in_place() {
         .unwrap();
     check(&host, "cpu");
     for d in devices("convolve strided") {
-        for method in Method::ALL {
+        for method in Method::DIRECT {
             let mut buf = d.upload(&data).unwrap();
             Convolution::new()
                 .with_method(method)
@@ -440,7 +442,7 @@ fn nan_and_infinity_appear_exactly_where_their_terms_are() {
             if emulated(&d) && m * n > EMULATOR_WORK {
                 continue;
             }
-            for method in Method::ALL {
+            for method in Method::DIRECT {
                 let got = classes(&full_on(&d, &Convolution::new().with_method(method), &p, &q));
                 assert_eq!(got, want, "{} {method:?} {m}x{n}", d.describe());
             }
@@ -635,5 +637,268 @@ fn no_job_sends_the_band_kernel_out_of_bounds() {
         // Hostile words are refused, do nothing (all zeros: no products), or run listed.
         assert_eq!(ran[..5], [6, 2, 2, 2, 2], "edge jobs that ran, by hazard");
         assert_eq!(refused[..5], [0, 4, 4, 4, 4], "edge jobs refused, by hazard");
+    }
+}
+
+/// Input families for the FFT's error bound: non-negative random values, one spike each
+/// (all the mass on one output), geometric tails falling to 1e-30, and signed random values.
+fn fft_families<F: Real + TestValue>(label: &str, m: usize, n: usize) -> Vec<(&'static str, Vec<F>, Vec<F>)> {
+    let spike = |len: usize, at: usize| {
+        let mut v = vec![F::from_f64(0.0); len];
+        v[at % len] = F::from_f64(1.0);
+        v
+    };
+    let geometric = |len: usize| -> Vec<F> {
+        let rho = 1e-30f64.powf(1.0 / (len - 1).max(1) as f64);
+        (0..len)
+            .map(|i| F::from_f64((1.0 - rho) * rho.powi(i as i32)))
+            .collect()
+    };
+    let mut rng = fresh_rng(&format!("fft signed {label}"));
+    vec![
+        (
+            "positive",
+            positive(&format!("fft p {label}"), m),
+            positive(&format!("fft q {label}"), n),
+        ),
+        ("spikes", spike(m, m / 3 + 1), spike(n, 2 * n / 3)),
+        ("geometric", geometric(m), geometric(n)),
+        ("signed", random_vec(&mut rng, m), random_vec(&mut rng, n)),
+    ]
+}
+
+/// The largest `|got − want|` over `Σ|p|·Σ|q|`.
+fn error_of_mass<F: Real>(got: &[F], want: &[f64], p: &[F], q: &[F]) -> f64 {
+    let mass = |v: &[F]| v.iter().map(|&x| Into::<f64>::into(x).abs()).sum::<f64>();
+    let worst = got
+        .iter()
+        .zip(want)
+        .map(|(&g, &w)| (Into::<f64>::into(g) - w).abs())
+        .fold(0.0f64, |a, e| {
+            if e.is_nan() || a.is_nan() {
+                f64::NAN
+            } else {
+                a.max(e)
+            }
+        });
+    worst / (mass(p) * mass(q))
+}
+
+fn fft_keeps_its_bound<F: Real + TestValue>(d: &Device) {
+    let name = std::any::type_name::<F>();
+    // Lengths whose transforms are powers of two (131072), 7-smooth (2049 + 1300 − 1 = 3348
+    // → 3360) and tiny; each family runs through the same plan and graph with new inputs.
+    let sizes = [
+        (1, 1),
+        (3, 2),
+        (1000, 1000),
+        (2049, 1300),
+        (65536, 65536),
+        (65536, 7),
+        (300_000, 4097),
+        // A transform too long for a graph (its workspace past 64 MiB): queued step by step.
+        (4_200_000, 5),
+    ];
+    let unit = if size_of::<F>() == 8 {
+        f64::EPSILON / 2.0
+    } else {
+        f32::EPSILON as f64 / 2.0
+    };
+    let mut beyond = Vec::new();
+    for (m, n) in sizes {
+        if m.max(n) > len_cap() {
+            continue;
+        }
+        let len = fft_len(m + n - 1);
+        let bound = fft_error::<F>(len);
+        for (family, p, q) in fft_families::<F>(&format!("{name} {m}"), m, n) {
+            let want = reference(&p, &q);
+            let conv = Convolution::new().with_method(Method::Fft);
+            let got = full_on(d, &conv, &p, &q);
+            let err = error_of_mass(&got, &want, &p, &q);
+            eprintln!(
+                "fft {name} {m}x{n} (length {len}) {family}: error {err:.3e} of the mass = {:.3} u, bound {:.3} u",
+                err / unit,
+                bound / unit
+            );
+            if err.is_nan() || err > bound {
+                beyond.push(format!("{m}x{n} {family}: {err:e}, bound {bound:e}"));
+            }
+        }
+    }
+    assert!(
+        beyond.is_empty(),
+        "{} fft {name} beyond the bound: {beyond:?}",
+        d.describe()
+    );
+}
+
+/// The FFT method on a GPU: every output within its stated bound of the mass, on inputs that
+/// stress it (spikes, tails, signs) at power-of-two and 7-smooth transform lengths, into
+/// poisoned outputs; and the automatic method takes it under a loose enough contract.
+#[test]
+fn the_fft_keeps_its_error_bound_of_the_mass() {
+    let gpus: Vec<Device> = devices("convolve fft")
+        .into_iter()
+        .filter(|d| !emulated(d))
+        .collect();
+    if gpus.is_empty() {
+        eprintln!("SKIPPED: the FFT method runs on a GPU only (cuFFT); no GPU here");
+    }
+    for d in &gpus {
+        fft_keeps_its_bound::<f32>(d);
+        fft_keeps_its_bound::<f64>(d);
+        // The case: 65536 f32 to 1e-6 of the mass goes to the FFT, and keeps it.
+        let m = 65536.min(len_cap());
+        let p = positive::<f32>("fft auto p", m);
+        let q = positive::<f32>("fft auto q", m);
+        let conv = Convolution::new().with_accuracy(Accuracy::OfMass(1e-6));
+        let got = full_on(d, &conv, &p, &q);
+        let err = error_of_mass(&got, &reference(&p, &q), &p, &q);
+        assert!(err <= 1e-6, "auto under 1e-6 of the mass: {err:e}");
+    }
+}
+
+/// Which method the contract admits: never the FFT per output; the FFT for long pairs under a
+/// loose enough tolerance of the mass, not for short ones or tight tolerances; on the emulator
+/// (no cuFFT) a loose contract runs a direct method and a forced FFT is refused; a tolerance
+/// that is not positive and finite is refused on every backend.
+#[test]
+fn the_contract_decides_where_the_fft_runs() {
+    let loose = Accuracy::OfMass(1e-6);
+    assert_eq!(
+        Method::auto_within::<f32>(65536, 65536, 1, Accuracy::PerOutput),
+        Method::Band
+    );
+    assert_eq!(Method::auto_within::<f32>(65536, 65536, 1, loose), Method::Fft);
+    assert_eq!(Method::auto_within::<f32>(16384, 16384, 1, loose), Method::Fft);
+    assert_eq!(Method::auto_within::<f32>(4096, 4096, 1, loose), Method::Band);
+    assert_eq!(Method::auto_within::<f32>(65536, 65536, 4, loose), Method::Band);
+    assert_eq!(
+        Method::auto_within::<f32>(65536, 65536, 1, Accuracy::OfMass(1e-9)),
+        Method::Band
+    );
+    assert_eq!(
+        Method::auto_within::<f64>(65536, 65536, 1, Accuracy::OfMass(1e-12)),
+        Method::Fft
+    );
+    assert_eq!(Method::auto_within::<f32>(64, 64, 1, loose), Method::V4);
+    assert_eq!(Method::auto_within::<f32>(65536, 7, 1, loose), Method::Band);
+    assert!(fft_error::<f32>(fft_len(131071)) <= 1e-6);
+    assert_eq!(fft_len(3348), 3360);
+    assert_eq!(fft_len(131071), 131072);
+    assert_eq!(fft_len(1), 1);
+    let cpu = Backend::cpu();
+    for bad in [0.0, -1e-6, f64::NAN, f64::INFINITY] {
+        let conv = Convolution::new().with_accuracy(Accuracy::OfMass(bad));
+        assert!(matches!(
+            conv.full(&cpu, &[1.0f64], &[1.0]),
+            Err(Error::BadParameter { .. })
+        ));
+        let e = Device::emulator();
+        let (x, mut r) = (e.upload(&[1.0f32]).unwrap(), e.zeros::<f32>(1).unwrap());
+        assert!(matches!(
+            conv.full_into(&e, &x, &x, &mut r),
+            Err(Error::BadParameter { .. })
+        ));
+    }
+    for d in devices("convolve fft contract") {
+        let (m, n) = if emulated(&d) { (300, 200) } else { (5000, 3000) };
+        let p = positive::<f32>("contract p", m);
+        let q = positive::<f32>("contract q", n);
+        let want = reference(&p, &q);
+        let got = full_on(&d, &Convolution::new().with_accuracy(loose), &p, &q);
+        assert!(error_of_mass(&got, &want, &p, &q) <= 1e-6, "{}", d.describe());
+        let forced = Convolution::new().with_method(Method::Fft);
+        let (pd, qd) = (d.upload(&p).unwrap(), d.upload(&q).unwrap());
+        let (mut dp, mut dq) = (d.zeros::<f32>(m).unwrap(), d.zeros::<f32>(n).unwrap());
+        let g = d.zeros::<f32>(m + n - 1).unwrap();
+        assert!(matches!(
+            forced.gradients_into(&d, (&pd, &qd, &g), &mut dp, &mut dq),
+            Err(Error::MethodCannot { .. })
+        ));
+        let mut r = d.zeros::<f32>(m + n - 1).unwrap();
+        let full = forced.full_into(&d, &pd, &qd, &mut r);
+        if emulated(&d) {
+            assert!(matches!(full, Err(Error::MethodCannot { .. })), "{full:?}");
+        } else {
+            full.unwrap();
+        }
+        let two = |len: usize| [0, len / 2, len];
+        assert!(matches!(
+            forced.batch(&Backend::Device(d.clone()), (&p, &two(m)), (&q, &two(n))),
+            Err(Error::MethodCannot { .. })
+        ));
+    }
+}
+
+/// The FFT method's own kernels on every device, against the host, in grids smaller than
+/// their work (grid-stride loops) into poisoned buffers: the padding of two vectors into two
+/// signals, and the spectra's scaled product (f64 products of the f32 inputs within 2 ulp).
+#[test]
+fn the_fft_padding_and_product_kernels_match_the_host() {
+    use warpkit_kernels::convolve::fft::{self, Pad, Spectra};
+    for d in devices("convolve fft kernels") {
+        let (m, n, len) = (700usize, 300usize, 1100usize);
+        let p = positive::<f32>("pad p", m);
+        let q: Vec<f32> = random_vec(&mut fresh_rng("pad q"), n);
+        let (pd, qd) = (d.upload(&p).unwrap(), d.upload(&q).unwrap());
+        let mut padded = d.filled(2 * len, f32::NAN).unwrap();
+        let mut b = d.bind();
+        let params = Pad {
+            p: b.read(&pd).unwrap(),
+            m: m as u64,
+            q: b.read(&qd).unwrap(),
+            n: n as u64,
+            padded: b.write(&mut padded).unwrap(),
+            len: len as u64,
+        };
+        b.launch::<fft::convolve_fft_pad_f32>(fft::shape(len as u64, 2), params)
+            .unwrap();
+        let got = d.download(&padded).unwrap();
+        for i in 0..len {
+            let (x, y) = (p.get(i).copied().unwrap_or(0.0), q.get(i).copied().unwrap_or(0.0));
+            assert_eq!(
+                (got[i].to_bits(), got[len + i].to_bits()),
+                (x.to_bits(), y.to_bits()),
+                "{} element {i}",
+                d.describe()
+            );
+        }
+
+        let bins = 1025usize;
+        let spectra: Vec<f32> = random_vec(&mut fresh_rng("spectra"), 4 * bins);
+        let mut sd = d.upload(&spectra).unwrap();
+        let scale = 1.0f32 / 2048.0;
+        let mut b = d.bind();
+        let params = Spectra {
+            spectra: b.write(&mut sd).unwrap(),
+            bins: bins as u64,
+            scale: u64::from(scale.to_bits()),
+        };
+        b.launch::<fft::convolve_fft_product_f32>(fft::shape(bins as u64, 3), params)
+            .unwrap();
+        let got = d.download(&sd).unwrap();
+        for k in 0..bins {
+            let (xr, xi) = (
+                spectra[2 * k] as f64 * scale as f64,
+                spectra[2 * k + 1] as f64 * scale as f64,
+            );
+            let (yr, yi) = (spectra[2 * (bins + k)] as f64, spectra[2 * (bins + k) + 1] as f64);
+            let (re, im) = (xr * yr - xi * yi, xr * yi + xi * yr);
+            let size = (xr.abs() + xi.abs()) * (yr.abs() + yi.abs());
+            for (g, w) in [(got[2 * k], re), (got[2 * k + 1], im)] {
+                assert!(
+                    (g as f64 - w).abs() <= 2.0 * f32::EPSILON as f64 * size,
+                    "{} bin {k}: {g} against {w}",
+                    d.describe()
+                );
+            }
+        }
+        assert_eq!(
+            got[2 * bins..],
+            spectra[2 * bins..],
+            "the second spectrum is read only"
+        );
     }
 }

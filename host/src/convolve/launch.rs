@@ -77,7 +77,7 @@ pub(super) fn run<F: Real>(
             Method::V2 => bind.launch::<F::V2>(s.plan(Version::V2), s),
             Method::V3 => bind.launch::<F::V3>(s.plan(Version::V3), s),
             Method::V4 => bind.launch::<F::V4>(s.plan(Version::V4), s),
-            Method::Band => unreachable!("handled above"),
+            Method::Band | Method::Fft => unreachable!("run apart, by the band and FFT paths"),
         }?;
     }
     Ok(())

@@ -17,17 +17,35 @@
 //! # Ok::<(), warpkit::Error>(())
 //! ```
 //!
-//! Sums are direct, not by FFT: every term is a product of non-negative numbers for
+//! By default sums are direct, not by FFT: every term is a product of non-negative numbers for
 //! probabilities, so an entry of 1e-30 keeps its relative accuracy however large its
-//! neighbours are. The longer vector goes on the left whatever order the caller passes (the
-//! inner sum runs over the shorter). Devices run the band kernel
-//! ([`warpkit_kernels::convolve::band`]), or the post's kernel v4 for a single short pair
-//! ([`Method::auto`]), unless a [`Method`] forces another; the CPU
-//! backend sums in f64 with rayon and is the tests' reference. NaN and infinities propagate as
-//! IEEE arithmetic says, by every method: an output is NaN exactly where one of its own terms
-//! is (or its infinite terms disagree in sign).
+//! neighbours are ([`Accuracy::PerOutput`]). A caller who needs each output only to a fraction
+//! of the total mass says so ([`Accuracy::OfMass`]), and a single long product then goes
+//! through cuFFT ([`Method::Fft`]), tens of times faster at 65536:
+//!
+//! ```no_run
+//! use warpkit::convolve::{Accuracy, Convolution};
+//! use warpkit::Device;
+//!
+//! let gpu = Device::gpu(0)?;
+//! let p = gpu.upload(&vec![1.0f32 / 65536.0; 65536])?;
+//! let mut r = gpu.zeros::<f32>(2 * 65536 - 1)?;
+//! // Every output within 1e-6 of the total mass (1 here) of its exact value.
+//! Convolution::new().with_accuracy(Accuracy::OfMass(1e-6)).full_into(&gpu, &p, &p, &mut r)?;
+//! # Ok::<(), warpkit::Error>(())
+//! ```
+//!
+//! The longer vector goes on the left whatever order the caller passes (the inner sum runs over
+//! the shorter). Devices run the band kernel ([`warpkit_kernels::convolve::band`]), the post's
+//! kernel v4 for a single short pair, or the FFT where the contract admits it and it pays
+//! ([`Method::auto_within`]), unless a [`Method`] forces another; the CPU backend sums in f64
+//! with rayon whatever the contract and is the tests' reference. NaN and infinities propagate
+//! as IEEE arithmetic says by every direct method: an output is NaN exactly where one of its
+//! own terms is (or its infinite terms disagree in sign); by the FFT, one non-finite input makes
+//! every output NaN.
 
 mod cpu;
+mod fft;
 pub(crate) mod launch;
 mod span;
 
@@ -35,6 +53,7 @@ use crate::error::{Error, Result, check_len, check_offsets, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use bytemuck::Pod;
+pub use fft::{FFT_ERROR_UNITS, MAX_FFT_LEN, fft_error, fft_len};
 pub use span::Span;
 use std::fmt::Debug;
 use warpkit_kernels::convolve::kernels::ConvolveKernels;
@@ -80,11 +99,15 @@ pub enum Method {
     /// where the outputs alone would not fill the device; the only method for gradients,
     /// windows and batches in one launch.
     Band,
+    /// cuFFT's transforms (on a GPU only): one forward product of whole vectors, each output
+    /// within [`fft_error`] of the mass `Σ|p|·Σ|q|` ([`Accuracy::OfMass`]), not of itself.
+    Fft,
 }
 
 impl Method {
-    /// Every method, for callers that compare them.
-    pub const ALL: [Method; 6] = [
+    /// Every direct method (each output summed from its own terms), for callers that compare
+    /// them; [`Method::Fft`] is apart, as its outputs are only as accurate as the mass allows.
+    pub const DIRECT: [Method; 6] = [
         Method::V0,
         Method::V1,
         Method::V2,
@@ -107,9 +130,54 @@ impl Method {
         }
     }
 
-    /// Whether this is one of the post's forward-only kernels.
-    fn is_seed(self) -> bool {
+    /// The method a device runs for `batch` forward products of lengths `m` and `n` of `F`
+    /// that must keep `accuracy`: the FFT for a single pair where the contract admits its error
+    /// ([`fft_error`]) and a model of both methods' times (fitted to the H200) says it is
+    /// faster, else [`Method::auto`]'s. A device that cannot run the FFT (the emulator, or a
+    /// process without cuFFT) gets [`Method::auto`]'s choice.
+    pub fn auto_within<F: Real>(m: usize, n: usize, batch: usize, accuracy: Accuracy) -> Method {
+        if batch == 1 && fft::keeps::<F>(accuracy, m + n - 1) && fft::pays::<F>(m, n) {
+            Method::Fft
+        } else {
+            Method::auto(m, n, batch)
+        }
+    }
+
+    /// Whether this is one of the post's forward-only kernels, or the FFT.
+    fn is_forward_only(self) -> bool {
         self != Method::Band
+    }
+}
+
+/// What a call asks of each output's accuracy: the contract [`Method::auto_within`] meets by
+/// the fastest method that keeps it. Both bound the error of output `i` against the exact sum
+/// of its terms.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Accuracy {
+    /// Each output summed from its own terms (the direct methods): its error is a few
+    /// roundings of the sum of its terms' magnitudes, so outputs of non-negative inputs keep
+    /// their relative accuracy however small (tails of 1e-30 next to entries of 1e-2). No
+    /// method does better in the element type; [`Convolution::accumulate_f64`] sums f32 in
+    /// f64 for long f32 vectors. The default.
+    #[default]
+    PerOutput,
+    /// Each output within `tolerance · Σ|p| · Σ|q|` of its exact value: for probability
+    /// vectors, a fraction of the total mass (1). Outputs far below the largest may lose all
+    /// their digits (to about 1e-7 of the peak in f32), which admits the FFT wherever
+    /// [`fft_error`] is within the tolerance: from about 1e-6 in f32 and 1e-15 in f64.
+    OfMass(f64),
+}
+
+impl Accuracy {
+    fn check(self) -> Result<Accuracy> {
+        match self {
+            Accuracy::OfMass(tol) if !(tol > 0.0 && tol.is_finite()) => Err(Error::BadParameter {
+                what: "accuracy of the mass",
+                value: tol,
+                expected: "a positive finite tolerance",
+            }),
+            a => Ok(a),
+        }
     }
 }
 
@@ -180,10 +248,11 @@ pub(crate) struct Plan {
 }
 
 /// Banded convolution with a chosen or automatic [`Method`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Convolution {
     method: Option<Method>,
     wide: bool,
+    accuracy: Accuracy,
 }
 
 impl Convolution {
@@ -210,6 +279,18 @@ impl Convolution {
         Convolution { wide: true, ..self }
     }
 
+    /// The same, keeping `accuracy` ([`Accuracy::PerOutput`] unless told): the automatic
+    /// method is then the fastest that keeps it ([`Method::auto_within`]). A tolerance that is
+    /// not positive and finite is refused when the call runs (`Err(BadParameter)`).
+    pub fn with_accuracy(self, accuracy: Accuracy) -> Convolution {
+        Convolution { accuracy, ..self }
+    }
+
+    /// The accuracy asked ([`Convolution::with_accuracy`]).
+    pub fn accuracy(&self) -> Accuracy {
+        self.accuracy
+    }
+
     /// The method forced by [`Convolution::with_method`], if any.
     pub fn method(&self) -> Option<Method> {
         self.method
@@ -228,15 +309,33 @@ impl Convolution {
         outputs: &mut [&mut DeviceBuffer<F>],
         work: impl Work,
     ) -> Result<()> {
-        launch::run(device, self.plan(work.clone()), inputs, outputs, work)
+        self.accuracy.check()?;
+        let plan = self.plan::<F>(device, work.clone());
+        if plan.method == Method::Fft {
+            let mut work = work;
+            return match (work.next(), work.next()) {
+                (Some(one), None) if !plan.wide => fft::run(device, inputs, outputs, one),
+                _ => Err(Error::MethodCannot {
+                    method: format!("{:?}", Method::Fft),
+                    what: "run a batch or sum f32 in f64",
+                }),
+            };
+        }
+        launch::run(device, plan, inputs, outputs, work)
     }
 
-    /// How a device runs `work`: by the forced method, else [`Method::auto`]'s (the band
-    /// kernel where f32 is summed in f64).
-    fn plan(&self, mut work: impl Work) -> Plan {
+    /// How `device` runs `work`: by the forced method, else [`Method::auto_within`]'s for a
+    /// single whole forward product of unit strides (the FFT only where the device can run it),
+    /// else the band kernel (where f32 is summed in f64 too).
+    fn plan<F: Real>(&self, device: &Device, mut work: impl Work) -> Plan {
         let method = self.method.unwrap_or_else(|| match (work.next(), work.next()) {
-            (Some((p, _)), None) if p.lo == 0 && !p.b.reversed && !self.wide => {
-                Method::auto(p.a.span.len, p.b.span.len, 1)
+            (Some((p, t)), None) if p.lo == 0 && !p.b.reversed && !self.wide => {
+                let (m, n) = (p.a.span.len, p.b.span.len);
+                let unit = p.a.span.stride == 1 && p.b.span.stride == 1 && t.span.stride == 1;
+                match Method::auto_within::<F>(m, n, 1, self.accuracy) {
+                    Method::Fft if !(unit && fft::ready(device)) => Method::auto(m, n, 1),
+                    method => method,
+                }
             }
             _ => Method::Band,
         });
@@ -365,7 +464,7 @@ impl Convolution {
     fn gradient_products(&self, m: usize, n: usize, g: usize) -> Result<[Product; 2]> {
         let (pm, qm) = (check_vector("p", m)?, check_vector("q", n)?);
         check_same_len("upstream gradient", m + n - 1, g)?;
-        if let Some(method) = self.method.filter(|m| m.is_seed()) {
+        if let Some(method) = self.method.filter(|m| m.is_forward_only()) {
             return Err(Error::MethodCannot {
                 method: format!("{method:?}"),
                 what: "compute gradients",
@@ -454,6 +553,7 @@ impl Convolution {
         inputs: &[&[F]],
         products: impl Iterator<Item = Product> + Clone,
     ) -> Result<Vec<F>> {
+        self.accuracy.check()?;
         match backend {
             Backend::Cpu(_) => cpu::run(inputs, &products.collect::<Vec<_>>()),
             Backend::Device(d) => {

@@ -2,6 +2,7 @@
 //! instances.
 
 use super::band::{self, Band, BandList};
+use super::fft::{self, Pad, Spectra};
 use super::seed::{self, Seed};
 use super::{Real, Stored};
 
@@ -30,6 +31,9 @@ crate::kernel_table! {
         V2: Seed<Self>;
         V3: Seed<Self>;
         V4: Seed<Self>;
+        /// The FFT method's padding and spectra product.
+        FftPad: Pad<Self>;
+        FftProduct: Spectra<Self>;
     }
     f32 {
         Band = band::convolve_band_f32,
@@ -45,6 +49,8 @@ crate::kernel_table! {
         V2 = seed::convolve_v2_f32,
         V3 = seed::convolve_v3_f32,
         V4 = seed::convolve_v4_f32,
+        FftPad = fft::convolve_fft_pad_f32,
+        FftProduct = fft::convolve_fft_product_f32,
     }
     f64 {
         Band = band::convolve_band_f64,
@@ -60,5 +66,7 @@ crate::kernel_table! {
         V2 = seed::convolve_v2_f64,
         V3 = seed::convolve_v3_f64,
         V4 = seed::convolve_v4_f64,
+        FftPad = fft::convolve_fft_pad_f64,
+        FftProduct = fft::convolve_fft_product_f64,
     }
 }

@@ -13,6 +13,7 @@
 pub mod band;
 #[cfg(not(target_arch = "nvptx64"))]
 mod band_check;
+pub mod fft;
 pub mod job;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod kernels;
@@ -56,7 +57,9 @@ impl Stored<f64> for f32 {
 }
 
 /// The element types convolved: f32 and f64.
-pub trait Real: Element + FastMath + PartialOrd + core::ops::Mul<Output = Self> {
+pub trait Real:
+    Element + FastMath + PartialOrd + core::ops::Mul<Output = Self> + core::ops::Sub<Output = Self>
+{
     /// Four f32 or two f64.
     type Lanes: Copy;
     /// The exponent field of the bits ([`Element::to_bits64`]): all ones for infinities and NaN.

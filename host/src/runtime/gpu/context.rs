@@ -7,6 +7,7 @@
 //! of the process; [`Gpu::on_stream`] puts the work on a caller's stream instead.
 
 use super::driver::ensure_driver;
+use super::fft::FftPlans;
 use super::module::{AREA_COUNT, Area, LoadedArea};
 use super::readback::Readback;
 use super::staging::Staging;
@@ -39,6 +40,8 @@ struct Inner {
     staging: Mutex<Staging>,
     /// Streams of the copies in and out of a pipelined call ([`Gpu::copy_streams`]).
     copy_streams: OnceLock<[Arc<CudaStream>; 2]>,
+    /// cuFFT plans of the FFT convolution ([`Gpu::real_fft`]).
+    fft_plans: FftPlans,
     ordinal: usize,
     /// This handle's number in the process: buffers carry it, so that a buffer is only used on
     /// the stream that orders its work.
@@ -155,6 +158,7 @@ impl Gpu {
                 readback: Default::default(),
                 staging: Default::default(),
                 copy_streams: OnceLock::new(),
+                fft_plans: FftPlans::default(),
             }),
         })
     }
@@ -275,6 +279,11 @@ impl Gpu {
         }
         self.context().bind_to_thread()?;
         set_release_threshold(&self.inner.ctx, bytes)
+    }
+
+    /// The cuFFT plans this handle keeps.
+    pub(super) fn fft_plans(&self) -> &FftPlans {
+        &self.inner.fft_plans
     }
 
     /// The staging buffers of host slices.

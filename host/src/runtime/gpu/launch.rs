@@ -9,7 +9,7 @@ use crate::runtime::buffer::Memory;
 use crate::runtime::shape::LaunchShape;
 use bytemuck::Pod;
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
-use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, LaunchConfig};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use warpkit_kernels::kernel::Kernel;
@@ -60,6 +60,21 @@ impl Gpu {
     /// this GPU that outlives the kernel (buffers are freed in stream order, so dropping them
     /// after this call is fine).
     pub(crate) unsafe fn launch<K: Kernel>(&self, shape: LaunchShape, params: K::Params) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { self.launch_on::<K>(self.stream(), shape, params) }
+    }
+
+    /// [`Gpu::launch`] on `stream`, a stream of this GPU's context (one being captured into a
+    /// graph, say).
+    ///
+    /// # Safety
+    /// As for [`Gpu::launch`], in the order of `stream`.
+    pub(crate) unsafe fn launch_on<K: Kernel>(
+        &self,
+        stream: &Arc<CudaStream>,
+        shape: LaunchShape,
+        params: K::Params,
+    ) -> Result<()> {
         if let Some(reason) = self.limits().refusal(&shape) {
             return Err(Error::LaunchShape {
                 kernel: K::NAME,
@@ -72,7 +87,7 @@ impl Gpu {
             block_dim: (shape.block[0], shape.block[1], shape.block[2]),
             shared_mem_bytes: shape.shared_bytes,
         };
-        let mut launch = self.stream().launch_builder(&f.cuda);
+        let mut launch = stream.launch_builder(&f.cuda);
         push_params(&params, &mut launch);
         // SAFETY: the caller's contract; the parameters match `K`'s entry because `K::Params`
         // is the struct its entry takes field by field.

@@ -4,6 +4,7 @@
 
 mod context;
 mod driver;
+mod fft;
 mod launch;
 mod module;
 mod pinned;
@@ -13,6 +14,7 @@ mod staging;
 mod timing;
 
 pub use context::Gpu;
+pub(crate) use fft::{Staged, fft_present};
 pub use module::machine_code_embedded;
 pub use timing::GpuTimer;
 pub use warpkit_kernels::area::Area;

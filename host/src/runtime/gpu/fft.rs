@@ -1,0 +1,215 @@
+//! cuFFT, through `cudarc`'s `cufft` module: the real transforms of the FFT convolution. A plan
+//! costs milliseconds to make and keeps a work area on the device, so each GPU handle keeps the
+//! plans of its last [`KEPT_PLANS`] transform lengths and element types and makes a plan once
+//! for each. cuFFT is loaded at run time like the driver; where it is missing, a call says so
+//! (`Error::FftUnavailable`) and the automatic choice of method passes over the FFT.
+//!
+//! Queuing a transform costs the host 4-18 µs in cuFFT (H200, 2026-12-03), more than the GPU
+//! takes for short ones, so transforms whose work fits [`STAGED_BYTES`] run as a CUDA graph:
+//! the plan keeps its own workspace, and the forward transforms, the caller's product kernel
+//! and the inverse, captured once on a private stream, replay with one launch (about 1.2 µs to
+//! queue) on the device's stream.
+
+use super::Gpu;
+use crate::error::{Error, Result};
+use crate::runtime::buffer::{DeviceBuffer, Owner};
+use cudarc::cufft::result::CufftError;
+use cudarc::cufft::sys::{cufftResult, cufftType};
+use cudarc::cufft::{CudaFft, result, sys};
+use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+use cudarc::driver::{CudaGraph, CudaStream};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// Plans a GPU handle keeps: the transform lengths and types used last.
+pub(crate) const KEPT_PLANS: usize = 8;
+
+/// The largest workspace a plan keeps with its graph; longer transforms allocate theirs for
+/// each call and queue their transforms one by one (they take far longer than queuing).
+pub(crate) const STAGED_BYTES: usize = 64 << 20;
+
+/// The plans of one transform length and element type: both signals of a convolution forward
+/// in one batched real-to-complex call, the product back by one complex-to-real call.
+pub(crate) struct RealFft {
+    len: usize,
+    double: bool,
+    /// Two signals of `len` reals, `len` apart, to two spectra of `len / 2 + 1` bins.
+    forward: CudaFft,
+    /// One spectrum of `len / 2 + 1` bins to `len` reals.
+    inverse: CudaFft,
+    /// For a plan made for graphs: its private capture stream (the plans' stream), and the
+    /// workspace and graph once made.
+    graphed: Option<(Arc<CudaStream>, Mutex<Option<Staged>>)>,
+}
+
+/// A plan's own workspace and the graph of its transforms over it.
+pub(crate) struct Staged {
+    /// The signals, then the spectra (the caller's layout).
+    pub(crate) work: DeviceBuffer<u8>,
+    pub(crate) graph: CudaGraph,
+}
+
+// SAFETY: CUDA's graph objects may be used from any thread as long as no two use one at once
+// (cudarc leaves `CudaGraph` `!Send` for that); a `Staged` lives only behind its plan's mutex.
+unsafe impl Send for Staged {}
+
+/// The plans a handle keeps, most recently used last.
+#[derive(Default)]
+pub(crate) struct FftPlans(Mutex<Vec<Arc<RealFft>>>);
+
+impl From<CufftError> for Error {
+    fn from(e: CufftError) -> Error {
+        match e.0 {
+            cufftResult::CUFFT_ALLOC_FAILED => Error::OutOfMemory,
+            other => Error::Fft(format!("{other:?}")),
+        }
+    }
+}
+
+/// Whether the cuFFT library can be loaded in this process, looked up once (each look tries
+/// to open the library under each of its names).
+pub(crate) fn fft_present() -> bool {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: only looks for the library (loading it if found).
+    *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() })
+}
+
+impl Gpu {
+    /// The plans for transforms of `len` elements (f64 if `double`, else f32) whose call needs
+    /// `work_bytes` of workspace, made now if this handle has none: for graphs where the
+    /// workspace fits [`STAGED_BYTES`].
+    pub(crate) fn real_fft(&self, len: usize, double: bool, work_bytes: usize) -> Result<Arc<RealFft>> {
+        if !fft_present() {
+            return Err(Error::FftUnavailable);
+        }
+        if len == 0 || len > i32::MAX as usize {
+            return Err(Error::TooLong {
+                what: "FFT length",
+                len: len as u64,
+                max: i32::MAX as u64,
+            });
+        }
+        let mut kept = self.fft_plans().0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = kept.iter().position(|p| p.len == len && p.double == double) {
+            let plans = kept.remove(at);
+            kept.push(plans.clone());
+            return Ok(plans);
+        }
+        let (r2c, c2r) = if double {
+            (cufftType::CUFFT_D2Z, cufftType::CUFFT_Z2D)
+        } else {
+            (cufftType::CUFFT_R2C, cufftType::CUFFT_C2R)
+        };
+        let (n, bins) = (len as i32, (len / 2 + 1) as i32);
+        let capture = if work_bytes <= STAGED_BYTES {
+            Some(self.context().new_stream()?)
+        } else {
+            None
+        };
+        let stream = capture.clone().unwrap_or_else(|| self.stream().clone());
+        let forward = CudaFft::plan_many(&[n], None, 1, n, None, 1, bins, r2c, 2, stream.clone())?;
+        let inverse = CudaFft::plan_many(&[n], None, 1, bins, None, 1, n, c2r, 1, stream)?;
+        if kept.len() == KEPT_PLANS {
+            kept.remove(0);
+        }
+        let plans = Arc::new(RealFft {
+            len,
+            double,
+            forward,
+            inverse,
+            graphed: capture.map(|c| (c, Mutex::new(None))),
+        });
+        kept.push(plans.clone());
+        Ok(plans)
+    }
+}
+
+impl RealFft {
+    /// For a plan made for graphs, its workspace of `work_bytes` (the bytes its
+    /// [`Gpu::real_fft`] call named) and graph, made now on first use: the forward transforms
+    /// from `signals_at` to `spectra_at` (byte offsets in the workspace), then `product` (given
+    /// the stream to queue on and the spectra's address), then the inverse back into the first
+    /// signal. Locked: the caller queues its own work on the workspace and the replay while it
+    /// holds the guard, so that calls from other threads cannot interleave theirs. `None` for
+    /// a plan too long for graphs.
+    pub(crate) fn staged(
+        &self,
+        gpu: &Gpu,
+        work_bytes: usize,
+        (signals_at, spectra_at): (u64, u64),
+        product: impl FnOnce(&Arc<CudaStream>, u64) -> Result<()>,
+    ) -> Result<Option<MutexGuard<'_, Option<Staged>>>> {
+        let Some((capture, staged)) = &self.graphed else {
+            return Ok(None);
+        };
+        let mut guard = staged.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            let (ordinal, handle) = gpu.identity();
+            let work = DeviceBuffer {
+                memory: gpu.alloc_unset::<u8>(work_bytes)?,
+                owner: Owner::Gpu { ordinal, handle },
+            };
+            let base = work.kernel_ptr() as u64;
+            let (signals, spectra) = (base + signals_at, base + spectra_at);
+            capture.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
+            // SAFETY: `work` holds both parts (the caller's sizes) and lives with the graph.
+            let queued = unsafe { self.forward(gpu, signals, spectra) }
+                .and_then(|()| product(capture, spectra))
+                // SAFETY: as above.
+                .and_then(|()| unsafe { self.inverse(gpu, spectra, signals) });
+            // The capture ends whatever happened, so that the stream is usable again.
+            let graph = capture.end_capture(CUgraphInstantiate_flags(0));
+            queued?;
+            let graph = graph?.ok_or_else(|| Error::Fft("an empty graph was captured".into()))?;
+            *guard = Some(Staged { work, graph });
+        }
+        Ok(Some(guard))
+    }
+
+    /// Queues a [`Staged`] graph of this plan on the device's stream.
+    pub(crate) fn replay(&self, gpu: &Gpu, graph: &CudaGraph) -> Result<()> {
+        gpu.context().bind_to_thread()?;
+        // SAFETY: the graph's work lives in its `Staged` workspace, alive as long as the graph.
+        unsafe { cudarc::driver::result::graph::launch(graph.cu_graph_exec(), gpu.stream().cu_stream()) }?;
+        Ok(())
+    }
+
+    /// Queues the forward transforms of the two signals at device address `signals` (`2 ·
+    /// len` reals) into the two spectra at `spectra` (`2 · (len / 2 + 1)` complex values).
+    ///
+    /// # Safety
+    /// Both addresses hold that much memory of this plan's element type, on the plan's GPU,
+    /// alive until the stream reaches the transform.
+    pub(crate) unsafe fn forward(&self, gpu: &Gpu, signals: u64, spectra: u64) -> Result<()> {
+        gpu.context().bind_to_thread()?;
+        let h = self.forward.handle();
+        // SAFETY: the caller's contract; the plan was made for these sizes.
+        unsafe {
+            if self.double {
+                result::exec_d2z(h, signals as *mut f64, spectra as *mut sys::cufftDoubleComplex)
+            } else {
+                result::exec_r2c(h, signals as *mut f32, spectra as *mut sys::cufftComplex)
+            }
+        }?;
+        Ok(())
+    }
+
+    /// Queues the inverse transform of the spectrum at `spectrum` (`len / 2 + 1` complex
+    /// values, overwritten) into `len` reals at `signal`, unnormalized (`len` times the inverse
+    /// DFT).
+    ///
+    /// # Safety
+    /// As for [`RealFft::forward`], for these sizes.
+    pub(crate) unsafe fn inverse(&self, gpu: &Gpu, spectrum: u64, signal: u64) -> Result<()> {
+        gpu.context().bind_to_thread()?;
+        let h = self.inverse.handle();
+        // SAFETY: the caller's contract; the plan was made for these sizes.
+        unsafe {
+            if self.double {
+                result::exec_z2d(h, spectrum as *mut sys::cufftDoubleComplex, signal as *mut f64)
+            } else {
+                result::exec_c2r(h, spectrum as *mut sys::cufftComplex, signal as *mut f32)
+            }
+        }?;
+        Ok(())
+    }
+}
