@@ -57,10 +57,10 @@ pub enum Error {
     Driver(DriverError),
     /// The FFT convolution asked of a GPU where the cuFFT library cannot be loaded (it ships
     /// with the CUDA toolkit and in NVIDIA's `nvidia-cufft` wheels; the loader must find
-    /// `libcufft.so`, e.g. through `LD_LIBRARY_PATH`). [`Method::auto`] never picks the FFT
-    /// there.
+    /// `libcufft.so`, e.g. through `LD_LIBRARY_PATH`). The automatic choice of method
+    /// ([`Method::auto_within`]) runs direct sums there instead.
     ///
-    /// [`Method::auto`]: crate::convolve::Method::auto
+    /// [`Method::auto_within`]: crate::convolve::Method::auto_within
     #[error(
         "the cuFFT library could not be loaded (is the CUDA toolkit's lib directory on the library path?)"
     )]

@@ -696,8 +696,9 @@ fn fft_keeps_its_bound<F: Real + TestValue>(d: &Device) {
         (65536, 65536),
         (65536, 7),
         (300_000, 4097),
-        // A transform too long for a graph (its workspace past 64 MiB): queued step by step.
-        (4_200_000, 5),
+        // A transform too long for a graph (its workspace, 16 bytes an element in f32, past
+        // 64 MiB): queued step by step.
+        (4_400_000, 5),
     ];
     let unit = if size_of::<F>() == 8 {
         f64::EPSILON / 2.0
@@ -788,6 +789,17 @@ fn the_contract_decides_where_the_fft_runs() {
     assert_eq!(fft_len(3348), 3360);
     assert_eq!(fft_len(131071), 131072);
     assert_eq!(fft_len(1), 1);
+    for n in [1_000_000_007usize, 3 << 40, 17] {
+        let len = fft_len(n);
+        let mut x = len;
+        for f in [2, 3, 5, 7] {
+            while x.is_multiple_of(f) {
+                x /= f;
+            }
+        }
+        assert!(len >= n && x == 1 && len < 2 * n, "{n} → {len}");
+    }
+    assert_eq!(Method::auto_within::<f32>(0, 0, 1, loose), Method::auto(0, 0, 1));
     let cpu = Backend::cpu();
     for bad in [0.0, -1e-6, f64::NAN, f64::INFINITY] {
         let conv = Convolution::new().with_accuracy(Accuracy::OfMass(bad));
@@ -818,6 +830,19 @@ fn the_contract_decides_where_the_fft_runs() {
             Err(Error::MethodCannot { .. })
         ));
         let mut r = d.zeros::<f32>(m + n - 1).unwrap();
+        assert!(matches!(
+            forced.accumulate_f64().full_into(&d, &pd, &qd, &mut r),
+            Err(Error::MethodCannot { .. })
+        ));
+        let mut data = d.zeros::<f32>(40).unwrap();
+        let strided = forced.strided_into(
+            &d,
+            &mut data,
+            Span::new(0, 4, 2),
+            Span::new(1, 4, 2),
+            Span::new(10, 7, 1),
+        );
+        assert!(matches!(strided, Err(Error::MethodCannot { .. })), "{strided:?}");
         let full = forced.full_into(&d, &pd, &qd, &mut r);
         if emulated(&d) {
             assert!(matches!(full, Err(Error::MethodCannot { .. })), "{full:?}");

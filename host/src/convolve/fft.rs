@@ -12,7 +12,7 @@ use super::{Accuracy, Method, Product, Real, Target};
 use crate::error::{Error, Result};
 use crate::runtime::device::{Device, DeviceBuffer};
 #[cfg(feature = "cuda")]
-use crate::runtime::gpu::{Gpu, Staged};
+use crate::runtime::gpu::{Area, Gpu, Staged};
 #[cfg(feature = "cuda")]
 use warpkit_kernels::convolve::fft::{Pad, Spectra, shape};
 #[cfg(feature = "cuda")]
@@ -29,17 +29,28 @@ const BLOCKS_PER_SM: u64 = 8;
 /// The transform length for `outputs` outputs: the least `2^a 3^b 5^c 7^d` at or above it,
 /// lengths cuFFT transforms without its slower algorithm for large primes.
 pub fn fft_len(outputs: usize) -> usize {
-    (outputs.max(1)..)
-        .find(|&len| {
-            let mut x = len;
-            for f in [2, 3, 5, 7] {
-                while x.is_multiple_of(f) {
-                    x /= f;
+    // Each 7-smooth number below the next power of two, as `3^b 5^c 7^d` doubled up to
+    // `outputs`: a few hundred candidates where counting up would test millions.
+    let n = outputs.max(1) as u128;
+    let mut best = n.next_power_of_two();
+    let mut p7 = 1u128;
+    while p7 < best {
+        let mut p5 = p7;
+        while p5 < best {
+            let mut p3 = p5;
+            while p3 < best {
+                let mut x = p3;
+                while x < n {
+                    x *= 2;
                 }
+                best = best.min(x);
+                p3 *= 3;
             }
-            x == 1
-        })
-        .expect("7-smooth numbers are unbounded")
+            p5 *= 5;
+        }
+        p7 *= 7;
+    }
+    best as usize
 }
 
 /// The error bound of the FFT method, as a multiple of the mass `Σ|p|·Σ|q|`, for a transform
@@ -52,7 +63,8 @@ pub fn fft_len(outputs: usize) -> usize {
 /// `‖p‖₂ ‖q‖₁` (or `‖p‖₁ ‖q‖₂`), at most the mass; the `2` covers the roundings of the product
 /// and the output, which remain at length 1. `C` comes from cuFFT's errors measured on an H200
 /// (`results/convolve.md`): the largest, on single spikes (all the mass on one output), was
-/// 4 u at length 2000 and 2-3.6 u at 65610-306180, under half this bound.
+/// 7.0 u in f64 at length 306180 (the bound 15.7 u) and 2-5.5 u in f32 at lengths 2000 to
+/// 4201750: under half the bound.
 pub fn fft_error<F: Real>(len: usize) -> f64 {
     let unit = if size_of::<F>() == 8 {
         f64::EPSILON / 2.0
@@ -79,16 +91,18 @@ pub(super) fn keeps<F: Real>(accuracy: Accuracy, outputs: usize) -> bool {
 /// Whether the FFT takes less time than the band kernel for a product of lengths `m` and `n`,
 /// by a model of both fitted to CUDA-event times on the H200 (`results/convolve.md`): the band
 /// kernel's time grows with `m · n` (1.0e7 multiply-adds a µs in f32, 5.7e6 in f64, after 8
-/// µs), the FFT's with the transform length (after 20 µs of launches and small transforms).
-/// They cross near m = n = 11000 in f32 and 8500 in f64.
+/// µs), the FFT's with the transform length after a fixed 30 µs (f32) or 60 µs (f64), which
+/// covers its slowest small lengths (32768: 31 µs f32, 60 µs f64, where cuFFT's algorithm is
+/// slower than at 131072). They cross near m = n = 15000 in f32 and 18000 in f64; below, the
+/// band kernel is at most a few per cent slower where the FFT would win.
 pub(super) fn pays<F: Real>(m: usize, n: usize) -> bool {
-    let (rate, per_us) = if size_of::<F>() == 8 {
-        (5.7e6, 1.5e4)
+    let (rate, fixed, per_us) = if size_of::<F>() == 8 {
+        (5.7e6, 60.0, 1.5e4)
     } else {
-        (1.0e7, 2.5e4)
+        (1.0e7, 30.0, 2.5e4)
     };
     let band = 8.0 + (m as f64) * (n as f64) / rate;
-    let fft = 20.0 + fft_len(m + n - 1) as f64 / per_us;
+    let fft = fixed + fft_len(m + n - 1) as f64 / per_us;
     fft < band
 }
 
@@ -123,6 +137,14 @@ pub(super) fn run<F: Real>(
     if a.span.stride != 1 || b.span.stride != 1 || target.span.stride != 1 {
         return cannot("read or write strided spans");
     }
+    let len = fft_len(product.len);
+    if len > MAX_FFT_LEN {
+        return Err(Error::TooLong {
+            what: "FFT transform",
+            len: len as u64,
+            max: MAX_FFT_LEN as u64,
+        });
+    }
     match d {
         #[cfg(feature = "cuda")]
         Device::Gpu(g) => on_gpu(d, g, inputs, outputs, (product, target)),
@@ -154,14 +176,16 @@ fn on_gpu<F: Real>(
         scale: F::from_f64(1.0 / len as f64).to_bits64(),
     };
     let launch_shape = shape(bins as u64, max_blocks);
-    let mut staged = plans.staged(g, bytes, (0, spectra_at), |stream, at| {
+    // The kernels' module loads before any capture begins (loading is not captured).
+    g.area(Area::Convolve)?;
+    let mut staged = plans.lock(g, bytes, (0, spectra_at), |stream, at| {
         // SAFETY: `at` holds the two spectra, `4 · bins` elements, in the plan's workspace.
         unsafe { g.launch_on::<F::FftProduct>(stream, launch_shape, product_of(at as *mut F)) }
     })?;
     let mut fresh = None;
-    let (work, graph) = match staged.as_deref_mut() {
-        Some(Some(Staged { work, graph })) => (work, Some(&*graph)),
-        _ => (fresh.insert(d.workspace::<u8>(bytes)?), None),
+    let (work, graph) = match &mut *staged {
+        Some(Staged { work, graph }) => (work, Some(&*graph)),
+        None => (fresh.insert(d.workspace::<u8>(bytes)?), None),
     };
     let mut bind = d.bind();
     let pad = Pad {

@@ -29,23 +29,29 @@ pub(crate) const STAGED_BYTES: usize = 64 << 20;
 
 /// The plans of one transform length and element type: both signals of a convolution forward
 /// in one batched real-to-complex call, the product back by one complex-to-real call.
+///
+/// Fields drop in order: the graph, which replays the plans' kernels over their work areas,
+/// before the plans.
 pub(crate) struct RealFft {
+    /// Held by each call while it queues its work: cuFFT plans are not to be executed from two
+    /// threads at once, and a call's padding, transforms and copy share one workspace. For a
+    /// plan made for graphs, its workspace and graph once made.
+    staged: Mutex<Option<Staged>>,
+    /// For a plan made for graphs, its private capture stream (the plans' stream).
+    capture: Option<Arc<CudaStream>>,
     len: usize,
     double: bool,
     /// Two signals of `len` reals, `len` apart, to two spectra of `len / 2 + 1` bins.
     forward: CudaFft,
     /// One spectrum of `len / 2 + 1` bins to `len` reals.
     inverse: CudaFft,
-    /// For a plan made for graphs: its private capture stream (the plans' stream), and the
-    /// workspace and graph once made.
-    graphed: Option<(Arc<CudaStream>, Mutex<Option<Staged>>)>,
 }
 
-/// A plan's own workspace and the graph of its transforms over it.
+/// A plan's own workspace and the graph of its transforms over it (the graph drops first).
 pub(crate) struct Staged {
+    pub(crate) graph: CudaGraph,
     /// The signals, then the spectra (the caller's layout).
     pub(crate) work: DeviceBuffer<u8>,
-    pub(crate) graph: CudaGraph,
 }
 
 // SAFETY: CUDA's graph objects may be used from any thread as long as no two use one at once
@@ -112,11 +118,12 @@ impl Gpu {
             kept.remove(0);
         }
         let plans = Arc::new(RealFft {
+            staged: Mutex::new(None),
+            capture,
             len,
             double,
             forward,
             inverse,
-            graphed: capture.map(|c| (c, Mutex::new(None))),
         });
         kept.push(plans.clone());
         Ok(plans)
@@ -124,25 +131,22 @@ impl Gpu {
 }
 
 impl RealFft {
-    /// For a plan made for graphs, its workspace of `work_bytes` (the bytes its
-    /// [`Gpu::real_fft`] call named) and graph, made now on first use: the forward transforms
-    /// from `signals_at` to `spectra_at` (byte offsets in the workspace), then `product` (given
-    /// the stream to queue on and the spectra's address), then the inverse back into the first
-    /// signal. Locked: the caller queues its own work on the workspace and the replay while it
-    /// holds the guard, so that calls from other threads cannot interleave theirs. `None` for
-    /// a plan too long for graphs.
-    pub(crate) fn staged(
+    /// Locks the plan for the caller's call, and for a plan made for graphs makes its
+    /// workspace of `work_bytes` (the bytes its [`Gpu::real_fft`] call named) and graph on
+    /// first use: the forward transforms from `signals_at` to `spectra_at` (byte offsets in
+    /// the workspace), then `product` (given the stream to queue on and the spectra's address),
+    /// then the inverse back into the first signal. The caller queues all its work on the plan
+    /// while it holds the guard, so that calls from other threads cannot interleave theirs;
+    /// the guard holds `None` for a plan too long for graphs.
+    pub(crate) fn lock(
         &self,
         gpu: &Gpu,
         work_bytes: usize,
         (signals_at, spectra_at): (u64, u64),
         product: impl FnOnce(&Arc<CudaStream>, u64) -> Result<()>,
-    ) -> Result<Option<MutexGuard<'_, Option<Staged>>>> {
-        let Some((capture, staged)) = &self.graphed else {
-            return Ok(None);
-        };
-        let mut guard = staged.lock().unwrap_or_else(|e| e.into_inner());
-        if guard.is_none() {
+    ) -> Result<MutexGuard<'_, Option<Staged>>> {
+        let mut guard = self.staged.lock().unwrap_or_else(|e| e.into_inner());
+        if let (Some(capture), None) = (&self.capture, &*guard) {
             let (ordinal, handle) = gpu.identity();
             let work = DeviceBuffer {
                 memory: gpu.alloc_unset::<u8>(work_bytes)?,
@@ -160,9 +164,9 @@ impl RealFft {
             let graph = capture.end_capture(CUgraphInstantiate_flags(0));
             queued?;
             let graph = graph?.ok_or_else(|| Error::Fft("an empty graph was captured".into()))?;
-            *guard = Some(Staged { work, graph });
+            *guard = Some(Staged { graph, work });
         }
-        Ok(Some(guard))
+        Ok(guard)
     }
 
     /// Queues a [`Staged`] graph of this plan on the device's stream.
