@@ -1,12 +1,13 @@
 //! Issue 21's figures: random K-subsets generated into device memory, timed with CUDA events,
 //! for the seed's 32-bit, 64-bit, 32×32 and 64×64 sets at k = N/2 and N/8 and the 15×15 board
-//! with k = 141, by every method that takes the set, as bit vectors and as sorted positions;
+//! with k = 141, by both algorithms and every method that runs them on the set, as bit vectors
+//! and as sorted positions;
 //! and the bit vectors through the public API as users call it (allocation, launch, download
 //! to the host), by wall clock. Without a GPU, the CPU backend on fewer subsets.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::Instant;
-use warpkit::subset::{Method, Subsets};
+use warpkit::subset::{Algorithm, Method, Subsets};
 use warpkit::{Backend, Device};
 use warpkit_benches::{brief, time_on_gpu};
 
@@ -33,7 +34,8 @@ enum Output {
     Positions,
 }
 
-/// Every case by every method that takes it, into device memory, timed with CUDA events.
+/// Every case by each algorithm and every method that runs it, into device memory, timed with
+/// CUDA events.
 fn by_method(c: &mut Criterion, device: &Device, output: Output) {
     let gpu = device.as_gpu().expect("a GPU");
     let bits = output == Output::Bits;
@@ -54,11 +56,19 @@ fn by_method(c: &mut Criterion, device: &Device, output: Output) {
             .zeros::<u16>(if bits { 1 } else { count * base.k() as usize })
             .unwrap();
         group.throughput(Throughput::Elements(count as u64));
-        for method in Method::ALL {
-            let Ok(run) = base.clone().with_method(method) else {
+        for (algorithm, method) in [Algorithm::Halving, Algorithm::Mend]
+            .into_iter()
+            .flat_map(|a| Method::ALL.map(|m| (a, m)))
+        {
+            let Ok(run) = base
+                .clone()
+                .with_algorithm(algorithm)
+                .and_then(|s| s.with_method(method))
+            else {
                 continue;
             };
-            group.bench_function(BenchmarkId::new(format!("{method:?}"), name), |b| {
+            let id = BenchmarkId::new(format!("{algorithm:?} {method:?}"), name);
+            group.bench_function(id, |b| {
                 b.iter_custom(|iters| {
                     time_on_gpu(gpu, iters, || {
                         if bits {

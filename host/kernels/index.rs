@@ -190,6 +190,9 @@ pub(crate) static AREAS: [AreaImages; AREA_COUNT] = [
             "subset_lanes32_words4",
             "subset_lanes4_words1",
             "subset_lanes8_words1",
+            "subset_mend_words1",
+            "subset_mend_words2",
+            "subset_mend_words4",
         ],
         images: &[
             Image { format: Format::Cubin, sm: 80, zstd: include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/images/subset_sm_80.cubin.zst")) },

@@ -216,6 +216,15 @@ pub enum Error {
         /// The base set's width in 32-bit words.
         words: usize,
     },
+    /// A subset method forced together with an algorithm it does not run: coins then mend
+    /// draws a subset a warp.
+    #[error("{method} does not run {algorithm}, which draws a subset a warp")]
+    UnfitAlgorithm {
+        /// The method forced (or chosen).
+        method: String,
+        /// The algorithm forced (or chosen).
+        algorithm: String,
+    },
     /// A host allocation failed.
     #[error("out of host memory ({bytes} bytes requested)")]
     HostOutOfMemory {

@@ -1,11 +1,11 @@
-//! K-subsets: every subset has exactly k elements, all inside the base mask; every method on
-//! every device gives the CPU backend's subsets for the same seed (poisoned outputs, so unwritten
+//! K-subsets: every subset has exactly k elements, all inside the base mask; both algorithms,
+//! by every method on every device, give the CPU backend's subsets for the same seed (poisoned outputs, so unwritten
 //! words show); positions list the bits; uniformity by chi-square over every subset of small
 //! base sets and over pairs of neighbouring subsets, and by per-position frequencies and
 //! pairwise co-occurrences for N = 1024 and the 15×15 board; edge cases; bad input refused
 //! before anything runs.
 
-use warpkit::subset::{MAX_COUNT, Method, Subsets};
+use warpkit::subset::{Algorithm, MAX_COUNT, Method, Subsets};
 use warpkit::{Backend, Device, Error};
 use warpkit_tests::{cap, chi_square_critical, devices};
 
@@ -16,15 +16,24 @@ fn backends(test: &str) -> Vec<Backend> {
     b
 }
 
-/// The methods `backend` runs for `subsets`: all that fit on a device, none to choose on the CPU.
+/// The ways `backend` draws `subsets`: each algorithm, on a device by every method that runs
+/// it (none to choose on the CPU).
 fn methods(backend: &Backend, subsets: &Subsets) -> Vec<Subsets> {
+    let algorithms = [Algorithm::Halving, Algorithm::Mend]
+        .map(|a| subsets.clone().with_algorithm(a).expect("no method forced"));
     match backend {
-        Backend::Cpu(_) => vec![subsets.clone()],
-        Backend::Device(_) => Method::ALL
+        Backend::Cpu(_) => algorithms.to_vec(),
+        Backend::Device(_) => algorithms
             .iter()
-            .filter_map(|&m| subsets.clone().with_method(m).ok())
+            .flat_map(|a| Method::ALL.iter().filter_map(|&m| a.clone().with_method(m).ok()))
             .collect(),
     }
+}
+
+/// Names the algorithm and method of `run` on `backend`.
+fn label(name: &str, run: &Subsets, backend: &Backend) -> String {
+    let (algorithm, method) = (run.algorithm(), run.method());
+    format!("{name} {algorithm:?} {method:?} on {}", backend.describe())
 }
 
 /// The base sets under test: the seed's 32-bit, 64-bit, 32×32 and 64×64 cases at k = N/2 and
@@ -117,14 +126,11 @@ fn every_subset_has_k_elements_of_the_mask_and_every_backend_agrees() {
     let backends = backends("subsets agree");
     for (name, subsets) in cases() {
         let seed = 0x5eed_0000 + subsets.words() as u64;
-        let reference = subsets
-            .bits(&Backend::cpu(), seed, count_for(&Backend::cpu(), &subsets))
-            .unwrap()
-            .into_flat();
         for backend in &backends {
             for run in methods(backend, &subsets) {
-                let label = format!("{name} {:?} on {}", run.method(), backend.describe());
+                let label = label(name, &run, backend);
                 let count = count_for(backend, &run);
+                let reference = run.bits(&Backend::cpu(), seed, count).unwrap().into_flat();
                 let (bits, positions) = draw(backend, &run, seed, count);
                 check(&run, &bits, &positions, &label);
                 assert!(
@@ -192,7 +198,7 @@ fn small_sets_draw_every_subset_equally_often() {
                 };
                 let count = all * per;
                 let bits = run.bits(backend, 11, count).unwrap();
-                let label = format!("{name} {:?} on {}", run.method(), backend.describe());
+                let label = label(name, &run, backend);
                 assert_equally_often(bits.iter(), *all, &label);
             }
         }
@@ -217,13 +223,14 @@ fn consecutive_subsets_are_independent() {
                 _ => 2000,
             };
             let bits = run.bits(backend, 13, 2 * cells * per).unwrap();
-            let label = format!("pairs {:?} on {}", run.method(), backend.describe());
+            let label = label("pairs", &run, backend);
             assert_equally_often(bits.as_flat().chunks(4), cells, &label);
         }
     }
 }
 
-/// For N = 1024 (k = 128) and the 15×15 board (k = 141), each position is taken with
+/// For N = 1024 (k = 128, by both algorithms) and the 15×15 board (k = 141), each position is
+/// taken with
 /// probability k/N and each pair of positions with k(k-1)/(N(N-1)): the positions' chi-square
 /// (each count's variance `count p (1 - p)`) stays below its 1e-6 critical value, and the
 /// co-occurrence of fixed pairs (neighbours, far apart, first and last) within 5 standard
@@ -231,8 +238,10 @@ fn consecutive_subsets_are_independent() {
 /// caught with power above 0.99.
 #[test]
 fn positions_and_pairs_are_uniform_in_large_sets() {
+    let wide = Subsets::range(1024, 128).unwrap();
     let cases = [
-        ("N=1024 k=128", Subsets::range(1024, 128).unwrap()),
+        ("N=1024 k=128", wide.clone()),
+        ("N=1024 k=128", wide.with_algorithm(Algorithm::Mend).unwrap()),
         ("15x15 k=141", Subsets::grid(15, 15, 141).unwrap()),
     ];
     for backend in &backends("large sets uniform") {
@@ -244,7 +253,7 @@ fn positions_and_pairs_are_uniform_in_large_sets() {
             let n = base.elements() as usize;
             let (k, p) = (base.k() as f64, base.k() as f64 / n as f64);
             let pairs = [(0, 1), (0, n - 1), (17, 18), (17, 32), (3, n / 2), (n - 2, n - 1)];
-            let label = format!("{name} on {}", backend.describe());
+            let label = label(name, base, backend);
             let positions = base.positions(backend, 23, count).unwrap();
             let mut at = vec![0u64; n];
             let mut together = [0u64; 6];
@@ -303,6 +312,22 @@ fn bad_input_is_refused_before_anything_runs() {
     assert!(matches!(
         wide.with_method(Method::LanePerWord),
         Err(Error::UnfitMethod { .. })
+    ));
+    let grid = Subsets::grid(32, 32, 512).unwrap();
+    assert_eq!(grid.algorithm(), Algorithm::Mend);
+    assert!(matches!(
+        grid.clone().with_method(Method::Threadwise),
+        Err(Error::UnfitAlgorithm { .. })
+    ));
+    let halving = grid.with_algorithm(Algorithm::Halving).unwrap();
+    assert!(halving.with_method(Method::Threadwise).is_ok());
+    let small = Subsets::range(6, 3).unwrap();
+    assert!(matches!(
+        small
+            .with_method(Method::Threadwise)
+            .unwrap()
+            .with_algorithm(Algorithm::Mend),
+        Err(Error::UnfitAlgorithm { .. })
     ));
     let board = Subsets::grid(15, 15, 141).unwrap();
     for backend in backends("subsets bad input") {

@@ -1,12 +1,14 @@
 //! K-subsets with rayon: each subset by `warpkit_kernels::subset::draw` for one thread holding
 //! all its words (the mask padded with empty words to a power of two, which draw no random
-//! words), so the words equal a device's for the same seed.
+//! words), or by `warpkit_kernels::subset::mend::draw`, so the words equal a device's for the
+//! same seed.
 
-use super::Subsets;
+use super::{Algorithm, Subsets};
 use crate::error::{Error, Result};
 use crate::runtime::cpu::CHUNK;
 use rayon::prelude::*;
 use warpkit_kernels::subset::draw::{Alone, draw};
+use warpkit_kernels::subset::mend;
 
 /// Runs `$body` with `$f` bound to the smallest power-of-two word count that holds `$words`.
 macro_rules! with_width {
@@ -53,10 +55,21 @@ pub(super) fn bits(subsets: &Subsets, seed: u64, count: usize) -> Result<Vec<u32
     let words = subsets.words();
     let mut out = zeroed(count * words)?;
     let per_chunk = CHUNK.div_ceil(words);
+    let key = [seed as u32, (seed >> 32) as u32];
+    if subsets.algorithm() == Algorithm::Mend {
+        out.par_chunks_mut(per_chunk * words)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                for (i, subset) in chunk.chunks_mut(words).enumerate() {
+                    let s = (c * per_chunk + i) as u64;
+                    mend::draw(key, s, subsets.mask(), subsets.n, subsets.k, subset);
+                }
+            });
+        return Ok(out);
+    }
     with_width!(words, |F| {
         let mut mask = [0u32; F];
         mask[..words].copy_from_slice(subsets.mask());
-        let key = [seed as u32, (seed >> 32) as u32];
         out.par_chunks_mut(per_chunk * words)
             .enumerate()
             .for_each(|(c, chunk)| {

@@ -1,8 +1,8 @@
-//! K-subsets on a device (GPU or emulator): one launch of the kernel of the method's shape
-//! (`warpkit_kernels::subset::sample`), whose warps walk the subsets grid-stride a tile at a
+//! K-subsets on a device (GPU or emulator): one launch of the kernel of the algorithm and the
+//! method's shape (`warpkit_kernels::subset::sample`), whose warps walk the subsets grid-stride a tile at a
 //! time, after the mask is copied in.
 
-use super::{Shape, Subsets};
+use super::{Algorithm, Shape, Subsets};
 use crate::error::{Error, Result};
 use crate::runtime::bindings::Bindings;
 use crate::runtime::device::{Device, DeviceBuffer};
@@ -42,6 +42,13 @@ pub(super) fn draw(d: &Device, subsets: &Subsets, seed: u64, count: usize, out: 
         method: format!("{method:?}"),
         words: subsets.words(),
     })?;
+    if subsets.algorithm() == Algorithm::Mend {
+        return match shape.words {
+            1 => launch_mend::<subset_mend_words1>(d, b, shape, p),
+            2 => launch_mend::<subset_mend_words2>(d, b, shape, p),
+            _ => launch_mend::<subset_mend_words4>(d, b, shape, p),
+        };
+    }
     match (shape.lanes, shape.words) {
         (1, 1) => launch::<subset_lanes1_words1>(d, b, shape, p),
         (1, 2) => launch::<subset_lanes1_words2>(d, b, shape, p),
@@ -63,5 +70,11 @@ pub(super) fn draw(d: &Device, subsets: &Subsets, seed: u64, count: usize, out: 
 /// its plan says, capped at the blocks the device holds at once.
 fn launch<K: Kernel<Params = Sample>>(d: &Device, b: Bindings, shape: Shape, p: Sample) -> Result<()> {
     let launch = d.cap_to_resident::<K>(p.plan(shape.lanes), SUBSET_RESIDENT_WAVES)?;
+    b.launch::<K>(launch, p)
+}
+
+/// Launches `K`, a coins-then-mend kernel of `shape.words` words a lane, as [`launch`] does.
+fn launch_mend<K: Kernel<Params = Sample>>(d: &Device, b: Bindings, shape: Shape, p: Sample) -> Result<()> {
+    let launch = d.cap_to_resident::<K>(p.plan_mend(shape.words), SUBSET_RESIDENT_WAVES)?;
     b.launch::<K>(launch, p)
 }

@@ -14,11 +14,14 @@
 //! # Ok::<(), warpkit::Error>(())
 //! ```
 //!
-//! Every backend runs that paper's bit-parallel algorithm ([`warpkit_kernels::subset::draw`]) on
-//! Philox words keyed by the seed and counted by the subset's index and word, so a seed gives
-//! the same subsets on a GPU, the emulator and the CPU (rayon), whatever the method: subset `s`
-//! is the same in every call that draws it. Devices run it threadwise, a team of lanes per
-//! subset, or warpwise ([`Method`]), chosen by [`Method::auto`] unless the caller forces one.
+//! Two uniform algorithms ([`Algorithm`]) run on Philox words keyed by the seed and counted by
+//! the subset's index, so a seed gives the same subsets on a GPU, the emulator and the CPU
+//! (rayon), whatever the method: subset `s` is the same in every call that draws it. That
+//! paper's bit-parallel halving ([`warpkit_kernels::subset::draw`]) runs threadwise, a team of
+//! lanes per subset, or warpwise ([`Method`]); coins then mend
+//! ([`warpkit_kernels::subset::mend`]), faster on wide base sets, a warp a subset. Both are
+//! chosen by the base set ([`Algorithm::auto`], [`Method::auto`]) unless the caller forces
+//! them.
 
 mod cpu;
 mod drawn;
@@ -30,6 +33,7 @@ use crate::error::{Error, Result, check_len, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 pub use warpkit_kernels::subset::MAX_WORDS;
+use warpkit_kernels::subset::mend;
 
 /// The most elements a base set holds: 4096.
 pub const MAX_ELEMENTS: u32 = 32 * MAX_WORDS;
@@ -37,7 +41,8 @@ pub const MAX_ELEMENTS: u32 = 32 * MAX_WORDS;
 /// The most subsets one call draws: 2^32 - 1.
 pub const MAX_COUNT: u64 = u32::MAX as u64;
 
-/// How a device spreads a subset over its lanes. Every method gives the same subsets.
+/// How a device spreads a subset over its lanes. Every method that runs an [`Algorithm`] gives
+/// its subsets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
     /// One thread per subset, all its words in registers (the paper's threadwise variant):
@@ -50,6 +55,40 @@ pub enum Method {
     /// A whole warp per subset, 1, 2 or 4 words per lane (the paper's warpwise variant; folded
     /// rows past 32 words). Any base set.
     Warpwise,
+}
+
+/// How subsets are drawn. Both algorithms are exactly uniform; each gives its own subsets for a
+/// seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// That paper's: a random half of the candidates per round, joining the subset if it fits
+    /// and replacing the candidates otherwise, about log2 N rounds of a random word per word.
+    /// Every [`Method`] runs it.
+    Halving,
+    /// Coins of a density near k/N, one to four random words per word, then single elements
+    /// added or removed at uniform positions until the count is right
+    /// ([`warpkit_kernels::subset::mend`]). A warp a subset: [`Method::Warpwise`], or
+    /// [`Method::LanePerWord`] at 17 to 32 words.
+    Mend,
+}
+
+impl Algorithm {
+    /// The algorithm for `k`-subsets of a base set of `words` words and `n` elements: mend
+    /// where it measured faster (H200, 2026-12-03, `results/subset.md`): base sets wider than
+    /// 32 words, and 32-word ones whose coins fall at density 1/2 (`k` near `n / 2`; at 1/8 the
+    /// mending's removals hit a set bit one draw in eight and halving stays ahead), provided
+    /// the base set is dense enough that most positions a mending draw names are elements (at
+    /// least half of `32 * words.next_power_of_two()`). Halving otherwise.
+    pub fn auto(words: usize, n: u32, k: u32) -> Algorithm {
+        let dense = 2 * n as usize >= 32 * words.next_power_of_two();
+        let (aim, _) = mend::aim(n, k);
+        let halves = mend::Density::new(aim, n).words() == 1;
+        if dense && (words > 32 || (words == 32 && halves)) {
+            Algorithm::Mend
+        } else {
+            Algorithm::Halving
+        }
+    }
 }
 
 /// Lanes per subset and words per lane of a sampling kernel.
@@ -95,6 +134,7 @@ pub struct Subsets {
     n: u32,
     k: u32,
     method: Option<Method>,
+    algorithm: Option<Algorithm>,
 }
 
 impl Subsets {
@@ -115,6 +155,7 @@ impl Subsets {
             n,
             k,
             method: None,
+            algorithm: None,
         })
     }
 
@@ -139,18 +180,41 @@ impl Subsets {
 
     /// The same subsets, drawn by `method` on a device (the CPU backend draws the same subsets
     /// by its own loop whatever the method: the crate's rule for methods), or `UnfitMethod` if
-    /// the method does not take this base set, on any backend.
+    /// the method does not take this base set and `UnfitAlgorithm` if it does not run the
+    /// algorithm ([`Subsets::algorithm`]), on any backend.
     pub fn with_method(self, method: Method) -> Result<Subsets> {
-        if method.shape(self.mask.len()).is_none() {
-            return Err(Error::UnfitMethod {
-                method: format!("{method:?}"),
-                words: self.mask.len(),
-            });
-        }
-        Ok(Subsets {
+        Subsets {
             method: Some(method),
             ..self
-        })
+        }
+        .fits()
+    }
+
+    /// Subsets drawn by `algorithm` (other subsets than the other algorithm's for a seed), or
+    /// `UnfitAlgorithm` if a method forced before does not run it. Forcing [`Algorithm::Mend`]
+    /// makes [`Method::Warpwise`] the device's method unless one was forced.
+    pub fn with_algorithm(self, algorithm: Algorithm) -> Result<Subsets> {
+        Subsets {
+            algorithm: Some(algorithm),
+            ..self
+        }
+        .fits()
+    }
+
+    /// These subsets if their method takes the base set and runs their algorithm.
+    fn fits(self) -> Result<Subsets> {
+        let (method, algorithm) = (self.method(), self.algorithm());
+        let shape = method.shape(self.mask.len()).ok_or_else(|| Error::UnfitMethod {
+            method: format!("{method:?}"),
+            words: self.mask.len(),
+        })?;
+        if algorithm == Algorithm::Mend && shape.lanes != 32 {
+            return Err(Error::UnfitAlgorithm {
+                method: format!("{method:?}"),
+                algorithm: format!("{algorithm:?}"),
+            });
+        }
+        Ok(self)
     }
 
     /// The base set's mask.
@@ -173,9 +237,20 @@ impl Subsets {
         self.k
     }
 
-    /// The method a device runs: the forced one, or [`Method::auto`]'s.
+    /// The method a device runs: the forced one, else [`Method::Warpwise`] for
+    /// [`Algorithm::Mend`] and [`Method::auto`]'s otherwise.
     pub fn method(&self) -> Method {
-        self.method.unwrap_or(Method::auto(self.mask.len()))
+        match (self.method, self.algorithm()) {
+            (Some(m), _) => m,
+            (None, Algorithm::Mend) => Method::Warpwise,
+            (None, Algorithm::Halving) => Method::auto(self.mask.len()),
+        }
+    }
+
+    /// The algorithm every backend runs: the forced one, or [`Algorithm::auto`]'s.
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+            .unwrap_or(Algorithm::auto(self.mask.len(), self.n, self.k))
     }
 
     /// Subsets `0 .. count` of the stream `seed`, as bit vectors of [`Subsets::words`] words.
@@ -246,6 +321,19 @@ mod tests {
             assert!(Method::Warpwise.shape(words).is_some());
             assert_eq!(Method::Threadwise.shape(words).is_some(), words <= 32);
         }
+    }
+
+    #[test]
+    fn mend_is_chosen_where_it_measured_faster() {
+        let auto = |s: Subsets| s.algorithm();
+        assert_eq!(auto(Subsets::grid(32, 32, 512).unwrap()), Algorithm::Mend);
+        assert_eq!(auto(Subsets::grid(32, 32, 520).unwrap()), Algorithm::Mend);
+        assert_eq!(auto(Subsets::grid(32, 32, 128).unwrap()), Algorithm::Halving);
+        assert_eq!(auto(Subsets::grid(64, 64, 512).unwrap()), Algorithm::Mend);
+        assert_eq!(auto(Subsets::grid(64, 64, 4000).unwrap()), Algorithm::Mend);
+        assert_eq!(auto(Subsets::grid(15, 15, 141).unwrap()), Algorithm::Halving);
+        let sparse = Subsets::new(&[0xffff_0000; 40], 100).unwrap();
+        assert_eq!(auto(sparse), Algorithm::Halving);
     }
 
     #[test]

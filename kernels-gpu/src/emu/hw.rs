@@ -245,6 +245,17 @@ pub unsafe fn red_shared_or_u32(_a: u32, p: *mut u32, v: u32) {
     unsafe { AtomicU32::from_ptr(p) }.fetch_or(v, Ordering::Relaxed);
 }
 
+/// Checked by the race detector as an atomic access.
+///
+/// # Safety
+/// As for [`red_shared_add_u32`].
+#[track_caller]
+pub unsafe fn red_shared_xor_u32(_a: u32, p: *mut u32, v: u32) {
+    shared_access(p.cast(), 4, AccessKind::Atomic);
+    // SAFETY: the caller's contract.
+    unsafe { AtomicU32::from_ptr(p) }.fetch_xor(v, Ordering::Relaxed);
+}
+
 /// The copy happens at once (the emulator has no copy engine to overlap).
 ///
 /// # Safety

@@ -147,6 +147,7 @@ macro_rules! shared_reduce {
 shared_reduce! {
     red_shared_add_u32: "red.shared.add.u32";
     red_shared_or_u32: "red.shared.or.b32";
+    red_shared_xor_u32: "red.shared.xor.b32";
 }
 
 /// Reads a `T` at shared-window address `a` with `ld.shared`: one access for 2-, 4-, 8- and

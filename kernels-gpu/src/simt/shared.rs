@@ -1,6 +1,6 @@
 //! Dynamic shared memory as typed slices, bounds-checked (`get`, `set`) or, for hot loops whose
 //! indices are in range by construction, checked in the emulator only (the `_unchecked`
-//! accessors and the atomic `add_unchecked`, `or_unchecked`).
+//! accessors and the atomic `add_unchecked`, `or_unchecked`, `xor_unchecked`).
 //!
 //! On the GPU, accesses use `ld.shared`/`st.shared` on the slice's shared-window address
 //! (128-bit for 16-byte aligned types): generic `ld`/`st` through a `cvta` pointer, all that Rust
@@ -226,6 +226,19 @@ impl SharedSlice<u32> {
         self.check(i);
         // SAFETY: as for `add_unchecked`.
         unsafe { hw::red_shared_or_u32(self.window_of(i), self.ptr.add(i as usize), v) }
+    }
+
+    /// Flips the bits of `v` in element `i`.
+    ///
+    /// # Safety
+    /// As for [`SharedSlice::add_unchecked`].
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn xor_unchecked(&self, i: u32, v: u32) {
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.check(i);
+        // SAFETY: as for `add_unchecked`.
+        unsafe { hw::red_shared_xor_u32(self.window_of(i), self.ptr.add(i as usize), v) }
     }
 }
 

@@ -3,14 +3,19 @@
 //! diverging between lanes); 32 lanes per subset its warpwise one (a row, or folded rows, per
 //! lane, decisions shared through the team sum); teams of 2 to 16 lanes put several small
 //! subsets in one warp. The teams of a warp take the warp's subsets in turn as they finish
-//! (`Order`) and write each as its bit vector or as its sorted element positions.
+//! (`Order`) and write each as its bit vector or as its sorted element positions. The kernels
+//! of the second algorithm ([`sample_mend`], [`super::mend`]) run a warp a subset.
 
+use super::MAX_WORDS;
 use super::draw::{Draw, Lanes};
+use super::mend::{Density, Slot, aim, position_shift};
 use crate::launch::LaunchShape;
 use crate::op::Sum;
 pub use crate::policy::subset::{SUBSET_BLOCK_THREADS, SUBSET_RESIDENT_WAVES};
-use crate::simt::warp::{FULL_MASK, any, ballot};
-use crate::simt::{global_x, grid_threads_x, lane_id};
+use crate::simt::shared::SharedSlice;
+use crate::simt::sync::{sync_threads, sync_warp};
+use crate::simt::warp::{FULL_MASK, any, ballot, match_any_u32, reduce_add};
+use crate::simt::{block_dim_x, global_x, grid_threads_x, lane_id, lanemask_lt, thread_x, warp_id};
 use crate::warp::LogicalWarp;
 
 own_kernel! {
@@ -64,6 +69,12 @@ own_kernel! {
     fn sample_all::<32, 2> => subset_lanes32_words2;
     /// A warp a subset (warpwise), 4 words a lane.
     fn sample_all::<32, 4> => subset_lanes32_words4;
+    /// Coins then mend, a warp a subset, a word a lane.
+    fn sample_mend::<1> => subset_mend_words1;
+    /// Coins then mend, a warp a subset, 2 words a lane.
+    fn sample_mend::<2> => subset_mend_words2;
+    /// Coins then mend, a warp a subset, 4 words a lane.
+    fn sample_mend::<4> => subset_mend_words4;
 }
 
 impl Sample {
@@ -73,6 +84,14 @@ impl Sample {
     pub const fn plan(&self, lanes: u32) -> LaunchShape {
         let per_block = (SUBSET_BLOCK_THREADS / lanes) as u64;
         LaunchShape::linear(self.count.div_ceil(per_block), SUBSET_BLOCK_THREADS, 0)
+    }
+
+    /// The launch of a coins-then-mend kernel of `words` words a lane: a warp a subset at
+    /// most, with the shared memory [`sample_mend`] carves (the mask, and a subset a warp).
+    pub const fn plan_mend(&self, words: u32) -> LaunchShape {
+        let per_block = (SUBSET_BLOCK_THREADS / 32) as u64;
+        let shared = 4 * (MAX_WORDS + SUBSET_BLOCK_THREADS * words);
+        LaunchShape::linear(self.count.div_ceil(per_block), SUBSET_BLOCK_THREADS, shared)
     }
 }
 
@@ -147,6 +166,116 @@ pub unsafe fn sample_all<const LANES: u32, const WORDS: usize>(p: Sample) {
             s = next;
             d = Draw::new(base, n, k);
         }
+    }
+}
+
+/// Draws subsets `0 .. count` of the base set `mask` by coins then mend ([`super::mend`]), a
+/// warp a subset, lane `l` holding words `l * WORDS ..` (`WORDS` is `mend::rows(words)`), into
+/// `bits` or `indices` as [`sample_all`] does.
+///
+/// A subset whose coins miss the count is mended in shared memory: the base set's mask (for
+/// the test whether a position is an element) and the warp's subset (read by every lane, its
+/// bits flipped by `red.shared.xor`), each round's decisions shared by a match and a ballot.
+///
+/// # Safety
+/// As for [`sample_all`], with `words <= 32 * WORDS` and the launch's shared memory as
+/// [`Sample::plan_mend`] gives it.
+#[inline(always)]
+pub unsafe fn sample_mend<const WORDS: usize>(p: Sample) {
+    let (count, mask, words, n, k) = (p.count, p.mask, p.words, p.n, p.k);
+    let key = [p.seed as u32, (p.seed >> 32) as u32];
+    let lane = lane_id();
+    let below = lanemask_lt();
+    // SAFETY: the launch gives `4 * (MAX_WORDS + block threads * WORDS)` bytes (the contract);
+    // the mask's and the warps' words do not overlap.
+    let (shared_mask, subset) = unsafe {
+        (
+            SharedSlice::<u32>::carve(0, MAX_WORDS),
+            SharedSlice::<u32>::carve(4 * (MAX_WORDS + warp_id() * 32 * WORDS as u32), 32 * WORDS as u32),
+        )
+    };
+    let mut j = thread_x();
+    while j < MAX_WORDS {
+        // SAFETY: `j < words`, the mask's length, where it reads.
+        shared_mask.set(
+            j,
+            if j < words {
+                unsafe { *mask.add(j as usize) }
+            } else {
+                0
+            },
+        );
+        j += block_dim_x();
+    }
+    // SAFETY: every thread of the block reaches this barrier once.
+    unsafe { sync_threads() };
+    let first_word = lane * WORDS as u32;
+    let mut base = [0u32; WORDS];
+    for (q, m) in base.iter_mut().enumerate() {
+        *m = shared_mask.get(first_word + q as u32);
+    }
+    let (aim, flip) = aim(n, k);
+    let density = Density::new(aim, n);
+    let shift = position_shift(words);
+    // A mask that holds every position a draw can name needs no test.
+    let full = n == 32 * words.next_power_of_two();
+    let warps = grid_threads_x() / 32;
+    let mut s = global_x() / 32;
+    while s < count {
+        let mut slot = Slot::new(key, s, lane);
+        let mut drawn = [0u32; WORDS];
+        let mut own = 0;
+        for q in 0..WORDS {
+            drawn[q] = density.coins(|| slot.next()) & base[q];
+            own += drawn[q].count_ones();
+        }
+        // SAFETY: the whole warp runs every subset's rounds together (decisions hang on warp
+        // sums, ballots and the subset's index alone), so it meets every collective and barrier.
+        unsafe {
+            let mut have = reduce_add(FULL_MASK, own);
+            if have != aim {
+                for (q, &w) in drawn.iter().enumerate() {
+                    subset.set(first_word + q as u32, w);
+                }
+                sync_warp(FULL_MASK);
+                while have != aim {
+                    let adding = have < aim;
+                    let need = if adding { aim - have } else { have - aim };
+                    let pos = slot.next() >> shift;
+                    // `pos < 32 * words.next_power_of_two() <= 32 * 32 * WORDS`: both slices hold
+                    // word `pos / 32` (the mask padded with zeros).
+                    let (j, bit) = (pos / 32, 1u32 << (pos % 32));
+                    let inside = full || shared_mask.get_unchecked(j) & bit != 0;
+                    let held = subset.get_unchecked(j) & bit != 0;
+                    // The first draw of a position decides for every later one in the round.
+                    let first = match_any_u32(FULL_MASK, pos) & below == 0;
+                    let taken = ballot(FULL_MASK, inside && held != adding && first);
+                    let take = taken >> lane & 1 == 1 && (taken & below).count_ones() < need;
+                    // Every lane has read the subset before any flips it.
+                    sync_warp(FULL_MASK);
+                    if take {
+                        subset.xor_unchecked(j, bit);
+                    }
+                    let moved = taken.count_ones().min(need);
+                    have = if adding { have + moved } else { have - moved };
+                    sync_warp(FULL_MASK);
+                }
+                for (q, w) in drawn.iter_mut().enumerate() {
+                    *w = subset.get(first_word + q as u32);
+                }
+                // The next subset writes these words only after every lane has read them.
+                sync_warp(FULL_MASK);
+            }
+        }
+        if flip {
+            for (w, m) in drawn.iter_mut().zip(base) {
+                *w = m & !*w;
+            }
+        }
+        // SAFETY: subset `s < count` owns words `s * words ..` and positions `s * k ..`; the
+        // whole warp writes it together.
+        unsafe { write::<32, WORDS>(&p, &drawn, s, first_word) };
+        s += warps;
     }
 }
 
