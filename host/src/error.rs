@@ -218,7 +218,7 @@ pub enum Error {
     },
     /// A subset method forced together with an algorithm it does not run: coins then mend
     /// draws a subset a warp.
-    #[error("{method} does not run {algorithm}, which draws a subset a warp")]
+    #[error("{method} does not run {algorithm} (a warp a subset); force Algorithm::Halving")]
     UnfitAlgorithm {
         /// The method forced (or chosen).
         method: String,

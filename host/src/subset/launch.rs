@@ -1,6 +1,6 @@
 //! K-subsets on a device (GPU or emulator): one launch of the kernel of the algorithm and the
-//! method's shape (`warpkit_kernels::subset::sample`), whose warps walk the subsets grid-stride a tile at a
-//! time, after the mask is copied in.
+//! method's shape (`warpkit_kernels::subset::sample`), whose warps walk the subsets grid-stride
+//! a tile at a time, after the mask is copied in.
 
 use super::{Algorithm, Shape, Subsets};
 use crate::error::{Error, Result};

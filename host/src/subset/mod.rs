@@ -19,9 +19,9 @@
 //! (rayon), whatever the method: subset `s` is the same in every call that draws it. That
 //! paper's bit-parallel halving ([`warpkit_kernels::subset::draw`]) runs threadwise, a team of
 //! lanes per subset, or warpwise ([`Method`]); coins then mend
-//! ([`warpkit_kernels::subset::mend`]), faster on wide base sets, a warp a subset. Both are
-//! chosen by the base set ([`Algorithm::auto`], [`Method::auto`]) unless the caller forces
-//! them.
+//! ([`warpkit_kernels::subset::mend`]), faster on wide base sets, a warp a subset. The base set
+//! chooses the algorithm ([`Algorithm::auto`]) and halving's method ([`Method::auto`]) unless the
+//! caller forces them.
 
 mod cpu;
 mod drawn;
@@ -41,8 +41,8 @@ pub const MAX_ELEMENTS: u32 = 32 * MAX_WORDS;
 /// The most subsets one call draws: 2^32 - 1.
 pub const MAX_COUNT: u64 = u32::MAX as u64;
 
-/// How a device spreads a subset over its lanes. Every method that runs an [`Algorithm`] gives
-/// its subsets.
+/// How a device spreads a subset over its lanes. The methods that run an [`Algorithm`] all give
+/// the same subsets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
     /// One thread per subset, all its words in registers (the paper's threadwise variant):
@@ -57,15 +57,19 @@ pub enum Method {
     Warpwise,
 }
 
-/// How subsets are drawn. Both algorithms are exactly uniform; each gives its own subsets for a
-/// seed.
+/// How subsets are drawn. Both algorithms are exactly uniform, and each gives its own subsets
+/// for a seed. They read the same Philox words for a seed, so the two algorithms' subsets of one
+/// seed are not independent of each other: combine them under different seeds. Which one
+/// [`Algorithm::auto`] takes may change as it is tuned; force one where a seed must give the same
+/// subsets across warpkit versions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Algorithm {
     /// That paper's: a random half of the candidates per round, joining the subset if it fits
     /// and replacing the candidates otherwise, about log2 N rounds of a random word per word.
     /// Every [`Method`] runs it.
     Halving,
-    /// Coins of a density near k/N, one to four random words per word, then single elements
+    /// Coins of a density near min(k, N - k)/N (a multiple of 1/16: none to four random words
+    /// per word; for k > N/2 the draw takes the N - k elements left out), then single elements
     /// added or removed at uniform positions until the count is right
     /// ([`warpkit_kernels::subset::mend`]). A warp a subset: [`Method::Warpwise`], or
     /// [`Method::LanePerWord`] at 17 to 32 words.
@@ -74,16 +78,18 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// The algorithm for `k`-subsets of a base set of `words` words and `n` elements: mend
-    /// where it measured faster (H200, 2026-12-03, `results/subset.md`): base sets wider than
-    /// 32 words, and 32-word ones whose coins fall at density 1/2 (`k` near `n / 2`; at 1/8 the
-    /// mending's removals hit a set bit one draw in eight and halving stays ahead), provided
-    /// the base set is dense enough that most positions a mending draw names are elements (at
-    /// least half of `32 * words.next_power_of_two()`). Halving otherwise.
+    /// where it measured faster (H200, 2026-12-03, `results/subset.md`) and halving otherwise.
+    /// That is: the base set is dense enough that most positions a mending draw names are
+    /// elements (at least half of `32 * words.next_power_of_two()`), and either wider than 32
+    /// words with `min(k, n - k)` at least `n / 8` (measured at 1/2 and 1/8; sparser coins
+    /// overshoot more often and their removals rarely hit), or 32 words with the coins at
+    /// density 1/2 (at 1/8 halving stays ahead there).
     pub fn auto(words: usize, n: u32, k: u32) -> Algorithm {
         let dense = 2 * n as usize >= 32 * words.next_power_of_two();
         let (aim, _) = mend::aim(n, k);
+        let eighth = 8 * aim as u64 >= n as u64;
         let halves = mend::Density::new(aim, n).words() == 1;
-        if dense && (words > 32 || (words == 32 && halves)) {
+        if dense && ((words > 32 && eighth) || (words == 32 && halves)) {
             Algorithm::Mend
         } else {
             Algorithm::Halving
@@ -102,7 +108,8 @@ impl Method {
     /// Every method, for callers that compare them.
     pub const ALL: [Method; 3] = [Method::Threadwise, Method::LanePerWord, Method::Warpwise];
 
-    /// The method a device runs for base sets of `words` words unless told otherwise.
+    /// The method a device runs [`Algorithm::Halving`] by for base sets of `words` words unless
+    /// told otherwise ([`Algorithm::Mend`] runs [`Method::Warpwise`]).
     pub fn auto(words: usize) -> Method {
         match words {
             0..=8 => Method::Threadwise,
@@ -330,7 +337,9 @@ mod tests {
         assert_eq!(auto(Subsets::grid(32, 32, 520).unwrap()), Algorithm::Mend);
         assert_eq!(auto(Subsets::grid(32, 32, 128).unwrap()), Algorithm::Halving);
         assert_eq!(auto(Subsets::grid(64, 64, 512).unwrap()), Algorithm::Mend);
-        assert_eq!(auto(Subsets::grid(64, 64, 4000).unwrap()), Algorithm::Mend);
+        assert_eq!(auto(Subsets::grid(64, 64, 4000).unwrap()), Algorithm::Halving);
+        assert_eq!(auto(Subsets::grid(64, 64, 3500).unwrap()), Algorithm::Mend);
+        assert_eq!(auto(Subsets::grid(64, 64, 140).unwrap()), Algorithm::Halving);
         assert_eq!(auto(Subsets::grid(15, 15, 141).unwrap()), Algorithm::Halving);
         let sparse = Subsets::new(&[0xffff_0000; 40], 100).unwrap();
         assert_eq!(auto(sparse), Algorithm::Halving);

@@ -10,11 +10,12 @@
 //!
 //! Why it is uniform: the coins are independent and equally likely for every element, the
 //! positions are uniform over the base set once the misses are dropped, and every decision
-//! looks only at counts. Permuting the base set therefore leaves the distribution of the result
+//! hangs on counts and on whether the drawn position is in the mask and in the subset, never on
+//! which element it is. Permuting the base set therefore leaves the distribution of the result
 //! unchanged, and a distribution over k-subsets that every permutation fixes is uniform. For
-//! `k > n / 2` the draw takes the `n - k` elements left out, so the mending adds or removes
-//! about as often as it can (its draws hit the wrong side at least half the time near `p =
-//! 1/2`).
+//! `k > n / 2` the draw takes the `n - k` elements left out, so the coins' density is at most
+//! 1/2: near 1/2 a draw lands on the wrong side about half the time either way; at low
+//! densities additions nearly always land and removals rarely do.
 //!
 //! The cost: a 32×32 half-subset takes one coin word a row and one or two rounds of 32
 //! draws, so about one Philox block a lane of a warp, where the halving algorithm

@@ -178,8 +178,11 @@ pub unsafe fn sample_all<const LANES: u32, const WORDS: usize>(p: Sample) {
 /// bits flipped by `red.shared.xor`), each round's decisions shared by a match and a ballot.
 ///
 /// # Safety
-/// As for [`sample_all`], with `words <= 32 * WORDS` and the launch's shared memory as
-/// [`Sample::plan_mend`] gives it.
+/// As for [`sample_all`], with `words <= MAX_WORDS`, `WORDS == mend::rows(words)` (else the
+/// subsets are not the CPU backend's) and the launch's shared memory as [`Sample::plan_mend`]
+/// gives it. `n` must be the mask's element count: with a wrong one the draw may never settle,
+/// and a mask taken for full by its count would let bits outside it in (the stores stay in
+/// bounds).
 #[inline(always)]
 pub unsafe fn sample_mend<const WORDS: usize>(p: Sample) {
     let (count, mask, words, n, k) = (p.count, p.mask, p.words, p.n, p.k);
