@@ -3,7 +3,7 @@
 //! (`best_matching_units_into`, everything on the device) and through the public API by wall
 //! clock from host data (`best_matching_units`: uploads, launch, download). Throughput counts
 //! node-cell pairs. Then one training epoch of the same case, batch (the 2 ms target)
-//! and online (one launch a node), by CUDA events (`train_into` on device buffers) and by wall
+//! and online (one cooperative launch an epoch), by CUDA events (`train_into` on device buffers) and by wall
 //! clock through `Som::train_batch` / `train_online` from host data; throughput counts nodes.
 //! Without a GPU, the CPU backend on a tenth of the nodes.
 

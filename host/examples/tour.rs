@@ -366,16 +366,13 @@ fn som_nodes(words: &[u32]) -> Vec<f32> {
         .collect()
 }
 
-/// One batch-training epoch of a random map, timed from host data; checked: every weight is a
-/// weighted mean of the nodes, so within their range in its dimension, and a device's map is
+/// One batch-training and one online epoch of a random map, each timed from host data;
+/// checked: every weight is a weighted mean of the nodes (batch) or moved toward them from
+/// within their range (online), so within their range in its dimension, and a device's map is
 /// the CPU backend's to the bit.
 fn som_tour(backend: &Backend, nodes: &[f32]) -> Result<usize, Box<dyn std::error::Error>> {
     let start = Som::random(SOM_SIDE, SOM_SIDE, SOM_DIM, nodes, 2026)?;
     let schedule = Schedule::for_map(SOM_SIDE, SOM_SIDE, 1);
-    let mut map = start.clone();
-    let t = begin("som batch epoch");
-    map.train_batch(backend, nodes, &schedule)?;
-    let took = t.elapsed().as_secs_f64();
     let mut range = [(f32::INFINITY, f32::NEG_INFINITY); SOM_DIM];
     for x in nodes.chunks(SOM_DIM) {
         for ((low, high), &v) in range.iter_mut().zip(x) {
@@ -387,19 +384,32 @@ fn som_tour(backend: &Backend, nodes: &[f32]) -> Result<usize, Box<dyn std::erro
             .zip(&range)
             .all(|(w, &(low, high))| (low..=high).contains(w))
     };
-    // One node: the random map is already that node's everywhere.
-    let moved = map != start || nodes.len() == SOM_DIM;
-    let mut ok = moved && map.weights().chunks(SOM_DIM).all(within);
-    if let Backend::Device(_) = backend {
-        let mut reference = start.clone();
-        reference.train_batch(&Backend::cpu(), nodes, &schedule)?;
-        ok &= reference == map;
+    let mut failures = 0;
+    for training in [Training::Batch, Training::Online] {
+        let train = |b: &Backend| {
+            let mut map = start.clone();
+            match training {
+                Training::Batch => map.train_batch(b, nodes, &schedule),
+                Training::Online => map.train_online(b, nodes, &schedule),
+            }
+            .map(|()| map)
+        };
+        let t = begin(&format!("som {} epoch", format!("{training:?}").to_lowercase()));
+        let map = train(backend)?;
+        let took = t.elapsed().as_secs_f64();
+        // One node: the random map is already that node's everywhere.
+        let moved = map != start || nodes.len() == SOM_DIM;
+        let mut ok = moved && map.weights().chunks(SOM_DIM).all(within);
+        if let Backend::Device(_) = backend {
+            ok &= train(&Backend::cpu())? == map;
+        }
+        failures += finish(
+            took,
+            &rate(nodes.len() / SOM_DIM, took, "nodes/s", "host to host"),
+            ok,
+        );
     }
-    Ok(finish(
-        took,
-        &rate(nodes.len() / SOM_DIM, took, "nodes/s", "host to host"),
-        ok,
-    ))
+    Ok(failures)
 }
 
 /// Median device time of `work` over a few runs, in seconds.
@@ -449,17 +459,20 @@ fn device_timings(
     let map = Som::random(SOM_SIDE, SOM_SIDE, SOM_DIM, nodes, 2026)?;
     let (d_nodes, mut d_weights) = (device.upload(nodes)?, device.upload(map.weights())?);
     let schedule = Schedule::for_map(SOM_SIDE, SOM_SIDE, 1);
-    let s = median_seconds(gpu, || {
-        train_into(
-            device,
-            &d_nodes,
-            &mut d_weights,
-            (SOM_SIDE, SOM_SIDE),
-            &schedule,
-            Training::Batch,
-        )
-    })?;
-    show("som batch epoch", s, nodes.len() / SOM_DIM, "nodes/s");
+    for training in [Training::Batch, Training::Online] {
+        let s = median_seconds(gpu, || {
+            train_into(
+                device,
+                &d_nodes,
+                &mut d_weights,
+                (SOM_SIDE, SOM_SIDE),
+                &schedule,
+                training,
+            )
+        })?;
+        let what = format!("som {} epoch", format!("{training:?}").to_lowercase());
+        show(&what, s, nodes.len() / SOM_DIM, "nodes/s");
+    }
     let mut d_words = device.zeros::<u32>(n)?;
     let s = median_seconds(gpu, || device.philox_fill(&mut d_words, [1, 2], [0; 4]))?;
     show("philox stream", s, n, "words/s");

@@ -86,6 +86,12 @@
 //! }
 //! ```
 //!
+//! A family whose blocks wait for each other inside one launch ([`crate::grid::barrier::sync`]:
+//! a persistent kernel that takes many steps, each needing the whole grid's results of the one
+//! before) says so with `#![cooperative]` before its struct. The host then launches its entries
+//! cooperatively, with every block resident at once, and refuses a grid larger than that
+//! ([`Params::COOPERATIVE`]); the plan caps the grid to the blocks the device holds.
+//!
 //! Host code generic over an element type picks the instance through a table,
 //! [`kernel_table!`](crate::kernel_table!): a trait whose associated types name, for each
 //! element type, its instance of every kernel of the area.
@@ -129,6 +135,10 @@ pub unsafe trait Kernel {
 /// [`kernel!`](crate::kernel!) implements it for the structs it declares.
 #[cfg(not(target_arch = "nvptx64"))]
 pub unsafe trait Params: Copy {
+    /// Whether the family's kernels wait for each other's blocks ([`crate::grid::barrier`]):
+    /// `#![cooperative]` in its declaration. The host then launches them cooperatively, every
+    /// block resident at once, and refuses a grid larger than the device holds.
+    const COOPERATIVE: bool = false;
     /// Calls `visit` with the address of each PTX parameter, in order.
     fn for_each_field(&self, visit: &mut dyn FnMut(*const ()));
 }
@@ -386,12 +396,14 @@ macro_rules! launch_bounds {
 /// ([`Kernel::holds`]) to the family's. An optional first line `#![entries_if(cfg)]` keeps
 /// the PTX entries out of a build where `cfg` does not hold (this crate's own families use it:
 /// the `library-only` feature leaves their entries out, so that a crate of one's own kernels
-/// that depends on this one compiles its own entries alone).
+/// that depends on this one compiles its own entries alone); `#![cooperative]` after it marks a
+/// family that calls [`grid::barrier::sync`](crate::grid::barrier::sync).
 #[macro_export]
 macro_rules! kernel {
     (
         $(#![entries_if($gate:meta)])?
         $(#![open($opener:ident)])?
+        $(#![cooperative $($coop:tt)*])?
         $(#[$sattr:meta])*
         pub struct $params:ident $(<$($g:ident $(: $bound:path)?),+ $(,)?>)? {
             $(
@@ -433,6 +445,7 @@ macro_rules! kernel {
         #[cfg(not(target_arch = "nvptx64"))]
         // SAFETY: the entries below take the fields one by one, in this order.
         unsafe impl $(<$($g $(: $bound)?),+>)? $crate::kernel::Params for $params $(<$($g),+>)? {
+            const COOPERATIVE: bool = $crate::kernel!(@cooperative [$($($coop)* true)?]);
             fn for_each_field(&self, visit: &mut dyn FnMut(*const ())) {
                 let Self { $($field),+ } = self;
                 $($crate::kernel!(@field visit $field $fty [$($($gmark)* group)?]);)+
@@ -451,6 +464,12 @@ macro_rules! kernel {
         $crate::kernel!(
             @open ($) [$($opener)?] $params [$($($g),+)?] [$([$field $fty [$($($gmark)* group)?]])+]
         );
+    };
+    (@cooperative []) => {
+        false
+    };
+    (@cooperative [true]) => {
+        true
     };
     // `#![open(name)]`: an exported macro `name!` that declares one more entry of the family
     // in the crate that calls it, under a symbol of that crate's choosing (see

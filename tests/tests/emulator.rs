@@ -249,6 +249,24 @@ fn run<K: Kernel>(
     shared_bytes: u32,
     params: K::Params,
 ) -> (Result<(), Fault>, Duration) {
+    let cooperative = <K::Params as warpkit_kernels::kernel::Params>::COOPERATIVE;
+    run_as::<K>(
+        cooperative,
+        Options::default().workers,
+        [blocks, threads, shared_bytes],
+        params,
+    )
+}
+
+/// [`run`], cooperatively or not as `cooperative` says, on `workers` OS threads; `shape` is
+/// blocks, threads and shared bytes.
+fn run_as<K: Kernel>(
+    cooperative: bool,
+    workers: usize,
+    shape: [u32; 3],
+    params: K::Params,
+) -> (Result<(), Fault>, Duration) {
+    let [blocks, threads, shared_bytes] = shape;
     struct Shared<A>(A);
     // SAFETY: the parameters here hold pointers to the test's own buffers, alive during the
     // launch.
@@ -256,12 +274,13 @@ fn run<K: Kernel>(
     let params = Shared(params);
     let options = Options {
         stall_timeout: Duration::from_millis(300),
-        ..Options::default()
+        workers,
     };
     let launch = Launch {
         grid: dim(blocks, 1, 1),
         block: dim(threads, 1, 1),
         shared_bytes,
+        cooperative,
     };
     let start = Instant::now();
     let body = || {
@@ -428,6 +447,74 @@ fn threads_at_different_barriers_are_reported() {
     );
 }
 
+kernel! {
+    #![cooperative]
+    /// Parameters of [`grid_rounds`].
+    pub struct GridRounds {
+        pub counter: *mut u32,
+        pub values: *mut u32,
+        pub sums: *mut u32,
+        pub rounds: u32,
+    }
+    fn grid_rounds => emulated_grid_rounds;
+}
+
+/// For each of `rounds` rounds, every block publishes `block + round` in `values[block]`, and
+/// after a grid barrier writes the sum of all blocks' values to `sums[round · blocks + block]`;
+/// a second barrier keeps the next round's values from overwriting ones still being summed.
+///
+/// # Safety
+/// `counter` a `u32` of 0 or 2^31, `values` one a block, `sums` `rounds` a
+/// block; a cooperative launch.
+pub unsafe fn grid_rounds(p: GridRounds) {
+    let blocks = grid_dim_x();
+    // SAFETY: the caller's contract; only thread 0 of a block touches `values` and `sums`.
+    unsafe {
+        for round in 0..p.rounds {
+            if thread_rank() == 0 {
+                *p.values.add(block_x() as usize) = block_x() + round;
+            }
+            warpkit_kernels::grid::barrier::sync(p.counter);
+            if thread_rank() == 0 {
+                let sum = (0..blocks as usize).fold(0u32, |s, b| s + *p.values.add(b));
+                *p.sums.add((round * blocks + block_x()) as usize) = sum;
+            }
+            warpkit_kernels::grid::barrier::sync(p.counter);
+        }
+    }
+}
+
+#[test]
+fn blocks_of_a_cooperative_launch_meet_in_grid_barriers() {
+    let (blocks, rounds) = (6u32, 5u32);
+    // The count starts at 0 or 2^31: the barrier waits for its top bit to flip.
+    let mut counter = 0x8000_0000_u32;
+    let mut values = vec![u32::MAX; blocks as usize];
+    let mut sums = vec![u32::MAX; (blocks * rounds) as usize];
+    let p = GridRounds {
+        counter: &mut counter,
+        values: values.as_mut_ptr(),
+        sums: sums.as_mut_ptr(),
+        rounds,
+    };
+    // More blocks than workers: a cooperative launch runs them all at once.
+    let (result, _) = run_as::<emulated_grid_rounds>(true, 2, [blocks, 64, 0], p);
+    result.expect("every block reaches every barrier");
+    for round in 0..rounds {
+        let want = blocks * (blocks - 1) / 2 + round * blocks;
+        let got = &sums[(round * blocks) as usize..][..blocks as usize];
+        assert!(
+            got.iter().all(|&s| s == want),
+            "round {round}: {got:?}, want {want}"
+        );
+    }
+    // Two barriers a round, each adding 2^31: the count is back where it started.
+    assert_eq!(counter, 0x8000_0000);
+    // Launched block by block on one worker, the first block waits for ever: a stall, not a hang.
+    let f = fault(run_as::<emulated_grid_rounds>(false, 1, [blocks, 64, 0], p));
+    assert!(matches!(f.misuse, Misuse::Stalled { .. }), "{f}");
+}
+
 #[test]
 fn a_spin_wait_nobody_releases_is_reported_as_stalled() {
     let flag = 0u32;
@@ -463,6 +550,7 @@ fn indices_shared_memory_and_poison_follow_the_launch() {
         grid,
         block,
         shared_bytes: 20,
+        cooperative: false,
     };
     let ptr = out.as_mut_ptr() as usize;
     let body = || {

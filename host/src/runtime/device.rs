@@ -411,7 +411,7 @@ impl Device {
         match self {
             #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.resident_blocks::<K>(threads, shared_bytes),
-            Device::Emulator(e) => Ok(4 * e.limits().launch.multiprocessors as u64),
+            Device::Emulator(e) => Ok(e.resident_blocks()),
         }
     }
 

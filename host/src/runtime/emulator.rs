@@ -7,11 +7,11 @@
 
 use super::host_memory::HostMemory;
 use super::scratch::ScratchSlots;
-use super::shape::{DeviceLimits, LaunchShape};
+use super::shape::{DeviceLimits, LaunchShape, too_many_together};
 use crate::error::{Error, Result};
 use std::sync::Arc;
 use warpkit_kernels::emu::{self, Launch, Options};
-use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::kernel::{Kernel, Params};
 use warpkit_kernels::simt::Dim3;
 
 struct Inner {
@@ -64,6 +64,12 @@ impl Emulator {
         &self.inner.limits
     }
 
+    /// The blocks of any kernel it counts as resident at once: four a worker (a cooperative
+    /// launch runs that many on OS threads of their own).
+    pub(crate) fn resident_blocks(&self) -> u64 {
+        4 * u64::from(self.limits().launch.multiprocessors)
+    }
+
     pub(crate) fn scratch_slots(&self) -> &ScratchSlots {
         &self.inner.scratch
     }
@@ -85,6 +91,13 @@ impl Emulator {
                 reason,
             });
         }
+        let cooperative = <K::Params as Params>::COOPERATIVE;
+        if let Some(reason) = too_many_together(&shape, self.resident_blocks()).filter(|_| cooperative) {
+            return Err(Error::LaunchShape {
+                kernel: K::NAME,
+                reason,
+            });
+        }
         let dim = |d: [u32; 3]| Dim3 {
             x: d[0],
             y: d[1],
@@ -94,6 +107,7 @@ impl Emulator {
             grid: dim(shape.grid),
             block: dim(shape.block),
             shared_bytes: shape.shared_bytes,
+            cooperative,
         };
         let params = SharedParams(params);
         let body = || {

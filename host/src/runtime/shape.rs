@@ -18,6 +18,15 @@ pub struct DeviceLimits {
     pub total_memory: usize,
 }
 
+/// Why a cooperative launch of `shape` cannot have every block resident at once on a device
+/// that holds `resident` of its blocks, if it cannot.
+pub(crate) fn too_many_together(shape: &LaunchShape, resident: u64) -> Option<String> {
+    let blocks: u64 = shape.grid.iter().map(|&d| u64::from(d)).product();
+    (blocks > resident).then(|| {
+        format!("a cooperative grid of {blocks} blocks, of which the device holds {resident} at once")
+    })
+}
+
 impl DeviceLimits {
     /// The H100's launch limits, under another name and processor count.
     pub(crate) fn h100_like(name: String, multiprocessors: u32, total_memory: usize) -> DeviceLimits {

@@ -1,8 +1,8 @@
 //! Self-organizing maps on a device. Best-matching units: one launch of `som_bmu_f32` or
 //! `som_bmu_f64` over tiles of nodes and slices of the cells (slices where the node tiles alone
 //! make fewer than two waves of blocks), then `som_bmu_combine` of the slices' candidates.
-//! Training: a batch epoch is that search and three launches; an online epoch one launch a
-//! node.
+//! Training: a batch epoch is that search and three launches; an online epoch one cooperative
+//! launch.
 
 use super::cpu::Shape;
 use super::schedule::Schedule;
@@ -10,13 +10,15 @@ use super::{Accumulate, Training};
 use crate::error::Result;
 use crate::runtime::bindings::Bindings;
 use crate::runtime::device::{Device, DeviceBuffer};
+use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::launch::LaunchShape;
 use warpkit_kernels::som::BmuKernels;
 use warpkit_kernels::som::batch::{
     self, Gaussian, Magnitudes, SmoothColumns, SmoothRows, som_accumulate, som_magnitudes,
     som_smooth_columns, som_smooth_rows,
 };
 use warpkit_kernels::som::bmu::{Combine, Search, Slicing, som_bmu_combine};
-use warpkit_kernels::som::online::{Step, plan_step};
+use warpkit_kernels::som::online::{Epoch, ONLINE_THREADS, plan_epoch};
 
 /// The nearest cell to each node into `out` (lengths checked by the caller).
 pub(super) fn best_matching_units_into(
@@ -196,8 +198,21 @@ fn gaussian<'a>(b: &mut Bindings<'a>, table: &'a DeviceBuffer<f64>, radius: u32)
     })
 }
 
-/// [`super::Som::train_online`] on a device: per epoch, one launch a node in the schedule's
-/// order (each finishing the step before it), and one to finish the last.
+/// The launch of an online epoch, every block resident at once, and whether its blocks stage
+/// their cells in shared memory: where a block a [`ONLINE_THREADS`] cells fits and the device
+/// holds all of them at once, else with the cells in place on the blocks it holds.
+fn epoch_launch<K: Kernel>(d: &Device, cells: u32, dim: u32) -> Result<(LaunchShape, bool)> {
+    let staged = plan_epoch(cells, dim, true);
+    if staged.shared_bytes <= d.limits().launch.shared_per_block_optin
+        && d.resident_blocks::<K>(ONLINE_THREADS, staged.shared_bytes)? >= u64::from(staged.grid[0])
+    {
+        return Ok((staged, true));
+    }
+    Ok((d.cap_to_resident::<K>(plan_epoch(cells, dim, false), 1)?, false))
+}
+
+/// [`super::Som::train_online`] on a device: one cooperative launch an epoch, its blocks
+/// meeting in a grid barrier once a node.
 fn online<A: BmuKernels>(run: Run, after_epoch: AfterEpoch) -> Result<()> {
     let (d, nodes, weights) = (run.d, run.nodes, run.weights);
     let (shape, schedule) = (run.shape, run.schedule);
@@ -207,38 +222,32 @@ fn online<A: BmuKernels>(run: Run, after_epoch: AfterEpoch) -> Result<()> {
         shape.cols as u32,
     );
     let count = nodes.len() / shape.dim;
-    // One grid for every launch: each block owns the same cells in all of them.
-    let launch = d.cap_to_resident::<A::Online>(plan_step(cells), 1)?;
-    let blocks = launch.grid[0];
-    let mut distances = d.workspace::<f64>(2 * blocks as usize)?;
-    let mut indices = d.workspace::<u32>(2 * blocks as usize)?;
+    let (launch, staged) = epoch_launch::<A::Online>(d, cells, dim)?;
+    let blocks = launch.grid[0] as usize;
+    let mut distances = d.workspace::<f64>(2 * blocks)?;
+    let mut indices = d.workspace::<u32>(2 * blocks)?;
+    let mut barrier = d.workspace::<u32>(1)?;
     for e in 0..schedule.epochs {
         let epoch = schedule.epoch(e, shape.rows.max(shape.cols));
         let table = d.upload(&epoch.online_table())?;
-        let order = schedule.order(count, e);
-        for t in 0..=count {
-            let mut b = d.bind();
-            let base = b.read(nodes)?;
-            // Node `i` of the order: `dim` values inside `nodes`, or none past its end.
-            let node = |t: usize| match order.get(t) {
-                Some(&i) => base.wrapping_add(i as usize * shape.dim),
-                None => std::ptr::null(),
-            };
-            let p = Step {
-                weights: b.write(weights)?,
-                cells,
-                dim,
-                cols,
-                radius: epoch.radius,
-                table: b.read(&table)?,
-                previous: if t == 0 { std::ptr::null() } else { node(t - 1) },
-                next: node(t),
-                parity: (t % 2) as u32,
-                distances: b.write(&mut distances)?,
-                indices: b.write(&mut indices)?,
-            };
-            b.launch::<A::Online>(launch, p)?;
-        }
+        let order = d.upload(&schedule.order(count, e))?;
+        let mut b = d.bind();
+        let p = Epoch {
+            weights: b.write(weights)?,
+            cells,
+            dim,
+            cols,
+            radius: epoch.radius,
+            table: b.read(&table)?,
+            nodes: b.read(nodes)?,
+            count: count as u32,
+            order: b.read(&order)?,
+            distances: b.write(&mut distances)?,
+            indices: b.write(&mut indices)?,
+            barrier: b.write_zeroed(&mut barrier, 1)?,
+            staged: staged.into(),
+        };
+        b.launch::<A::Online>(launch, p)?;
         after_epoch(e)?;
     }
     Ok(())

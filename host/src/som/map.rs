@@ -134,8 +134,9 @@ impl Som {
 
     /// Online training: each epoch visits the nodes in an order drawn from the schedule's seed
     /// and, for each, finds its best cell and moves every cell in reach toward it by the rate
-    /// times the Gaussian. Sequential by nature: a device runs one launch a node. Every backend
-    /// gives the same map to the bit.
+    /// times the Gaussian. Sequential by nature: a device runs an epoch as one launch whose
+    /// blocks wait for each other after every node. Every backend gives the same map to the
+    /// bit.
     pub fn train_online(&mut self, backend: &Backend, nodes: &[f32], schedule: &Schedule) -> Result<()> {
         self.train(backend, nodes, schedule, Training::Online, None)
     }

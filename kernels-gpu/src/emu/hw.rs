@@ -174,6 +174,7 @@ macro_rules! float_add {
 
 host_rmw! {
     atomic_add_u32: u32, AtomicU32, |a, v| a.fetch_add(v, Ordering::Relaxed);
+    atomic_add_release_u32: u32, AtomicU32, |a, v| a.fetch_add(v, Ordering::Release);
     atomic_add_u64: u64, AtomicU64, |a, v| a.fetch_add(v, Ordering::Relaxed);
     atomic_add_f32: f32, AtomicU32, |a, v| float_add!(a, v, f32);
     atomic_add_f64: f64, AtomicU64, |a, v| float_add!(a, v, f64);

@@ -2,7 +2,8 @@
 //! a kernel's logic bugs show up in `cargo test` on a machine without a GPU.
 //!
 //! A launch runs the grid block by block, blocks in parallel on OS threads (one worker per
-//! core, blocks taken in index order, x fastest). Within a block every GPU thread is a
+//! core, blocks taken in index order, x fastest; a cooperative launch gives every block a
+//! thread, so that its blocks can meet in a grid barrier). Within a block every GPU thread is a
 //! stackful coroutine with its own stack, run by one OS thread from one synchronization point
 //! to the next, as a warp scheduler would: `sync_threads` is a barrier of the whole block; a
 //! warp collective completes once every lane named in its mask has called a collective of the
@@ -51,6 +52,10 @@ pub struct Launch {
     pub grid: Dim3,
     pub block: Dim3,
     pub shared_bytes: u32,
+    /// Every block at once, each on an OS thread of its own, as a cooperative launch has every
+    /// block resident: its blocks may wait for each other ([`crate::grid::barrier`]). The
+    /// caller keeps such grids small.
+    pub cooperative: bool,
 }
 
 /// How the emulator runs a launch.
@@ -301,7 +306,11 @@ pub fn launch(
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
     let first_fault = Mutex::new(None);
-    let workers = options.workers.clamp(1, blocks.min(1024) as usize);
+    let workers = if launch.cooperative {
+        blocks as usize
+    } else {
+        options.workers.clamp(1, blocks.min(1024) as usize)
+    };
     std::thread::scope(|s| {
         for _ in 0..workers {
             s.spawn(|| {

@@ -1,5 +1,6 @@
 //! Device-wide algorithms: the whole grid cooperates on one array.
 
+pub mod barrier;
 pub mod copy;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod kernels;

@@ -1,8 +1,8 @@
 //! Atomics on global or shared memory (generic addressing reaches both), and the acquire and
 //! release accesses that publish values between blocks.
 //!
-//! All read-modify-write operations here are relaxed and scoped to the GPU, like CUDA's
-//! `atomicAdd` family; they return the value before the operation. In the emulator they are
+//! All read-modify-write operations here are scoped to the GPU and relaxed, like CUDA's
+//! `atomicAdd` family, but the one named release; they return the value before the operation. In the emulator they are
 //! host atomics on the same memory.
 
 use super::hw;
@@ -25,6 +25,10 @@ macro_rules! forward {
 forward! {
     /// `atomicAdd` on u32.
     add_u32 => atomic_add_u32(p: *mut u32, v: u32) -> u32;
+    /// `atomicAdd` on u32 with release semantics: the writes this thread saw or made before it
+    /// (its block's too, after a `sync_threads`) become visible to a thread whose acquire load
+    /// reads this addition's result, or a later one's.
+    add_release_u32 => atomic_add_release_u32(p: *mut u32, v: u32) -> u32;
     /// `atomicAdd` on u64.
     add_u64 => atomic_add_u64(p: *mut u64, v: u64) -> u64;
     /// `atomicAdd` on f32.

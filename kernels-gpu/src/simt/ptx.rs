@@ -433,7 +433,7 @@ pub fn trap() -> ! {
 
 macro_rules! atomic_rmw {
     ($($name:ident: $t:ty, $reg:ident, $ptx:literal;)*) => {$(
-        #[doc = concat!("`", $ptx, "` (relaxed, GPU scope); returns the old value.")]
+        #[doc = concat!("`", $ptx, "` (GPU scope, relaxed unless named); returns the old value.")]
         ///
         /// # Safety
         /// `p` is valid and aligned, in global or shared memory.
@@ -452,6 +452,7 @@ macro_rules! atomic_rmw {
 
 atomic_rmw! {
     atomic_add_u32: u32, reg32, "atom.add.u32";
+    atomic_add_release_u32: u32, reg32, "atom.release.gpu.add.u32";
     atomic_add_u64: u64, reg64, "atom.add.u64";
     atomic_add_f32: f32, reg32, "atom.add.f32";
     atomic_add_f64: f64, reg64, "atom.add.f64";

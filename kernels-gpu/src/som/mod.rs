@@ -1,5 +1,5 @@
 //! Self-organizing maps (after the Alea.CUDA article series): the best-matching-unit search that every epoch of training
-//! begins with ([`bmu`]), the rest of a batch epoch ([`batch`]) and online steps ([`online`]).
+//! begins with ([`bmu`]), the rest of a batch epoch ([`batch`]) and online epochs ([`online`]).
 //!
 //! The seed launched one kernel a node and reduced on the host. Here one launch finds every
 //! node's nearest cell the way a matrix product is tiled: a block takes 64 nodes against 128
@@ -19,8 +19,8 @@ crate::kernel_table! {
     pub trait BmuKernels: bmu::Accumulator {
         /// `som_bmu_f32` or `som_bmu_f64` ([`bmu::search`]).
         Search: bmu::Search;
-        /// `som_online_f32` or `som_online_f64` ([`online::step`]).
-        Online: online::Step;
+        /// `som_online_f32` or `som_online_f64` ([`online::epoch`]).
+        Online: online::Epoch;
     }
     f32 { Search = bmu::som_bmu_f32, Online = online::som_online_f32 }
     f64 { Search = bmu::som_bmu_f64, Online = online::som_online_f64 }

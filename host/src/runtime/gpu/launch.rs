@@ -6,13 +6,13 @@ use super::module::{Function, LoadedArea};
 use crate::error::{Error, Result};
 use crate::runtime::args::push_params;
 use crate::runtime::buffer::Memory;
-use crate::runtime::shape::LaunchShape;
+use crate::runtime::shape::{LaunchShape, too_many_together};
 use bytemuck::Pod;
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, LaunchConfig};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::kernel::{Kernel, Params};
 
 /// A kernel found for a launch: in an area's module, which lives as long as the device, or in
 /// a loaded module of one's own, held while the launch uses it.
@@ -81,6 +81,17 @@ impl Gpu {
                 reason,
             });
         }
+        let cooperative = <K::Params as Params>::COOPERATIVE;
+        if cooperative {
+            let threads = shape.block.iter().product();
+            let resident = self.resident_blocks::<K>(threads, shape.shared_bytes)?;
+            if let Some(reason) = too_many_together(&shape, resident) {
+                return Err(Error::LaunchShape {
+                    kernel: K::NAME,
+                    reason,
+                });
+            }
+        }
         let f = self.function_with_shared::<K>(shape.shared_bytes)?;
         let config = LaunchConfig {
             grid_dim: (shape.grid[0], shape.grid[1], shape.grid[2]),
@@ -90,8 +101,14 @@ impl Gpu {
         let mut launch = stream.launch_builder(&f.cuda);
         push_params(&params, &mut launch);
         // SAFETY: the caller's contract; the parameters match `K`'s entry because `K::Params`
-        // is the struct its entry takes field by field.
-        unsafe { launch.launch(config) }?;
+        // is the struct its entry takes field by field; a cooperative grid fits the device.
+        unsafe {
+            if cooperative {
+                launch.launch_cooperative(config)
+            } else {
+                launch.launch(config)
+            }
+        }?;
         Ok(())
     }
 
