@@ -86,11 +86,12 @@
 //! }
 //! ```
 //!
-//! A family whose blocks wait for each other inside one launch ([`crate::grid::barrier::sync`]:
-//! a persistent kernel that takes many steps, each needing the whole grid's results of the one
-//! before) says so with `#![cooperative]` before its struct. The host then launches its entries
-//! cooperatively, with every block resident at once, and refuses a grid larger than that
-//! ([`Params::COOPERATIVE`]); the plan caps the grid to the blocks the device holds.
+//! A family whose blocks wait for each other inside one launch (a persistent kernel that takes
+//! many steps, each needing the whole grid's results of the one before, through
+//! [`crate::grid::barrier::sync`] or flags of its own) says so with `#![cooperative]` before
+//! its struct. The host then launches its entries cooperatively, with every block resident at
+//! once, and refuses a grid larger than that ([`Params::COOPERATIVE`]); the host code that
+//! plans such a launch caps its grid to the blocks the device holds.
 //!
 //! Host code generic over an element type picks the instance through a table,
 //! [`kernel_table!`](crate::kernel_table!): a trait whose associated types name, for each
@@ -135,7 +136,7 @@ pub unsafe trait Kernel {
 /// [`kernel!`](crate::kernel!) implements it for the structs it declares.
 #[cfg(not(target_arch = "nvptx64"))]
 pub unsafe trait Params: Copy {
-    /// Whether the family's kernels wait for each other's blocks ([`crate::grid::barrier`]):
+    /// Whether the family's blocks wait for each other ([`crate::grid::barrier`], say):
     /// `#![cooperative]` in its declaration. The host then launches them cooperatively, every
     /// block resident at once, and refuses a grid larger than the device holds.
     const COOPERATIVE: bool = false;
@@ -397,7 +398,8 @@ macro_rules! launch_bounds {
 /// the PTX entries out of a build where `cfg` does not hold (this crate's own families use it:
 /// the `library-only` feature leaves their entries out, so that a crate of one's own kernels
 /// that depends on this one compiles its own entries alone); `#![cooperative]` after it marks a
-/// family that calls [`grid::barrier::sync`](crate::grid::barrier::sync).
+/// family whose blocks wait for each other ([`grid::barrier::sync`](crate::grid::barrier::sync),
+/// say).
 #[macro_export]
 macro_rules! kernel {
     (

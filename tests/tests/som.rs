@@ -12,7 +12,7 @@
 
 use rand_core::{RngCore, SeedableRng};
 use warpkit::som::{Accumulate, Decay, Schedule, Som, best_matching_units};
-use warpkit::{Backend, Device, Error, Philox};
+use warpkit::{Backend, Device, Emulator, EmulatorOptions, Error, Philox};
 use warpkit_tests::{devices, fresh_rng, random_vec};
 
 /// The nearest cell to each node by f64 distances (each term rounded once, as the backends
@@ -248,9 +248,9 @@ fn training_gives_every_backend_the_same_map() {
         }
     }
     // Online maps of several blocks (1600 cells: 7 blocks of 256, staged in shared memory),
-    // 2500 cells (10 blocks: more than an emulator of 2 workers holds at once, so there and on
-    // the GPU at 600 x 600 the cells stay in global memory, more than 256 a block): candidates
-    // combined across blocks, with cells copied into other blocks for ties.
+    // 2500 cells (10 blocks: more than an emulator of 2 workers holds at once, so there, below,
+    // and on the GPU at 600 x 600 the cells stay in global memory, more than 256 a block):
+    // candidates combined across blocks, with cells copied into other blocks for ties.
     let mut sizes = vec![(40, 40, 150), (50, 50, 20)];
     if warpkit_tests::gpu_or_skip("som online 600x600").is_some() {
         sizes.push((600, 600, 60));
@@ -268,13 +268,25 @@ fn training_gives_every_backend_the_same_map() {
             seed: rng.next_u64(),
             ..Schedule::for_map(rows, cols, 2)
         };
-        train_everywhere(
+        let cpu = train_everywhere(
             &start,
             &nodes,
             &schedule,
             true,
             &format!("som online {rows}x{cols}"),
         );
+        if rows == 50 {
+            let two = EmulatorOptions {
+                workers: 2,
+                ..EmulatorOptions::default()
+            };
+            let emulator = Backend::Device(Device::Emulator(Emulator::with_options(two)));
+            let got = trained(&start, &emulator, &nodes, &schedule, true);
+            assert!(
+                got == cpu,
+                "som online 50x50, 2 workers: differs from the CPU backend's"
+            );
+        }
     }
     // The seed's case, one batch and one online epoch (12000 grid barriers), on the GPU.
     if let Some(g) = warpkit_tests::gpu_or_skip("som training 200x200") {

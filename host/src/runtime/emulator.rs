@@ -64,10 +64,11 @@ impl Emulator {
         &self.inner.limits
     }
 
-    /// The blocks of any kernel it counts as resident at once: four a worker (a cooperative
-    /// launch runs that many on OS threads of their own).
+    /// The blocks of any kernel it counts as resident at once: four a worker, at most 64 (a
+    /// cooperative launch runs them all at once, on OS threads of their own, with a coroutine
+    /// stack for each of their threads).
     pub(crate) fn resident_blocks(&self) -> u64 {
-        4 * u64::from(self.limits().launch.multiprocessors)
+        (4 * u64::from(self.limits().launch.multiprocessors)).min(64)
     }
 
     pub(crate) fn scratch_slots(&self) -> &ScratchSlots {
@@ -92,7 +93,7 @@ impl Emulator {
             });
         }
         let cooperative = <K::Params as Params>::COOPERATIVE;
-        if let Some(reason) = too_many_together(&shape, self.resident_blocks()).filter(|_| cooperative) {
+        if cooperative && let Some(reason) = too_many_together(&shape, self.resident_blocks()) {
             return Err(Error::LaunchShape {
                 kernel: K::NAME,
                 reason,

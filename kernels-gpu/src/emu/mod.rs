@@ -2,8 +2,8 @@
 //! a kernel's logic bugs show up in `cargo test` on a machine without a GPU.
 //!
 //! A launch runs the grid block by block, blocks in parallel on OS threads (one worker per
-//! core, blocks taken in index order, x fastest; a cooperative launch gives every block a
-//! thread, so that its blocks can meet in a grid barrier). Within a block every GPU thread is a
+//! core, blocks taken in index order, x fastest; a cooperative launch has as many OS threads as
+//! blocks, so that its blocks can wait for each other, in a grid barrier say). Within a block every GPU thread is a
 //! stackful coroutine with its own stack, run by one OS thread from one synchronization point
 //! to the next, as a warp scheduler would: `sync_threads` is a barrier of the whole block; a
 //! warp collective completes once every lane named in its mask has called a collective of the
@@ -52,9 +52,10 @@ pub struct Launch {
     pub grid: Dim3,
     pub block: Dim3,
     pub shared_bytes: u32,
-    /// Every block at once, each on an OS thread of its own, as a cooperative launch has every
+    /// Every block at once, as many OS threads as blocks, as a cooperative launch has every
     /// block resident: its blocks may wait for each other ([`crate::grid::barrier`]). The
-    /// caller keeps such grids small.
+    /// caller keeps such grids small (each block's threads are coroutines with stacks of their
+    /// own).
     pub cooperative: bool,
 }
 

@@ -1,9 +1,9 @@
 //! Atomics on global or shared memory (generic addressing reaches both), and the acquire and
 //! release accesses that publish values between blocks.
 //!
-//! All read-modify-write operations here are scoped to the GPU and relaxed, like CUDA's
-//! `atomicAdd` family, but the one named release; they return the value before the operation. In the emulator they are
-//! host atomics on the same memory.
+//! All read-modify-write operations here are scoped to the GPU, like CUDA's `atomicAdd`
+//! family, and relaxed but for [`add_release_u32`]; they return the value before the
+//! operation. In the emulator they are host atomics on the same memory.
 
 use super::hw;
 
