@@ -142,7 +142,7 @@ fn batch(c: &mut Criterion, device: &Device) {
     let total = output_offsets(&offsets, &offsets).unwrap()[pairs];
     let mut r = device.zeros::<f32>(total).unwrap();
     group.throughput(Throughput::Elements((pairs * len * len) as u64));
-    for method in [Method::Band, Method::V3, Method::V4] {
+    for method in [Method::Band, Method::Lanes, Method::V3, Method::V4] {
         let conv = Convolution::new().with_method(method);
         group.bench_function(BenchmarkId::new(format!("{method:?}"), "4096x256 f32"), |b| {
             b.iter_custom(|iters| {
@@ -244,7 +244,7 @@ fn submit(c: &mut Criterion, device: &Device) {
         }
         spent
     };
-    for method in [Method::V4, Method::Band] {
+    for method in [Method::V4, Method::Band, Method::Lanes] {
         let conv = Convolution::new().with_method(method);
         group.bench_function(BenchmarkId::new(format!("full {method:?}"), n), |b| {
             b.iter_custom(|iters| timed(iters, &mut || conv.full_into(device, &p, &q, &mut r).unwrap()))

@@ -40,6 +40,13 @@ pub const BAND_LISTED_F64: LaunchBounds = LaunchBounds {
     min_blocks_per_sm: 6,
 };
 
+/// The lane kernel of the convolutions: blocks of up to 16 warps (its policy's most) must
+/// launch.
+pub const LANES: LaunchBounds = LaunchBounds {
+    max_threads: 512,
+    min_blocks_per_sm: 1,
+};
+
 /// The block-level multisplit scatter of u32 keys alone: three blocks of 256 per SM, 80
 /// registers a thread at most (H200, 2^28 keys into 256 buckets: 96 registers unbounded, 2
 /// blocks, 2.087 ms a split; bounded 1.976 ms; 4 blocks spill 1.5 KB a thread). The others run
@@ -77,6 +84,7 @@ pub const PREFIXES: &[(&str, LaunchBounds)] = &[
     ("convolve_band_listed_f32_wide", BAND_LISTED_F64),
     ("convolve_band_listed_f32", BAND_LISTED_F32),
     ("convolve_band_listed_f64", BAND_LISTED_F64),
+    ("convolve_lanes_", LANES),
     ("multisplit_scatter_block_u32_keys", MULTISPLIT_BLOCK_KEYS),
     ("multisplit_scatter_direct_u32_keys", MULTISPLIT_DIRECT_KEYS),
     ("scan_exclusive_", SCAN),

@@ -98,7 +98,7 @@ fn full_products_match<F: Real + TestValue>() {
         assert!(relative_l2(&cpu, &want) <= tolerance::<F>(), "cpu {name} {m}x{n}");
         for d in &devices {
             for method in Method::DIRECT {
-                let seed_method = method != Method::Band;
+                let seed_method = !matches!(method, Method::Band | Method::Lanes);
                 if emulated(d) && m * n > EMULATOR_WORK / if seed_method { 4 } else { 1 } {
                     continue;
                 }
@@ -211,21 +211,25 @@ fn gradients_match<F: Real + TestValue>() {
                 d.upload(&q).unwrap(),
                 d.upload(&g).unwrap(),
             );
-            let mut dp = d.filled(m, F::poison()).unwrap();
-            let mut dq = d.filled(n, F::poison()).unwrap();
-            Convolution::new()
-                .gradients_into(d, (&bufs.0, &bufs.1, &bufs.2), &mut dp, &mut dq)
-                .unwrap();
-            let (dp, dq) = (d.download(&dp).unwrap(), d.download(&dq).unwrap());
-            // g has both signs: compare against the magnitudes' scale, f32 with its own rounding.
-            let tol = tolerance::<F>() * 10.0;
-            let dp_err = relative_l2(&dp, &dp_want);
-            let dq_err = relative_l2(&dq, &dq_want);
-            assert!(
-                dp_err <= tol && dq_err <= tol,
-                "{} {name} {m}x{n}: {dp_err:e} {dq_err:e}",
-                d.describe()
-            );
+            // The automatic choice, then each kernel that takes gradients.
+            for method in [None, Some(Method::Band), Some(Method::Lanes)] {
+                let conv = method.map_or(Convolution::new(), |k| Convolution::new().with_method(k));
+                let mut dp = d.filled(m, F::poison()).unwrap();
+                let mut dq = d.filled(n, F::poison()).unwrap();
+                conv.gradients_into(d, (&bufs.0, &bufs.1, &bufs.2), &mut dp, &mut dq)
+                    .unwrap();
+                let (dp, dq) = (d.download(&dp).unwrap(), d.download(&dq).unwrap());
+                // g has both signs: compare against the magnitudes' scale, f32 with its own
+                // rounding.
+                let tol = tolerance::<F>() * 10.0;
+                let dp_err = relative_l2(&dp, &dp_want);
+                let dq_err = relative_l2(&dq, &dq_want);
+                assert!(
+                    dp_err <= tol && dq_err <= tol,
+                    "{} {method:?} {name} {m}x{n}: {dp_err:e} {dq_err:e}",
+                    d.describe()
+                );
+            }
         }
     }
 }
@@ -380,6 +384,12 @@ fn batches_of_equal_and_varying_lengths() {
             .batch_into(&d, (&pd, &p_off), (&qd, &q_off), &mut r)
             .unwrap();
         let got = d.download(&r).unwrap();
+        // The lane kernel takes at most two shapes a call.
+        let lanes = Convolution::new().with_method(Method::Lanes);
+        assert!(matches!(
+            lanes.batch_into(&d, (&pd, &p_off), (&qd, &q_off), &mut r),
+            Err(Error::MethodCannot { .. })
+        ));
         let cpu = Convolution::new()
             .batch(&Backend::cpu(), (&p, &p_off), (&q, &q_off))
             .unwrap();
@@ -783,8 +793,10 @@ fn the_contract_decides_where_the_fft_runs() {
         Method::auto_within::<f64>(65536, 65536, 1, Accuracy::OfMass(1e-12)),
         Method::Fft
     );
-    assert_eq!(Method::auto_within::<f32>(64, 64, 1, loose), Method::V4);
-    assert_eq!(Method::auto_within::<f32>(65536, 7, 1, loose), Method::Band);
+    assert_eq!(Method::auto_within::<f32>(64, 64, 1, loose), Method::Lanes);
+    assert_eq!(Method::auto_within::<f32>(65536, 7, 1, loose), Method::Lanes);
+    assert_eq!(Method::auto_within::<f32>(2048, 2048, 1, loose), Method::Lanes);
+    assert_eq!(Method::auto_within::<f32>(65536, 1024, 1, loose), Method::Band);
     assert!(fft_error::<f32>(fft_len(131071)) <= 1e-6);
     assert_eq!(fft_len(3348), 3360);
     assert_eq!(fft_len(131071), 131072);

@@ -6,7 +6,7 @@
 //! vectors inside them); more go up as a list naming their vectors by offsets into the bound
 //! buffers, and the kernels test each listed job against them.
 
-use super::{Method, Operand, Plan, Real, Work};
+use super::{LANES_UP_TO, Method, Operand, Plan, Real, Work};
 use crate::error::{Error, Result};
 use crate::runtime::bindings::Bindings;
 use crate::runtime::device::{Device, DeviceBuffer};
@@ -28,8 +28,20 @@ pub(super) fn run<F: Real>(
     work: impl Work,
 ) -> Result<()> {
     let method = plan.method;
-    if method == Method::Band {
+    let cannot = |what| {
+        Err(Error::MethodCannot {
+            method: format!("{method:?}"),
+            what,
+        })
+    };
+    if matches!(method, Method::Band | Method::Lanes) {
         let jobs = Jobs::new(work);
+        let inline = jobs.jobs.len() <= INLINE_JOBS;
+        if method == Method::Lanes && !inline {
+            return cannot("run more than two products of different shapes in one call");
+        }
+        let short = !plan.forced && inline && jobs.terms <= u128::from(LANES_UP_TO);
+        let lanes = method == Method::Lanes || short;
         let all = usize::MAX;
         return if plan.wide {
             jobs.launch::<F, f64, (
@@ -37,19 +49,18 @@ pub(super) fn run<F: Real>(
                 F::SumSlicesWide,
                 F::BandListedWide,
                 F::SumSlicesListedWide,
-            )>(d, inputs, outputs, all)
+                F::LaneSumsWide,
+            )>(d, inputs, outputs, all, lanes)
         } else {
-            jobs.launch::<F, F, (F::Band, F::SumSlices, F::BandListed, F::SumSlicesListed)>(
-                d, inputs, outputs, all,
-            )
+            jobs.launch::<F, F, (
+                F::Band,
+                F::SumSlices,
+                F::BandListed,
+                F::SumSlicesListed,
+                F::LaneSums,
+            )>(d, inputs, outputs, all, lanes)
         };
     }
-    let cannot = |what| {
-        Err(Error::MethodCannot {
-            method: format!("{method:?}"),
-            what,
-        })
-    };
     if plan.wide {
         return cannot("sum f32 in f64");
     }
@@ -77,7 +88,9 @@ pub(super) fn run<F: Real>(
             Method::V2 => bind.launch::<F::V2>(s.plan(Version::V2), s),
             Method::V3 => bind.launch::<F::V3>(s.plan(Version::V3), s),
             Method::V4 => bind.launch::<F::V4>(s.plan(Version::V4), s),
-            Method::Band | Method::Fft => unreachable!("run apart, by the band and FFT paths"),
+            Method::Band | Method::Lanes | Method::Fft => {
+                unreachable!("run apart, by the band and FFT paths")
+            }
         }?;
     }
     Ok(())
@@ -117,26 +130,29 @@ fn inline_job<S>(listed: &Listed, inputs: &[u64], outputs: &[u64]) -> Job {
     }
 }
 
-/// The four band kernels of one element type `S` summed in `F`, as a tuple: over inline jobs,
-/// their slice sums, over listed jobs, theirs.
+/// The band kernels of one element type `S` summed in `F`, as a tuple: over inline jobs, their
+/// slice sums, over listed jobs, theirs, and the lane kernel (over inline jobs).
 trait BandKernels<S: Stored<F>, F: Sum> {
     type Inline: Kernel<Params = Band<S, F>>;
     type InlineSums: Kernel<Params = Band<S, F>>;
     type Listed: Kernel<Params = BandList<S, F>>;
     type ListedSums: Kernel<Params = BandList<S, F>>;
+    type Lanes: Kernel<Params = Band<S, F>>;
 }
 
-impl<S: Stored<F>, F: Sum, B, K, L, LK> BandKernels<S, F> for (B, K, L, LK)
+impl<S: Stored<F>, F: Sum, B, K, L, LK, N> BandKernels<S, F> for (B, K, L, LK, N)
 where
     B: Kernel<Params = Band<S, F>>,
     K: Kernel<Params = Band<S, F>>,
     L: Kernel<Params = BandList<S, F>>,
     LK: Kernel<Params = BandList<S, F>>,
+    N: Kernel<Params = Band<S, F>>,
 {
     type Inline = B;
     type InlineSums = K;
     type Listed = L;
     type ListedSums = LK;
+    type Lanes = N;
 }
 
 /// The jobs of one band launch, runs of equal products merged, as a list names them.
@@ -146,6 +162,8 @@ struct Jobs {
     tiles: u64,
     outputs: u64,
     longest: u64,
+    /// Multiply-adds of all jobs, about (an output of a window as many as the shorter vector).
+    terms: u128,
 }
 
 impl Jobs {
@@ -156,6 +174,7 @@ impl Jobs {
             tiles: 0,
             outputs: 0,
             longest: 0,
+            terms: 0,
         };
         for (product, target) in work {
             let (a, a_stride) = operand(&product.a);
@@ -181,6 +200,7 @@ impl Jobs {
             all.tiles += job.tiles();
             all.outputs += job.len;
             all.longest = all.longest.max(job.b_len);
+            all.terms += u128::from(job.len) * u128::from(job.a_len.min(job.b_len));
             let fields = Listed::fields(product.a.input as u8, product.b.input as u8, target.output as u8);
             let listed = Listed { job, fields };
             if !all.jobs.last_mut().is_some_and(|run| extend(run, &listed)) {
@@ -191,17 +211,22 @@ impl Jobs {
     }
 
     /// The band launch over these jobs by `K`'s kernels, elements `S` summed in `F`, and with
-    /// more than one slice its slice sums; the kernels may write only the first `told` elements
-    /// of each output (a test's guard past them).
+    /// more than one slice its slice sums; or (`lanes`, at most [`INLINE_JOBS`] jobs) the lane
+    /// launch. The kernels may write only the first `told` elements of each output (a test's
+    /// guard past them).
     fn launch<S: Real + Stored<F>, F: Sum, K: BandKernels<S, F>>(
         &self,
         d: &Device,
         inputs: &[&DeviceBuffer<S>],
         outputs: &mut [&mut DeviceBuffer<S>],
         told: usize,
+        lanes: bool,
     ) -> Result<()> {
         // The slices' partial sums live in the device's launch scratch, kept between calls.
-        let slices = slices_for(self.tiles, self.longest, &d.limits().launch);
+        let slices = match lanes {
+            true => 1,
+            false => slices_for(self.tiles, self.longest, &d.limits().launch),
+        };
         let partial_bytes = match slices {
             1 => 0,
             _ => (slices as u64 * self.outputs) as usize * size_of::<F>(),
@@ -245,6 +270,9 @@ impl Jobs {
                 slices,
                 partial,
             };
+            if lanes {
+                return bind.launch::<K::Lanes>(p.lanes_plan(&d.limits().launch), p);
+            }
             bind.launch::<K::Inline>(p.plan(), p)?;
             return if slices > 1 {
                 bind.launch::<K::InlineSums>(sums, p)
@@ -360,14 +388,16 @@ pub fn band_with_jobs(
         outputs: outs.min(4 * count * told as u64),
         // Several chunks of `b` make several slices (a few: the emulator runs every block).
         longest: if sliced { 8 * CHUNK as u64 } else { 1 },
+        terms: 0,
     };
     type Kernels = (
         <f32 as ConvolveKernels>::Band,
         <f32 as ConvolveKernels>::SumSlices,
         <f32 as ConvolveKernels>::BandListed,
         <f32 as ConvolveKernels>::SumSlicesListed,
+        <f32 as ConvolveKernels>::LaneSums,
     );
-    all.launch::<f32, f32, Kernels>(d, inputs, outputs, told)
+    all.launch::<f32, f32, Kernels>(d, inputs, outputs, told, false)
 }
 
 /// Takes `next` into `run` as its next product if it has the run's shape and buffers and lies

@@ -36,8 +36,8 @@
 //! ```
 //!
 //! The longer vector goes on the left whatever order the caller passes (the inner sum runs over
-//! the shorter). Devices run the band kernel ([`warpkit_kernels::convolve::band`]), the post's
-//! kernel v4 for a single short pair, or the FFT where the contract admits it and it pays
+//! the shorter). Devices run the band kernel ([`warpkit_kernels::convolve::band`]), the lane
+//! kernel for short calls ([`Method::Lanes`]), or the FFT where the contract admits it and it pays
 //! ([`Method::auto_within`]), unless a [`Method`] forces another; the CPU backend sums in f64
 //! with rayon whatever the contract and is the tests' reference. NaN and infinities propagate
 //! as IEEE arithmetic says by every direct method: an output is NaN exactly where one of its
@@ -61,8 +61,9 @@ use warpkit_kernels::convolve::kernels::ConvolveKernels;
 /// The longest vector: 2^31 − 1 elements (the post's kernels index with 32-bit lengths).
 pub const MAX_LEN: u64 = i32::MAX as u64;
 
-/// The longest single pair [`Method::auto`] gives to the post's v4.
-pub const V4_UP_TO: usize = 1536;
+/// The most terms (multiply-adds) of a call [`Method::auto`] gives to the lane kernel
+/// ([`Method::Lanes`]); longer calls go to the band kernel.
+pub const LANES_UP_TO: u64 = 1 << 23;
 
 /// The element types convolved: f32 and f64.
 pub trait Real: ConvolveKernels + Pod + Default + Debug + Send + Sync + Into<f64> {
@@ -96,9 +97,14 @@ pub enum Method {
     /// The article's v4: a warp per pair of outputs, summed by shuffles.
     V4,
     /// warpkit's band kernel: tiles of outputs in registers, the inner sum split over blocks
-    /// where the outputs alone would not fill the device; the only method for gradients,
-    /// windows and batches in one launch.
+    /// where the outputs alone would not fill the device (and the slices summed by a second
+    /// launch); gradients, windows and batches of any shapes in one call.
     Band,
+    /// warpkit's lane kernel, for short products: an output a lane, blocks of 32 outputs whose
+    /// warps each sum a stretch of the inner index, added in order by one warp; one launch,
+    /// however few the outputs. Gradients, windows and batches of equal pairs too (at most two
+    /// products of different shapes a call).
+    Lanes,
     /// cuFFT's transforms (on a GPU only): one forward product of whole vectors, each output
     /// within [`fft_error`] of the mass `Σ|p|·Σ|q|` ([`Accuracy::OfMass`]), not of itself.
     Fft,
@@ -107,24 +113,23 @@ pub enum Method {
 impl Method {
     /// Every direct method (each output summed from its own terms), for callers that compare
     /// them; [`Method::Fft`] is apart, as its outputs are only as accurate as the mass allows.
-    pub const DIRECT: [Method; 6] = [
+    pub const DIRECT: [Method; 7] = [
         Method::V0,
         Method::V1,
         Method::V2,
         Method::V3,
         Method::V4,
         Method::Band,
+        Method::Lanes,
     ];
 
-    /// The method a device runs for `batch` forward products of lengths `m >= n` unless told
-    /// otherwise: the post's v4 (a warp per output pair) for a single pair up to
-    /// [`V4_UP_TO`] long, where the band kernel's tiles are too few to fill the device; the
-    /// band kernel otherwise (H200, 2026-11-26, f32: v4 4.3 µs against 5.2 at m = n = 256, 6.8
-    /// against 11.4 at 1024, 12.3 against 11.6 at 2048;
-    /// [results/convolve.md](https://github.com/warpkit-rs/warpkit/blob/main/results/convolve.md)).
+    /// The method a device runs for `batch` equal forward products of lengths `m` and `n`
+    /// unless told otherwise: the lane kernel up to [`LANES_UP_TO`] terms in all, where the
+    /// band kernel's tiles are too few to fill the device in one launch; the band kernel
+    /// beyond ([results/convolve.md](https://github.com/warpkit-rs/warpkit/blob/main/results/convolve.md)).
     pub fn auto(m: usize, n: usize, batch: usize) -> Method {
-        if batch == 1 && m.max(n) <= V4_UP_TO {
-            Method::V4
+        if terms(m, n, batch) <= u128::from(LANES_UP_TO) {
+            Method::Lanes
         } else {
             Method::Band
         }
@@ -146,8 +151,13 @@ impl Method {
 
     /// Whether this is one of the post's forward-only kernels, or the FFT.
     fn is_forward_only(self) -> bool {
-        self != Method::Band
+        !matches!(self, Method::Band | Method::Lanes)
     }
+}
+
+/// The terms (multiply-adds) of `batch` full products of lengths `m` and `n`.
+fn terms(m: usize, n: usize, batch: usize) -> u128 {
+    m as u128 * n as u128 * batch as u128
 }
 
 /// What a call asks of each output's accuracy: the contract [`Method::auto_within`] meets by
@@ -247,6 +257,9 @@ pub(crate) struct Target {
 pub(crate) struct Plan {
     pub method: Method,
     pub wide: bool,
+    /// Whether the caller named the method: if not, a band launch short enough for the lane
+    /// kernel ([`LANES_UP_TO`]) runs that instead.
+    pub forced: bool,
 }
 
 /// Banded convolution with a chosen or automatic [`Method`].
@@ -328,7 +341,8 @@ impl Convolution {
 
     /// How `device` runs `work`: by the forced method, else [`Method::auto_within`]'s for a
     /// single whole forward product of unit strides (the FFT only where the device can run it),
-    /// else the band kernel (where f32 is summed in f64 too).
+    /// else the band kernel or, for short work, the lane kernel (where f32 is summed in f64
+    /// too).
     fn plan<F: Real>(&self, device: &Device, mut work: impl Work) -> Plan {
         let method = self.method.unwrap_or_else(|| match (work.next(), work.next()) {
             (Some((p, t)), None) if p.lo == 0 && !p.b.reversed && !self.wide => {
@@ -344,6 +358,7 @@ impl Convolution {
         Plan {
             method,
             wide: self.wide,
+            forced: self.method.is_some(),
         }
     }
 

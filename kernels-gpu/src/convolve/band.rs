@@ -25,10 +25,14 @@ use super::job::{InlineJobs, Job, Listed, MOST_ELEMENTS, element, find_listed, i
 use super::{Real, Stored};
 use crate::launch::{LaunchShape, Limits, grid_extent};
 pub use crate::policy::convolve::{BAND_CHUNK as CHUNK, BAND_THREADS as THREADS};
-use crate::policy::convolve::{BAND_RESIDENT_PER_SM, SUM_BLOCKS_PER_SM, SUM_THREADS};
+use crate::policy::convolve::{
+    BAND_RESIDENT_PER_SM, LANES_WARPS, LANES_WARPS_PER_SM, SUM_BLOCKS_PER_SM, SUM_THREADS,
+};
 use crate::simt::shared::{Quad, SharedSlice};
 use crate::simt::warp::{FULL_MASK, any};
-use crate::simt::{block_idx, block_x, global_x, grid_threads_x, lane_id, sync_threads, thread_x, warp_id};
+use crate::simt::{
+    block_dim_x, block_idx, block_x, global_x, grid_threads_x, lane_id, sync_threads, thread_x, warp_id,
+};
 
 /// Consecutive outputs per thread.
 const PER_THREAD: u32 = 8;
@@ -40,6 +44,8 @@ const _: () = assert!(
     THREADS <= crate::launch_bounds::BAND_LISTED_F32.max_threads
         && THREADS <= crate::launch_bounds::BAND_LISTED_F64.max_threads
 );
+
+const _: () = assert!(32 * LANES_WARPS <= crate::launch_bounds::LANES.max_threads);
 
 /// Warps per block.
 const WARPS: u32 = THREADS / 32;
@@ -93,6 +99,10 @@ own_kernel! {
     fn sum_slices => convolve_sum_slices_f32<f32, f32>, convolve_sum_slices_f32_wide<f32, f64>,
         convolve_sum_slices_f64<f64, f64>;
     check |p, shape| p.slices > 1 && shape.is_1d();
+    /// The lane kernel over the same jobs (one slice), in the same order.
+    fn lanes => convolve_lanes_f32<f32, f32>, convolve_lanes_f32_wide<f32, f64>,
+        convolve_lanes_f64<f64, f64>;
+    check |p, shape| p.slices == 1 && p.lanes_fit(shape);
 }
 
 own_kernel! {
@@ -183,6 +193,47 @@ impl<S: Stored<F>, F: Real> Band<S, F> {
     pub const fn plan(&self) -> LaunchShape {
         band_shape::<F>(self.tiles, self.slices)
     }
+
+    /// The lane launch over these jobs on a device of `limits`: [`lanes_shape`] with enough
+    /// warps a block for about [`LANES_WARPS_PER_SM`] a multiprocessor, at most
+    /// [`LANES_WARPS`].
+    pub const fn lanes_plan(&self, limits: &Limits) -> LaunchShape {
+        let tiles = self.outputs.div_ceil(32);
+        let want =
+            (LANES_WARPS_PER_SM * limits.multiprocessors as u64).div_ceil(if tiles == 0 { 1 } else { tiles });
+        let warps = if want > LANES_WARPS as u64 {
+            LANES_WARPS
+        } else if want < 1 {
+            1
+        } else {
+            want as u32
+        };
+        lanes_shape::<F>(self.outputs, warps)
+    }
+
+    /// Whether `shape` is a lane launch over these jobs ([`lanes_shape`] of 1 to
+    /// [`LANES_WARPS`] warps).
+    pub const fn lanes_fit(&self, shape: &LaunchShape) -> bool {
+        let warps = shape.block[0] / 32;
+        if warps < 1 || warps > LANES_WARPS {
+            return false;
+        }
+        let want = lanes_shape::<F>(self.outputs, warps);
+        want.grid[0] == shape.grid[0]
+            && want.block[0] == shape.block[0]
+            && want.shared_bytes == shape.shared_bytes
+            && shape.is_1d()
+    }
+}
+
+/// The lane launch over `outputs` outputs of elements summed in `F`: a block of `warps` warps
+/// for each 32 consecutive outputs, with a partial sum a thread in shared memory.
+pub const fn lanes_shape<F>(outputs: u64, warps: u32) -> LaunchShape {
+    LaunchShape::linear(
+        outputs.div_ceil(32),
+        32 * warps,
+        32 * warps * size_of::<F>() as u32,
+    )
 }
 
 impl<S: Stored<F>, F: Real> BandList<S, F> {
@@ -441,6 +492,78 @@ unsafe fn run_tile<S: Stored<F>, F: Real>(
                 }
             }
         }
+    }
+}
+
+/// The lane kernel's body over inline jobs: for products too short for the band kernel's tiles
+/// to fill the device in one launch. Output `32·b + lane` of all jobs belongs to lane `lane`
+/// of block `b`; warp `w` of the block's `W` sums the `w`-th of `W` equal stretches of that
+/// output's terms, in increasing `k`, reading both vectors where they lie (a lane's `b[k]` and
+/// its neighbour's are adjacent or the same, as are the `a` elements); warp 0 then adds the
+/// stretches in order and writes the output. Every term is tested against both vectors'
+/// bounds, so no zero meets an infinity and one launch does it all.
+///
+/// # Safety
+/// As for [`band`], on a [`lanes_shape`] launch (one slice; `partial` unused).
+#[inline(always)]
+pub unsafe fn lanes<S: Stored<F>, F: Real>(p: Band<S, F>) {
+    let warps = block_dim_x() / 32;
+    let f = block_x() as u64 * 32 + lane_id() as u64;
+    // SAFETY: the launch gives `32 * warps` elements of `F` (`lanes_shape`).
+    let sums = unsafe { SharedSlice::<F>::carve(0, 32 * warps) };
+    let mut sum = F::ZERO;
+    let mut place = None;
+    if f < p.outputs {
+        let job = p.inline.find(p.count, f, |j| j.first_out);
+        let job = job.product_of(f - job.first_out, |j| j.len);
+        let j = f - job.first_out; // the output's place in the job's window
+        let o = job.lo + j; // ... in the full convolution
+        let k_lo = (o + 1).saturating_sub(job.a_len);
+        let k_hi = job.b_len.min(o + 1);
+        let per = job.a_len.min(job.b_len).div_ceil(warps as u64);
+        let start = (k_lo + warp_id() as u64 * per).min(k_hi);
+        let terms = (start + per).min(k_hi) - start;
+        // `a[o − k]` and `b[k]` from `k = start` on, stepping down `a` and up `b`.
+        let (sa, sb) = (job.a_stride as isize, job.b_stride as isize);
+        let mut at_a = element(vector::<S>(job.a), job.a_stride, o.wrapping_sub(start));
+        let mut at_b = element(vector::<S>(job.b), job.b_stride, start);
+        let mut t = 0;
+        // Four terms' loads before their multiply-adds, which keep `k`'s order.
+        while t + 4 <= terms {
+            // SAFETY: `start + t + u < k_hi`, so `b[k]` and `a[o − k]` are elements of the
+            // job's vectors (`k >= k_lo` keeps `o − k` below `a_len`).
+            let (a, b): ([S; 4], [S; 4]) = unsafe {
+                (
+                    core::array::from_fn(|u| *at_a.wrapping_offset(-(u as isize) * sa)),
+                    core::array::from_fn(|u| *at_b.wrapping_offset(u as isize * sb)),
+                )
+            };
+            for (a, b) in a.iter().zip(&b) {
+                sum = a.widen().fma(b.widen(), sum);
+            }
+            at_a = at_a.wrapping_offset(-4 * sa);
+            at_b = at_b.wrapping_offset(4 * sb);
+            t += 4;
+        }
+        while t < terms {
+            // SAFETY: as above.
+            sum = unsafe { (*at_a).widen().fma((*at_b).widen(), sum) };
+            at_a = at_a.wrapping_offset(-sa);
+            at_b = at_b.wrapping_offset(sb);
+            t += 1;
+        }
+        place = Some(element(vector::<S>(job.out), job.out_stride, j));
+    }
+    sums.set(thread_x(), sum);
+    // SAFETY: every thread of the block reaches it.
+    unsafe { sync_threads() };
+    if let (0, Some(at)) = (warp_id(), place) {
+        let mut total = F::ZERO;
+        for w in 0..warps {
+            total = total.add(sums.get(32 * w + lane_id()));
+        }
+        // SAFETY: one of the job's outputs (the family's contract).
+        unsafe { *at = S::narrow(total) };
     }
 }
 

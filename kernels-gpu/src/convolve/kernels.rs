@@ -26,6 +26,9 @@ crate::kernel_table! {
         SumSlicesListed: BandList<Self, Self>;
         BandListedWide: BandList<Self, f64>;
         SumSlicesListedWide: BandList<Self, f64>;
+        /// The lane kernel, summing in the type and in f64.
+        LaneSums: Band<Self, Self>;
+        LaneSumsWide: Band<Self, f64>;
         V0: Seed<Self>;
         V1: Seed<Self>;
         V2: Seed<Self>;
@@ -44,6 +47,8 @@ crate::kernel_table! {
         SumSlicesListed = band::convolve_sum_slices_listed_f32,
         BandListedWide = band::convolve_band_listed_f32_wide,
         SumSlicesListedWide = band::convolve_sum_slices_listed_f32_wide,
+        LaneSums = band::convolve_lanes_f32,
+        LaneSumsWide = band::convolve_lanes_f32_wide,
         V0 = seed::convolve_v0_f32,
         V1 = seed::convolve_v1_f32,
         V2 = seed::convolve_v2_f32,
@@ -61,6 +66,8 @@ crate::kernel_table! {
         SumSlicesListed = band::convolve_sum_slices_listed_f64,
         BandListedWide = band::convolve_band_listed_f64,
         SumSlicesListedWide = band::convolve_sum_slices_listed_f64,
+        LaneSums = band::convolve_lanes_f64,
+        LaneSumsWide = band::convolve_lanes_f64,
         V0 = seed::convolve_v0_f64,
         V1 = seed::convolve_v1_f64,
         V2 = seed::convolve_v2_f64,

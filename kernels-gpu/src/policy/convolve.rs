@@ -13,6 +13,12 @@ pub const BAND_CHUNK: u32 = 256;
 /// into slices. (An occupancy query per call cost microseconds.)
 pub const BAND_RESIDENT_PER_SM: u64 = 8;
 
+/// Warps per block of the lane kernel (`convolve::band::lanes`) at most: the slices of the inner
+/// sum each tile of 32 outputs is cut into.
+pub const LANES_WARPS: u32 = 16;
+/// Warps the lane kernel aims to give each multiprocessor: the tiles times the warps a block.
+pub const LANES_WARPS_PER_SM: u64 = 16;
+
 /// Whether the slice sums load eight slices' partial sums before adding any (in slice order
 /// still), by the type summed. f32's one-at-a-time loop waited out each load's latency on its
 /// own (ncu on an H200, m = n = 16384: 17 µs, batched 7.4); f64's ran as fast or faster
