@@ -26,12 +26,13 @@ use super::{Real, Stored};
 use crate::launch::{LaunchShape, Limits, grid_extent};
 pub use crate::policy::convolve::{BAND_CHUNK as CHUNK, BAND_THREADS as THREADS};
 use crate::policy::convolve::{
-    BAND_RESIDENT_PER_SM, LANES_WARPS, LANES_WARPS_PER_SM, SUM_BLOCKS_PER_SM, SUM_THREADS,
+    BAND_RESIDENT_PER_SM, LANES_STAGE, LANES_WARPS, LANES_WARPS_PER_SM, SUM_BLOCKS_PER_SM, SUM_THREADS,
 };
 use crate::simt::shared::{Quad, SharedSlice};
-use crate::simt::warp::{FULL_MASK, any};
+use crate::simt::warp::{FULL_MASK, all, any, shfl_idx};
 use crate::simt::{
-    block_dim_x, block_idx, block_x, global_x, grid_threads_x, lane_id, sync_threads, thread_x, warp_id,
+    block_dim_x, block_idx, block_x, global_x, grid_threads_x, lane_id, sync_threads, sync_warp, thread_x,
+    warp_id,
 };
 
 /// Consecutive outputs per thread.
@@ -208,7 +209,7 @@ impl<S: Stored<F>, F: Real> Band<S, F> {
         } else {
             want as u32
         };
-        lanes_shape::<F>(self.outputs, warps)
+        lanes_shape::<S, F>(self.outputs, warps)
     }
 
     /// Whether `shape` is a lane launch over these jobs ([`lanes_shape`] of 1 to
@@ -218,7 +219,7 @@ impl<S: Stored<F>, F: Real> Band<S, F> {
         if warps < 1 || warps > LANES_WARPS {
             return false;
         }
-        let want = lanes_shape::<F>(self.outputs, warps);
+        let want = lanes_shape::<S, F>(self.outputs, warps);
         want.grid[0] == shape.grid[0]
             && want.block[0] == shape.block[0]
             && want.shared_bytes == shape.shared_bytes
@@ -226,15 +227,23 @@ impl<S: Stored<F>, F: Real> Band<S, F> {
     }
 }
 
-/// The lane launch over `outputs` outputs of elements summed in `F`: a block of `warps` warps
-/// for each 32 consecutive outputs, with a partial sum a thread in shared memory.
-pub const fn lanes_shape<F>(outputs: u64, warps: u32) -> LaunchShape {
-    LaunchShape::linear(
-        outputs.div_ceil(32),
-        32 * warps,
-        32 * warps * size_of::<F>() as u32,
-    )
+/// The lane launch over `outputs` outputs of elements kept as `S` and summed in `F`: a block of
+/// `warps` warps for each 32 consecutive outputs, with a partial sum a thread and a warp's
+/// [`lane_stage_len`] elements of each vector in shared memory.
+pub const fn lanes_shape<S, F>(outputs: u64, warps: u32) -> LaunchShape {
+    let per_warp = 32 * size_of::<F>() as u32 + 2 * lane_stage_len() * size_of::<S>() as u32;
+    LaunchShape::linear(outputs.div_ceil(32), 32 * warps, warps * per_warp)
 }
+
+/// Elements of each vector a warp of the lane kernel stages at a time: [`LANES_STAGE`] steps
+/// of the inner sum, and 31 more for the warp's outputs, whose stretches start up to 31 apart.
+pub const fn lane_stage_len() -> u32 {
+    LANES_STAGE + 32
+}
+
+/// Rounds of a warp's loads that fill a stage, an element a lane each.
+const STAGE_ROUNDS: usize = (lane_stage_len() / 32) as usize;
+const _: () = assert!(LANES_STAGE.is_multiple_of(32));
 
 impl<S: Stored<F>, F: Real> BandList<S, F> {
     /// The band launch over these jobs' `tiles` tiles: [`band_shape`].
@@ -498,22 +507,41 @@ unsafe fn run_tile<S: Stored<F>, F: Real>(
 /// The lane kernel's body over inline jobs: for products too short for the band kernel's tiles
 /// to fill the device in one launch. Output `32·b + lane` of all jobs belongs to lane `lane`
 /// of block `b`; warp `w` of the block's `W` sums the `w`-th of `W` equal stretches of that
-/// output's terms, in increasing `k`, reading both vectors where they lie (a lane's `b[k]` and
-/// its neighbour's are adjacent or the same, as are the `a` elements); warp 0 then adds the
-/// stretches in order and writes the output. Every term is tested against both vectors'
-/// bounds, so no zero meets an infinity and one launch does it all.
+/// output's terms, in increasing `k`; warp 0 then adds the stretches in order and writes the
+/// output. Every term is tested against both vectors' bounds, so no zero meets an infinity and
+/// one launch does it all.
+///
+/// Where the warp's 32 outputs are consecutive outputs of one product (all but the warps that
+/// straddle two), their stretches start at most 31 apart in `k` and in `o − k`, so the warp
+/// stages [`LANES_STAGE`] steps of all 32 at a time, [`lane_stage_len`] elements of each vector
+/// in one round of loads, and sums from shared memory: the loads' latency is met once a stage
+/// instead of once a step. A straddling warp reads both vectors where they lie. Both ways add
+/// the same terms in the same order, so they give the same bits.
 ///
 /// # Safety
 /// As for [`band`], on a [`lanes_shape`] launch (one slice; `partial` unused).
 #[inline(always)]
 pub unsafe fn lanes<S: Stored<F>, F: Real>(p: Band<S, F>) {
     let warps = block_dim_x() / 32;
-    let f = block_x() as u64 * 32 + lane_id() as u64;
-    // SAFETY: the launch gives `32 * warps` elements of `F` (`lanes_shape`).
-    let sums = unsafe { SharedSlice::<F>::carve(0, 32 * warps) };
+    let first = block_x() as u64 * 32;
+    // SAFETY: the launch gives `32 * warps` elements of `F` and then a warp's two stages after
+    // another (`lanes_shape`).
+    let (sums, stage_a, stage_b) = unsafe {
+        let len = lane_stage_len();
+        let sums_bytes = 32 * warps * size_of::<F>() as u32;
+        let at = sums_bytes + warp_id() * 2 * len * size_of::<S>() as u32;
+        (
+            SharedSlice::<F>::carve(0, 32 * warps),
+            SharedSlice::<S>::carve(at, len),
+            SharedSlice::<S>::carve(at + len * size_of::<S>() as u32, len),
+        )
+    };
     let mut sum = F::ZERO;
     let mut place = None;
-    if f < p.outputs {
+    // The block's first output decides for all its threads, so the warp votes below are whole.
+    if first < p.outputs {
+        // A lane past the last output sums the last one's terms again and writes nothing.
+        let f = (first + lane_id() as u64).min(p.outputs - 1);
         let job = p.inline.find(p.count, f, |j| j.first_out);
         let job = job.product_of(f - job.first_out, |j| j.len);
         let j = f - job.first_out; // the output's place in the job's window
@@ -522,37 +550,27 @@ pub unsafe fn lanes<S: Stored<F>, F: Real>(p: Band<S, F>) {
         let k_hi = job.b_len.min(o + 1);
         let per = job.a_len.min(job.b_len).div_ceil(warps as u64);
         let start = (k_lo + warp_id() as u64 * per).min(k_hi);
-        let terms = (start + per).min(k_hi) - start;
-        // `a[o − k]` and `b[k]` from `k = start` on, stepping down `a` and up `b`.
-        let (sa, sb) = (job.a_stride as isize, job.b_stride as isize);
-        let mut at_a = element(vector::<S>(job.a), job.a_stride, o.wrapping_sub(start));
-        let mut at_b = element(vector::<S>(job.b), job.b_stride, start);
-        let mut t = 0;
-        // Four terms' loads before their multiply-adds, which keep `k`'s order.
-        while t + 4 <= terms {
-            // SAFETY: `start + t + u < k_hi`, so `b[k]` and `a[o − k]` are elements of the
-            // job's vectors (`k >= k_lo` keeps `o − k` below `a_len`).
-            let (a, b): ([S; 4], [S; 4]) = unsafe {
-                (
-                    core::array::from_fn(|u| *at_a.wrapping_offset(-(u as isize) * sa)),
-                    core::array::from_fn(|u| *at_b.wrapping_offset(u as isize * sb)),
-                )
-            };
-            for (a, b) in a.iter().zip(&b) {
-                sum = a.widen().fma(b.widen(), sum);
-            }
-            at_a = at_a.wrapping_offset(-4 * sa);
-            at_b = at_b.wrapping_offset(4 * sb);
-            t += 4;
-        }
-        while t < terms {
-            // SAFETY: as above.
-            sum = unsafe { (*at_a).widen().fma((*at_b).widen(), sum) };
-            at_a = at_a.wrapping_offset(-sa);
-            at_b = at_b.wrapping_offset(sb);
-            t += 1;
-        }
-        place = Some(element(vector::<S>(job.out), job.out_stride, j));
+        let stretch = Stretch {
+            a: vector::<S>(job.a),
+            a_stride: job.a_stride,
+            b: vector::<S>(job.b),
+            b_stride: job.b_stride,
+            o,
+            start,
+            terms: (start + per).min(k_hi) - start,
+        };
+        // SAFETY: every lane is here (the block's first output is), and `f − j` (the first
+        // output of `f`'s product) tells products apart.
+        let one_product = unsafe { all(FULL_MASK, shfl_idx(FULL_MASK, f - j, 0) == f - j) };
+        sum = if one_product {
+            // SAFETY: the warp's lanes hold consecutive outputs of one product (the last
+            // repeated), each stretch inside both vectors; the stages are this warp's.
+            unsafe { stretch.staged((job.a_len, job.b_len), (stage_a, stage_b)) }
+        } else {
+            // SAFETY: each stretch lies inside both vectors.
+            unsafe { stretch.global() }
+        };
+        place = (f == first + lane_id() as u64).then(|| element(vector::<S>(job.out), job.out_stride, j));
     }
     sums.set(thread_x(), sum);
     // SAFETY: every thread of the block reaches it.
@@ -565,6 +583,133 @@ pub unsafe fn lanes<S: Stored<F>, F: Real>(p: Band<S, F>) {
         // SAFETY: one of the job's outputs (the family's contract).
         unsafe { *at = S::narrow(total) };
     }
+}
+
+/// One lane's stretch of an output's inner sum: `Σ a[o − k] · b[k]` over `terms` steps from
+/// `k = start`, each term inside both vectors.
+struct Stretch<S> {
+    a: *mut S,
+    a_stride: i64,
+    b: *mut S,
+    b_stride: i64,
+    o: u64,
+    start: u64,
+    terms: u64,
+}
+
+impl<S: Copy> Stretch<S> {
+    /// The stretch's sum, reading both vectors where they lie.
+    ///
+    /// # Safety
+    /// Every term's elements lie inside their vectors.
+    #[inline(always)]
+    unsafe fn global<F: Real>(&self) -> F
+    where
+        S: Stored<F>,
+    {
+        let (sa, sb) = (self.a_stride as isize, self.b_stride as isize);
+        let at_a = element(self.a, self.a_stride, self.o.wrapping_sub(self.start));
+        let at_b = element(self.b, self.b_stride, self.start);
+        // SAFETY: `t < terms`, so both elements are the term's (the caller's contract).
+        let term = |t: u64| unsafe {
+            let t = t as isize;
+            (*at_a.wrapping_offset(-t * sa), *at_b.wrapping_offset(t * sb))
+        };
+        add_terms(F::ZERO, self.terms, term)
+    }
+
+    /// The stretch's sum, the warp staging its lanes' elements in `stages` ([`LANES_STAGE`]
+    /// steps at a time) and each lane reading its own from there.
+    ///
+    /// # Safety
+    /// Called by the whole warp, whose lanes hold consecutive outputs `o` of one product of
+    /// vectors of `lens` (a lane past the product's last output repeating the last), each
+    /// stretch inside both vectors; `stages` hold [`lane_stage_len`] elements each and no other
+    /// warp uses them.
+    #[inline(always)]
+    unsafe fn staged<F: Real>(
+        &self,
+        (a_len, b_len): (u64, u64),
+        stages: (SharedSlice<S>, SharedSlice<S>),
+    ) -> F
+    where
+        S: Stored<F>,
+    {
+        let (stage_a, stage_b) = stages;
+        let diagonal = self.o.wrapping_sub(self.start) as i64; // `o − k` at the first step
+        // SAFETY: every lane of the warp is here (the caller's contract).
+        let (start0, diagonal0) = unsafe { shfl_idx(FULL_MASK, (self.start, diagonal), 0) };
+        // Both grow by 0 or 1 from a lane to the next, so lie 0 to 31 past lane 0's.
+        let (ahead_b, ahead_a) = ((self.start - start0) as u32, (diagonal - diagonal0) as u32);
+        let mut sum = F::ZERO;
+        let mut done = 0;
+        // SAFETY: the whole warp votes (the caller's contract).
+        while unsafe { any(FULL_MASK, done < self.terms) } {
+            // Stage `b[start0 + done + i]` and `a[diagonal0 − done + 31 − i]` at `i`: step `t`
+            // of this stage then finds a lane's `b[k]` at `ahead_b + t` and its `a[o − k]` at
+            // `31 − ahead_a + t`. Indices past a vector's ends are clamped into it (no term reads
+            // those slots), so every load is of an element and all of them are issued before
+            // the first store: one wait a stage. An empty vector has no terms to stage.
+            let (b0, a_top) = (start0 + done, diagonal0 - done as i64 + 31);
+            if let (Some(a_last), Some(b_last)) = (a_len.checked_sub(1), b_len.checked_sub(1)) {
+                let slot = |r: usize| lane_id() + 32 * r as u32;
+                // SAFETY: both indices are clamped inside their vectors.
+                let pairs: [(S, S); STAGE_ROUNDS] = core::array::from_fn(|r| unsafe {
+                    let x = (a_top - slot(r) as i64).clamp(0, a_last as i64) as u64;
+                    let k = (b0 + slot(r) as u64).min(b_last);
+                    (
+                        *element(self.a, self.a_stride, x),
+                        *element(self.b, self.b_stride, k),
+                    )
+                });
+                for (r, (a, b)) in pairs.into_iter().enumerate() {
+                    // SAFETY: `slot(r) < 32 * STAGE_ROUNDS = len`; the slots are this warp's
+                    // (the caller's contract).
+                    unsafe {
+                        stage_a.set_unchecked(slot(r), a);
+                        stage_b.set_unchecked(slot(r), b);
+                    }
+                }
+            }
+            // SAFETY: the whole warp is here.
+            unsafe { sync_warp(FULL_MASK) };
+            let steps = self.terms.saturating_sub(done).min(LANES_STAGE as u64) as u32;
+            let (a_run, b_run) = (stage_a.tail(31 - ahead_a), stage_b.tail(ahead_b));
+            // SAFETY: `t < steps <= LANES_STAGE` keeps both slots inside the runs; they hold
+            // the term's elements (staged above: the term lies inside both vectors).
+            let term = |t: u32| unsafe { (a_run.get_unchecked(t), b_run.get_unchecked(t)) };
+            sum = add_terms(sum, steps, term);
+            done += LANES_STAGE as u64;
+            // SAFETY: the whole warp is here; the next stage overwrites what this one read.
+            unsafe { sync_warp(FULL_MASK) };
+        }
+        sum
+    }
+}
+
+/// `sum` plus the products of `term(t)`'s pair for `t < n`, in order: each four terms' loads
+/// before their multiply-adds, so their latencies overlap. Steps count in `T`: `u32` where a
+/// stage bounds them, so shared-memory addresses stay a base plus constants.
+#[inline(always)]
+fn add_terms<S: Stored<F>, F: Real, T>(mut sum: F, n: T, term: impl Fn(T) -> (S, S)) -> F
+where
+    T: Copy + PartialOrd + core::ops::Add<Output = T> + From<u8>,
+{
+    let (one, four) = (T::from(1), T::from(4));
+    let mut t = T::from(0);
+    while t + four <= n {
+        let pairs: [(S, S); 4] = core::array::from_fn(|u| term(t + T::from(u as u8)));
+        for (a, b) in pairs {
+            sum = a.widen().fma(b.widen(), sum);
+        }
+        t = t + four;
+    }
+    while t < n {
+        let (a, b) = term(t);
+        sum = a.widen().fma(b.widen(), sum);
+        t = t + one;
+    }
+    sum
 }
 
 /// Adds the slices' partial sums of every output in slice order and writes them out, over

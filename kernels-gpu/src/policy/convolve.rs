@@ -18,6 +18,9 @@ pub const BAND_RESIDENT_PER_SM: u64 = 8;
 pub const LANES_WARPS: u32 = 16;
 /// Warps the lane kernel aims to give each multiprocessor: the tiles times the warps a block.
 pub const LANES_WARPS_PER_SM: u64 = 16;
+/// Inner-sum steps a warp of the lane kernel stages in shared memory at a time (with 32 more
+/// elements of each vector, for the warp's 32 outputs).
+pub const LANES_STAGE: u32 = 128;
 
 /// Whether the slice sums load eight slices' partial sums before adding any (in slice order
 /// still), by the type summed. f32's one-at-a-time loop waited out each load's latency on its

@@ -175,6 +175,22 @@ impl<T: Copy> SharedSlice<T> {
         unsafe { hw::copy_async16(self.window_of(i), self.ptr.add(i as usize).cast(), src.cast()) }
     }
 
+    /// The elements from `from` on, as a slice of their own: a hot loop then indexes from 0, and
+    /// its addresses are the tail's base plus constants. Traps if `from` is past the end.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn tail(&self, from: u32) -> SharedSlice<T> {
+        if from > self.len {
+            trap()
+        }
+        SharedSlice {
+            ptr: self.ptr.wrapping_add(from as usize),
+            window: self.window_of(from),
+            len: self.len - from,
+            _t: PhantomData,
+        }
+    }
+
     /// Generic address of element 0, for atomics (which the race detector does not track).
     #[inline(always)]
     pub fn as_mut_ptr(&self) -> *mut T {
