@@ -607,15 +607,14 @@ impl<S: Copy> Stretch<S> {
     where
         S: Stored<F>,
     {
-        let (sa, sb) = (self.a_stride as isize, self.b_stride as isize);
-        let at_a = element(self.a, self.a_stride, self.o.wrapping_sub(self.start));
-        let at_b = element(self.b, self.b_stride, self.start);
-        // SAFETY: `t < terms`, so both elements are the term's (the caller's contract).
-        let term = |t: u64| unsafe {
-            let t = t as isize;
-            (*at_a.wrapping_offset(-t * sa), *at_b.wrapping_offset(t * sb))
+        let terms = Walk {
+            a: element(self.a, self.a_stride, self.o.wrapping_sub(self.start)),
+            a_step: -self.a_stride as isize,
+            b: element(self.b, self.b_stride, self.start),
+            b_step: self.b_stride as isize,
         };
-        add_terms(F::ZERO, self.terms, term)
+        // SAFETY: the stretch's steps are inside both vectors (the caller's contract).
+        unsafe { add_terms(F::ZERO, self.terms, terms) }
     }
 
     /// The stretch's sum, the warp staging its lanes' elements in `stages` ([`LANES_STAGE`]
@@ -673,12 +672,17 @@ impl<S: Copy> Stretch<S> {
             }
             // SAFETY: the whole warp is here.
             unsafe { sync_warp(FULL_MASK) };
-            let steps = self.terms.saturating_sub(done).min(LANES_STAGE as u64) as u32;
-            let (a_run, b_run) = (stage_a.tail(31 - ahead_a), stage_b.tail(ahead_b));
-            // SAFETY: `t < steps <= LANES_STAGE` keeps both slots inside the runs; they hold
-            // the term's elements (staged above: the term lies inside both vectors).
-            let term = |t: u32| unsafe { (a_run.get_unchecked(t), b_run.get_unchecked(t)) };
-            sum = add_terms(sum, steps, term);
+            let steps = self.terms.saturating_sub(done).min(LANES_STAGE as u64);
+            // SAFETY: both offsets are at most 31, inside the stages; the runs' first `steps`
+            // slots hold the stage's terms (staged above: they lie inside both vectors), as
+            // `steps <= LANES_STAGE`.
+            sum = unsafe {
+                let runs = Runs(
+                    stage_a.tail_unchecked(31 - ahead_a),
+                    stage_b.tail_unchecked(ahead_b),
+                );
+                add_terms(sum, steps, runs)
+            };
             done += LANES_STAGE as u64;
             // SAFETY: the whole warp is here; the next stage overwrites what this one read.
             unsafe { sync_warp(FULL_MASK) };
@@ -687,27 +691,93 @@ impl<S: Copy> Stretch<S> {
     }
 }
 
-/// `sum` plus the products of `term(t)`'s pair for `t < n`, in order: each four terms' loads
-/// before their multiply-adds, so their latencies overlap. Steps count in `T`: `u32` where a
-/// stage bounds them, so shared-memory addresses stay a base plus constants.
+/// A cursor over a stretch's terms, at its next step: where [`add_terms`] reads them.
+trait Terms<S> {
+    /// The elements of the term `u` steps past the cursor.
+    ///
+    /// # Safety
+    /// That term is one of the stretch's.
+    unsafe fn peek(&self, u: u32) -> (S, S);
+
+    /// Moves the cursor `n` steps on.
+    ///
+    /// # Safety
+    /// At most to the stretch's end.
+    unsafe fn advance(&mut self, n: u32);
+}
+
+/// Terms read from both vectors where they lie: `a` stepping down, `b` up.
+struct Walk<S> {
+    a: *mut S,
+    a_step: isize,
+    b: *mut S,
+    b_step: isize,
+}
+
+impl<S: Copy> Terms<S> for Walk<S> {
+    #[inline(always)]
+    unsafe fn peek(&self, u: u32) -> (S, S) {
+        let u = u as isize;
+        // SAFETY: the term's elements (the caller's contract).
+        unsafe {
+            (
+                *self.a.wrapping_offset(u * self.a_step),
+                *self.b.wrapping_offset(u * self.b_step),
+            )
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn advance(&mut self, n: u32) {
+        self.a = self.a.wrapping_offset(n as isize * self.a_step);
+        self.b = self.b.wrapping_offset(n as isize * self.b_step);
+    }
+}
+
+/// Terms from a warp's stages: a lane's `a` and `b` elements side by side from each run's start
+/// (`a` staged in reverse).
+struct Runs<S: Copy>(SharedSlice<S>, SharedSlice<S>);
+
+impl<S: Copy> Terms<S> for Runs<S> {
+    #[inline(always)]
+    unsafe fn peek(&self, u: u32) -> (S, S) {
+        // SAFETY: the term's slots are inside both runs (the caller's contract).
+        unsafe { (self.0.get_unchecked(u), self.1.get_unchecked(u)) }
+    }
+
+    #[inline(always)]
+    unsafe fn advance(&mut self, n: u32) {
+        // SAFETY: at most to the stretch's end, inside both runs (the caller's contract).
+        unsafe { *self = Runs(self.0.tail_unchecked(n), self.1.tail_unchecked(n)) }
+    }
+}
+
+/// `sum` plus the products of the `n` terms from `terms`' cursor on, in order: each four terms'
+/// loads before their multiply-adds, so their latencies overlap, and the cursor advanced four
+/// at a time, so the loads' addresses are a base plus constants.
+///
+/// # Safety
+/// The `n` terms are the stretch's.
 #[inline(always)]
-fn add_terms<S: Stored<F>, F: Real, T>(mut sum: F, n: T, term: impl Fn(T) -> (S, S)) -> F
-where
-    T: Copy + PartialOrd + core::ops::Add<Output = T> + From<u8>,
-{
-    let (one, four) = (T::from(1), T::from(4));
-    let mut t = T::from(0);
-    while t + four <= n {
-        let pairs: [(S, S); 4] = core::array::from_fn(|u| term(t + T::from(u as u8)));
+unsafe fn add_terms<S: Stored<F>, F: Real>(mut sum: F, n: u64, mut terms: impl Terms<S>) -> F {
+    let mut left = n;
+    while left >= 4 {
+        // SAFETY: four of the `left` terms (the caller's contract).
+        let pairs: [(S, S); 4] = core::array::from_fn(|u| unsafe { terms.peek(u as u32) });
         for (a, b) in pairs {
             sum = a.widen().fma(b.widen(), sum);
         }
-        t = t + four;
+        // SAFETY: as above.
+        unsafe { terms.advance(4) };
+        left -= 4;
     }
-    while t < n {
-        let (a, b) = term(t);
+    while left > 0 {
+        // SAFETY: as above.
+        let (a, b) = unsafe { terms.peek(0) };
         sum = a.widen().fma(b.widen(), sum);
-        t = t + one;
+        // SAFETY: as above.
+        unsafe { terms.advance(1) };
+        left -= 1;
     }
     sum
 }

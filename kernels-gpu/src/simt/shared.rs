@@ -175,11 +175,16 @@ impl<T: Copy> SharedSlice<T> {
         unsafe { hw::copy_async16(self.window_of(i), self.ptr.add(i as usize).cast(), src.cast()) }
     }
 
-    /// The elements from `from` on, as a slice of their own: a hot loop then indexes from 0, and
-    /// its addresses are the tail's base plus constants. Traps if `from` is past the end.
+    /// The elements from `from` on, as a slice of their own, unchecked on the GPU as
+    /// [`SharedSlice::get_unchecked`]: a hot loop that walks a slice by advancing it reads at
+    /// its base plus constants, which the loads take as immediate offsets.
+    ///
+    /// # Safety
+    /// `from <= self.len()`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub fn tail(&self, from: u32) -> SharedSlice<T> {
+    pub unsafe fn tail_unchecked(&self, from: u32) -> SharedSlice<T> {
+        #[cfg(not(target_arch = "nvptx64"))]
         if from > self.len {
             trap()
         }
