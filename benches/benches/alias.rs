@@ -2,11 +2,15 @@
 //! uniform, N = 10^7 and 10^8) and sampling 10^9 samples written to device memory as u32 (N =
 //! 10^3 .. 10^8, also folded as the seed measures it) and against the samples drawn (the seed's
 //! Figure 4), on the GPU timed with CUDA events; the f64 constructions with the rayon CPU
-//! backend too, for the speed-up. Without a GPU only the CPU part runs (at 10^7).
+//! backend too, for the speed-up; then 10^9 samples in the default random order (issue 44),
+//! by CUDA events and by wall clock. Without a GPU only the CPU part runs (at 10^7).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
-use warpkit::alias::{AliasTable, AliasWeight, Construction, Layout, Order, SampleOptions, Sampling};
+use std::time::Instant;
+use warpkit::alias::{
+    AliasTable, AliasWeight, Construction, Layout, Order, SampleOptions, Sampling, TILED_MAX_ROWS,
+};
 use warpkit::{Backend, Device, Philox};
 use warpkit_benches::{brief, time_on_gpu};
 
@@ -176,6 +180,60 @@ fn samples_drawn(c: &mut Criterion, device: &Device) {
     group.finish();
 }
 
+/// 10^9 samples in the default (random) order from tables of 10^3 .. 10^8 uniform f64 weights,
+/// as users call it: by the method `Sampling::auto` picks, and by each method that draws in
+/// random order itself (the baseline, the tiled sampler where the table fits it); CUDA events,
+/// then wall clock with a synchronize after each call.
+fn default_order(c: &mut Criterion, device: &Device) {
+    let gpu = device.as_gpu().expect("a GPU");
+    let s = 1_000_000_000usize;
+    let mut out = device.zeros::<u32>(s).unwrap();
+    let mut group = c.benchmark_group("alias default order 1e9");
+    brief(&mut group);
+    group.throughput(Throughput::Elements(s as u64));
+    for n in [
+        1_000usize,
+        1_000_000,
+        2_000_000,
+        4_000_000,
+        10_000_000,
+        12_000_000,
+        100_000_000,
+    ] {
+        let w = device.upload(&uniform::<f64>(n)).unwrap();
+        let table = AliasTable::from_device(device, &w).unwrap();
+        let mut rng = Philox::seed_from_u64(7);
+        let options = [
+            ("auto", SampleOptions::default()),
+            ("Baseline", SampleOptions::default().method(Sampling::Baseline)),
+            ("Tiled", SampleOptions::default().method(Sampling::Tiled)),
+        ];
+        for (name, options) in options {
+            if options.method == Some(Sampling::Tiled) && n > TILED_MAX_ROWS {
+                continue;
+            }
+            group.bench_function(BenchmarkId::new(format!("{name} events"), n), |b| {
+                b.iter_custom(|iters| {
+                    time_on_gpu(gpu, iters, || {
+                        table.sample_into(&mut rng, &mut out, options).unwrap()
+                    })
+                })
+            });
+            group.bench_function(BenchmarkId::new(format!("{name} wall"), n), |b| {
+                b.iter_custom(|iters| {
+                    let t = Instant::now();
+                    for _ in 0..iters {
+                        table.sample_into(&mut rng, &mut out, options).unwrap();
+                        device.synchronize().unwrap();
+                    }
+                    t.elapsed()
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 fn alias(c: &mut Criterion) {
     match Device::gpu(0) {
         Ok(device) => {
@@ -185,6 +243,7 @@ fn alias(c: &mut Criterion) {
             sampling::<f64>(c, &device);
             sampling::<f32>(c, &device);
             samples_drawn(c, &device);
+            default_order(c, &device);
         }
         Err(e) => {
             println!("SKIPPED: GPU alias benchmarks need a CUDA device ({e}); CPU construction only");

@@ -78,9 +78,17 @@ pub const fn multisplit_block_keys(key_bytes: usize) -> LaunchBounds {
     }
 }
 
+/// The tiled alias sampler's ranking: blocks of 1024 threads must launch (64 registers a
+/// thread; 92 unbounded).
+pub const ALIAS_TILE_RANKS: LaunchBounds = LaunchBounds {
+    max_threads: 1024,
+    min_blocks_per_sm: 1,
+};
+
 /// Entry-name prefixes and their bounds; the first that matches wins. Entries no prefix claims
 /// get ptxas's defaults.
 pub const PREFIXES: &[(&str, LaunchBounds)] = &[
+    ("alias_tile_ranks", ALIAS_TILE_RANKS),
     ("convolve_band_listed_f32_wide", BAND_LISTED_F64),
     ("convolve_band_listed_f32", BAND_LISTED_F32),
     ("convolve_band_listed_f64", BAND_LISTED_F64),

@@ -275,12 +275,18 @@ fn samples_follow_the_weights() {
 
 /// Every device sampling method, with sections small enough that the tests' tables have
 /// several.
-const METHODS: [Sampling; 4] = [
+const METHODS: [Sampling; 5] = [
     Sampling::Baseline,
     Sampling::CachedSectioned { section_rows: 4 },
     Sampling::CachedLimitedSectioned { section_rows: 1024 },
     Sampling::SharedMemorySectioned,
+    Sampling::Tiled,
 ];
+
+/// Whether `method` draws in random order itself (no order changes its samples).
+fn random_by_itself(method: Sampling) -> bool {
+    matches!(method, Sampling::Baseline | Sampling::Tiled)
+}
 
 #[test]
 fn devices_draw_the_same_samples() {
@@ -336,10 +342,12 @@ fn close_share(x: &[u32], n: usize, pair: impl Fn(usize) -> usize) -> f64 {
 }
 
 /// Shuffled samples are the drawn ones, moved: the same multiset for the same seed (the
-/// baseline's, whose order is random already, unchanged); and the sectioned samplers' grouping
-/// is gone: neighbours in the output are close items (within N/8) as often as two samples
-/// paired at random, within 6 standard errors (about 0.011 at 10^5 samples), where the grouped
-/// output's neighbours are at least 0.1 more often close (which gives the test its power).
+/// baseline's and the tiled sampler's, whose order is random already, unchanged); and no
+/// grouping is left: neighbours in the output are close items (within N/8) as often as two
+/// samples paired at random, within 6 standard errors (about 0.011 at 10^5 samples), where the
+/// sectioned samplers' grouped output has its neighbours at least 0.1 more often close (which
+/// gives the test its power; the tiled sampler's sections are at most N/8 rows, so output
+/// grouped by section would fail it too).
 #[test]
 fn shuffled_samples_are_the_drawn_ones_in_random_order() {
     // Under `WARPKIT_TEST_MAX_LEN`, no fewer than 2^14 samples: 6 standard errors are then
@@ -395,6 +403,10 @@ fn shuffled_samples_are_the_drawn_ones_in_random_order() {
                     (neighbours - random).abs() < tolerance,
                     "{label}: shuffled neighbours close {neighbours:.4}, at random {random:.4}"
                 );
+                if random_by_itself(METHODS[m]) {
+                    assert!(drawn == shuffled, "{label}: the order changed");
+                    continue;
+                }
                 assert!(
                     grouped > random + 0.1,
                     "{label}: drawn order not grouped ({grouped:.4})"

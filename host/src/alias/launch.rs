@@ -34,11 +34,14 @@ use warpkit_kernels::alias::sectioned::{
 use warpkit_kernels::alias::split::{
     PrefixWord, Splits, alias_split_binary, alias_split_binary_plus, alias_split_pary, alias_split_pary_plus,
 };
+use warpkit_kernels::alias::tiled::{
+    TILE, TileDraws, TileGather, TileRanks, TileSections, alias_tile_gather, alias_tile_ranks, tile_sections,
+};
 use warpkit_kernels::alias::transform::Transform;
 use warpkit_kernels::alias::{Entry, Quantizer, Row, Shape, Split};
 use warpkit_kernels::grid::reduce::{REDUCE_FIXED_GRID, Reduce};
 use warpkit_kernels::kernel::{Checked, Kernel};
-use warpkit_kernels::policy::ALIAS_ROWS_PER_SECTION;
+use warpkit_kernels::policy::{ALIAS_ROWS_PER_SECTION, TILED_ROUND_TILES};
 
 /// Words (u64) that hold `len` values of `T`.
 fn words<T>(len: usize) -> usize {
@@ -255,6 +258,7 @@ impl<F: AliasWeight> DeviceTable<F> {
                 let shape = d.cap_to_resident::<F::Sample>(p.plan(), 1)?;
                 return b.launch::<F::Sample>(shape, p);
             }
+            Sampling::Tiled => return self.sample_tiled(stream, out),
             Sampling::CachedSectioned { section_rows } => (SectionSource::Cached, section_rows),
             Sampling::CachedLimitedSectioned { section_rows } => (SectionSource::CachedLimited, section_rows),
             Sampling::SharedMemorySectioned => (SectionSource::Shared, 0),
@@ -300,6 +304,68 @@ impl<F: AliasWeight> DeviceTable<F> {
             SectionSource::Shared => b.launch::<F::SampleShared>(shape, p),
             _ => b.launch::<F::SampleCached>(shape, p),
         }
+    }
+
+    /// Tiled sampling (`warpkit_kernels::alias::tiled`) into `out` (not empty), in rounds of
+    /// at most [`TILED_ROUND_TILES`] tiles, three launches each: the rounds' scratch (each
+    /// tile's run starts and each position's place) stays that size whatever the sample count.
+    fn sample_tiled(&self, stream: Stream, out: &mut DeviceBuffer<u32>) -> Result<()> {
+        let d = &self.device;
+        let (n, s) = (self.n as u64, out.len() as u64);
+        let Some((shift, sections)) = tile_sections(n) else {
+            return Err(Error::TooLong {
+                what: "rows of a table sampled by Sampling::Tiled",
+                len: n,
+                max: super::method::TILED_MAX_ROWS as u64,
+            });
+        };
+        let cut = TileSections { n, shift, sections };
+        let tiles = s.div_ceil(TILE);
+        let round = tiles.min(TILED_ROUND_TILES);
+        // The starts first, rounded up to keep the places 256-byte aligned.
+        let starts_bytes = (round as usize * (sections as usize + 1) * 4).next_multiple_of(256);
+        let mut scratch = d.scratch(starts_bytes + round as usize * TILE as usize * 2)?;
+        let scratch = scratch.as_mut().expect("scratch allocated");
+        // Enough blocks for four waves of one a multiprocessor, in shares of the round's tiles.
+        let multiprocessors = d.limits().launch.multiprocessors;
+        let chunks = (4 * multiprocessors).div_ceil(sections);
+        let mut first_tile = 0;
+        while first_tile < tiles {
+            let count = (tiles - first_tile).min(round) as u32;
+            let mut b = d.bind();
+            let base = b.write(scratch)?;
+            let p = TileRanks {
+                cut,
+                s,
+                stream,
+                first_tile,
+                starts: base.cast(),
+                places: base.wrapping_add(starts_bytes).cast(),
+            };
+            b.launch::<alias_tile_ranks>(p.plan(count), p)?;
+            let mut b = d.bind();
+            let base = b.read(scratch)?;
+            let q = TileDraws {
+                draws: self.draws(&mut b, out, stream)?,
+                shift,
+                sections,
+                first_tile,
+                tiles: count,
+                starts: base.cast(),
+            };
+            b.launch::<F::TileDraws>(q.plan(chunks.min(count)), q)?;
+            let mut b = d.bind();
+            let base = b.read(scratch)?;
+            let g = TileGather {
+                out: b.write(out)?,
+                s,
+                first_tile,
+                places: base.wrapping_add(starts_bytes).cast(),
+            };
+            b.launch::<alias_tile_gather>(TileGather::plan(count), g)?;
+            first_tile += count as u64;
+        }
+        Ok(())
     }
 }
 

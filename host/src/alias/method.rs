@@ -3,6 +3,10 @@
 
 use crate::runtime::backend::Backend;
 use warpkit_kernels::alias::sample;
+use warpkit_kernels::alias::tiled::{MAX_SECTIONS, MAX_SHIFT};
+
+/// Rows of the largest table [`Sampling::Tiled`] takes: 768 sections of 16384 rows.
+pub const TILED_MAX_ROWS: usize = (MAX_SECTIONS as usize) << MAX_SHIFT;
 
 /// How a table is built. Every PSA method (and Vose's) builds one table from the same quantized
 /// weights on every backend, every PSA+ method another; all give each item the same
@@ -207,6 +211,14 @@ pub enum Sampling {
     /// enough shared memory that at most 3 blocks share a multiprocessor. Samples come out
     /// grouped by section ([`Order::AsDrawn`]) unless shuffled.
     SharedMemorySectioned,
+    /// Samples in random order drawn from sections in shared memory: the output is cut into
+    /// tiles of 16384 positions, each position picks a section as the baseline picks a row,
+    /// a block a section draws its runs of every tile from shared memory, and each tile is then
+    /// put in position order in shared memory (three launches, 12 bytes moved a sample where the
+    /// baseline makes one random table read; `warpkit_kernels::alias::tiled`). Every position
+    /// is an independent draw, as the baseline's; not the baseline's samples. Tables of up to
+    /// [`TILED_MAX_ROWS`] rows (768 sections of 16384); a larger one is refused.
+    Tiled,
 }
 
 /// The order samples come out in.
@@ -216,13 +228,13 @@ pub enum Order {
     /// samples are `k` independent draws, as `torch.multinomial` and `rand_distr` give them.
     /// The same samples as [`Order::AsDrawn`] gives for the same seed, moved by a keyed random
     /// permutation of the positions. For the sectioned samplers this scatters every 4-byte
-    /// store (several times the memory traffic); for the baseline, whose order is random
-    /// already, it changes nothing.
+    /// store (several times the memory traffic); for the baseline and the tiled sampler, whose
+    /// order is random already, it changes nothing.
     #[default]
     Shuffled,
-    /// As the method draws them: random for [`Sampling::Baseline`] (and the CPU backend),
-    /// grouped by section for the sectioned samplers (consecutive samples then come from the
-    /// same few rows). The fastest; for callers that use the samples as a multiset.
+    /// As the method draws them: random for [`Sampling::Baseline`], [`Sampling::Tiled`] (and
+    /// the CPU backend), grouped by section for the sectioned samplers (consecutive samples
+    /// then come from the same few rows). The fastest; for callers that use the samples as a multiset.
     AsDrawn,
 }
 
@@ -271,11 +283,13 @@ impl SampleOptions {
 }
 
 impl Order {
-    /// The kernels' output code for this order under `method` (the baseline's own order is
-    /// random already, so it is never permuted).
+    /// The kernels' output code for this order under `method` (the baseline's and the tiled
+    /// sampler's own order is random already, so it is never permuted).
     pub(super) fn code(self, method: Sampling) -> u32 {
         match (self, method) {
-            (Order::Shuffled, Sampling::Baseline) | (Order::AsDrawn, _) => sample::OUTPUT_IN_ORDER,
+            (Order::Shuffled, Sampling::Baseline | Sampling::Tiled) | (Order::AsDrawn, _) => {
+                sample::OUTPUT_IN_ORDER
+            }
             (Order::Shuffled, _) => sample::OUTPUT_SHUFFLED,
         }
     }
@@ -284,13 +298,24 @@ impl Order {
 impl Sampling {
     /// The fastest method for `s` samples from `n` rows in `order`. In random order (the
     /// default of [`AliasTable::sample`](super::AliasTable::sample) and the calls without an
-    /// order) the baseline, whose draws come out in random order already: every sectioned
-    /// sampler, shuffled, is slower than it (H100, 2026-11-26, 10^7 and 10^8 samples from 10^6
-    /// rows: baseline 93 G samples/s, the fastest shuffled sectioned one 50 and 14; from 10^8
-    /// rows: 26 and 25 against at most 11 and 13). Grouped by section
-    /// ([`Order::AsDrawn`]), the rule of [`Sampling::auto_as_drawn`].
+    /// order) a method whose draws come out in random order already: every sectioned sampler,
+    /// shuffled, is slower than the baseline (H100, 2026-11-26, 10^7 and 10^8 samples from 10^6
+    /// rows: baseline 93 G samples/s, the fastest shuffled sectioned one 50 and 14). The
+    /// baseline reads a random row a sample, from the L2 cache while the table fits it; the
+    /// tiled sampler reads rows from shared memory but moves each sample three times. H200,
+    /// 10^9 samples of f64 tables (16-byte rows), baseline against tiled: 10^6 rows 110 / 67 G/s,
+    /// 2·10^6 94 / 69, 4·10^6 64 / 63, 10^7 42 / 58, 1.2·10^7 40 / 56; so the tiled sampler from
+    /// 2^22 rows up to the largest table it takes ([`TILED_MAX_ROWS`]), where the samples are at
+    /// least 4 a row (its rounds copy the table's sections into shared memory, about 16 bytes a
+    /// row, against 16 bytes moved a sample; not measured below 10^9 samples). f32 rows are half
+    /// as large and stay in the cache to twice the rows: their crossover is not measured.
+    /// Grouped by section ([`Order::AsDrawn`]), the rule of [`Sampling::auto_as_drawn`].
     pub fn auto(n: usize, s: usize, order: Order) -> Sampling {
+        const TILED_FROM_ROWS: usize = 1 << 22;
         match order {
+            Order::Shuffled if (TILED_FROM_ROWS..=TILED_MAX_ROWS).contains(&n) && s / 4 >= n => {
+                Sampling::Tiled
+            }
             Order::Shuffled => Sampling::Baseline,
             Order::AsDrawn => Sampling::auto_as_drawn(n, s),
         }
@@ -347,7 +372,31 @@ mod tests {
                 best,
                 "{n} rows, {s} samples"
             );
-            assert_eq!(Sampling::auto(n, s, Order::Shuffled), Sampling::Baseline);
         }
+        // (rows, samples, the fastest in random order on the H200; results/alias.md)
+        let shuffled = [
+            (1_000, 1_000_000_000, Sampling::Baseline),
+            (1_000_000, 1_000_000_000, Sampling::Baseline),
+            (2_000_000, 1_000_000_000, Sampling::Baseline),
+            (10_000_000, 1_000_000_000, Sampling::Tiled),
+            (12_000_000, 1_000_000_000, Sampling::Tiled),
+            (100_000_000, 1_000_000_000, Sampling::Baseline),
+        ];
+        for (n, s, best) in shuffled {
+            assert_eq!(
+                Sampling::auto(n, s, Order::Shuffled),
+                best,
+                "{n} rows, {s} samples"
+            );
+        }
+        // Too few samples a row to repay the sections' copies, or too many rows for them.
+        assert_eq!(
+            Sampling::auto(10_000_000, 10_000_000, Order::Shuffled),
+            Sampling::Baseline
+        );
+        assert_eq!(
+            Sampling::auto(TILED_MAX_ROWS + 1, usize::MAX, Order::Shuffled),
+            Sampling::Baseline
+        );
     }
 }

@@ -44,7 +44,9 @@ mod table;
 pub use crate::error::TableDefect;
 pub use check::{check_table, item_masses};
 pub use kernels::AliasWeight;
-pub use method::{Construction, Layout, Order, PackMethod, SampleOptions, Sampling, SplitMethod};
+pub use method::{
+    Construction, Layout, Order, PackMethod, SampleOptions, Sampling, SplitMethod, TILED_MAX_ROWS,
+};
 pub use saved::SavedTable;
 pub use table::{AliasSampler, AliasTable, SampleOutput};
 use table::{check_count, quantize_scale};

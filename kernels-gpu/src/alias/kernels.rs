@@ -8,8 +8,9 @@ use super::plus::{GreedyTiles, PartitionLeftovers};
 use super::sample::Sample;
 use super::sectioned::Sectioned;
 use super::sweep::Entry;
+use super::tiled::TileDraws;
 use super::transform::{Transform, WeightFn};
-use super::{pack, partition, plus, sample, sectioned};
+use super::{pack, partition, plus, sample, sectioned, tiled};
 
 crate::kernel_table! {
     /// The kernel of a weight transform of one's own (`Self`) over `F` weights, declared by
@@ -42,6 +43,7 @@ crate::kernel_table! {
         Sample: Sample<Self>;
         SampleCached: Sectioned<Self>;
         SampleShared: Sectioned<Self>;
+        TileDraws: TileDraws<Self>;
     }
     f32 {
         Check = partition::alias_check_sum_f32,
@@ -63,6 +65,7 @@ crate::kernel_table! {
         Sample = sample::alias_sample_baseline_f32,
         SampleCached = sectioned::alias_sample_cached_f32,
         SampleShared = sectioned::alias_sample_shared_f32,
+        TileDraws = tiled::alias_tile_draws_f32,
     }
     f64 {
         Check = partition::alias_check_sum_f64,
@@ -84,5 +87,6 @@ crate::kernel_table! {
         Sample = sample::alias_sample_baseline_f64,
         SampleCached = sectioned::alias_sample_cached_f64,
         SampleShared = sectioned::alias_sample_shared_f64,
+        TileDraws = tiled::alias_tile_draws_f64,
     }
 }

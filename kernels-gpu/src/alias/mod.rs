@@ -28,6 +28,7 @@ pub mod sample;
 pub mod sectioned;
 pub mod split;
 pub mod sweep;
+pub mod tiled;
 pub mod transform;
 
 pub use quantizer::{Quantizer, UNIT_BITS, quantize, quantize_params};

@@ -227,7 +227,7 @@ pub struct CutRow {
 
 impl CutRow {
     #[inline(always)]
-    fn of<F: Weight>(row: Row<F>) -> CutRow {
+    pub(super) fn of<F: Weight>(row: Row<F>) -> CutRow {
         let t = row.threshold.to_f64();
         let cut = if t >= 1.0 {
             u32::MAX
@@ -246,7 +246,13 @@ impl CutRow {
     /// # Safety
     /// `table` holds row `first + local`.
     #[inline(always)]
-    unsafe fn draw<F: Weight>(self, table: *const Row<F>, first: u32, local: u32, fraction_bits: u64) -> u32 {
+    pub(super) unsafe fn draw<F: Weight>(
+        self,
+        table: *const Row<F>,
+        first: u32,
+        local: u32,
+        fraction_bits: u64,
+    ) -> u32 {
         let top = (fraction_bits >> 32) as u32;
         let kept = if top != self.cut {
             top < self.cut

@@ -66,6 +66,13 @@ pub unsafe fn sync_threads() {
 }
 
 /// # Safety
+/// As for [`sync_threads`]: the emulator's barrier has no alignment to lose.
+#[track_caller]
+pub unsafe fn sync_threads_unaligned() {
+    current().barrier(Location::caller())
+}
+
+/// # Safety
 /// As for [`sync_threads`].
 #[track_caller]
 pub unsafe fn sync_threads_or(pred: bool) -> bool {

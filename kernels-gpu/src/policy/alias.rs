@@ -14,6 +14,10 @@ pub const ALIAS_ROWS_PER_SECTION: u64 = 256;
 /// rows: 294 / 294 / 316 / 348 / 309), while folding them (no stores) lost 7 %.
 pub const SHARED_SAMPLER_BLOCKS_PER_SM: u32 = 3;
 
+/// Tiles of the tiled sampler a round of its three launches takes at most (2^26 samples): the
+/// round's scratch is 18 bytes a position plus the run starts (about 145 MiB at most).
+pub const TILED_ROUND_TILES: u64 = 4096;
+
 /// Threads of one shared-memory pack block.
 pub const SHARED_PACK_THREADS: u32 = 256;
 /// Rows each thread of the shared-memory pack sweeps.

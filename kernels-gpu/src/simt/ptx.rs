@@ -291,6 +291,16 @@ pub unsafe fn sync_threads() {
     unsafe { nvptx::_syncthreads() }
 }
 
+/// `barrier.sync 0`: the barrier without `.aligned`.
+///
+/// # Safety
+/// Every thread of the block reaches barrier 0, by this or another barrier instruction.
+#[inline(always)]
+pub unsafe fn sync_threads_unaligned() {
+    // SAFETY: forwarded to the caller's contract; reads and writes no registers.
+    unsafe { asm!("barrier.sync 0;", options(nostack)) };
+}
+
 /// `bar.red.or.pred`: the barrier, returning whether any thread's `pred` held.
 ///
 /// # Safety

@@ -15,6 +15,23 @@ pub unsafe fn sync_threads() {
     unsafe { hw::sync_threads() }
 }
 
+/// [`sync_threads`] as `barrier.sync 0` rather than `bar.sync 0` (which is
+/// `barrier.sync.aligned 0`): the barrier for code whose warps may arrive diverged, as after a
+/// branch that only some lanes take. ptxas may take an aligned barrier's warps to be converged
+/// and drop the reconvergence before it: on the H200 the tiled sampler's ranking
+/// (`alias::tiled::tile_ranks`) hung at `bar.sync` after `rank`'s last conditional store and
+/// `bar.warp.sync`, one lane held at a warp barrier while the rest of its warp waited at the
+/// block barrier.
+///
+/// # Safety
+/// As for [`sync_threads`].
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn sync_threads_unaligned() {
+    // SAFETY: forwarded to the caller's contract above.
+    unsafe { hw::sync_threads_unaligned() }
+}
+
 /// `__syncthreads_or(pred)`: [`sync_threads`], returning whether `pred` held in any thread of
 /// the block. One barrier serves both the wait and a block-wide vote (no shared word, no
 /// second barrier).
