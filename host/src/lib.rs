@@ -142,6 +142,9 @@ pub mod scan;
 pub mod som;
 pub mod subset;
 
+#[cfg(feature = "dist")]
+pub mod dist;
+
 #[cfg(feature = "checks")]
 #[doc(hidden)]
 pub mod checks;
