@@ -8,6 +8,7 @@ use crate::rng::{counter_add, philox4x32_10};
 use rand_core::RngCore;
 use std::ops::Range;
 use warpkit_kernels::alias::sectioned::binomial;
+use warpkit_kernels::rng::philox::Stream;
 
 /// A length cut over `world` ranks in rank order: each rank holds `len / world` elements, and
 /// the first `len mod world` ranks one more (so parts differ by at most one element).
@@ -125,11 +126,10 @@ pub fn split_samples(rng: &mut (impl RngCore + ?Sized), s: u64, totals: &[f64]) 
         return Err(Error::AllWeightsZero);
     }
     let key = rng.next_u64();
-    let key = [key as u32 ^ SPLIT_KEY, (key >> 32) as u32];
-    let c = [rng.next_u64(), rng.next_u64()];
-    let counter = [c[0] as u32, (c[0] >> 32) as u32, c[1] as u32, (c[1] >> 32) as u32];
+    let stream = Stream::from_words(key, [rng.next_u64(), rng.next_u64()]);
+    let key = [stream.key[0] ^ SPLIT_KEY, stream.key[1]];
     let uniforms = |node: u64| {
-        let w = philox4x32_10(counter_add(counter, node), key);
+        let w = philox4x32_10(counter_add(stream.counter, node), key);
         let unit =
             |hi: u32, lo: u32| ((((hi as u64) << 32 | lo as u64) >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
         [unit(w[0], w[1]), unit(w[2], w[3])]
