@@ -11,7 +11,7 @@ use warpkit_kernels::alias::partition::PARTITION_TILE;
 use warpkit_kernels::alias::plus::{BinarySearch, Greedy, TileItems};
 use warpkit_kernels::alias::split::{Prefix, heavy_range, search, spill};
 use warpkit_kernels::alias::sweep::rows;
-use warpkit_kernels::alias::{Entry, Row, Shape, Weight, quantize, sample::draw_pair};
+use warpkit_kernels::alias::{Entry, Row, Shape, Weight, quantize, sample::draw_quad};
 
 /// Items per rayon task in the element-wise passes, and rows per PSA section at least.
 const CHUNK: usize = 1 << 16;
@@ -258,12 +258,11 @@ fn build_plus<F: Weight>(
 pub(super) fn sample<F: Weight>(table: &[Row<F>], stream: Stream, out: &mut [u32]) {
     let (n, key, counter) = (table.len() as u64, stream.key, stream.counter);
     out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
-        let first_pair = (c * CHUNK / 2) as u64;
-        for (p, o) in chunk.chunks_mut(2).enumerate() {
-            let pair = draw_pair(n as u32, key, counter, first_pair + p as u64, |r| {
-                table[r as usize]
-            });
-            o.copy_from_slice(&pair[..o.len()]);
+        let first = (c * CHUNK / 4) as u64;
+        for (p, o) in chunk.chunks_mut(4).enumerate() {
+            // SAFETY: the table's rows are `0..n` (`n > 0`: there are samples only of a table).
+            let four = unsafe { draw_quad(table.as_ptr(), n as u32, key, counter, first + p as u64) };
+            o.copy_from_slice(&four[..o.len()]);
         }
     });
 }

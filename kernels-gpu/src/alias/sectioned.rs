@@ -15,7 +15,7 @@
 //! ([`crate::rng::permute::Permutation`]), at the cost of scattered 4-byte stores.
 
 use super::ALIAS_BLOCK_THREADS;
-use super::sample::{Draws, Sink, draw, keeps, locate, pair_numbers, with_sink};
+use super::sample::{Draws, LowWord, Sink, draw_word, with_sink};
 use super::sweep::{Row, Weight};
 use crate::launch::{LaunchShape, Limits};
 use crate::policy::SHARED_SAMPLER_BLOCKS_PER_SM;
@@ -112,6 +112,18 @@ pub struct Launch {
     pub output: u32,
 }
 
+impl Launch {
+    /// Where sample `at` of the launch finds its low word.
+    #[inline(always)]
+    fn low(&self, at: u64) -> LowWord {
+        LowWord {
+            key: self.key,
+            counter: self.counter,
+            at,
+        }
+    }
+}
+
 own_kernel! {
     /// Parameters of [`section_shares`].
     pub struct SectionShares {
@@ -149,14 +161,15 @@ pub unsafe fn section_shares(p: SectionShares) {
     }
 }
 
-/// Block `blockIdx.x`'s samples of its section: `draw(first_row, rows, r)` is the sample of
-/// random number `r` from the section's `rows` rows from `first_row`.
+/// Block `blockIdx.x`'s samples of its section: `draw(first_row, rows, w, at)` is the sample
+/// of high word `w` from the section's `rows` rows from `first_row`, sample number `at` of the
+/// launch (where its low word is, if needed: [`draw_word`]).
 ///
 /// # Safety
 /// `out` holds `s` elements; `shares` holds the block's share (any values: a share past `s` is
 /// cut to it).
 #[inline(always)]
-unsafe fn sample_section(l: Launch, draw: impl Fn(u32, u32, u64) -> u32) {
+unsafe fn sample_section(l: Launch, draw: impl Fn(u32, u32, u32, u64) -> u32) {
     let b = block_x() as u64;
     // SAFETY: the caller's contract.
     let [count, offset] = unsafe { *l.shares.add(b as usize) };
@@ -166,7 +179,7 @@ unsafe fn sample_section(l: Launch, draw: impl Fn(u32, u32, u64) -> u32) {
     let count = count.min(l.s - offset);
     let first_row = b * l.section_rows;
     let rows = l.section_rows.min(l.n - first_row) as u32;
-    let draw = |r| draw(first_row as u32, rows, r);
+    let draw = |w, at| draw(first_row as u32, rows, w, at);
     // SAFETY: forwarded; the sink holds `s` samples and the block's lie in `offset..offset + count`.
     unsafe {
         with_sink!(l.output, l.out, l.s, l.key, |sink| draw_section(
@@ -178,11 +191,10 @@ unsafe fn sample_section(l: Launch, draw: impl Fn(u32, u32, u64) -> u32) {
     }
 }
 
-/// The block's `count` samples from position `offset`, in rounds of two per thread: in round
-/// `q`, thread `x` takes Philox block `offset + 2qB + x` (`B` threads) and draws samples `2qB +
-/// x` and `2qB + B + x` of the block, so that each store of the warp covers 32 consecutive
-/// words (the pair of neighbours it used to write left every sector half empty). The blocks'
-/// ranges partition `0..s`, so no two samples share a number.
+/// The block's `count` samples from position `offset`, in rounds of four per thread: in round
+/// `q`, thread `x` takes Philox block `offset + 4qB + x` (`B` threads) and draws samples `4qB +
+/// x + kB` of the block (`k < 4`) with its words, so that each store of the warp covers 32
+/// consecutive words. The blocks' ranges partition `0..s`, so no two samples share a number.
 ///
 /// # Safety
 /// As for [`sample_section`].
@@ -190,38 +202,42 @@ unsafe fn sample_section(l: Launch, draw: impl Fn(u32, u32, u64) -> u32) {
 unsafe fn draw_section(
     (offset, count): (u64, u64),
     l: Launch,
-    draw: &impl Fn(u64) -> u32,
+    draw: &impl Fn(u32, u64) -> u32,
     mut sink: impl Sink,
 ) {
     let threads = block_dim_x() as u64;
     let base = counter_add(l.counter, offset);
     let mut t = thread_x() as u64;
-    // SAFETY: `offset + t < offset + count <= s`.
+    // SAFETY: `offset + t + k·threads < offset + count <= s`.
     unsafe {
         while t < count {
-            let r = pair_numbers(philox4x32_10(counter_add(base, t), l.key));
-            sink.put(offset + t, draw(r[0]));
-            if t + threads < count {
-                sink.put(offset + t + threads, draw(r[1]));
+            let w = philox4x32_10(counter_add(base, t), l.key);
+            for (k, &w) in w.iter().enumerate() {
+                let i = t + k as u64 * threads;
+                if i < count {
+                    sink.put(offset + i, draw(w, offset + i));
+                }
             }
-            t += 2 * threads;
+            t += 4 * threads;
         }
         let first = thread_x() as u64;
         sink.finish(offset + first, first < count);
     }
 }
 
-/// A row as the shared-memory sampler keeps it, in 8 bytes: `cut = ⌊threshold·2^32⌋` (at most
-/// 2^32 − 1) and the alias. The top 32 bits `F` of a fraction settle the draw exactly unless
-/// they equal the cut: `F < cut` means the fraction is below the threshold, `F > cut` that it
-/// is not; only `F = cut` (probability 2^-32) compares with the table's own threshold. Same
-/// samples as comparing in f64, from one 8-byte shared load and an integer compare instead of
-/// a 16-byte load (10-way bank conflicts on random rows, Nsight Compute at 10^6 rows) and a
-/// conversion to f64.
+/// A row as the samplers decide it, in 8 bytes (as the shared-memory samplers keep it):
+/// `cut = ⌊threshold·2^32⌋` (at most 2^32 − 1) and the alias. The top 32 bits `F` of a fraction
+/// settle the draw exactly unless they equal the cut: `F < cut` means the fraction is below the
+/// threshold, `F > cut` that it is not. So a sample's high word, which confines `F` to a short
+/// range, settles it unless the cut lies in that range ([`super::sample::draw_word`]), and only
+/// then is the whole number drawn and compared with the table's own threshold. Same samples as
+/// comparing in f64, from one 8-byte shared load and an integer compare instead of a 16-byte
+/// load (10-way bank conflicts on random rows, Nsight Compute at 10^6 rows) and a conversion to
+/// f64.
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(8))]
 pub struct CutRow {
-    cut: u32,
+    pub(super) cut: u32,
     alias: u32,
 }
 
@@ -240,41 +256,25 @@ impl CutRow {
         }
     }
 
-    /// The sample of the fraction `fraction_bits / 2^64` in this row, the `local`-th of the
-    /// section, whose first row is table row `first`.
-    ///
-    /// # Safety
-    /// `table` holds row `first + local`.
+    /// Whether every fraction whose top word lies in `from ..= from + span` (no wrap) keeps
+    /// the row's item (`Some(true)`), none does (`Some(false)`), or that depends on the lower
+    /// words (`None`: the cut is among those top words).
     #[inline(always)]
-    pub(super) unsafe fn draw<F: Weight>(
-        self,
-        table: *const Row<F>,
-        first: u32,
-        local: u32,
-        fraction_bits: u64,
-    ) -> u32 {
-        let top = (fraction_bits >> 32) as u32;
-        let kept = if top != self.cut {
-            top < self.cut
+    pub(super) fn settles(self, from: u32, span: u32) -> Option<bool> {
+        if from + span < self.cut {
+            Some(true)
+        } else if from > self.cut {
+            Some(false)
         } else {
-            // SAFETY: the caller's contract.
-            unsafe { keeps_by_table(table, first as usize + local as usize, fraction_bits) }
-        };
-        if kept { first + local } else { self.alias }
+            None
+        }
     }
-}
 
-/// [`keeps`] with row `i`'s threshold read from the table: the cut row's rare fallback, out of
-/// line so that the compiler branches around it (inlined, it was predicated into every draw,
-/// a global load each).
-///
-/// # Safety
-/// `table` holds row `i`.
-#[cold]
-#[inline(never)]
-unsafe fn keeps_by_table<F: Weight>(table: *const Row<F>, i: usize, fraction_bits: u64) -> bool {
-    // SAFETY: the caller's contract.
-    keeps(fraction_bits, unsafe { (*table.add(i)).threshold }.to_f64())
+    /// The row's alias.
+    #[inline(always)]
+    pub(super) fn alias(self) -> u32 {
+        self.alias
+    }
 }
 
 /// The dynamic shared memory the shared-memory sampler needs for sections of `section_rows`
@@ -314,8 +314,9 @@ pub unsafe fn sample_cached<F: Weight>(p: Sectioned<F>) {
     let (table, l) = (p.draws.table, p.launch());
     // SAFETY: rows of the block's section; outputs below `s`.
     unsafe {
-        sample_section(l, |first, rows, r| {
-            draw(first, rows, r, |i| *table.add(first as usize + i as usize))
+        sample_section(l, |first, rows, w, at| {
+            let cut_row = |i: u32| CutRow::of(*table.add(first as usize + i as usize));
+            draw_word(table, first, rows, w, cut_row, l.low(at))
         })
     }
 }
@@ -341,9 +342,8 @@ pub unsafe fn sample_shared<F: Weight>(p: Sectioned<F>) {
             r += block_dim_x() as u64;
         }
         sync_threads();
-        sample_section(l, |first, rows, r| {
-            let (i, fraction_bits) = locate(rows, r);
-            local.get(i).draw(table, first, i, fraction_bits)
+        sample_section(l, |first, rows, w, at| {
+            draw_word(table, first, rows, w, |i| local.get(i), l.low(at))
         });
     }
 }
@@ -436,24 +436,30 @@ pub const fn plan_sectioned(n: u64, section_rows: u64, shared_bytes: u32) -> Lau
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::alias::sample::{keeps, locate};
 
-    /// A cut row draws exactly as the float compare: thresholds 0, 1 and random, in f64 and
-    /// f32 tables, fractions random, equal to the cut in their top word (the fallback, which
-    /// reads the table) and on either side.
+    /// A cut row decides as the float compare wherever a fraction's top word is not the cut,
+    /// and leaves the rest open: thresholds 0, 1 and random, in f64 and f32 tables, fractions
+    /// random, equal to the cut in their top word and on either side.
     #[test]
-    fn cut_rows_draw_as_their_thresholds_do() {
+    fn cut_rows_decide_as_their_thresholds_do() {
         let mut block = 0;
         let mut next = || {
             block += 1;
-            pair_numbers(philox4x32_10([block, 0, 0, 0], [5, 6]))[0]
+            let w = philox4x32_10([block, 0, 0, 0], [5, 6]);
+            (w[0] as u64) << 32 | w[1] as u64
         };
         fn check<F: Weight>(row: Row<F>, fractions: [u64; 4]) {
             let cut = CutRow::of(row);
             for f in fractions {
-                let want = if keeps(f, row.threshold.to_f64()) { 0 } else { 7 };
-                // SAFETY: the table is the one row drawn from.
-                let got = unsafe { cut.draw(&raw const row, 0, 0, f) };
-                assert_eq!(got, want, "threshold {}, fraction {f:#x}", row.threshold.to_f64());
+                let top = (f >> 32) as u32;
+                let want = (top != cut.cut).then(|| keeps(f, row.threshold.to_f64()));
+                assert_eq!(
+                    cut.settles(top, 0),
+                    want,
+                    "threshold {}, fraction {f:#x}",
+                    row.threshold.to_f64()
+                );
             }
         }
         for k in 0..100_000 {
@@ -489,7 +495,7 @@ mod tests {
             let r = if k < edges.len() * 4 {
                 edges[k % edges.len()]
             } else {
-                pair_numbers(w)[0]
+                (w[0] as u64) << 32 | w[1] as u64
             };
             let rows = [1, 2, u32::MAX, w[2] | 1][k % 4];
             let wide = r as u128 * rows as u128;
