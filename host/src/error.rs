@@ -271,6 +271,35 @@ pub enum Error {
         /// The first offending offset's index.
         index: usize,
     },
+    /// Ranks of a group that give a collective different amounts (each must give the same).
+    #[error("ranks disagree on {what}: rank {rank} gave {actual}, rank 0 {expected}")]
+    RanksDisagree {
+        /// What the ranks exchange.
+        what: &'static str,
+        /// The first rank that differs from rank 0.
+        rank: u32,
+        /// Rank 0's amount.
+        expected: usize,
+        /// That rank's.
+        actual: usize,
+    },
+    /// A collective that cannot complete: a rank of its group has left it (dropped its
+    /// handle, or failed an earlier collective), so the others do not wait for it.
+    #[error("rank {rank} has left the group; its collectives cannot complete")]
+    RankLeft {
+        /// The rank that left.
+        rank: u32,
+    },
+    /// A collective whose ranks did not all arrive within the group's timeout.
+    #[error("collective timed out after {waited:?}: {arrived} of {world} ranks arrived")]
+    CollectiveTimeout {
+        /// How long this rank waited.
+        waited: std::time::Duration,
+        /// Ranks that had arrived.
+        arrived: u32,
+        /// Ranks of the group.
+        world: u32,
+    },
     /// An integer parameter outside the range the call takes.
     #[error("{what} is {value}; it must lie in {min}..={max}")]
     OutOfRange {

@@ -1,8 +1,14 @@
-//! Primitives across GPUs (issue 45), behind the `dist` feature. This first part is the rank
-//! arithmetic every distributed primitive plans with ([`plan`]): pure functions of their
-//! inputs (and a seed), so that every rank computes the same plan without exchanging it. The
-//! communicator over NCCL and the primitives on it are not built yet.
+//! Primitives across GPUs (issue 45), behind the `dist` feature. So far: the rank arithmetic
+//! every distributed primitive plans with ([`plan`]: pure functions of their inputs and a seed,
+//! so that every rank computes the same plan without exchanging it), the collectives the
+//! primitives are written against ([`Group`]) with a group of threads in one process
+//! ([`LocalGroup`], the CPU's stand-in for NCCL), and sum, minimum, maximum and moments over
+//! the ranks ([`reduce`]). The group over NCCL and the distributed sampling, multisplit and
+//! scans are not built yet.
 
+pub mod group;
 pub mod plan;
+pub mod reduce;
 
+pub use group::{Group, LocalGroup, all_gather, all_gather_present};
 pub use plan::{Partition, rank_offsets, split_samples};

@@ -10,6 +10,19 @@ use std::ops::Range;
 use warpkit_kernels::alias::sectioned::binomial;
 use warpkit_kernels::rng::philox::Stream;
 
+/// `Err(OutOfRange)` for a world of no ranks.
+pub(crate) fn check_world(world: u32) -> Result<()> {
+    if world == 0 {
+        return Err(Error::OutOfRange {
+            what: "world size",
+            value: 0,
+            min: 1,
+            max: u32::MAX as u64,
+        });
+    }
+    Ok(())
+}
+
 /// A length cut over `world` ranks in rank order: each rank holds `len / world` elements, and
 /// the first `len mod world` ranks one more (so parts differ by at most one element).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,14 +34,7 @@ pub struct Partition {
 impl Partition {
     /// `len` elements over `world` ranks; a world of no ranks is an error.
     pub fn new(len: u64, world: u32) -> Result<Partition> {
-        if world == 0 {
-            return Err(Error::OutOfRange {
-                what: "world size",
-                value: 0,
-                min: 1,
-                max: u32::MAX as u64,
-            });
-        }
+        check_world(world)?;
         Ok(Partition { len, world })
     }
 

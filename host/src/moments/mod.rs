@@ -67,6 +67,54 @@ impl Summary {
         }
     }
 
+    /// Its words as [`Summary::from_words`] reads them: count, mean, m2, min, max.
+    pub fn words(&self) -> [f64; SUMMARY_WORDS] {
+        [self.count as f64, self.mean, self.m2, self.min, self.max]
+    }
+
+    /// The summary of both sets of values together, by Chan, Golub and LeVeque's pairwise
+    /// update: the means' difference `δ` adds `δ²·na·nb / n` to the sums of squares, so no
+    /// sum of squares cancels. An infinite or NaN mean makes the mean their IEEE sum and the
+    /// variance NaN, as [`summary`] of all the values would. (The device's combine,
+    /// [`warpkit_kernels::moments::Summarize`], is the same update on 32-bit counts and
+    /// shifted means, as a block holds them.)
+    ///
+    /// ```
+    /// use warpkit::Backend;
+    /// use warpkit::moments::summary;
+    ///
+    /// let cpu = Backend::cpu();
+    /// let both = summary(&cpu, &[1.0, 2.0])?.combine(summary(&cpu, &[3.0, 4.0, 5.0])?);
+    /// assert_eq!((both.count, both.mean, both.m2, both.min, both.max), (5, 3.0, 10.0, 1.0, 5.0));
+    /// # Ok::<(), warpkit::Error>(())
+    /// ```
+    pub fn combine(self, other: Summary) -> Summary {
+        if other.count == 0 {
+            return self;
+        }
+        if self.count == 0 {
+            return other;
+        }
+        let count = self.count + other.count;
+        let (na, nb, n) = (self.count as f64, other.count as f64, count as f64);
+        let (mean, m2) = if self.mean.is_finite() && other.mean.is_finite() {
+            let delta = other.mean - self.mean;
+            (
+                self.mean + delta * (nb / n),
+                self.m2 + other.m2 + delta * delta * (na * nb / n),
+            )
+        } else {
+            (self.mean + other.mean, f64::NAN)
+        };
+        Summary {
+            count,
+            mean,
+            m2,
+            min: warpkit_kernels::moments::min_nan(self.min, other.min),
+            max: warpkit_kernels::moments::max_nan(self.max, other.max),
+        }
+    }
+
     /// The population variance, `m2 / count` (0 for one value).
     pub fn variance(&self) -> f64 {
         self.m2 / self.count as f64

@@ -1,0 +1,185 @@
+//! Groups of ranks and the collectives the distributed primitives are written against
+//! ([`Group`]), with a group of threads in one process ([`LocalGroup`]): the CPU's stand-in
+//! for NCCL, so that the distributed primitives and their tests run where there is no GPU.
+
+use crate::error::{Error, Result};
+use bytemuck::Pod;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// The ranks of a distributed computation, as one rank sees them. Every rank calls the same
+/// collectives in the same order; a rank that fails one leaves the group, and the others'
+/// collectives then fail too (`Err(RankLeft)`) instead of waiting for it.
+pub trait Group {
+    /// This rank, below [`Group::world`].
+    fn rank(&self) -> u32;
+
+    /// The ranks in the group.
+    fn world(&self) -> u32;
+
+    /// Every rank's `bytes`, concatenated in rank order, on every rank. Every rank gives the
+    /// same number of bytes: otherwise every rank gets `Err(RanksDisagree)`.
+    fn all_gather_bytes(&self, bytes: &[u8]) -> Result<Vec<u8>>;
+}
+
+/// Every rank's `values` (the same number on every rank), concatenated in rank order.
+pub fn all_gather<T: Pod>(group: &(impl Group + ?Sized), values: &[T]) -> Result<Vec<T>> {
+    let bytes = group.all_gather_bytes(bytemuck::cast_slice(values))?;
+    Ok(bytes
+        .chunks_exact(size_of::<T>())
+        .map(bytemuck::pod_read_unaligned)
+        .collect())
+}
+
+/// Every rank's `value` where it has one, in rank order (ranks with `None` left out).
+pub fn all_gather_present<T: Pod>(group: &(impl Group + ?Sized), value: Option<T>) -> Result<Vec<T>> {
+    let mut bytes = vec![value.is_some() as u8];
+    bytes.extend_from_slice(bytemuck::bytes_of(&value.unwrap_or_else(T::zeroed)));
+    let gathered = group.all_gather_bytes(&bytes)?;
+    Ok(gathered
+        .chunks_exact(bytes.len())
+        .filter(|one| one[0] == 1)
+        .map(|one| bytemuck::pod_read_unaligned(&one[1..]))
+        .collect())
+}
+
+/// One rank of a group of threads in this process: [`LocalGroup::new`] makes a handle a rank,
+/// and each thread takes one. A rank that drops its handle leaves the group.
+#[derive(Debug)]
+pub struct LocalGroup {
+    rank: u32,
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    world: u32,
+    timeout: Duration,
+    state: Mutex<Round>,
+    turn: Condvar,
+}
+
+/// The collective in progress and the last one's result.
+#[derive(Debug, Default)]
+struct Round {
+    /// Each rank's bytes in the collective in progress, where it has arrived.
+    given: Vec<Option<Vec<u8>>>,
+    arrived: u32,
+    /// Collectives completed: a waiting rank's is complete once this passes its ticket.
+    completed: u64,
+    /// The last completed collective's bytes, or its first disagreeing rank and both lengths.
+    result: Option<std::result::Result<Vec<u8>, (u32, usize, usize)>>,
+    /// The first rank to leave.
+    left: Option<u32>,
+}
+
+impl LocalGroup {
+    /// How long a collective waits for the other ranks unless told otherwise.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+    /// Handles of a group of `world` ranks (at least 1), handle `r` of rank `r`, whose
+    /// collectives wait at most `timeout` for the other ranks (then `Err(CollectiveTimeout)`,
+    /// and this rank leaves the group).
+    pub fn new(world: u32, timeout: Duration) -> Result<Vec<LocalGroup>> {
+        super::plan::check_world(world)?;
+        let shared = Arc::new(Shared {
+            world,
+            timeout,
+            state: Mutex::new(Round {
+                given: vec![None; world as usize],
+                ..Round::default()
+            }),
+            turn: Condvar::new(),
+        });
+        Ok((0..world)
+            .map(|rank| LocalGroup {
+                rank,
+                shared: shared.clone(),
+            })
+            .collect())
+    }
+
+    /// The group's state; a thread that panicked holding it left it consistent (every update
+    /// is complete before anything can panic), so a poisoned lock is taken as it is.
+    fn state(&self) -> MutexGuard<'_, Round> {
+        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Group for LocalGroup {
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    fn world(&self) -> u32 {
+        self.shared.world
+    }
+
+    fn all_gather_bytes(&self, bytes: &[u8]) -> Result<Vec<u8>> {
+        let shared = &self.shared;
+        let mut round = self.state();
+        if let Some(rank) = round.left {
+            return Err(Error::RankLeft { rank });
+        }
+        let ticket = round.completed;
+        round.given[self.rank as usize] = Some(bytes.to_vec());
+        round.arrived += 1;
+        if round.arrived == shared.world {
+            let given: Vec<Vec<u8>> = round
+                .given
+                .iter_mut()
+                .map(|g| g.take().unwrap_or_default())
+                .collect();
+            round.result = Some(match given.iter().position(|g| g.len() != given[0].len()) {
+                Some(r) => Err((r as u32, given[0].len(), given[r].len())),
+                None => Ok(given.concat()),
+            });
+            round.arrived = 0;
+            round.completed += 1;
+            shared.turn.notify_all();
+        } else {
+            let start = Instant::now();
+            round = shared
+                .turn
+                .wait_timeout_while(round, shared.timeout, |r| {
+                    r.completed == ticket && r.left.is_none()
+                })
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+            if round.completed == ticket {
+                let error = match round.left {
+                    Some(rank) => Error::RankLeft { rank },
+                    None => Error::CollectiveTimeout {
+                        waited: start.elapsed(),
+                        arrived: round.arrived,
+                        world: shared.world,
+                    },
+                };
+                // This rank leaves too, so that no rank waits for it.
+                round.left.get_or_insert(self.rank);
+                shared.turn.notify_all();
+                return Err(error);
+            }
+        }
+        // Later collectives cannot complete before this rank arrives at them, so the result
+        // is still this one's.
+        match &round.result {
+            Some(Ok(all)) => Ok(all.clone()),
+            Some(Err((rank, expected, actual))) => Err(Error::RanksDisagree {
+                what: "bytes gathered",
+                rank: *rank,
+                expected: *expected,
+                actual: *actual,
+            }),
+            None => unreachable!("a completed collective leaves its result"),
+        }
+    }
+}
+
+impl Drop for LocalGroup {
+    fn drop(&mut self) {
+        let mut round = self.state();
+        round.left.get_or_insert(self.rank);
+        self.shared.turn.notify_all();
+    }
+}

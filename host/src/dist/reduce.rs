@@ -1,0 +1,60 @@
+//! Sum, minimum, maximum and moments over the ranks of a group: each rank reduces its own part
+//! on its own backend, the ranks' results are all-gathered, and every rank combines them in
+//! rank order, so that every rank returns the same value. A rank's part may be empty.
+
+use super::group::{Group, all_gather, all_gather_present};
+use crate::error::{Error, Result};
+use crate::moments::{SUMMARY_WORDS, Sample, Summary, summary};
+use crate::runtime::backend::Backend;
+use crate::runtime::element::Scalar;
+
+/// The sum of every rank's `part`: each part's sum on `backend`, then the ranks' sums in rank
+/// order (floats: the same value on every rank and for the same parts, though not the one a
+/// single backend would give for the whole).
+pub fn sum<T: Scalar>(group: &(impl Group + ?Sized), backend: &Backend, part: &[T]) -> Result<T> {
+    let sums = all_gather(group, &[backend.sum(part)?])?;
+    Backend::cpu().sum(&sums)
+}
+
+/// The least element of all ranks' parts, as [`Backend::min`] (NaN if any is NaN); empty parts
+/// are left out, and all empty is `Err(EmptyVector)`.
+pub fn min<T: Scalar>(group: &(impl Group + ?Sized), backend: &Backend, part: &[T]) -> Result<T> {
+    extreme(group, part, |x| backend.min(x), |all| Backend::cpu().min(all))
+}
+
+/// The greatest element of all ranks' parts, as [`min`].
+pub fn max<T: Scalar>(group: &(impl Group + ?Sized), backend: &Backend, part: &[T]) -> Result<T> {
+    extreme(group, part, |x| backend.max(x), |all| Backend::cpu().max(all))
+}
+
+/// `of_all` of the ranks' `of_part` of their parts, empty parts left out.
+fn extreme<T: Scalar>(
+    group: &(impl Group + ?Sized),
+    part: &[T],
+    of_part: impl Fn(&[T]) -> Result<T>,
+    of_all: impl Fn(&[T]) -> Result<T>,
+) -> Result<T> {
+    let local = if part.is_empty() {
+        None
+    } else {
+        Some(of_part(part)?)
+    };
+    of_all(&all_gather_present(group, local)?)
+}
+
+/// The [`Summary`] of all ranks' parts: each part's summary, combined in rank order by
+/// [`Summary::combine`]; empty parts are left out, and all empty is `Err(EmptyVector)`.
+pub fn moments<F: Sample>(group: &(impl Group + ?Sized), backend: &Backend, part: &[F]) -> Result<Summary> {
+    let local = if part.is_empty() {
+        None
+    } else {
+        Some(summary(backend, part)?.words())
+    };
+    all_gather_present::<[f64; SUMMARY_WORDS]>(group, local)?
+        .into_iter()
+        .map(Summary::from_words)
+        .reduce(Summary::combine)
+        .ok_or(Error::EmptyVector {
+            what: "every rank's data",
+        })
+}

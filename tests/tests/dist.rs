@@ -1,0 +1,251 @@
+//! Reductions over the ranks of a group (`warpkit::dist`), each rank a thread with its
+//! `LocalGroup` handle and its part of the data (`Partition`), on the CPU backend and on every
+//! device (ranks sharing it): sums of f64 (within 1e-12 relative of the f64 reference), u32 and
+//! i64 (exact, wrapping), min and max (exact), moments (count, min, max exact; mean within
+//! 1e-12 relative of the two-pass reference, m2 too plus what the ranks' rounded means carry),
+//! the same on every rank to the bit, for worlds of 1 to 5 ranks and lengths that leave some
+//! ranks nothing. All parts empty: sum 0, the rest `EmptyVector`. Collectives whose ranks give
+//! different amounts, lose a rank, or wait past the timeout return errors on every rank, never
+//! hang.
+
+use std::thread;
+use std::time::{Duration, Instant};
+use warpkit::dist::{self, Group, LocalGroup, Partition, all_gather};
+use warpkit::moments::Summary;
+use warpkit::{Backend, Error};
+use warpkit_tests::{devices, fresh_rng, random_vec};
+
+/// What each rank computes from its part.
+#[derive(Debug, PartialEq)]
+struct Results {
+    sum: f64,
+    sum_u32: u32,
+    sum_i64: i64,
+    min: f64,
+    max: f64,
+    moments: Summary,
+}
+
+/// Runs `world` ranks, rank `r` on `backend` with part `r` of the three inputs; every rank's
+/// results.
+fn run_ranks(world: u32, backend: &Backend, data: (&[f64], &[u32], &[i64])) -> Vec<warpkit::Result<Results>> {
+    let ranks = LocalGroup::new(world, LocalGroup::DEFAULT_TIMEOUT).unwrap();
+    let plan = Partition::new(data.0.len() as u64, world).unwrap();
+    thread::scope(|scope| {
+        let handles: Vec<_> = ranks
+            .into_iter()
+            .map(|group| {
+                let range = plan.range(group.rank());
+                let (a, b) = (range.start as usize, range.end as usize);
+                scope.spawn(move || {
+                    Ok(Results {
+                        sum: dist::reduce::sum(&group, backend, &data.0[a..b])?,
+                        sum_u32: dist::reduce::sum(&group, backend, &data.1[a..b])?,
+                        sum_i64: dist::reduce::sum(&group, backend, &data.2[a..b])?,
+                        min: dist::reduce::min(&group, backend, &data.0[a..b])?,
+                        max: dist::reduce::max(&group, backend, &data.0[a..b])?,
+                        moments: dist::reduce::moments(&group, backend, &data.0[a..b])?,
+                    })
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+#[test]
+fn reductions_over_ranks_match_the_whole() {
+    let mut backends = vec![Backend::cpu()];
+    backends.extend(devices("dist reductions").into_iter().map(Backend::Device));
+    for backend in &backends {
+        for (world, n) in [(1u32, 1000usize), (2, 2), (3, 100_003), (5, 3), (4, 65_537)] {
+            let mut rng = fresh_rng(&format!("dist {world} ranks, {n}"));
+            let x: Vec<f64> = random_vec::<f64>(&mut rng, n).iter().map(|v| 1e6 + v).collect();
+            let (words, longs): (Vec<u32>, Vec<i64>) = (random_vec(&mut rng, n), random_vec(&mut rng, n));
+            let results = run_ranks(world, backend, (&x, &words, &longs));
+            let first = results[0].as_ref().unwrap();
+            for r in &results {
+                assert_eq!(
+                    r.as_ref().unwrap(),
+                    first,
+                    "{backend:?}, {world} ranks: ranks differ"
+                );
+            }
+            let label = format!("{backend:?}, {world} ranks, {n} values");
+            let sum: f64 = x.iter().sum();
+            assert!(
+                (first.sum - sum).abs() <= 1e-12 * sum.abs(),
+                "{label}: sum {} against {sum}",
+                first.sum
+            );
+            assert_eq!(
+                first.sum_u32,
+                words.iter().fold(0u32, |a, &w| a.wrapping_add(w)),
+                "{label}"
+            );
+            assert_eq!(
+                first.sum_i64,
+                longs.iter().fold(0i64, |a, &w| a.wrapping_add(w)),
+                "{label}"
+            );
+            assert_eq!(
+                first.min,
+                x.iter().copied().fold(f64::INFINITY, f64::min),
+                "{label}"
+            );
+            assert_eq!(
+                first.max,
+                x.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                "{label}"
+            );
+            let mean = sum / n as f64;
+            let m2: f64 = x.iter().map(|v| (v - mean) * (v - mean)).sum();
+            let m = first.moments;
+            assert_eq!(
+                (m.count, m.min, m.max),
+                (n as u64, first.min, first.max),
+                "{label}"
+            );
+            assert!(
+                (m.mean - mean).abs() <= 1e-12 * mean.abs(),
+                "{label}: mean {} against {mean}",
+                m.mean
+            );
+            // Each rank's mean is known to its rounding, which the combine's δ² terms carry:
+            // at most about ε·|mean|·(max − min)·n a combine.
+            let spread = first.max - first.min;
+            let bound = 1e-12 * m2 + f64::EPSILON * mean.abs() * spread * (n as f64) * world as f64;
+            assert!((m.m2 - m2).abs() <= bound, "{label}: m2 {} against {m2}", m.m2);
+        }
+    }
+}
+
+#[test]
+fn empty_parts_everywhere() {
+    let ranks = LocalGroup::new(3, LocalGroup::DEFAULT_TIMEOUT).unwrap();
+    let cpu = Backend::cpu();
+    thread::scope(|scope| {
+        for group in ranks {
+            let cpu = &cpu;
+            scope.spawn(move || {
+                let none: &[f64] = &[];
+                assert_eq!(dist::reduce::sum(&group, cpu, none).unwrap(), 0.0);
+                assert!(matches!(
+                    dist::reduce::min(&group, cpu, none),
+                    Err(Error::EmptyVector { .. })
+                ));
+                assert!(matches!(
+                    dist::reduce::max(&group, cpu, none),
+                    Err(Error::EmptyVector { .. })
+                ));
+                assert!(matches!(
+                    dist::reduce::moments(&group, cpu, none),
+                    Err(Error::EmptyVector { .. })
+                ));
+            });
+        }
+    });
+    assert!(matches!(
+        LocalGroup::new(0, LocalGroup::DEFAULT_TIMEOUT),
+        Err(Error::OutOfRange { .. })
+    ));
+}
+
+#[test]
+fn collectives_that_cannot_complete_fail_on_every_rank() {
+    // Different amounts: every rank is told, and the group still works after.
+    let ranks = LocalGroup::new(3, LocalGroup::DEFAULT_TIMEOUT).unwrap();
+    thread::scope(|scope| {
+        for group in ranks {
+            scope.spawn(move || {
+                let mine = vec![group.rank(); 1 + (group.rank() == 2) as usize];
+                match all_gather(&group, &mine) {
+                    Err(Error::RanksDisagree {
+                        rank: 2,
+                        expected: 4,
+                        actual: 8,
+                        ..
+                    }) => {}
+                    other => panic!("rank {}: {other:?}", group.rank()),
+                }
+                assert_eq!(all_gather(&group, &[group.rank()]).unwrap(), [0, 1, 2]);
+            });
+        }
+    });
+
+    // A rank that leaves: the others' collective fails at once, not after the timeout.
+    let mut ranks = LocalGroup::new(3, Duration::from_secs(600)).unwrap();
+    let leaving = ranks.pop().unwrap();
+    let start = Instant::now();
+    thread::scope(|scope| {
+        for group in ranks {
+            scope.spawn(move || match all_gather(&group, &[1u8]) {
+                Err(Error::RankLeft { rank: 2 }) => {}
+                other => panic!("rank {}: {other:?}", group.rank()),
+            });
+        }
+        thread::sleep(Duration::from_millis(50));
+        drop(leaving);
+    });
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "waited {:?}",
+        start.elapsed()
+    );
+
+    // A rank that never arrives: the collective times out, and that rank, arriving late,
+    // finds the group left.
+    let mut ranks = LocalGroup::new(2, Duration::from_millis(100)).unwrap();
+    let (late, early) = (ranks.pop().unwrap(), ranks.pop().unwrap());
+    match all_gather(&early, &[0u32]) {
+        Err(Error::CollectiveTimeout {
+            arrived: 1,
+            world: 2,
+            waited,
+        }) => {
+            assert!(waited >= Duration::from_millis(100), "{waited:?}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        all_gather(&late, &[1u32]),
+        Err(Error::RankLeft { rank: 0 })
+    ));
+}
+
+/// Chan's combine of two summaries is the summary of both parts, with infinities as IEEE
+/// arithmetic gives them.
+#[test]
+fn summaries_combine_as_the_whole() {
+    let cpu = Backend::cpu();
+    let s = |v: &[f64]| warpkit::moments::summary(&cpu, v).unwrap();
+    let mut rng = fresh_rng("dist combine");
+    let x: Vec<f64> = random_vec::<f64>(&mut rng, 1001)
+        .iter()
+        .map(|v| 1e9 + v)
+        .collect();
+    for cut in [1, 500, 1000] {
+        let (a, b) = (s(&x[..cut]), s(&x[cut..]));
+        let (whole, both) = (s(&x), a.combine(b));
+        assert_eq!(
+            (both.count, both.min, both.max),
+            (whole.count, whole.min, whole.max)
+        );
+        assert!((both.mean - whole.mean).abs() <= 1e-12 * whole.mean);
+        // The means' difference is known to their rounding (an ulp of 1e9 is 1.2e-7), which
+        // the update's δ² term carries: that, not the sums of squares, bounds m2's error.
+        let (na, nb) = (a.count as f64, b.count as f64);
+        let delta = (b.mean - a.mean).abs();
+        let bound = 4.0 * f64::EPSILON * whole.mean * delta * na * nb / (na + nb) + 1e-12 * whole.m2;
+        assert!(
+            (both.m2 - whole.m2).abs() <= bound,
+            "{} against {}, cut {cut}",
+            both.m2,
+            whole.m2
+        );
+    }
+    let inf = s(&[1.0, f64::INFINITY]).combine(s(&[2.0]));
+    assert_eq!(inf.mean, f64::INFINITY);
+    assert!(inf.m2.is_nan());
+    assert!(s(&[f64::INFINITY]).combine(s(&[f64::NEG_INFINITY])).mean.is_nan());
+}
