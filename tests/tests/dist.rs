@@ -1,13 +1,15 @@
-//! Reductions over the ranks of a group (`warpkit::dist`), each rank a thread with its
-//! `LocalGroup` handle and its part of the data (`Partition`), on the CPU backend and on every
-//! device (ranks sharing it): sums of f64 (within 1e-12 relative of the f64 reference), u32 and
-//! i64 (exact, wrapping), min and max (exact), moments (count, min, max exact; mean within
-//! 1e-12 relative of the two-pass reference, m2 too plus what the ranks' rounded means carry),
-//! the same on every rank to the bit, for worlds of 1 to 5 ranks and lengths that leave some
-//! ranks nothing. All parts empty: sum 0, the rest `EmptyVector`. Collectives whose ranks give
-//! different amounts, lose a rank, or wait past the timeout return errors on every rank, never
-//! hang.
+//! Reductions and scans over the ranks of a group (`warpkit::dist`), each rank a thread with
+//! its `LocalGroup` handle and its part of the data (`Partition`), on the CPU backend and on
+//! every device (ranks sharing it): sums of f64 (within 1e-12 relative of the f64 reference),
+//! u32 and i64 (exact, wrapping), min and max (exact), moments (count, min, max exact; mean
+//! within 1e-12 relative of the two-pass reference, m2 too plus what the ranks' rounded means
+//! carry), the same on every rank to the bit, for worlds of 1 to 5 ranks and lengths that leave
+//! some ranks nothing; exclusive scans against the whole's (u32 exact, f64 within 1e-12 of the
+//! running magnitude). All parts empty: sum 0, the rest `EmptyVector`. Collectives whose ranks
+//! give different amounts, lose a rank, or wait past the timeout return errors on every rank,
+//! never hang.
 
+use std::ops::Range;
 use std::thread;
 use std::time::{Duration, Instant};
 use warpkit::dist::{self, Group, LocalGroup, Partition, all_gather};
@@ -26,30 +28,35 @@ struct Results {
     moments: Summary,
 }
 
-/// Runs `world` ranks, rank `r` on `backend` with part `r` of the three inputs; every rank's
-/// results.
-fn run_ranks(world: u32, backend: &Backend, data: (&[f64], &[u32], &[i64])) -> Vec<warpkit::Result<Results>> {
+/// Runs `f(group, part)` on `world` ranks, each a thread with its handle and its part of `len`
+/// elements as `Partition` cuts them; the ranks' results in rank order.
+fn on_ranks<R: Send>(world: u32, len: usize, f: impl Fn(&LocalGroup, Range<usize>) -> R + Sync) -> Vec<R> {
     let ranks = LocalGroup::new(world, LocalGroup::DEFAULT_TIMEOUT).unwrap();
-    let plan = Partition::new(data.0.len() as u64, world).unwrap();
+    let plan = Partition::new(len as u64, world).unwrap();
+    let f = &f;
     thread::scope(|scope| {
         let handles: Vec<_> = ranks
             .into_iter()
             .map(|group| {
                 let range = plan.range(group.rank());
-                let (a, b) = (range.start as usize, range.end as usize);
-                scope.spawn(move || {
-                    Ok(Results {
-                        sum: dist::reduce::sum(&group, backend, &data.0[a..b])?,
-                        sum_u32: dist::reduce::sum(&group, backend, &data.1[a..b])?,
-                        sum_i64: dist::reduce::sum(&group, backend, &data.2[a..b])?,
-                        min: dist::reduce::min(&group, backend, &data.0[a..b])?,
-                        max: dist::reduce::max(&group, backend, &data.0[a..b])?,
-                        moments: dist::reduce::moments(&group, backend, &data.0[a..b])?,
-                    })
-                })
+                scope.spawn(move || f(&group, range.start as usize..range.end as usize))
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// Every rank's results on `backend` from its part of the three inputs.
+fn run_ranks(world: u32, backend: &Backend, data: (&[f64], &[u32], &[i64])) -> Vec<warpkit::Result<Results>> {
+    on_ranks(world, data.0.len(), |group, part| {
+        Ok(Results {
+            sum: dist::reduce::sum(group, backend, &data.0[part.clone()])?,
+            sum_u32: dist::reduce::sum(group, backend, &data.1[part.clone()])?,
+            sum_i64: dist::reduce::sum(group, backend, &data.2[part.clone()])?,
+            min: dist::reduce::min(group, backend, &data.0[part.clone()])?,
+            max: dist::reduce::max(group, backend, &data.0[part.clone()])?,
+            moments: dist::reduce::moments(group, backend, &data.0[part])?,
+        })
     })
 }
 
@@ -116,6 +123,46 @@ fn reductions_over_ranks_match_the_whole() {
             let spread = first.max - first.min;
             let bound = 1e-12 * m2 + f64::EPSILON * mean.abs() * spread * (n as f64) * world as f64;
             assert!((m.m2 - m2).abs() <= bound, "{label}: m2 {} against {m2}", m.m2);
+        }
+    }
+}
+
+/// The exclusive scan over `world` ranks holding `data` as `Partition` cuts it: each rank's
+/// part of it, concatenated in rank order.
+fn scan_over_ranks<T: warpkit::Scalar>(world: u32, backend: &Backend, data: &[T]) -> Vec<T> {
+    on_ranks(world, data.len(), |group, part| {
+        dist::scan::exclusive_scan(group, backend, &data[part]).unwrap()
+    })
+    .concat()
+}
+
+/// Exclusive scans over ranks: u32 exact (wrapping), f64 within 1e-12 of the running sum of
+/// magnitudes, against the whole's sequential scan.
+#[test]
+fn scans_over_ranks_match_the_whole() {
+    let mut backends = vec![Backend::cpu()];
+    backends.extend(devices("dist scans").into_iter().map(Backend::Device));
+    for backend in &backends {
+        for (world, n) in [(1u32, 7usize), (3, 2), (4, 100_003)] {
+            let mut rng = fresh_rng(&format!("dist scan {world} ranks, {n}"));
+            let (words, x): (Vec<u32>, Vec<f64>) = (random_vec(&mut rng, n), random_vec(&mut rng, n));
+            let label = format!("{backend:?}, {world} ranks, {n} values");
+            let got = scan_over_ranks(world, backend, &words);
+            let mut run = 0u32;
+            for (i, (&g, &w)) in got.iter().zip(&words).enumerate() {
+                assert_eq!(g, run, "{label}: u32 element {i}");
+                run = run.wrapping_add(w);
+            }
+            let got = scan_over_ranks(world, backend, &x);
+            let (mut run, mut magnitude) = (0.0f64, 0.0f64);
+            for (i, (&g, &v)) in got.iter().zip(&x).enumerate() {
+                assert!(
+                    (g - run).abs() <= 1e-12 * magnitude.max(1.0),
+                    "{label}: f64 element {i}: {g} against {run}"
+                );
+                (run, magnitude) = (run + v, magnitude + v.abs());
+            }
+            assert_eq!(got.len(), n, "{label}");
         }
     }
 }
