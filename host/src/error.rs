@@ -290,6 +290,13 @@ pub enum Error {
         /// The rank that left.
         rank: u32,
     },
+    /// A distributed call that failed on another rank (that rank returns its own error): the
+    /// ranks learn it from the call's first collective, so every rank fails, none waits.
+    #[error("rank {rank} failed its part of the call")]
+    RankFailed {
+        /// The first rank that failed.
+        rank: u32,
+    },
     /// A collective whose ranks did not all arrive within the group's timeout.
     #[error("collective timed out after {waited:?}: {arrived} of {world} ranks arrived")]
     CollectiveTimeout {

@@ -5,17 +5,19 @@
 //! within 1e-12 relative of the two-pass reference, m2 too plus what the ranks' rounded means
 //! carry), the same on every rank to the bit, for worlds of 1 to 5 ranks and lengths that leave
 //! some ranks nothing; exclusive scans against the whole's (u32 exact, f64 within 1e-12 of the
-//! running magnitude). All parts empty: sum 0, the rest `EmptyVector`. Collectives whose ranks
+//! running magnitude); tables sharded over the ranks draw from the whole. All parts empty: sum 0, the rest `EmptyVector`. Collectives whose ranks
 //! give different amounts, lose a rank, or wait past the timeout return errors on every rank,
 //! never hang.
 
 use std::ops::Range;
 use std::thread;
 use std::time::{Duration, Instant};
-use warpkit::dist::{self, Group, LocalGroup, Partition, all_gather};
+use warpkit::alias::SampleOptions;
+use warpkit::dist::{self, Group, LocalGroup, Partition, ShardedTable, all_gather};
 use warpkit::moments::Summary;
-use warpkit::{Backend, Error};
-use warpkit_tests::{devices, fresh_rng, random_vec};
+use warpkit::rand_core::SeedableRng;
+use warpkit::{Backend, Error, Philox};
+use warpkit_tests::{chi_square_critical, devices, fresh_rng, random_vec};
 
 /// What each rank computes from its part.
 #[derive(Debug, PartialEq)]
@@ -165,6 +167,75 @@ fn scans_over_ranks_match_the_whole() {
             assert_eq!(got.len(), n, "{label}");
         }
     }
+}
+
+/// A table sharded over ranks draws from the whole: weights `1..=k` over 3 ranks, and over 4
+/// with one rank holding none; every sample in its rank's shard, `s` in all, the items'
+/// counts within the chi-square bound at significance 1e-6, the same samples for the same
+/// seed. A rank whose weights are bad gets its own error, the others `RankFailed`.
+#[test]
+fn sharded_tables_draw_from_the_whole() {
+    let mut backends = vec![Backend::cpu()];
+    backends.extend(devices("dist sharded tables").into_iter().map(Backend::Device));
+    let s = 120_000u64;
+    for backend in &backends {
+        for (world, k) in [(3u32, 300usize), (4, 3)] {
+            let weights: Vec<f64> = (1..=k).map(|i| i as f64).collect();
+            let draw = |seed| {
+                on_ranks(world, k, |group, part| {
+                    let table = ShardedTable::new(group, backend, &weights[part.clone()]).unwrap();
+                    assert_eq!(table.first_row(), part.start as u64);
+                    let mut rng = Philox::seed_from_u64(seed);
+                    let drawn = table.sample(&mut rng, s, SampleOptions::default()).unwrap();
+                    assert!(drawn.iter().all(|&row| part.contains(&(row as usize))));
+                    drawn
+                })
+            };
+            let samples = draw(11);
+            assert_eq!(samples, draw(11), "{backend:?}, {world} ranks: the same seed");
+            let mut counts = vec![0u64; k];
+            for row in samples.concat() {
+                counts[row as usize] += 1;
+            }
+            assert_eq!(counts.iter().sum::<u64>(), s);
+            let whole = (k * (k + 1) / 2) as f64;
+            let chi2: f64 = counts
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| {
+                    let expected = s as f64 * (i + 1) as f64 / whole;
+                    (c as f64 - expected).powi(2) / expected
+                })
+                .sum();
+            let bound = chi_square_critical((k - 1) as f64);
+            assert!(
+                chi2 < bound,
+                "{backend:?}, {world} ranks: chi-square {chi2} past {bound}"
+            );
+        }
+    }
+    let results = on_ranks(3, 30, |group, part| {
+        let mut shard: Vec<f64> = part.map(|i| i as f64 + 1.0).collect();
+        if group.rank() == 1 {
+            shard[0] = f64::NAN;
+        }
+        ShardedTable::new(group, &Backend::cpu(), &shard).map(|_| ())
+    });
+    assert!(
+        matches!(results[0], Err(Error::RankFailed { rank: 1 })),
+        "{:?}",
+        results[0]
+    );
+    assert!(
+        !matches!(results[1], Ok(()) | Err(Error::RankFailed { .. })),
+        "{:?}",
+        results[1]
+    );
+    assert!(
+        matches!(results[2], Err(Error::RankFailed { rank: 1 })),
+        "{:?}",
+        results[2]
+    );
 }
 
 #[test]

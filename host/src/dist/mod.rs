@@ -3,13 +3,15 @@
 //! so that every rank computes the same plan without exchanging it), the collectives the
 //! primitives are written against ([`Group`]) with a group of threads in one process
 //! ([`LocalGroup`], the CPU's stand-in for NCCL), and sum, minimum, maximum and moments over
-//! the ranks ([`reduce`]) and their exclusive scans ([`scan`]). The group over NCCL and the
-//! distributed sampling and multisplit are not built yet.
+//! the ranks ([`reduce`]), their exclusive scans ([`scan`]) and alias tables sharded over them
+//! ([`ShardedTable`]). The group over NCCL and the distributed multisplit are not built yet.
 
+pub mod alias;
 pub mod group;
 pub mod plan;
 pub mod reduce;
 pub mod scan;
 
+pub use alias::ShardedTable;
 pub use group::{Group, LocalGroup, all_gather, all_gather_present};
 pub use plan::{Partition, rank_offsets, split_samples};
