@@ -5,7 +5,8 @@
 //! within 1e-12 relative of the two-pass reference, m2 too plus what the ranks' rounded means
 //! carry), the same on every rank to the bit, for worlds of 1 to 5 ranks and lengths that leave
 //! some ranks nothing; exclusive scans against the whole's (u32 exact, f64 within 1e-12 of the
-//! running magnitude); tables sharded over the ranks draw from the whole. All parts empty: sum 0, the rest `EmptyVector`. Collectives whose ranks
+//! running magnitude); tables sharded over the ranks draw from the whole; multisplits across
+//! them are the whole's split. All parts empty: sum 0, the rest `EmptyVector`. Collectives whose ranks
 //! give different amounts, lose a rank, or wait past the timeout return errors on every rank,
 //! never hang.
 
@@ -15,6 +16,7 @@ use std::time::{Duration, Instant};
 use warpkit::alias::SampleOptions;
 use warpkit::dist::{self, Group, LocalGroup, Partition, ShardedTable, all_gather};
 use warpkit::moments::Summary;
+use warpkit::multisplit::{Buckets, Multisplit};
 use warpkit::rand_core::SeedableRng;
 use warpkit::{Backend, Error, Philox};
 use warpkit_tests::{chi_square_critical, devices, fresh_rng, random_vec};
@@ -238,6 +240,52 @@ fn sharded_tables_draw_from_the_whole() {
     );
 }
 
+/// A key's bucket, as the test computes it.
+type BucketOf = fn(u32) -> usize;
+
+/// A multisplit across ranks is the stable split of all ranks' keys in rank order, each
+/// bucket on the rank that owns it: keys by `key mod 7` and by their top 4 bits over 1, 3 and 4
+/// ranks (more ranks than buckets too), ranks holding different numbers of keys, none or all.
+#[test]
+fn multisplits_across_ranks_are_the_whole_split() {
+    let mut backends = vec![Backend::cpu()];
+    backends.extend(devices("dist multisplit").into_iter().map(Backend::Device));
+    let splits: [(Buckets<u32>, BucketOf); 3] = [
+        (Buckets::Modulo(7), |k| (k % 7) as usize),
+        (Buckets::BitField { shift: 28, bits: 4 }, |k| (k >> 28) as usize),
+        (Buckets::Modulo(2), |k| (k % 2) as usize),
+    ];
+    for backend in &backends {
+        for (world, n) in [(1u32, 1000usize), (3, 10_007), (4, 5)] {
+            let mut rng = fresh_rng(&format!("dist multisplit {world} ranks, {n}"));
+            let keys: Vec<u32> = random_vec(&mut rng, n);
+            for (buckets, bucket_of) in splits {
+                let split = Multisplit::new(buckets).unwrap();
+                let m = split.buckets() as u64;
+                let got = on_ranks(world, n, |group, part| {
+                    dist::multisplit::keys(group, backend, &split, &keys[part]).unwrap()
+                });
+                let owners = Partition::new(m, world).unwrap();
+                for (rank, split) in got.iter().enumerate() {
+                    let label = format!("{backend:?}, {world} ranks, {buckets:?}, rank {rank}");
+                    let mine = owners.range(rank as u32);
+                    assert_eq!(split.counts.len() as u64, mine.end - mine.start, "{label}");
+                    for (i, b) in (mine.start as usize..mine.end as usize).enumerate() {
+                        let want: Vec<u32> = keys.iter().copied().filter(|&k| bucket_of(k) == b).collect();
+                        let (at, count) = (split.offsets[i] as usize, split.counts[i] as usize);
+                        assert_eq!(&split.keys[at..at + count], &want[..], "{label}, bucket {b}");
+                    }
+                    assert_eq!(
+                        split.keys.len(),
+                        split.counts.iter().sum::<u32>() as usize,
+                        "{label}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn empty_parts_everywhere() {
     let ranks = LocalGroup::new(3, LocalGroup::DEFAULT_TIMEOUT).unwrap();
@@ -287,6 +335,30 @@ fn collectives_that_cannot_complete_fail_on_every_rank() {
                     other => panic!("rank {}: {other:?}", group.rank()),
                 }
                 assert_eq!(all_gather(&group, &[group.rank()]).unwrap(), [0, 1, 2]);
+                // An all-to-all: rank `r` sends `d` the bytes `[r; d]`; rank 1 then one part
+                // short.
+                let sends: Vec<Vec<u8>> = (0..3).map(|d| vec![group.rank() as u8; d]).collect();
+                let got = group.all_to_all_bytes(&sends).unwrap();
+                assert_eq!(
+                    got,
+                    (0..3)
+                        .map(|r| vec![r as u8; group.rank() as usize])
+                        .collect::<Vec<_>>()
+                );
+                let parts = if group.rank() == 1 {
+                    &sends[..2]
+                } else {
+                    &sends[..]
+                };
+                match group.all_to_all_bytes(parts) {
+                    Err(Error::RanksDisagree {
+                        rank: 1,
+                        expected: 3,
+                        actual: 2,
+                        ..
+                    }) => {}
+                    other => panic!("rank {}: {other:?}", group.rank()),
+                }
             });
         }
     });

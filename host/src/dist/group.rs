@@ -20,6 +20,12 @@ pub trait Group {
     /// Every rank's `bytes`, concatenated in rank order, on every rank. Every rank gives the
     /// same number of bytes: otherwise every rank gets `Err(RanksDisagree)`.
     fn all_gather_bytes(&self, bytes: &[u8]) -> Result<Vec<u8>>;
+
+    /// `sends[d]` to rank `d`, for every `d` (one part a rank, each any length); what every
+    /// rank sent this one, in rank order. Ranks that give different numbers of parts make
+    /// every rank's call `Err(RanksDisagree)`, and all giving other than one a rank
+    /// `Err(LengthMismatch)`.
+    fn all_to_all_bytes(&self, sends: &[Vec<u8>]) -> Result<Vec<Vec<u8>>>;
 }
 
 /// Every rank's `values` (the same number on every rank), concatenated in rank order.
@@ -59,16 +65,20 @@ struct Shared {
     turn: Condvar,
 }
 
+/// What each rank gives a collective: its parts (one for an all-gather, one a rank for an
+/// all-to-all).
+type Parts = Vec<Vec<u8>>;
+
 /// The collective in progress and the last one's result.
 #[derive(Debug, Default)]
 struct Round {
-    /// Each rank's bytes in the collective in progress, where it has arrived.
-    given: Vec<Option<Vec<u8>>>,
+    /// Each rank's parts in the collective in progress, where it has arrived.
+    given: Vec<Option<Parts>>,
     arrived: u32,
     /// Collectives completed: a waiting rank's is complete once this passes its ticket.
     completed: u64,
-    /// The last completed collective's bytes, or its first disagreeing rank and both lengths.
-    result: Option<std::result::Result<Vec<u8>, (u32, usize, usize)>>,
+    /// The last completed collective's parts, every rank's in rank order.
+    result: Arc<Vec<Parts>>,
     /// The first rank to leave.
     left: Option<u32>,
 }
@@ -106,34 +116,26 @@ impl LocalGroup {
     }
 }
 
-impl Group for LocalGroup {
-    fn rank(&self) -> u32 {
-        self.rank
-    }
-
-    fn world(&self) -> u32 {
-        self.shared.world
-    }
-
-    fn all_gather_bytes(&self, bytes: &[u8]) -> Result<Vec<u8>> {
+impl LocalGroup {
+    /// Gives this rank's `parts` to the collective in progress and waits for every rank's:
+    /// all of them, in rank order (the same on every rank).
+    fn exchange(&self, parts: Parts) -> Result<Arc<Vec<Parts>>> {
         let shared = &self.shared;
         let mut round = self.state();
         if let Some(rank) = round.left {
             return Err(Error::RankLeft { rank });
         }
         let ticket = round.completed;
-        round.given[self.rank as usize] = Some(bytes.to_vec());
+        round.given[self.rank as usize] = Some(parts);
         round.arrived += 1;
         if round.arrived == shared.world {
-            let given: Vec<Vec<u8>> = round
-                .given
-                .iter_mut()
-                .map(|g| g.take().unwrap_or_default())
-                .collect();
-            round.result = Some(match given.iter().position(|g| g.len() != given[0].len()) {
-                Some(r) => Err((r as u32, given[0].len(), given[r].len())),
-                None => Ok(given.concat()),
-            });
+            round.result = Arc::new(
+                round
+                    .given
+                    .iter_mut()
+                    .map(|g| g.take().unwrap_or_default())
+                    .collect(),
+            );
             round.arrived = 0;
             round.completed += 1;
             shared.turn.notify_all();
@@ -163,16 +165,49 @@ impl Group for LocalGroup {
         }
         // Later collectives cannot complete before this rank arrives at them, so the result
         // is still this one's.
-        match &round.result {
-            Some(Ok(all)) => Ok(all.clone()),
-            Some(Err((rank, expected, actual))) => Err(Error::RanksDisagree {
-                what: "bytes gathered",
-                rank: *rank,
-                expected: *expected,
-                actual: *actual,
-            }),
-            None => unreachable!("a completed collective leaves its result"),
+        Ok(round.result.clone())
+    }
+}
+
+/// `Err(RanksDisagree)` for the first rank whose `amount` differs from rank 0's.
+fn agree(what: &'static str, all: &[Parts], amount: impl Fn(&Parts) -> usize) -> Result<()> {
+    match all.iter().position(|p| amount(p) != amount(&all[0])) {
+        Some(rank) => Err(Error::RanksDisagree {
+            what,
+            rank: rank as u32,
+            expected: amount(&all[0]),
+            actual: amount(&all[rank]),
+        }),
+        None => Ok(()),
+    }
+}
+
+impl Group for LocalGroup {
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    fn world(&self) -> u32 {
+        self.shared.world
+    }
+
+    fn all_gather_bytes(&self, bytes: &[u8]) -> Result<Vec<u8>> {
+        let all = self.exchange(vec![bytes.to_vec()])?;
+        agree("bytes gathered", &all, |p| p[0].len())?;
+        Ok(all.iter().flat_map(|p| p[0].iter().copied()).collect())
+    }
+
+    fn all_to_all_bytes(&self, sends: &[Vec<u8>]) -> Result<Vec<Vec<u8>>> {
+        let all = self.exchange(sends.to_vec())?;
+        agree("parts sent (one a rank)", &all, |p| p.len())?;
+        if all[0].len() != self.shared.world as usize {
+            return Err(Error::LengthMismatch {
+                what: "parts sent (one a rank)",
+                expected: self.shared.world as usize,
+                actual: all[0].len(),
+            });
         }
+        Ok(all.iter().map(|p| p[self.rank as usize].clone()).collect())
     }
 }
 

@@ -4,10 +4,12 @@
 //! primitives are written against ([`Group`]) with a group of threads in one process
 //! ([`LocalGroup`], the CPU's stand-in for NCCL), and sum, minimum, maximum and moments over
 //! the ranks ([`reduce`]), their exclusive scans ([`scan`]) and alias tables sharded over them
-//! ([`ShardedTable`]). The group over NCCL and the distributed multisplit are not built yet.
+//! ([`ShardedTable`]), and multisplit across them ([`multisplit`]). The group over NCCL is not
+//! built yet.
 
 pub mod alias;
 pub mod group;
+pub mod multisplit;
 pub mod plan;
 pub mod reduce;
 pub mod scan;
