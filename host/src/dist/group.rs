@@ -4,6 +4,8 @@
 
 use crate::error::{Error, Result};
 use bytemuck::Pod;
+use std::cell::Cell;
+use std::marker::PhantomData;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -50,11 +52,13 @@ pub fn all_gather_present<T: Pod>(group: &(impl Group + ?Sized), value: Option<T
 }
 
 /// One rank of a group of threads in this process: [`LocalGroup::new`] makes a handle a rank,
-/// and each thread takes one. A rank that drops its handle leaves the group.
+/// and each thread takes one (a handle moves between threads but is not shared: a rank's
+/// collectives come one at a time). A rank that drops its handle leaves the group.
 #[derive(Debug)]
 pub struct LocalGroup {
     rank: u32,
     shared: Arc<Shared>,
+    not_shared: PhantomData<Cell<()>>,
 }
 
 #[derive(Debug)]
@@ -105,6 +109,7 @@ impl LocalGroup {
             .map(|rank| LocalGroup {
                 rank,
                 shared: shared.clone(),
+                not_shared: PhantomData,
             })
             .collect())
     }
@@ -114,9 +119,7 @@ impl LocalGroup {
     fn state(&self) -> MutexGuard<'_, Round> {
         self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
     }
-}
 
-impl LocalGroup {
     /// Gives this rank's `parts` to the collective in progress and waits for every rank's:
     /// all of them, in rank order (the same on every rank).
     fn exchange(&self, parts: Parts) -> Result<Arc<Vec<Parts>>> {
