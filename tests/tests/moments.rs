@@ -4,7 +4,7 @@
 //! squares would cancel); constant data has variance 0 exactly; one value has variance 0 and no
 //! sample variance; NaN and infinities as IEEE arithmetic says; each column of a matrix
 //! against that column alone, for narrow, wide and tall shapes; empty data and shapes that are
-//! not the data's refused.
+//! not the data's refused; overflowing squares, sums past f64's range and signed zeros.
 
 use warpkit::moments::{Sample, Summary, column_summaries, summary};
 use warpkit::{Backend, Device, Error};
@@ -137,6 +137,55 @@ fn edge_values() {
                 summary::<f64>(backend, &[]),
                 Err(Error::EmptyVector { .. })
             ));
+        }
+    }
+}
+
+/// Values whose squared deviations overflow f64 give an infinite m2 (not inf − inf = NaN), a
+/// sum past f64's range still a finite mean, and signed zeros one order (-0 below +0) in the
+/// extremes whatever their order, as `Backend::min` and `max` give (issue 46's findings).
+#[test]
+fn overflow_and_signed_zeros() {
+    let mut backends: Vec<Backend> = devices("moments overflow").iter().map(backends).collect();
+    backends.push(Backend::cpu());
+    for b in &backends {
+        let alternating: Vec<f64> = (0..1001)
+            .map(|i| if i % 2 == 0 { 1e300 } else { -1e300 })
+            .collect();
+        let s = summary(b, &alternating).unwrap();
+        assert_eq!(s.m2, f64::INFINITY, "{b:?}: alternating ±1e300");
+        assert!(
+            (s.mean - 1e300 / 1001.0).abs() <= 1e-12 * 1e300 / 1001.0,
+            "{b:?}: mean {}",
+            s.mean
+        );
+        assert_eq!((s.min, s.max), (-1e300, 1e300));
+
+        let huge = vec![1.5e308f64; 1001];
+        let s = summary(b, &huge).unwrap();
+        assert!(
+            (s.mean - 1.5e308).abs() <= 1e-15 * 1.5e308,
+            "{b:?}: mean {}",
+            s.mean
+        );
+        assert!(
+            s.m2.is_finite() && s.std_dev() <= 1e-12 * 1.5e308,
+            "{b:?}: m2 {}",
+            s.m2
+        );
+
+        for zeros in [[-0.0f64, 0.0, -0.0], [0.0, -0.0, 0.0], [-0.0, -0.0, 0.0]] {
+            let s = summary(b, &zeros).unwrap();
+            let (min, max) = (b.min(&zeros).unwrap(), b.max(&zeros).unwrap());
+            assert!(
+                s.min == 0.0 && s.min.is_sign_negative() && s.max.is_sign_positive(),
+                "{b:?}: {zeros:?}"
+            );
+            assert_eq!(
+                (min.to_bits(), max.to_bits()),
+                (s.min.to_bits(), s.max.to_bits()),
+                "{b:?}: {zeros:?}"
+            );
         }
     }
 }

@@ -31,6 +31,7 @@ use crate::runtime::element::Scalar;
 /// as f64; [`Summary::from_words`] reads them.
 pub const SUMMARY_WORDS: usize = warpkit_kernels::moments::SUMMARY_WORDS;
 use warpkit_kernels::moments::kernels::MomentsKernels;
+use warpkit_kernels::num::Element;
 
 /// The element types summarized: f32 and f64.
 pub trait Sample: Scalar + MomentsKernels + Into<f64> {}
@@ -110,8 +111,8 @@ impl Summary {
             count,
             mean,
             m2,
-            min: warpkit_kernels::moments::min_nan(self.min, other.min),
-            max: warpkit_kernels::moments::max_nan(self.max, other.max),
+            min: self.min.lesser(other.min),
+            max: self.max.greater(other.max),
         }
     }
 

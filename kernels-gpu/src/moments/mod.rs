@@ -86,16 +86,17 @@ impl Words for Summary {
     }
 }
 
-/// The smaller of `a` and `b`, NaN if either is (the CPU backend's extremes too).
+/// The sum of squared deviations from the mean, from sums about a point off the mean:
+/// `s2 = Σ d²`, `s1 = Σ d` and `offset = s1 / n`, as `s2 − s1 · offset` (the CPU backend's
+/// two-pass correction too). A sum of squares that overflowed stays +inf (the correction, at
+/// most `s2`, would make it inf − inf = NaN); rounding's tiny negatives become 0; NaN stays NaN.
 #[inline(always)]
-pub fn min_nan(a: f64, b: f64) -> f64 {
-    if a.is_nan() || a < b { a } else { b }
-}
-
-/// The larger of `a` and `b`, NaN if either is.
-#[inline(always)]
-pub fn max_nan(a: f64, b: f64) -> f64 {
-    if a.is_nan() || a > b { a } else { b }
+pub fn corrected_m2(s2: f64, s1: f64, offset: f64) -> f64 {
+    if s2 == f64::INFINITY {
+        return s2;
+    }
+    let m2 = s2 - s1 * offset;
+    if m2 < 0.0 { 0.0 } else { m2 }
 }
 
 /// Chan, Golub and LeVeque's pairwise combine of the moments, on shifted means, and the
@@ -132,14 +133,15 @@ impl Operator<Summary> for Summarize {
             shift: a.shift,
             offset: a.offset + delta * (nb / n),
             m2: a.m2 + b.m2 + delta * delta * (na * nb / n),
-            min: min_nan(a.min, b.min),
-            max: max_nan(a.max, b.max),
+            min: a.min.lesser(b.min),
+            max: a.max.greater(b.max),
         }
     }
 }
 
-/// A thread's running state: count, shift, `Σ (x − shift)`, `Σ (x − shift)²`, extremes (by
-/// `min.f64`, one instruction, which skips NaN) and whether a NaN was seen.
+/// A thread's running state: count, shift, `Σ (x − shift)`, `Σ (x − shift)²` and the extremes
+/// (by [`Element::lesser`] and [`Element::greater`]: NaN wins, -0 below +0, the crate's one
+/// order for the extremes whatever the order of the values).
 #[derive(Clone, Copy)]
 struct Shifted {
     count: u32,
@@ -148,7 +150,6 @@ struct Shifted {
     s2: f64,
     min: f64,
     max: f64,
-    nan: bool,
 }
 
 impl Shifted {
@@ -159,7 +160,6 @@ impl Shifted {
         s2: 0.0,
         min: f64::INFINITY,
         max: f64::NEG_INFINITY,
-        nan: false,
     };
 
     #[inline(always)]
@@ -171,9 +171,8 @@ impl Shifted {
             shift,
             s1: self.s1 + d,
             s2: d.fma(d, self.s2),
-            min: self.min.min(x),
-            max: self.max.max(x),
-            nan: self.nan | x.is_nan(),
+            min: self.min.lesser(x),
+            max: self.max.greater(x),
         }
     }
 
@@ -183,15 +182,13 @@ impl Shifted {
             return Summarize.identity();
         }
         let offset = self.s1 / self.count as f64;
-        let m2 = self.s2 - self.s1 * offset;
         Summary {
             count: self.count,
             shift: self.shift,
             offset,
-            // Rounding can leave a tiny negative; NaN stays NaN.
-            m2: if m2 < 0.0 { 0.0 } else { m2 },
-            min: if self.nan { f64::NAN } else { self.min },
-            max: if self.nan { f64::NAN } else { self.max },
+            m2: corrected_m2(self.s2, self.s1, offset),
+            min: self.min,
+            max: self.max,
         }
     }
 }
