@@ -8,11 +8,14 @@
 //! where the result is (below). The CPU backend and the tests' reference.
 
 use super::Sample;
+use crate::runtime::cpu::CHUNK;
 use rayon::prelude::*;
 use warpkit_kernels::moments::{Summary, corrected_m2};
 use warpkit_kernels::num::Element;
 
-/// Per-column sums of `f(column, value)` over the rows of `data`, `cols` wide.
+/// Per-column sums of `f(column, value)` over the rows of `data`, `cols` wide: fixed chunks of
+/// whole rows each folded in order (rayon), then the chunks merged in order, so the sums are
+/// the same bits however the threads are scheduled (and from many callers at once).
 fn column_sums<F: Sample, const K: usize>(
     data: &[F],
     cols: usize,
@@ -20,25 +23,26 @@ fn column_sums<F: Sample, const K: usize>(
     f: impl Fn(usize, f64, &mut [f64; K]) + Sync,
     merge: impl Fn(&mut [f64; K], &[f64; K]) + Sync,
 ) -> Vec<[f64; K]> {
-    data.par_chunks(cols)
-        .fold(
-            || vec![start; cols],
-            |mut acc, row| {
+    let rows_a_chunk = (CHUNK / cols).max(1);
+    let partials: Vec<Vec<[f64; K]>> = data
+        .par_chunks(rows_a_chunk * cols)
+        .map(|chunk| {
+            let mut acc = vec![start; cols];
+            for row in chunk.chunks(cols) {
                 for (j, (a, &x)) in acc.iter_mut().zip(row).enumerate() {
                     f(j, x.into(), a);
                 }
-                acc
-            },
-        )
-        .reduce(
-            || vec![start; cols],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(&b) {
-                    merge(x, y);
-                }
-                a
-            },
-        )
+            }
+            acc
+        })
+        .collect();
+    let mut total = vec![start; cols];
+    for part in &partials {
+        for (x, y) in total.iter_mut().zip(part) {
+            merge(x, y);
+        }
+    }
+    total
 }
 
 /// The summary of each column of the row-major `rows × cols` `data` (neither 0).

@@ -24,6 +24,14 @@ use warpkit_kernels::kernel::Kernel;
 
 /// A device that runs warpkit's kernels. Cheap to clone. Its variants depend on the crate's
 /// features (`Gpu` needs `cuda`), so matches need a wildcard arm.
+///
+/// `Send + Sync`: one device may serve many threads at once. Clones share one stream, module
+/// cache and scratch; a call holds the scratch's lock while it queues the launches that use
+/// it, and the stream runs each call's work in the order it was queued, so calls from many
+/// threads interleave whole, each result the one the call gives alone (tested from 16
+/// threads on every primitive, `tests/tests/concurrency.rs`). Devices opened apart on one GPU
+/// each have their own stream and caches. Buffers ([`DeviceBuffer`]) are `Send + Sync` too:
+/// writing one needs `&mut`, so a buffer is written by one call at a time.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum Device {
