@@ -16,6 +16,8 @@
 //!   runs where every launch is slow, such as under compute-sanitizer (`run.sh sanitize`, see
 //!   `scripts/gpu-bundle.sh`). Unset, every size is as before.
 
+pub mod primitives;
+
 use rand_core::{RngCore, SeedableRng};
 use std::io::Write;
 use std::sync::OnceLock;

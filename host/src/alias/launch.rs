@@ -704,7 +704,7 @@ const GUARD: usize = 4096;
 /// Runs the partition of `method` and (but for the shared-memory pack, which may trap on such
 /// contents: safe, but it ends the context) its pack over `weights`, each reading words from
 /// `word` where the step before would have left its results (the tile scans; the entries,
-/// prefix sums and splits, and the light count), with [`GUARD`] words of poison past each
+/// prefix sums and splits, and the light count), with `GUARD` words of poison past each
 /// buffer they write. Whether every guard is intact: no store past a buffer's end, whatever
 /// the buffers held.
 #[cfg(feature = "checks")]

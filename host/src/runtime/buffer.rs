@@ -3,6 +3,7 @@
 //! emulator's kernels read and write like device memory.
 
 use super::host_memory::HostMemory;
+use super::ledger::Lease;
 #[cfg(feature = "cuda")]
 use crate::error::{Error, Result};
 #[cfg(feature = "cuda")]
@@ -40,6 +41,8 @@ pub(crate) enum Memory<T> {
 pub struct DeviceBuffer<T> {
     pub(crate) memory: Memory<T>,
     pub(crate) owner: Owner,
+    /// Its bytes in its device's ledger, until it is dropped.
+    pub(crate) _lease: Lease,
 }
 
 impl<T> DeviceBuffer<T> {

@@ -12,14 +12,15 @@ use super::cpu::prefer_huge_pages;
 use super::emulator::Emulator;
 #[cfg(feature = "cuda")]
 use super::gpu::Gpu;
+use super::ledger::{Lease, Ledger};
 use super::module::Module;
 use super::pinned::PinnedBuffer;
 use crate::error::{Error, Result, check_same_len};
 use bytemuck::Pod;
 use std::mem::MaybeUninit;
 use std::ops::Range;
-use std::sync::MutexGuard;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, MutexGuard};
 use warpkit_kernels::kernel::Kernel;
 
 /// A device that runs warpkit's kernels. Cheap to clone. Its variants depend on the crate's
@@ -136,7 +137,22 @@ impl Device {
         }
     }
 
+    /// This device's count of its buffers' bytes, shared by its clones.
+    fn ledger(&self) -> &Arc<Ledger> {
+        match self {
+            #[cfg(feature = "cuda")]
+            Device::Gpu(g) => g.ledger(),
+            Device::Emulator(e) => e.ledger(),
+        }
+    }
+
+    /// Admits `len` elements of `T` to the ledger before they are allocated.
+    fn lease<T>(&self, len: usize) -> Result<Lease> {
+        self.ledger().admit(len.saturating_mul(size_of::<T>()) as u64)
+    }
+
     fn alloc<T: Pod>(&self, len: usize, data: Option<&[T]>) -> Result<DeviceBuffer<T>> {
+        let lease = self.lease::<T>(len)?;
         let memory = match self {
             #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.alloc(len, data)?,
@@ -145,6 +161,7 @@ impl Device {
         Ok(DeviceBuffer {
             memory,
             owner: self.owner(),
+            _lease: lease,
         })
     }
 
@@ -162,6 +179,7 @@ impl Device {
     /// for work space that a kernel writes in full before anything reads it, without the
     /// zeroing pass of [`Device::zeros`].
     pub(crate) fn workspace<T: Pod>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let lease = self.lease::<T>(len)?;
         let memory = match self {
             #[cfg(feature = "cuda")]
             Device::Gpu(g) => g.alloc_unset(len)?,
@@ -170,6 +188,7 @@ impl Device {
         Ok(DeviceBuffer {
             memory,
             owner: self.owner(),
+            _lease: lease,
         })
     }
 
@@ -247,10 +266,14 @@ impl Device {
     #[cfg(feature = "cuda")]
     pub fn adopt<T: Pod>(&self, slice: cudarc::driver::CudaSlice<T>) -> Result<DeviceBuffer<T>> {
         match self {
-            Device::Gpu(g) if slice.context().cu_ctx() == g.context().cu_ctx() => Ok(DeviceBuffer {
-                memory: g.adopt(slice)?,
-                owner: self.owner(),
-            }),
+            Device::Gpu(g) if slice.context().cu_ctx() == g.context().cu_ctx() => {
+                let lease = self.lease::<T>(slice.len())?;
+                Ok(DeviceBuffer {
+                    memory: g.adopt(slice)?,
+                    owner: self.owner(),
+                    _lease: lease,
+                })
+            }
             _ => Err(Error::WrongDevice {
                 buffer: "a cudarc slice of another context".into(),
                 device: self.describe(),
@@ -343,6 +366,45 @@ impl Device {
             (Memory::Cuda { .. }, Device::Emulator(_)) => unreachable!("scratch is the device's own"),
         }
         Ok(())
+    }
+
+    /// Bytes held by this device's live buffers: the caller's, and the scratch and plans it
+    /// keeps between calls (shared by its clones; a device opened apart counts its own). A
+    /// call leaves it where it found it, its caches aside, whether it succeeds or fails.
+    pub fn memory_in_use(&self) -> u64 {
+        self.ledger().in_use()
+    }
+
+    /// Frees the memory this device keeps between calls: its scratch buffers and, on a GPU,
+    /// the cuFFT plans with their workspaces. The next call that needs them allocates them
+    /// again. Waits for nothing: a GPU frees in stream order, after the work that uses them.
+    pub fn release_cached(&self) {
+        let slots = match self {
+            #[cfg(feature = "cuda")]
+            Device::Gpu(g) => {
+                g.release_fft_plans();
+                g.scratch_slots()
+            }
+            Device::Emulator(e) => e.scratch_slots(),
+        };
+        for slot in &slots.slots {
+            *slot.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+    }
+
+    /// Allocations this device has made or refused so far, for tests that try each of a
+    /// call's allocations as the one that fails ([`Device::fail_allocation`]).
+    #[cfg(feature = "checks")]
+    pub fn allocations(&self) -> u64 {
+        self.ledger().allocations()
+    }
+
+    /// Makes this device's `nth` allocation from now (1: the next) fail with
+    /// `Error::OutOfMemory`, as a device out of memory would; 0 cancels. For tests that a call
+    /// out of memory returns the error and frees what it took.
+    #[cfg(feature = "checks")]
+    pub fn fail_allocation(&self, nth: u64) {
+        self.ledger().fail_allocation(nth)
     }
 
     /// A tag for this call's words in the call scratch, different from the tags of the last

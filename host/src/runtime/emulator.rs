@@ -6,6 +6,7 @@
 //! it exists for tests and debugging.
 
 use super::host_memory::HostMemory;
+use super::ledger::Ledger;
 use super::scratch::ScratchSlots;
 use super::shape::{DeviceLimits, LaunchShape, too_many_together};
 use crate::error::{Error, Result};
@@ -18,6 +19,7 @@ struct Inner {
     limits: DeviceLimits,
     options: Options,
     scratch: ScratchSlots,
+    ledger: Arc<Ledger>,
 }
 
 /// The SIMT emulator as a device: the same kernels as on a GPU, run on the CPU.
@@ -55,6 +57,7 @@ impl Emulator {
                 limits: DeviceLimits::h100_like(name, options.workers as u32, usize::MAX),
                 options,
                 scratch: Default::default(),
+                ledger: Default::default(),
             }),
         }
     }
@@ -73,6 +76,10 @@ impl Emulator {
 
     pub(crate) fn scratch_slots(&self) -> &ScratchSlots {
         &self.inner.scratch
+    }
+
+    pub(crate) fn ledger(&self) -> &Arc<Ledger> {
+        &self.inner.ledger
     }
 
     pub(crate) fn alloc<T: Copy>(&self, len: usize, data: Option<&[T]>) -> Result<HostMemory<T>> {

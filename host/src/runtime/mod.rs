@@ -27,6 +27,7 @@ pub mod emulator;
 #[cfg(feature = "cuda")]
 pub mod gpu;
 mod host_memory;
+pub(crate) mod ledger;
 pub mod module;
 pub(crate) mod pinned;
 pub(crate) mod progress;

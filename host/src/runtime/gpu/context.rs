@@ -12,6 +12,7 @@ use super::module::{AREA_COUNT, Area, LoadedArea};
 use super::readback::Readback;
 use super::staging::Staging;
 use crate::error::{Error, Result};
+use crate::runtime::ledger::Ledger;
 use crate::runtime::module::Module;
 use crate::runtime::scratch::ScratchSlots;
 use crate::runtime::shape::{DeviceLimits, Limits};
@@ -34,6 +35,7 @@ struct Inner {
     /// Held while an area loads or the copy streams are made, so that each is made once.
     loading: Mutex<()>,
     scratch: ScratchSlots,
+    ledger: Arc<Ledger>,
     /// Page-locked memory for small downloads ([`Gpu::read_back`]).
     readback: Mutex<Readback>,
     /// Page-locked buffers that host slices pass through ([`Gpu::copy_to_device`]).
@@ -155,6 +157,7 @@ impl Gpu {
                 modules: Mutex::default(),
                 loading: Mutex::new(()),
                 scratch: Default::default(),
+                ledger: Default::default(),
                 readback: Default::default(),
                 staging: Default::default(),
                 copy_streams: OnceLock::new(),
@@ -259,6 +262,10 @@ impl Gpu {
     /// Scratch memory kept between calls (see `Device::scratch`).
     pub(crate) fn scratch_slots(&self) -> &ScratchSlots {
         &self.inner.scratch
+    }
+
+    pub(crate) fn ledger(&self) -> &Arc<Ledger> {
+        &self.inner.ledger
     }
 
     /// The pinned buffer of small downloads.

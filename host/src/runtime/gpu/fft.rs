@@ -80,6 +80,15 @@ pub(crate) fn fft_present() -> bool {
 }
 
 impl Gpu {
+    /// Drops the plans this handle keeps (with their workspaces): `Device::release_cached`.
+    pub(crate) fn release_fft_plans(&self) {
+        self.fft_plans()
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
     /// The plans for transforms of `len` elements (f64 if `double`, else f32) whose call needs
     /// `work_bytes` of workspace, made now if this handle has none: for graphs where the
     /// workspace fits [`STAGED_BYTES`].
@@ -148,9 +157,11 @@ impl RealFft {
         let mut guard = self.staged.lock().unwrap_or_else(|e| e.into_inner());
         if let (Some(capture), None) = (&self.capture, &*guard) {
             let (ordinal, handle) = gpu.identity();
+            let lease = gpu.ledger().admit(work_bytes as u64)?;
             let work = DeviceBuffer {
                 memory: gpu.alloc_unset::<u8>(work_bytes)?,
                 owner: Owner::Gpu { ordinal, handle },
+                _lease: lease,
             };
             let base = work.kernel_ptr() as u64;
             let (signals, spectra) = (base + signals_at, base + spectra_at);

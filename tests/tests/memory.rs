@@ -1,0 +1,94 @@
+//! Device memory under failure (issue 46): each allocation of each primitive's call is made to
+//! fail in turn (`Device::fail_allocation`, feature `checks`), and the call must return
+//! `Error::OutOfMemory`, not panic, and leave the device's memory in use where it found it
+//! (`Device::memory_in_use`, the caches released with `Device::release_cached`); then calls
+//! with a failure injected at random (`WARPKIT_TEST_FAULT_CALLS` of them, 400 unless set; 10^4
+//! on the GPU machine), after which the memory in use is back to its start and every call
+//! still gives its plain result.
+
+use rand_core::RngCore;
+use warpkit::{Backend, Device, Error};
+use warpkit_tests::primitives::every_primitive;
+use warpkit_tests::{devices, fresh_rng};
+
+/// Allocations a call makes from a device with no caches.
+fn allocations_of(d: &Device, call: warpkit_tests::primitives::Call) -> u64 {
+    d.release_cached();
+    let before = d.allocations();
+    call(&Backend::Device(d.clone())).unwrap();
+    d.allocations() - before
+}
+
+#[test]
+fn every_allocation_of_every_call_can_fail() {
+    for d in devices("allocations that fail") {
+        d.release_cached();
+        let start = d.memory_in_use();
+        let b = Backend::Device(d.clone());
+        for (name, call) in every_primitive() {
+            let plain = call(&b).unwrap();
+            let n = allocations_of(&d, call);
+            assert!(n > 0, "{name}: no allocation seen");
+            for nth in 1..=n {
+                d.release_cached();
+                d.fail_allocation(nth);
+                let got = call(&b);
+                d.fail_allocation(0);
+                assert!(
+                    matches!(got, Err(Error::OutOfMemory)),
+                    "{name}: allocation {nth} of {n} failed, the call gave {:?}",
+                    got.map(|_| ())
+                );
+                d.release_cached();
+                assert_eq!(
+                    d.memory_in_use(),
+                    start,
+                    "{name}: allocation {nth} of {n} failed, memory left behind"
+                );
+            }
+            assert_eq!(call(&b).unwrap(), plain, "{name}: after its failures");
+        }
+    }
+}
+
+#[test]
+fn random_failures_leave_nothing_behind() {
+    let calls_wanted: u64 = std::env::var("WARPKIT_TEST_FAULT_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400);
+    let primitives = every_primitive();
+    for d in devices("random allocation failures") {
+        d.release_cached();
+        let start = d.memory_in_use();
+        let b = Backend::Device(d.clone());
+        let plain: Vec<Vec<u64>> = primitives.iter().map(|(_, call)| call(&b).unwrap()).collect();
+        let mut rng = fresh_rng("random allocation failures");
+        let (mut failed, mut done) = (0u64, 0u64);
+        for _ in 0..calls_wanted {
+            let i = rng.next_u32() as usize % primitives.len();
+            let (name, call) = primitives[i];
+            // Somewhere among the next few allocations, or none.
+            d.fail_allocation(u64::from(rng.next_u32() % 12));
+            match call(&b) {
+                Ok(words) => {
+                    assert_eq!(words, plain[i], "{name}: a call that succeeded");
+                    done += 1;
+                }
+                Err(Error::OutOfMemory) => failed += 1,
+                Err(e) => panic!("{name}: {e}"),
+            }
+        }
+        d.fail_allocation(0);
+        d.release_cached();
+        assert_eq!(
+            d.memory_in_use(),
+            start,
+            "after {calls_wanted} calls, {failed} out of memory"
+        );
+        assert!(
+            failed > 0 && done > 0,
+            "{failed} failed, {done} done: the injection did not mix"
+        );
+    }
+}
