@@ -30,3 +30,5 @@ fi
 cargo clippy -p warpkit --no-default-features --all-targets -- -D warnings
 cargo test -p warpkit --no-default-features --lib
 cargo run -p warpkit --no-default-features --example scan
+# The fuzz targets for a minute each, where cargo-fuzz is installed (SKIPPED otherwise).
+scripts/fuzz.sh
