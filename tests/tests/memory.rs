@@ -4,7 +4,7 @@
 //! (`Device::memory_in_use`, the caches released with `Device::release_cached`); then calls
 //! with a failure injected at random (`WARPKIT_TEST_FAULT_CALLS` of them, 400 unless set; 10^4
 //! on the GPU machine), after which the memory in use is back to its start and every call
-//! still gives its plain result.
+//! still gives its plain result; and the cache limit (`Device::set_cache_limit`).
 
 use rand_core::RngCore;
 use warpkit::{Backend, Device, Error};
@@ -19,12 +19,16 @@ fn allocations_of(d: &Device, call: warpkit_tests::primitives::Call) -> u64 {
     d.allocations() - before
 }
 
+/// The device with its caches released: the memory in use then, and the device as a backend.
+fn emptied(d: &Device) -> (u64, Backend) {
+    d.release_cached();
+    (d.memory_in_use(), Backend::Device(d.clone()))
+}
+
 #[test]
 fn every_allocation_of_every_call_can_fail() {
     for d in devices("allocations that fail") {
-        d.release_cached();
-        let start = d.memory_in_use();
-        let b = Backend::Device(d.clone());
+        let (start, b) = emptied(&d);
         for (name, call) in every_primitive() {
             let plain = call(&b).unwrap();
             let n = allocations_of(&d, call);
@@ -59,9 +63,7 @@ fn random_failures_leave_nothing_behind() {
         .unwrap_or(400);
     let primitives = every_primitive();
     for d in devices("random allocation failures") {
-        d.release_cached();
-        let start = d.memory_in_use();
-        let b = Backend::Device(d.clone());
+        let (start, b) = emptied(&d);
         let plain: Vec<Vec<u64>> = primitives.iter().map(|(_, call)| call(&b).unwrap()).collect();
         let mut rng = fresh_rng("random allocation failures");
         let (mut failed, mut done) = (0u64, 0u64);
@@ -90,5 +92,26 @@ fn random_failures_leave_nothing_behind() {
             failed > 0 && done > 0,
             "{failed} failed, {done} done: the injection did not mix"
         );
+    }
+}
+
+/// With a cache limit of 0 a device keeps nothing between calls; unbounded, a call that needs
+/// scratch leaves it for the next.
+#[test]
+fn the_cache_limit_bounds_what_calls_leave() {
+    for d in devices("cache limit") {
+        let (start, b) = emptied(&d);
+        d.set_cache_limit(0);
+        for (name, call) in every_primitive() {
+            let plain = call(&b).unwrap();
+            assert_eq!(d.memory_in_use(), start, "{name}: kept memory past a limit of 0");
+            assert_eq!(call(&b).unwrap(), plain, "{name}: again, without a cache");
+        }
+        d.set_cache_limit(u64::MAX);
+        let scan = every_primitive()[0].1;
+        scan(&b).unwrap();
+        assert!(d.memory_in_use() > start, "the scan's scratch is kept");
+        d.release_cached();
+        assert_eq!(d.memory_in_use(), start);
     }
 }

@@ -5,6 +5,7 @@
 
 pub use super::buffer::DeviceBuffer;
 pub(crate) use super::scratch::Scratch;
+use super::scratch::{ScratchGuard, ScratchSlots};
 pub use super::shape::{DeviceLimits, LaunchShape, Limits};
 
 use super::buffer::{Memory, Owner};
@@ -19,8 +20,8 @@ use crate::error::{Error, Result, check_same_len};
 use bytemuck::Pod;
 use std::mem::MaybeUninit;
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, MutexGuard};
 use warpkit_kernels::kernel::Kernel;
 
 /// A device that runs warpkit's kernels. Cheap to clone. Its variants depend on the crate's
@@ -379,16 +380,29 @@ impl Device {
     /// the cuFFT plans with their workspaces. The next call that needs them allocates them
     /// again. Waits for nothing: a GPU frees in stream order, after the work that uses them.
     pub fn release_cached(&self) {
-        let slots = match self {
-            #[cfg(feature = "cuda")]
-            Device::Gpu(g) => {
-                g.release_fft_plans();
-                g.scratch_slots()
-            }
-            Device::Emulator(e) => e.scratch_slots(),
-        };
-        for slot in &slots.slots {
+        #[cfg(feature = "cuda")]
+        if let Device::Gpu(g) = self {
+            g.release_fft_plans();
+        }
+        for slot in &self.scratch_slots().slots {
             *slot.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+    }
+
+    /// The most bytes each of the device's two scratch buffers keeps between calls (unbounded
+    /// unless set): a call that needs more allocates it and frees it when done, so the device
+    /// holds at most twice `bytes` between calls, its cuFFT plans aside (see
+    /// [`Device::release_cached`]). Shared by the device's clones.
+    pub fn set_cache_limit(&self, bytes: u64) {
+        self.scratch_slots().limit.store(bytes, Ordering::Relaxed);
+    }
+
+    /// The device's scratch buffers, shared by its clones.
+    fn scratch_slots(&self) -> &ScratchSlots {
+        match self {
+            #[cfg(feature = "cuda")]
+            Device::Gpu(g) => g.scratch_slots(),
+            Device::Emulator(e) => e.scratch_slots(),
         }
     }
 
@@ -412,34 +426,25 @@ impl Device {
     /// tell its mark from an earlier call's. 0 comes once in 2^32 calls; its caller clears
     /// the marked words (zero, the scratch's first contents, is then nobody's mark).
     pub(crate) fn next_call_tag(&self) -> u32 {
-        let slots = match self {
-            #[cfg(feature = "cuda")]
-            Device::Gpu(g) => g.scratch_slots(),
-            Device::Emulator(e) => e.scratch_slots(),
-        };
+        let slots = self.scratch_slots();
         slots.calls.fetch_add(1, Ordering::Relaxed).wrapping_add(1)
     }
 
     /// At least `bytes` of the device's launch scratch memory (see [`Scratch`]).
-    pub(crate) fn scratch(&self, bytes: usize) -> Result<MutexGuard<'_, Option<DeviceBuffer<u8>>>> {
+    pub(crate) fn scratch(&self, bytes: usize) -> Result<ScratchGuard<'_>> {
         self.scratch_of(Scratch::Launch, bytes)
     }
 
     /// At least `bytes` of device scratch memory `which`, kept between calls and grown on
     /// demand. Holding the guard keeps other host threads from using it while work is
     /// submitted.
-    pub(crate) fn scratch_of(
-        &self,
-        which: Scratch,
-        bytes: usize,
-    ) -> Result<MutexGuard<'_, Option<DeviceBuffer<u8>>>> {
-        let slots = match self {
-            #[cfg(feature = "cuda")]
-            Device::Gpu(g) => g.scratch_slots(),
-            Device::Emulator(e) => e.scratch_slots(),
-        };
+    pub(crate) fn scratch_of(&self, which: Scratch, bytes: usize) -> Result<ScratchGuard<'_>> {
+        let slots = self.scratch_slots();
         let slot = &slots.slots[which as usize];
-        let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = ScratchGuard {
+            slot: slot.lock().unwrap_or_else(|e| e.into_inner()),
+            limit: slots.limit(),
+        };
         if guard.as_ref().is_none_or(|s| s.len() < bytes) {
             *guard = None; // free the old buffer before allocating the larger one
             *guard = Some(self.zeros::<u8>(bytes.max(256))?);
