@@ -64,6 +64,7 @@ pub(crate) static AREAS: [AreaImages; AREA_COUNT] = [
             "scan_tuning_u32_b256_v8_w4000_p500",
             "simt_check_atomics",
             "simt_check_collectives",
+            "simt_check_read_at",
             "warp_argmin_f32",
             "warp_histogram_ballot",
             "warp_logical_w1",

@@ -19,7 +19,8 @@ use warpkit_kernels::checks::{LevelKernels, MathKernels};
 use warpkit_kernels::grid::math_check::MathCheck;
 use warpkit_kernels::kernel::{Checked, Kernel};
 use warpkit_kernels::simt::check::{
-    ATOMIC_SLOTS, Atomics, Collectives, Elements, simt_check_atomics, simt_check_collectives,
+    ATOMIC_SLOTS, Atomics, Collectives, Elements, ReadAt, simt_check_atomics, simt_check_collectives,
+    simt_check_read_at,
 };
 use warpkit_kernels::warp::histogram::{HistogramBallot, warp_histogram_ballot};
 use warpkit_kernels::warp::logical::{
@@ -351,6 +352,26 @@ pub fn simt_atomics(
         olds: b.write(olds)?,
     };
     b.launch::<simt_check_atomics>(p.plan(), p)
+}
+
+/// A kernel with a planted bug (`simt_check_read_at`): one lane reads `input[at]` into `out`,
+/// past the buffer when `at >= input.len()`, for tests of what a device does with a kernel that
+/// faults. The emulator reports the lane, block and address (`Error::Emulator`) and runs on;
+/// a GPU reports an illegal address (`Error::DeviceLost`, here or at the next call that waits
+/// for it), after which its context refuses all work in this process. Within the buffer it
+/// copies the element; nothing for an empty input.
+pub fn read_at(
+    device: &Device,
+    input: &DeviceBuffer<u32>,
+    at: u64,
+    out: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    launch_each::<simt_check_read_at, _, _>(
+        device,
+        (input, out, 1),
+        |input, n, out| ReadAt { input, n, at, out },
+        ReadAt::plan,
+    )
 }
 
 /// Element types of the math check kernel (f32 and f64): `out[5i..5i+5]` = (ln, exp, sin,

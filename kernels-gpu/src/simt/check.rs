@@ -189,3 +189,43 @@ pub unsafe fn atomics(p: Atomics) {
         }
     }
 }
+
+own_kernel! {
+    /// Parameters of the planted fault: one thread reads `input[at]`, where `at` may lie past
+    /// the buffer's `n` elements, and writes what it read to `out`.
+    pub struct ReadAt {
+        #[len(n)]
+        pub input: *const u32,
+        pub n: u64,
+        pub at: u64,
+        #[len(1u64)]
+        pub out: *mut u32,
+    }
+    check |p, shape| *shape == p.plan();
+    /// The planted fault (see [`read_at`]).
+    fn read_at => simt_check_read_at;
+}
+
+impl ReadAt {
+    /// One block of one warp.
+    pub const fn plan(&self) -> LaunchShape {
+        LaunchShape::linear(1, 32, 0)
+    }
+}
+
+/// A kernel with a planted bug, for the tests of what a device does with a kernel that
+/// faults: lane 5 reads `input[at]` whatever `at` is (past the buffer when `at >= n`: an
+/// out-of-bounds read that a GPU reports as an illegal address and the emulator with the lane
+/// and address) and writes it to `out`.
+///
+/// # Safety
+/// None that the kernel keeps: it reads out of bounds when `at >= n`, by design (the launch
+/// contract its parameters declare holds, so the host launches it).
+#[inline(always)]
+pub unsafe fn read_at(p: ReadAt) {
+    let ReadAt { input, at, out, .. } = p;
+    if lane_id() == 5 {
+        // SAFETY: none when `at >= n`: the planted read.
+        unsafe { *out = core::ptr::read_volatile(input.wrapping_add(at as usize)) };
+    }
+}
