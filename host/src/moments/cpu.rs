@@ -73,12 +73,13 @@ pub(super) fn columns<F: Sample>(data: &[F], rows: usize, cols: usize) -> Vec<Su
             }
         })
         .collect();
+    let shifts: Vec<f64> = means.iter().zip(&scales).map(|(m, s)| m * s).collect();
     let spread = column_sums(
         data,
         cols,
         [0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY],
         |j, x, a| {
-            let d = x * scales[j] - means[j] * scales[j];
+            let d = x * scales[j] - shifts[j];
             a[0] += d;
             a[1] += d * d;
             a[2] = a[2].lesser(x);
