@@ -23,8 +23,8 @@ for line in sys.stdin:
 }
 
 rm -rf "$bundle" && mkdir -p "$bundle/tests" "$bundle/benches" "$bundle/examples"
-cargo build --release -p warpkit --example tour --example startup
-cp target/release/examples/tour target/release/examples/startup "$bundle/examples/"
+cargo build --release -p warpkit --features nccl-02028 --example tour --example startup --bin warpkit-launch
+cp target/release/examples/tour target/release/examples/startup target/release/warpkit-launch "$bundle/examples/"
 cargo test --release --workspace --no-run --message-format=json 2>/dev/null | executables |
 while read -r kind name exe; do
     cp "$exe" "$bundle/tests/$kind-$name"

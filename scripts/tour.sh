@@ -4,4 +4,4 @@
 # tour (cpu | gpu | emulator).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo run --release -p warpkit --example tour -- "$@"
+cargo run --release -p warpkit --features nccl-02028 --example tour -- "$@"

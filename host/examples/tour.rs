@@ -100,6 +100,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     failures += lbp_tour(&backend, &signal)?;
     let nodes = som_nodes(&words[..(SOM_NODES * SOM_DIM).min(n)]);
     failures += som_tour(&backend, &nodes)?;
+    #[cfg(feature = "nccl")]
+    if let Backend::Device(Device::Gpu(_)) = &backend {
+        failures += multi_gpu_tour(&words[..MULTISPLIT_KEYS.min(cap)], &energies)?;
+    }
 
     if let Backend::Device(device @ Device::Gpu(gpu)) = &backend {
         println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
@@ -172,6 +176,86 @@ fn multisplit_tour(backend: &Backend, keys: &[u32]) -> Result<usize, Box<dyn std
     }
     finish(took, &rate(keys.len(), took, "pairs/s", "host to host"), ok);
     Ok(usize::from(!ok))
+}
+
+/// Over every GPU of the host, two or more (a rank each, a thread each, over NCCL), each rank
+/// holding its part of the data: the sum of the energies and the multisplit of the keys into
+/// 256 buckets by their top byte, each bucket on the rank that owns it; checked against the
+/// sequential sum and the stable split of all the keys. Timed on the second call (the first
+/// sets up NCCL's connections).
+#[cfg(feature = "nccl")]
+fn multi_gpu_tour(keys: &[u32], energies: &[f64]) -> Result<usize, Box<dyn std::error::Error>> {
+    use warpkit::dist::{self, Group, NcclGroup, Partition};
+    let label = "multi-GPU";
+    let count = Gpu::count()?;
+    if count < 2 {
+        println!("{label:<24}skipped: one GPU");
+        return Ok(0);
+    }
+    let gpus = (0..count).map(Device::gpu).collect::<Result<Vec<_>, _>>()?;
+    let groups = match NcclGroup::from_devices(&gpus, NcclGroup::DEFAULT_TIMEOUT) {
+        Ok(groups) => groups,
+        Err(e) => {
+            println!("{label:<24}skipped: {e}");
+            return Ok(0);
+        }
+    };
+    let split = Multisplit::new(Buckets::BitField { shift: 24, bits: 8 })?;
+    let world = count as u32;
+    let part = |len: usize, rank: u32| {
+        let r = Partition::new(len as u64, world)
+            .expect("a world of GPUs")
+            .range(rank);
+        r.start as usize..r.end as usize
+    };
+    begin(&format!("{count} GPUs sum+split {}", short(keys.len())));
+    let results = std::thread::scope(|scope| {
+        let ranks: Vec<_> = groups
+            .into_iter()
+            .map(|group| {
+                let split = &split;
+                scope.spawn(move || -> Result<_, Error> {
+                    let backend = Backend::Device(group.device().clone());
+                    let (e, k) = (part(energies.len(), group.rank()), part(keys.len(), group.rank()));
+                    let call = || -> Result<_, Error> {
+                        let sum = dist::reduce::sum(&group, &backend, &energies[e.clone()])?;
+                        Ok((
+                            sum,
+                            dist::multisplit::keys(&group, &backend, split, &keys[k.clone()])?,
+                        ))
+                    };
+                    call()?;
+                    let t = Instant::now();
+                    let result = call()?;
+                    Ok((result, t.elapsed().as_secs_f64()))
+                })
+            })
+            .collect();
+        ranks
+            .into_iter()
+            .map(|r| r.join().expect("a rank's thread"))
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    let reference: f64 = energies.iter().sum();
+    let mut whole = keys.to_vec();
+    whole.sort_by_key(|k| k >> 24); // stable
+    let owners = Partition::new(256, world)?;
+    let (mut ok, mut at) = (true, 0);
+    let took = results.iter().map(|r| r.1).fold(0.0, f64::max);
+    for (rank, ((sum, split), _)) in (0..).zip(&results) {
+        ok &= (sum - reference).abs() <= 1e-12 * reference;
+        let buckets = owners.range(rank);
+        ok &= split.counts.len() as u64 == buckets.end - buckets.start;
+        ok &= split.keys == whole[at..at + split.keys.len()];
+        ok &= split.keys.iter().all(|k| buckets.contains(&((k >> 24) as u64)));
+        at += split.keys.len();
+    }
+    ok &= at == keys.len();
+    Ok(finish(
+        took,
+        &rate(keys.len(), took, "keys/s", "host to host"),
+        ok,
+    ))
 }
 
 /// Boards of the tour's K-subsets.

@@ -297,16 +297,41 @@ pub enum Error {
         /// The first rank that failed.
         rank: u32,
     },
-    /// A collective whose ranks did not all arrive within the group's timeout.
-    #[error("collective timed out after {waited:?}: {arrived} of {world} ranks arrived")]
+    /// A collective whose ranks did not all arrive within the group's timeout. A group over
+    /// NCCL cannot tell which ranks arrived: it gives the time and the group's size only.
+    #[error("collective timed out after {waited:?}: {}", arrivals(.arrived, .world))]
     CollectiveTimeout {
         /// How long this rank waited.
         waited: std::time::Duration,
-        /// Ranks that had arrived.
-        arrived: u32,
+        /// Ranks that had arrived, where the group knows it.
+        arrived: Option<u32>,
         /// Ranks of the group.
         world: u32,
     },
+    /// The NCCL library cannot be used: not found under the names `cudarc` loads, or an
+    /// environment NCCL would run in unsafely (NVLink multicast not turned off).
+    #[error("NCCL cannot be used: {0}")]
+    NcclUnavailable(String),
+    /// An NCCL call that failed, with NCCL's status.
+    #[error("NCCL's {call} failed: {status}")]
+    Nccl {
+        /// The call.
+        call: &'static str,
+        /// NCCL's result code.
+        status: String,
+    },
+    /// An environment variable a distributed run is configured by, missing or not understood
+    /// (`RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `WARPKIT_NCCL_ID`, `WARPKIT_NCCL_ID_FILE`).
+    #[error("environment variable {name}: {problem}")]
+    Environment {
+        /// The variable.
+        name: &'static str,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// Starting or watching the processes of a distributed run failed.
+    #[error("launching the ranks: {0}")]
+    Launch(String),
     /// An integer parameter outside the range the call takes.
     #[error("{what} is {value}; it must lie in {min}..={max}")]
     OutOfRange {
@@ -426,6 +451,14 @@ impl From<DriverError> for Error {
             | CUDA_ERROR_CONTEXT_IS_DESTROYED => Error::DeviceLost(e),
             _ => Error::Driver(e),
         }
+    }
+}
+
+/// How many of a group's ranks arrived at a collective, in words.
+fn arrivals(arrived: &Option<u32>, world: &u32) -> String {
+    match arrived {
+        Some(arrived) => format!("{arrived} of {world} ranks arrived"),
+        None => format!("not every rank of {world} arrived"),
     }
 }
 

@@ -8,7 +8,9 @@
 //! running magnitude); tables sharded over the ranks draw from the whole; multisplits across
 //! them are the whole's split. All parts empty: sum 0, the rest `EmptyVector`. Collectives whose ranks
 //! give different amounts, lose a rank, or wait past the timeout return errors on every rank,
-//! never hang.
+//! never hang. The launcher's ranks see their variables and one failing rank stops the rest;
+//! an NCCL group's set-up refuses bad ids, ranks and devices before NCCL is loaded (the NCCL
+//! groups themselves: `dist_nccl.rs`, on GPUs).
 
 use std::ops::Range;
 use std::thread;
@@ -389,7 +391,7 @@ fn collectives_that_cannot_complete_fail_on_every_rank() {
     let (late, early) = (ranks.pop().unwrap(), ranks.pop().unwrap());
     match all_gather(&early, &[0u32]) {
         Err(Error::CollectiveTimeout {
-            arrived: 1,
+            arrived: Some(1),
             world: 2,
             waited,
         }) => {
@@ -438,4 +440,100 @@ fn summaries_combine_as_the_whole() {
     assert_eq!(inf.mean, f64::INFINITY);
     assert!(inf.m2.is_nan());
     assert!(s(&[f64::INFINITY]).combine(s(&[f64::NEG_INFINITY])).mean.is_nan());
+}
+
+/// The launcher starts every rank with its variables (rank, world, local rank, one id file of
+/// the run for all, multicast off) and removes the run's directory after; the first rank to
+/// fail stops the others at once and is reported; a program that cannot start, or a world of
+/// none, is an error.
+#[test]
+fn the_launcher_starts_ranks_and_stops_them() {
+    use std::ffi::OsString;
+    use warpkit::dist::{Ended, launch};
+    let out = std::env::temp_dir().join(format!("warpkit-launch-test-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    let script = format!(
+        "echo \"$RANK $WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE $NCCL_NVLS_ENABLE $WARPKIT_NCCL_ID_FILE\" > {}/$RANK",
+        out.display()
+    );
+    let sh = |script: &str| -> Vec<OsString> { vec!["-c".into(), script.into()] };
+    assert_eq!(launch(3, "sh", &sh(&script)).unwrap(), Ended::Succeeded);
+    let seen: Vec<Vec<String>> = (0..3)
+        .map(|r| {
+            let line = std::fs::read_to_string(out.join(r.to_string())).unwrap();
+            line.split_whitespace().map(String::from).collect()
+        })
+        .collect();
+    for (r, fields) in seen.iter().enumerate() {
+        let r = r.to_string();
+        assert_eq!(fields[..5], [&r, "3", &r, "3", "0"], "rank {r}");
+        assert_eq!(fields[5], seen[0][5], "rank {r}: the id file");
+    }
+    let run_dir = std::path::Path::new(&seen[0][5]).parent().unwrap();
+    assert!(!run_dir.exists(), "{run_dir:?} left behind");
+    std::fs::remove_dir_all(&out).unwrap();
+
+    let start = Instant::now();
+    let ended = launch(4, "sh", &sh("if [ \"$RANK\" = 2 ]; then exit 3; fi; sleep 60")).unwrap();
+    match ended {
+        Ended::RankFailed { rank: 2, status } => assert_eq!(status.code(), Some(3)),
+        other => panic!("{other:?}"),
+    }
+    assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
+
+    assert!(matches!(
+        launch(2, "/nonexistent/warpkit-rank", &[]),
+        Err(Error::Launch(_))
+    ));
+    assert!(matches!(launch(0, "sh", &[]), Err(Error::OutOfRange { .. })));
+}
+
+/// What an NCCL group is set up from, checked before NCCL is loaded: ids in hex (round trip,
+/// wrong lengths and digits refused), an id file another rank wrote, one never written (an
+/// error after the timeout), a rank outside its world, the emulator as a rank's device, and a
+/// process that no launcher started.
+#[test]
+fn nccl_set_up_is_checked_first() {
+    use warpkit::dist::{NcclGroup, UniqueId};
+    let hex: String = (0..128u32)
+        .map(|i| format!("{:02x}", (i * 37 + 5) % 256))
+        .collect();
+    let id = UniqueId::from_hex(&hex).unwrap();
+    assert_eq!(id.to_hex(), hex);
+    assert_eq!(UniqueId::from_hex(&format!("  {hex}\n")), Some(id));
+    assert_eq!(UniqueId::from_hex(&hex[2..]), None);
+    assert_eq!(UniqueId::from_hex(&hex.replace('5', "g")), None);
+    assert_eq!(UniqueId::from_hex(&format!("{}é", &hex[..254])), None);
+
+    let file = std::env::temp_dir().join(format!("warpkit-id-test-{}", std::process::id()));
+    std::fs::write(&file, &hex).unwrap();
+    assert_eq!(
+        UniqueId::share_through_file(&file, 1, Duration::from_secs(1)).unwrap(),
+        id
+    );
+    std::fs::remove_file(&file).unwrap();
+    assert!(matches!(
+        UniqueId::share_through_file(&file, 1, Duration::from_millis(50)),
+        Err(Error::Environment { .. })
+    ));
+
+    let emulator = warpkit::Device::emulator();
+    assert!(matches!(
+        NcclGroup::from_rank(&emulator, 2, 2, &id, Duration::from_secs(1)),
+        Err(Error::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        NcclGroup::from_rank(&emulator, 0, 0, &id, Duration::from_secs(1)),
+        Err(Error::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        NcclGroup::from_rank(&emulator, 0, 2, &id, Duration::from_secs(1)),
+        Err(Error::NcclUnavailable(_))
+    ));
+    if std::env::var_os("RANK").is_none() {
+        assert!(matches!(
+            NcclGroup::from_env(Duration::from_secs(1)),
+            Err(Error::Environment { name: "RANK", .. })
+        ));
+    }
 }

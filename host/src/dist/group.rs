@@ -156,7 +156,7 @@ impl LocalGroup {
                     Some(rank) => Error::RankLeft { rank },
                     None => Error::CollectiveTimeout {
                         waited: start.elapsed(),
-                        arrived: round.arrived,
+                        arrived: Some(round.arrived),
                         world: shared.world,
                     },
                 };
@@ -172,16 +172,30 @@ impl LocalGroup {
     }
 }
 
-/// `Err(RanksDisagree)` for the first rank whose `amount` differs from rank 0's.
-fn agree(what: &'static str, all: &[Parts], amount: impl Fn(&Parts) -> usize) -> Result<()> {
-    match all.iter().position(|p| amount(p) != amount(&all[0])) {
+/// `Err(RanksDisagree)` for the first rank whose amount (`amounts`, in rank order) differs
+/// from rank 0's.
+pub(super) fn agree(what: &'static str, amounts: &[usize]) -> Result<()> {
+    match amounts.iter().position(|&a| a != amounts[0]) {
         Some(rank) => Err(Error::RanksDisagree {
             what,
             rank: rank as u32,
-            expected: amount(&all[0]),
-            actual: amount(&all[rank]),
+            expected: amounts[0],
+            actual: amounts[rank],
         }),
         None => Ok(()),
+    }
+}
+
+/// What an all-to-all's ranks agreed to send, `parts` each, must be a part a rank.
+pub(super) fn check_parts_sent(world: u32, parts: usize) -> Result<()> {
+    if parts == world as usize {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            what: "parts sent (one a rank)",
+            expected: world as usize,
+            actual: parts,
+        })
     }
 }
 
@@ -196,20 +210,20 @@ impl Group for LocalGroup {
 
     fn all_gather_bytes(&self, bytes: &[u8]) -> Result<Vec<u8>> {
         let all = self.exchange(vec![bytes.to_vec()])?;
-        agree("bytes gathered", &all, |p| p[0].len())?;
+        agree(
+            "bytes gathered",
+            &all.iter().map(|p| p[0].len()).collect::<Vec<_>>(),
+        )?;
         Ok(all.iter().flat_map(|p| p[0].iter().copied()).collect())
     }
 
     fn all_to_all_bytes(&self, sends: &[Vec<u8>]) -> Result<Vec<Vec<u8>>> {
         let all = self.exchange(sends.to_vec())?;
-        agree("parts sent (one a rank)", &all, |p| p.len())?;
-        if all[0].len() != self.shared.world as usize {
-            return Err(Error::LengthMismatch {
-                what: "parts sent (one a rank)",
-                expected: self.shared.world as usize,
-                actual: all[0].len(),
-            });
-        }
+        agree(
+            "parts sent (one a rank)",
+            &all.iter().map(Vec::len).collect::<Vec<_>>(),
+        )?;
+        check_parts_sent(self.shared.world, all[0].len())?;
         Ok(all.iter().map(|p| p[self.rank as usize].clone()).collect())
     }
 }

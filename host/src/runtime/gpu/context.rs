@@ -96,10 +96,8 @@ impl Gpu {
         if let Some(gpu) = opened.get(&ordinal) {
             return Ok(gpu.clone());
         }
-        ensure_driver()?;
-        let count = CudaContext::device_count()
-            .map_err(|e| Error::NoDevice(format!("the CUDA driver reports no device ({e})")))?;
-        if ordinal >= count.max(0) as usize {
+        let count = Gpu::count()?;
+        if ordinal >= count {
             return Err(Error::NoDevice(format!(
                 "device {ordinal} requested, {count} present"
             )));
@@ -122,6 +120,14 @@ impl Gpu {
         let gpu = Gpu::create(ctx, stream)?;
         opened.insert(ordinal, gpu.clone());
         Ok(gpu)
+    }
+
+    /// The number of GPUs the CUDA driver sees (of any architecture), without opening them.
+    pub fn count() -> Result<usize> {
+        ensure_driver()?;
+        let count = CudaContext::device_count()
+            .map_err(|e| Error::NoDevice(format!("the CUDA driver reports no device ({e})")))?;
+        Ok(count.max(0) as usize)
     }
 
     /// A handle whose calls run on `stream`, a caller's `cudarc` stream, in order with the

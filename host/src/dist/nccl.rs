@@ -1,0 +1,533 @@
+//! The group over NCCL ([`NcclGroup`], behind the `nccl` feature): the ranks are GPUs, one a
+//! process ([`NcclGroup::from_env`], as [`launch`](super::launch()) starts them, or
+//! [`NcclGroup::from_rank`]) or several in one process ([`NcclGroup::from_devices`], a thread a
+//! rank). The [`Group`] collectives move host bytes through the rank's device: NCCL moves device
+//! memory only, and the distributed primitives exchange small summaries and, in the multisplit,
+//! keys.
+//!
+//! NCCL runs with NVLink multicast off (`NCCL_NVLS_ENABLE=0`, set before the first
+//! communicator where the environment leaves it unset, refused where it asks for multicast):
+//! multicast objects can take a shared host's GPUs out of service.
+//!
+//! No collective hangs: each waits for its work on the device at most the group's timeout, then
+//! aborts the communicator and returns `Err(CollectiveTimeout)`; NCCL's own errors
+//! (`ncclCommGetAsyncError`) abort it too. A rank whose communicator was aborted has left the
+//! group: its later collectives are `Err(RankLeft)`, and the other ranks time out.
+
+use super::group::{Group, agree, check_parts_sent};
+use super::launch::{ID_FILE, ID_HEX, LOCAL_RANK, RANK, WORLD_SIZE};
+use super::plan::check_world;
+use crate::error::{Error, Result};
+use crate::runtime::device::Device;
+use crate::runtime::gpu::Gpu;
+use cudarc::nccl::{result as nccl, sys};
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::path::Path;
+use std::sync::{OnceLock, mpsc};
+use std::time::{Duration, Instant};
+
+/// Bytes in NCCL's unique id of a communicator.
+pub const ID_BYTES: usize = 128;
+
+/// NCCL's unique id of a communicator: one rank makes it ([`UniqueId::new`]) and every rank
+/// joins with it, so it travels between the processes (in hex: the environment or a file).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct UniqueId([u8; ID_BYTES]);
+
+impl std::fmt::Debug for UniqueId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Whoever holds the id can join the communicator: keep it out of logs.
+        f.write_str("UniqueId(..)")
+    }
+}
+
+impl UniqueId {
+    /// A fresh id (NCCL's `ncclGetUniqueId`, which also picks the bootstrap's network address).
+    pub fn new() -> Result<UniqueId> {
+        prepare()?;
+        let id = nccl::get_uniqueid().map_err(failed("ncclGetUniqueId"))?;
+        Ok(UniqueId(id.internal.map(|c| c as u8)))
+    }
+
+    /// The id as 256 lowercase hex digits.
+    pub fn to_hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The id of [`UniqueId::to_hex`]'s digits (surrounding white space ignored); `None` for
+    /// anything else.
+    pub fn from_hex(text: &str) -> Option<UniqueId> {
+        let text = text.trim();
+        if text.len() != 2 * ID_BYTES || !text.is_ascii() {
+            return None;
+        }
+        let mut id = [0; ID_BYTES];
+        for (byte, pair) in id.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
+            *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+        }
+        Some(UniqueId(id))
+    }
+
+    /// The id shared through the file at `path`: rank 0 makes one and writes it there (whole, by
+    /// a rename), the others wait for it at most `timeout` (then `Err(Environment)`).
+    /// The path must be fresh to the run (the launcher makes one in a directory of its own): a
+    /// rank that finds an earlier run's id would wait in NCCL's set-up until its timeout.
+    pub fn share_through_file(path: &Path, rank: u32, timeout: Duration) -> Result<UniqueId> {
+        let problem = |what: &str, e: std::io::Error| Error::Environment {
+            name: ID_FILE,
+            problem: format!("{what} {}: {e}", path.display()),
+        };
+        if rank == 0 {
+            let id = UniqueId::new()?;
+            let partial = path.with_extension(format!("partial-{}", std::process::id()));
+            std::fs::write(&partial, id.to_hex()).map_err(|e| problem("writing", e))?;
+            std::fs::rename(&partial, path).map_err(|e| problem("renaming onto", e))?;
+            return Ok(id);
+        }
+        let start = Instant::now();
+        loop {
+            match std::fs::read_to_string(path) {
+                Ok(text) => {
+                    return UniqueId::from_hex(&text).ok_or_else(|| Error::Environment {
+                        name: ID_FILE,
+                        problem: format!("{} holds no NCCL id", path.display()),
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(problem("reading", e)),
+            }
+            if start.elapsed() > timeout {
+                return Err(Error::Environment {
+                    name: ID_FILE,
+                    problem: format!("rank 0 wrote no id to {} in {timeout:?}", path.display()),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn raw(&self) -> sys::ncclUniqueId {
+        sys::ncclUniqueId {
+            internal: self.0.map(|b| b as std::ffi::c_char),
+        }
+    }
+}
+
+/// Checks once a process that NCCL can run: multicast off in the environment NCCL reads, and
+/// the library present (`cudarc` would panic at the first call otherwise).
+fn prepare() -> Result<()> {
+    static READY: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    let ready = READY.get_or_init(|| {
+        match std::env::var_os("NCCL_NVLS_ENABLE") {
+            // SAFETY: `set_var` races only with other threads reading or writing the
+            // environment; this runs once, before warpkit's first NCCL call, and warpkit reads
+            // the environment nowhere concurrently. Programs that read it from other threads
+            // at that moment set NCCL_NVLS_ENABLE=0 themselves (the launcher does).
+            None => unsafe { std::env::set_var("NCCL_NVLS_ENABLE", "0") },
+            Some(v) if v == "0" => {}
+            Some(v) => {
+                return Err(format!(
+                    "NCCL_NVLS_ENABLE is {v:?}; warpkit runs NCCL with NVLink multicast off (0)"
+                ));
+            }
+        }
+        // SAFETY: the probe loads the library (running only its initialisers) and drops it.
+        if unsafe { sys::is_culib_present() } {
+            Ok(())
+        } else {
+            Err(format!(
+                "libnccl was not found under the names cudarc loads ({}); where only \
+                 libnccl.so.2 is installed, start the ranks with warpkit-launch, which links it \
+                 as libnccl.so for them, or link it so in a directory on LD_LIBRARY_PATH",
+                cudarc::get_lib_name_candidates("nccl")[..2].join(", ")
+            ))
+        }
+    });
+    ready.clone().map_err(Error::NcclUnavailable)
+}
+
+/// An NCCL failure of `call`, as an error value.
+fn failed(call: &'static str) -> impl Fn(nccl::NcclError) -> Error {
+    move |e| Error::Nccl {
+        call,
+        status: format!("{:?}", e.0),
+    }
+}
+
+/// The GPU of `device`; NCCL has no emulator.
+fn gpu_of(device: &Device) -> Result<Gpu> {
+    device.as_gpu().cloned().ok_or_else(|| {
+        Error::NcclUnavailable("an NCCL group's ranks are GPUs; this device is the emulator".into())
+    })
+}
+
+/// An NCCL communicator, aborted when dropped (or on failure, before): aborting is local, waits
+/// for no other rank, and ends this rank's NCCL work in flight.
+struct Comm(Cell<sys::ncclComm_t>);
+
+// SAFETY: NCCL lets any thread use a communicator, one call at a time; `Comm` is not `Sync`.
+unsafe impl Send for Comm {}
+
+impl Comm {
+    fn abort(&self) {
+        let comm = self.0.replace(std::ptr::null_mut());
+        if !comm.is_null() {
+            // SAFETY: a communicator NCCL made, aborted once (the null left behind marks it).
+            // Its status is of no use to a rank that is leaving.
+            let _ = unsafe { nccl::comm_abort(comm) };
+        }
+    }
+}
+
+impl Drop for Comm {
+    fn drop(&mut self) {
+        self.abort();
+    }
+}
+
+/// One rank of a group over NCCL: its communicator and the device its collectives run on (in
+/// order with warpkit's calls there, on the device's stream). A handle moves between threads
+/// but is not shared: a rank's collectives come one at a time.
+pub struct NcclGroup {
+    comm: Comm,
+    gpu: Gpu,
+    device: Device,
+    rank: u32,
+    world: u32,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for NcclGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NcclGroup")
+            .field("rank", &self.rank)
+            .field("world", &self.world)
+            .field("device", &self.device.describe())
+            .field("aborted", &self.comm.0.get().is_null())
+            .finish()
+    }
+}
+
+impl NcclGroup {
+    /// How long a collective or the set-up waits for the other ranks unless told otherwise.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+    /// This process's rank of a run the [launcher](super::launch()) started (or any launcher
+    /// that sets the same variables, as torchrun does): rank and world from `RANK` and
+    /// `WORLD_SIZE`, the GPU from `LOCAL_RANK` (else the rank), and the id from
+    /// `WARPKIT_NCCL_ID` (hex) or through the file `WARPKIT_NCCL_ID_FILE` names (rank 0 writes
+    /// it, see [`UniqueId::share_through_file`]). `Err(Environment)` where those are missing
+    /// or malformed.
+    pub fn from_env(timeout: Duration) -> Result<NcclGroup> {
+        let rank = env_number(RANK)?.ok_or_else(|| unset(RANK))?;
+        let world = env_number(WORLD_SIZE)?.ok_or_else(|| unset(WORLD_SIZE))?;
+        let local = env_number(LOCAL_RANK)?.unwrap_or(rank);
+        let id = match (std::env::var(ID_HEX), std::env::var_os(ID_FILE)) {
+            (Ok(hex), _) => UniqueId::from_hex(&hex).ok_or_else(|| Error::Environment {
+                name: ID_HEX,
+                problem: format!("not {} hex digits", 2 * ID_BYTES),
+            })?,
+            (Err(_), Some(path)) => UniqueId::share_through_file(Path::new(&path), rank, timeout)?,
+            (Err(_), None) => {
+                return Err(Error::Environment {
+                    name: ID_FILE,
+                    problem: format!("neither it nor {ID_HEX} is set: start the ranks with warpkit-launch"),
+                });
+            }
+        };
+        NcclGroup::from_rank(&Device::gpu(local as usize)?, rank, world, &id, timeout)
+    }
+
+    /// Rank `rank` of `world` on `device` (a GPU), joining the communicator of `id` (every rank
+    /// gives the same). Waits for every rank to join, at most `timeout` (then
+    /// `Err(CollectiveTimeout)`; NCCL's set-up goes on in a thread of its own, and its
+    /// communicator is aborted if it ever completes).
+    pub fn from_rank(
+        device: &Device,
+        rank: u32,
+        world: u32,
+        id: &UniqueId,
+        timeout: Duration,
+    ) -> Result<NcclGroup> {
+        check_world(world)?;
+        if rank >= world {
+            return Err(Error::OutOfRange {
+                what: "rank",
+                value: rank as u64,
+                min: 0,
+                max: world as u64 - 1,
+            });
+        }
+        let gpu = gpu_of(device)?;
+        prepare()?;
+        let (context, raw) = (gpu.context().clone(), id.raw());
+        let (joined, join) = mpsc::channel();
+        std::thread::Builder::new()
+            .name(format!("warpkit-nccl-init-{rank}"))
+            .spawn(move || {
+                let comm = context.bind_to_thread().map_err(Error::from).and_then(|()| {
+                    let mut comm = std::ptr::null_mut();
+                    // SAFETY: `comm` receives the communicator; rank below world, both positive.
+                    unsafe { nccl::comm_init_rank(&mut comm, world as i32, raw, rank as i32) }
+                        .map_err(failed("ncclCommInitRank"))?;
+                    Ok(Comm(Cell::new(comm)))
+                });
+                // A caller that stopped waiting drops the channel; the communicator is
+                // aborted as the message is dropped.
+                let _ = joined.send(comm);
+            })
+            .map_err(|e| Error::Launch(format!("a thread for NCCL's set-up: {e}")))?;
+        let start = Instant::now();
+        let comm = join
+            .recv_timeout(timeout)
+            .map_err(|_| Error::CollectiveTimeout {
+                waited: start.elapsed(),
+                arrived: None,
+                world,
+            })??;
+        Ok(NcclGroup::of(comm, gpu, rank, world, timeout))
+    }
+
+    /// A group of `devices` (distinct GPUs) in this process, handle `r` on `devices[r]`
+    /// (NCCL's `ncclCommInitAll`): give each handle to a thread of its own, since a rank's
+    /// collective waits for the others'.
+    pub fn from_devices(devices: &[Device], timeout: Duration) -> Result<Vec<NcclGroup>> {
+        let world = u32::try_from(devices.len()).unwrap_or(u32::MAX);
+        check_world(world)?;
+        let gpus = devices.iter().map(gpu_of).collect::<Result<Vec<_>>>()?;
+        prepare()?;
+        let ordinals: Vec<i32> = gpus.iter().map(|g| g.identity().0 as i32).collect();
+        gpus[0].context().bind_to_thread()?;
+        let mut comms = vec![std::ptr::null_mut(); gpus.len()];
+        // SAFETY: a slot for each of the `world` communicators, and as many device ordinals.
+        unsafe { nccl::comm_init_all(comms.as_mut_ptr(), world as i32, ordinals.as_ptr()) }
+            .map_err(failed("ncclCommInitAll"))?;
+        Ok(comms
+            .into_iter()
+            .zip(gpus)
+            .zip(0..)
+            .map(|((comm, gpu), rank)| NcclGroup::of(Comm(Cell::new(comm)), gpu, rank, world, timeout))
+            .collect())
+    }
+
+    fn of(comm: Comm, gpu: Gpu, rank: u32, world: u32, timeout: Duration) -> NcclGroup {
+        NcclGroup {
+            comm,
+            device: Device::Gpu(gpu.clone()),
+            gpu,
+            rank,
+            world,
+            timeout,
+        }
+    }
+
+    /// The rank's device, on which its collectives run.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Queues `call`'s work with `queue` on the device's stream and waits for it: at most the
+    /// group's timeout, watching NCCL's asynchronous errors. Any failure aborts the
+    /// communicator, and every later call is `Err(RankLeft)` for this rank.
+    fn run(
+        &self,
+        call: &'static str,
+        queue: impl FnOnce(sys::ncclComm_t, sys::cudaStream_t) -> std::result::Result<(), nccl::NcclError>,
+    ) -> Result<()> {
+        let comm = self.comm.0.get();
+        if comm.is_null() {
+            return Err(Error::RankLeft { rank: self.rank });
+        }
+        let result = self.wait_for(call, comm, queue);
+        if result.is_err() {
+            self.comm.abort();
+        }
+        result
+    }
+
+    fn wait_for(
+        &self,
+        call: &'static str,
+        comm: sys::ncclComm_t,
+        queue: impl FnOnce(sys::ncclComm_t, sys::cudaStream_t) -> std::result::Result<(), nccl::NcclError>,
+    ) -> Result<()> {
+        let stream = self.gpu.stream();
+        self.gpu.context().bind_to_thread()?;
+        queue(comm, stream.cu_stream() as sys::cudaStream_t).map_err(failed(call))?;
+        let done = stream.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+        let start = Instant::now();
+        let mut pause = Duration::from_micros(2);
+        while !done.try_is_complete()? {
+            let mut state = sys::ncclResult_t::ncclSuccess;
+            // SAFETY: a live communicator of this rank; `state` receives its status.
+            unsafe { sys::ncclCommGetAsyncError(comm, &mut state) }
+                .result()
+                .map_err(failed("ncclCommGetAsyncError"))?;
+            state.result().map_err(failed(call))?;
+            if start.elapsed() > self.timeout {
+                return Err(Error::CollectiveTimeout {
+                    waited: start.elapsed(),
+                    arrived: None,
+                    world: self.world,
+                });
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_micros(100));
+        }
+        Ok(())
+    }
+
+    /// Every rank's `bytes` (the same number on every rank, which the callers have agreed) in
+    /// rank order.
+    fn gather_equal(&self, bytes: &[u8]) -> Result<Vec<u8>> {
+        if bytes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let send = self.device.upload(bytes)?;
+        let recv = self.device.workspace::<u8>(bytes.len() * self.world as usize)?;
+        let (from, to) = (
+            send.kernel_ptr() as *const c_void,
+            recv.kernel_ptr() as *mut c_void,
+        );
+        self.run("ncclAllGather", |comm, stream| {
+            // SAFETY: `from` holds `bytes.len()` bytes and `to` world times that, both on this
+            // rank's device, alive until the stream has passed this work (they are freed in
+            // stream order after it).
+            unsafe {
+                nccl::all_gather(
+                    from,
+                    to,
+                    bytes.len(),
+                    sys::ncclDataType_t::ncclUint8,
+                    comm,
+                    stream,
+                )
+            }
+            .map(drop)
+        })?;
+        self.device.download(&recv)
+    }
+
+    /// Every rank's `words` (the same number on every rank) in rank order.
+    fn gather_words(&self, words: &[u64]) -> Result<Vec<u64>> {
+        let bytes = self.gather_equal(bytemuck::cast_slice(words))?;
+        Ok(bytes.chunks_exact(8).map(bytemuck::pod_read_unaligned).collect())
+    }
+}
+
+/// The variable `name` as a number, `None` where unset.
+fn env_number(name: &'static str) -> Result<Option<u32>> {
+    match std::env::var(name) {
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Ok(text) => text.trim().parse().map(Some).map_err(|_| Error::Environment {
+            name,
+            problem: format!("{text:?} is not a number"),
+        }),
+        Err(e) => Err(Error::Environment {
+            name,
+            problem: e.to_string(),
+        }),
+    }
+}
+
+fn unset(name: &'static str) -> Error {
+    Error::Environment {
+        name,
+        problem: "not set".into(),
+    }
+}
+
+impl Group for NcclGroup {
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    fn world(&self) -> u32 {
+        self.world
+    }
+
+    fn all_gather_bytes(&self, bytes: &[u8]) -> Result<Vec<u8>> {
+        let lens = self.gather_words(&[bytes.len() as u64])?;
+        agree(
+            "bytes gathered",
+            &lens.iter().map(|&l| l as usize).collect::<Vec<_>>(),
+        )?;
+        self.gather_equal(bytes)
+    }
+
+    fn all_to_all_bytes(&self, sends: &[Vec<u8>]) -> Result<Vec<Vec<u8>>> {
+        let parts = self.gather_words(&[sends.len() as u64])?;
+        agree(
+            "parts sent (one a rank)",
+            &parts.iter().map(|&p| p as usize).collect::<Vec<_>>(),
+        )?;
+        check_parts_sent(self.world, sends.len())?;
+        // `lens[s * world + d]`: what rank `s` sends rank `d`.
+        let lens = self.gather_words(&sends.iter().map(|p| p.len() as u64).collect::<Vec<_>>())?;
+        let (world, me) = (self.world as usize, self.rank as usize);
+        let incoming: Vec<usize> = (0..world).map(|s| lens[s * world + me] as usize).collect();
+        let outgoing = sends.concat();
+        let received = incoming.iter().sum::<usize>();
+        let mut parts = Vec::with_capacity(world);
+        if outgoing.is_empty() && received == 0 {
+            parts.resize(world, Vec::new());
+            return Ok(parts);
+        }
+        let send = (!outgoing.is_empty())
+            .then(|| self.device.upload(&outgoing))
+            .transpose()?;
+        let recv = self.device.workspace::<u8>(received)?;
+        let (from, to) = (
+            send.as_ref()
+                .map_or(std::ptr::null(), |s| s.kernel_ptr() as *const u8),
+            recv.kernel_ptr(),
+        );
+        self.run("ncclSend/ncclRecv", |comm, stream| {
+            nccl::group_start()?;
+            let queued = (|| {
+                let (mut sent, mut got) = (0, 0);
+                for (peer, (part, &coming)) in sends.iter().zip(&incoming).enumerate() {
+                    // SAFETY: each part's bytes lie at its offset in `from`, each incoming
+                    // part's room at its offset in `to` (received in rank order); both buffers
+                    // outlive the work on the stream. Empty parts queue nothing.
+                    unsafe {
+                        if !part.is_empty() {
+                            let at = from.add(sent) as *const c_void;
+                            nccl::send(
+                                at,
+                                part.len(),
+                                sys::ncclDataType_t::ncclUint8,
+                                peer as i32,
+                                comm,
+                                stream,
+                            )?;
+                        }
+                        if coming > 0 {
+                            let at = to.add(got) as *mut c_void;
+                            nccl::recv(
+                                at,
+                                coming,
+                                sys::ncclDataType_t::ncclUint8,
+                                peer as i32,
+                                comm,
+                                stream,
+                            )?;
+                        }
+                    }
+                    (sent, got) = (sent + part.len(), got + coming);
+                }
+                Ok(())
+            })();
+            let ended = nccl::group_end();
+            queued.and(ended.map(drop))
+        })?;
+        let all = self.device.download(&recv)?;
+        let mut at = 0;
+        for len in incoming {
+            parts.push(all[at..at + len].to_vec());
+            at += len;
+        }
+        Ok(parts)
+    }
+}
