@@ -42,6 +42,18 @@ cat >"$bundle/run.sh" <<'RUN'
 # `run.sh sanitize` (or SANITIZE=1) runs the sanitizers instead: see sanitize below.
 cd "$(dirname "$0")"
 logs="${OUT:-$PWD/logs}"; mkdir -p "$logs"
+# NCCL with NVLink multicast off, as warpkit's NCCL groups require (and shared hosts need).
+export NCCL_NVLS_ENABLE=0
+# cudarc loads NCCL as libnccl.so: where only libnccl.so.2 is installed (the system's package, or
+# the Python wheel PyTorch brings), link it so for the tests that make NCCL groups in-process.
+if ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so '; then
+    nccl2="$(ldconfig -p 2>/dev/null | awk '/libnccl\.so\.2 /{print $NF; exit}')"
+    [ -n "$nccl2" ] || nccl2="$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null || true)"
+    if [ -n "$nccl2" ] && [ -e "$nccl2" ]; then
+        mkdir -p "$PWD/nccl-lib" && ln -sf "$nccl2" "$PWD/nccl-lib/libnccl.so"
+        export LD_LIBRARY_PATH="$PWD/nccl-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    fi
+fi
 
 # Each integration test binary (tests/test-*) and the tour under compute-sanitizer (PATH, else
 # /usr/local/cuda/bin), tool by tool: SANITIZE_TOOLS (default memcheck racecheck synccheck).

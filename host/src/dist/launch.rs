@@ -56,6 +56,8 @@ pub fn launch(world: u32, program: impl AsRef<OsStr>, args: &[OsString]) -> Resu
             .env(LOCAL_RANK, rank.to_string())
             .env(LOCAL_WORLD_SIZE, world.to_string())
             .env(ID_FILE, run.0.join("nccl-id"))
+            // An id in the launcher's environment is an earlier run's: the file holds this one's.
+            .env_remove(ID_HEX)
             .env("NCCL_NVLS_ENABLE", "0");
         #[cfg(feature = "nccl")]
         if let Some(dir) = nccl_link(&run.0) {
@@ -82,10 +84,14 @@ pub fn launch(world: u32, program: impl AsRef<OsStr>, args: &[OsString]) -> Resu
             if exited[rank as usize] {
                 continue;
             }
-            match child
-                .try_wait()
-                .map_err(|e| Error::Launch(format!("rank {rank}: {e}")))?
-            {
+            let status = match child.try_wait() {
+                Ok(status) => status,
+                Err(e) => {
+                    stop(&mut children);
+                    return Err(Error::Launch(format!("rank {rank}: {e}")));
+                }
+            };
+            match status {
                 Some(status) if !status.success() => {
                     stop(&mut children);
                     return Ok(Ended::RankFailed { rank, status });

@@ -5,14 +5,17 @@
 //! memory only, and the distributed primitives exchange small summaries and, in the multisplit,
 //! keys.
 //!
-//! NCCL runs with NVLink multicast off (`NCCL_NVLS_ENABLE=0`, set before the first
-//! communicator where the environment leaves it unset, refused where it asks for multicast):
-//! multicast objects can take a shared host's GPUs out of service.
+//! NCCL runs with NVLink multicast off: a group refuses to start unless the environment says
+//! `NCCL_NVLS_ENABLE=0` (the launcher sets it for its ranks; the workspace's cargo
+//! configuration for its tests), since multicast objects can take a shared host's GPUs out of
+//! service, and warpkit does not change a running process's environment.
 //!
-//! No collective hangs: each waits for its work on the device at most the group's timeout, then
-//! aborts the communicator and returns `Err(CollectiveTimeout)`; NCCL's own errors
-//! (`ncclCommGetAsyncError`) abort it too. A rank whose communicator was aborted has left the
-//! group: its later collectives are `Err(RankLeft)`, and the other ranks time out.
+//! No call hangs: communicators are non-blocking, so NCCL's set-up, its connections and the
+//! queuing of work go on in NCCL's background threads while the caller waits, at most the
+//! group's timeout; past it the communicator is aborted and the call returns
+//! `Err(CollectiveTimeout)`. NCCL's own errors (`ncclCommGetAsyncError`) abort it too. A rank
+//! whose communicator was aborted has left the group: its later collectives are
+//! `Err(RankLeft)`, and the other ranks time out.
 
 use super::group::{Group, agree, check_parts_sent};
 use super::launch::{ID_FILE, ID_HEX, LOCAL_RANK, RANK, WORLD_SIZE};
@@ -22,9 +25,9 @@ use crate::runtime::device::Device;
 use crate::runtime::gpu::Gpu;
 use cudarc::nccl::{result as nccl, sys};
 use std::cell::Cell;
-use std::ffi::c_void;
+use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::path::Path;
-use std::sync::{OnceLock, mpsc};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Bytes in NCCL's unique id of a communicator.
@@ -120,15 +123,11 @@ fn prepare() -> Result<()> {
     static READY: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     let ready = READY.get_or_init(|| {
         match std::env::var_os("NCCL_NVLS_ENABLE") {
-            // SAFETY: `set_var` races only with other threads reading or writing the
-            // environment; this runs once, before warpkit's first NCCL call, and warpkit reads
-            // the environment nowhere concurrently. Programs that read it from other threads
-            // at that moment set NCCL_NVLS_ENABLE=0 themselves (the launcher does).
-            None => unsafe { std::env::set_var("NCCL_NVLS_ENABLE", "0") },
             Some(v) if v == "0" => {}
-            Some(v) => {
+            v => {
                 return Err(format!(
-                    "NCCL_NVLS_ENABLE is {v:?}; warpkit runs NCCL with NVLink multicast off (0)"
+                    "NCCL_NVLS_ENABLE is {v:?}: warpkit runs NCCL with NVLink multicast off, set \
+                     NCCL_NVLS_ENABLE=0 in the environment (warpkit-launch does)"
                 ));
             }
         }
@@ -145,6 +144,101 @@ fn prepare() -> Result<()> {
         }
     });
     ready.clone().map_err(Error::NcclUnavailable)
+}
+
+/// NCCL's communicator configuration as of 2.17 (the leading fields of every later version's,
+/// in place): NCCL reads the `size` bytes given and takes later fields at their defaults, so
+/// this one struct serves every version cudarc binds.
+#[repr(C)]
+struct Config {
+    size: usize,
+    magic: c_uint,
+    version: c_uint,
+    blocking: c_int,
+    cga_cluster_size: c_int,
+    min_ctas: c_int,
+    max_ctas: c_int,
+    net_name: *const c_char,
+    split_share: c_int,
+}
+
+impl Config {
+    /// A non-blocking communicator, NCCL's defaults otherwise: its calls return at once
+    /// (`ncclInProgress`) and their work goes on in NCCL's threads ([`settle`] waits for it).
+    fn non_blocking() -> Config {
+        const UNSET: c_int = c_int::MIN; // NCCL_CONFIG_UNDEF_INT
+        Config {
+            size: size_of::<Config>(),
+            magic: 0xcafe_beef,
+            version: 2_17_00, // NCCL_VERSION(2, 17, 0)
+            blocking: 0,
+            cga_cluster_size: UNSET,
+            min_ctas: UNSET,
+            max_ctas: UNSET,
+            net_name: std::ptr::null(),
+            split_share: 0,
+        }
+    }
+}
+
+/// A wait bounded by a group's timeout, polling with a backoff.
+struct Wait {
+    start: Instant,
+    timeout: Duration,
+    world: u32,
+    pause: Duration,
+}
+
+impl Wait {
+    fn new(timeout: Duration, world: u32) -> Wait {
+        Wait {
+            start: Instant::now(),
+            timeout,
+            world,
+            pause: Duration::from_micros(2),
+        }
+    }
+
+    /// Sleeps a little longer each time, up to 100 µs; `Err(CollectiveTimeout)` past the
+    /// timeout.
+    fn again(&mut self) -> Result<()> {
+        if self.start.elapsed() > self.timeout {
+            return Err(Error::CollectiveTimeout {
+                waited: self.start.elapsed(),
+                arrived: None,
+                world: self.world,
+            });
+        }
+        std::thread::sleep(self.pause);
+        self.pause = (self.pause * 2).min(Duration::from_micros(100));
+        Ok(())
+    }
+}
+
+/// `comm`'s state: `ncclSuccess`, `ncclInProgress` while its last call's work goes on in
+/// NCCL's threads, or the error that work met (as `call`'s failure).
+fn state(comm: sys::ncclComm_t, call: &'static str) -> Result<sys::ncclResult_t> {
+    let mut state = sys::ncclResult_t::ncclInProgress;
+    // SAFETY: a live communicator; `state` receives its status.
+    unsafe { sys::ncclCommGetAsyncError(comm, &mut state) }
+        .result()
+        .map_err(failed("ncclCommGetAsyncError"))?;
+    match state {
+        sys::ncclResult_t::ncclSuccess | sys::ncclResult_t::ncclInProgress => Ok(state),
+        other => Err(Error::Nccl {
+            call,
+            status: format!("{other:?}"),
+        }),
+    }
+}
+
+/// Waits until the work of `call` on `comm` has left NCCL's threads (its set-up done, or its
+/// operations queued on the stream).
+fn settle(comm: sys::ncclComm_t, call: &'static str, wait: &mut Wait) -> Result<()> {
+    while state(comm, call)? == sys::ncclResult_t::ncclInProgress {
+        wait.again()?;
+    }
+    Ok(())
 }
 
 /// An NCCL failure of `call`, as an error value.
@@ -170,6 +264,11 @@ struct Comm(Cell<sys::ncclComm_t>);
 unsafe impl Send for Comm {}
 
 impl Comm {
+    /// A communicator NCCL made into `raw` (aborted when dropped), whatever `made` says of it.
+    fn of(raw: sys::ncclComm_t) -> Comm {
+        Comm(Cell::new(raw))
+    }
+
     fn abort(&self) {
         let comm = self.0.replace(std::ptr::null_mut());
         if !comm.is_null() {
@@ -241,8 +340,7 @@ impl NcclGroup {
 
     /// Rank `rank` of `world` on `device` (a GPU), joining the communicator of `id` (every rank
     /// gives the same). Waits for every rank to join, at most `timeout` (then
-    /// `Err(CollectiveTimeout)`; NCCL's set-up goes on in a thread of its own, and its
-    /// communicator is aborted if it ever completes).
+    /// `Err(CollectiveTimeout)`).
     pub fn from_rank(
         device: &Device,
         rank: u32,
@@ -261,53 +359,58 @@ impl NcclGroup {
         }
         let gpu = gpu_of(device)?;
         prepare()?;
-        let (context, raw) = (gpu.context().clone(), id.raw());
-        let (joined, join) = mpsc::channel();
-        std::thread::Builder::new()
-            .name(format!("warpkit-nccl-init-{rank}"))
-            .spawn(move || {
-                let comm = context.bind_to_thread().map_err(Error::from).and_then(|()| {
-                    let mut comm = std::ptr::null_mut();
-                    // SAFETY: `comm` receives the communicator; rank below world, both positive.
-                    unsafe { nccl::comm_init_rank(&mut comm, world as i32, raw, rank as i32) }
-                        .map_err(failed("ncclCommInitRank"))?;
-                    Ok(Comm(Cell::new(comm)))
-                });
-                // A caller that stopped waiting drops the channel; the communicator is
-                // aborted as the message is dropped.
-                let _ = joined.send(comm);
-            })
-            .map_err(|e| Error::Launch(format!("a thread for NCCL's set-up: {e}")))?;
-        let start = Instant::now();
-        let comm = join
-            .recv_timeout(timeout)
-            .map_err(|_| Error::CollectiveTimeout {
-                waited: start.elapsed(),
-                arrived: None,
-                world,
-            })??;
+        gpu.context().bind_to_thread()?;
+        let (mut raw, mut config) = (std::ptr::null_mut(), Config::non_blocking());
+        // SAFETY: `raw` receives the communicator; rank below world, both positive; `config`
+        // is a configuration NCCL reads `size` bytes of.
+        let made = unsafe {
+            nccl::comm_init_rank_config(
+                &mut raw,
+                world as i32,
+                id.raw(),
+                rank as i32,
+                (&raw mut config).cast(),
+            )
+        };
+        let comm = Comm::of(raw);
+        made.map_err(failed("ncclCommInitRankConfig"))?;
+        settle(raw, "ncclCommInitRankConfig", &mut Wait::new(timeout, world))?;
         Ok(NcclGroup::of(comm, gpu, rank, world, timeout))
     }
 
     /// A group of `devices` (distinct GPUs) in this process, handle `r` on `devices[r]`
-    /// (NCCL's `ncclCommInitAll`): give each handle to a thread of its own, since a rank's
-    /// collective waits for the others'.
+    /// (one NCCL group of `ncclCommInitRankConfig`s): give each handle to a thread of its own,
+    /// since a rank's collective waits for the others'.
     pub fn from_devices(devices: &[Device], timeout: Duration) -> Result<Vec<NcclGroup>> {
         let world = u32::try_from(devices.len()).unwrap_or(u32::MAX);
         check_world(world)?;
         let gpus = devices.iter().map(gpu_of).collect::<Result<Vec<_>>>()?;
-        prepare()?;
-        let ordinals: Vec<i32> = gpus.iter().map(|g| g.identity().0 as i32).collect();
-        gpus[0].context().bind_to_thread()?;
-        let mut comms = vec![std::ptr::null_mut(); gpus.len()];
-        // SAFETY: a slot for each of the `world` communicators, and as many device ordinals.
-        unsafe { nccl::comm_init_all(comms.as_mut_ptr(), world as i32, ordinals.as_ptr()) }
-            .map_err(failed("ncclCommInitAll"))?;
+        let id = UniqueId::new()?;
+        let mut config = Config::non_blocking();
+        let mut comms = Vec::with_capacity(gpus.len());
+        nccl::group_start().map_err(failed("ncclGroupStart"))?;
+        let queued = (0..).zip(&gpus).try_for_each(|(rank, gpu)| {
+            gpu.context().bind_to_thread()?;
+            let mut raw = std::ptr::null_mut();
+            // SAFETY: as in `from_rank`, for each rank in turn, in one NCCL group.
+            let made = unsafe {
+                nccl::comm_init_rank_config(&mut raw, world as i32, id.raw(), rank, (&raw mut config).cast())
+            };
+            comms.push(Comm::of(raw));
+            made.map(drop).map_err(failed("ncclCommInitRankConfig"))
+        });
+        let ended = nccl::group_end().map_err(failed("ncclGroupEnd"));
+        queued?;
+        ended?;
+        let mut wait = Wait::new(timeout, world);
+        for comm in &comms {
+            settle(comm.0.get(), "ncclCommInitRankConfig", &mut wait)?;
+        }
         Ok(comms
             .into_iter()
             .zip(gpus)
             .zip(0..)
-            .map(|((comm, gpu), rank)| NcclGroup::of(Comm(Cell::new(comm)), gpu, rank, world, timeout))
+            .map(|((comm, gpu), rank)| NcclGroup::of(comm, gpu, rank, world, timeout))
             .collect())
     }
 
@@ -352,28 +455,17 @@ impl NcclGroup {
         comm: sys::ncclComm_t,
         queue: impl FnOnce(sys::ncclComm_t, sys::cudaStream_t) -> std::result::Result<(), nccl::NcclError>,
     ) -> Result<()> {
+        let mut wait = Wait::new(self.timeout, self.world);
         let stream = self.gpu.stream();
         self.gpu.context().bind_to_thread()?;
         queue(comm, stream.cu_stream() as sys::cudaStream_t).map_err(failed(call))?;
+        // The operations are on the stream once NCCL's threads have queued them: only then
+        // does an event after them mark their end.
+        settle(comm, call, &mut wait)?;
         let done = stream.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
-        let start = Instant::now();
-        let mut pause = Duration::from_micros(2);
         while !done.try_is_complete()? {
-            let mut state = sys::ncclResult_t::ncclSuccess;
-            // SAFETY: a live communicator of this rank; `state` receives its status.
-            unsafe { sys::ncclCommGetAsyncError(comm, &mut state) }
-                .result()
-                .map_err(failed("ncclCommGetAsyncError"))?;
-            state.result().map_err(failed(call))?;
-            if start.elapsed() > self.timeout {
-                return Err(Error::CollectiveTimeout {
-                    waited: start.elapsed(),
-                    arrived: None,
-                    world: self.world,
-                });
-            }
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(Duration::from_micros(100));
+            state(comm, call)?;
+            wait.again()?;
         }
         Ok(())
     }
@@ -477,11 +569,14 @@ impl Group for NcclGroup {
         let send = (!outgoing.is_empty())
             .then(|| self.device.upload(&outgoing))
             .transpose()?;
-        let recv = self.device.workspace::<u8>(received)?;
+        // No buffer where nothing moves (the driver refuses allocations of no bytes).
+        let recv = (received > 0)
+            .then(|| self.device.workspace::<u8>(received))
+            .transpose()?;
         let (from, to) = (
             send.as_ref()
                 .map_or(std::ptr::null(), |s| s.kernel_ptr() as *const u8),
-            recv.kernel_ptr(),
+            recv.as_ref().map_or(std::ptr::null_mut(), |r| r.kernel_ptr()),
         );
         self.run("ncclSend/ncclRecv", |comm, stream| {
             nccl::group_start()?;
@@ -522,7 +617,10 @@ impl Group for NcclGroup {
             let ended = nccl::group_end();
             queued.and(ended.map(drop))
         })?;
-        let all = self.device.download(&recv)?;
+        let all = match &recv {
+            Some(recv) => self.device.download(recv)?,
+            None => Vec::new(),
+        };
         let mut at = 0;
         for len in incoming {
             parts.push(all[at..at + len].to_vec());
