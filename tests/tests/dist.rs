@@ -537,3 +537,66 @@ fn nccl_set_up_is_checked_first() {
         ));
     }
 }
+
+/// Collectives of device buffers over a group of threads (the host-staged default every group
+/// but NCCL's uses), on the emulator: sums of u32 (wrapping) and f64 in rank order, gathers in
+/// rank order, into poisoned outputs; parts of different lengths are `RanksDisagree` on every
+/// rank, an output of the wrong length `LengthMismatch` on its rank alone.
+#[test]
+fn device_collectives_over_threads() {
+    let device = warpkit::Device::emulator();
+    let n = 1000;
+    let ints = |r: u32| -> Vec<u32> { (0..n).map(|i| (i as u32).wrapping_mul(0x9e37_79b9) ^ r).collect() };
+    let reals = |r: u32| -> Vec<f64> { (0..n).map(|i| (i as f64).sqrt() + r as f64 * 0.1).collect() };
+    for world in [1u32, 3] {
+        let results = on_ranks(world, 0, |group, _| {
+            let rank = group.rank();
+            let part = device.upload(&ints(rank)).unwrap();
+            let mut out = device.filled(n, 0xdead_beefu32).unwrap();
+            group.all_reduce_sum(&device, &part, &mut out).unwrap();
+            let mut gathered = device.filled(n * world as usize, 0xdead_beefu32).unwrap();
+            group.all_gather_into(&device, &part, &mut gathered).unwrap();
+            let x = device.upload(&reals(rank)).unwrap();
+            let mut sum = device.filled(n, f64::NAN).unwrap();
+            group.all_reduce_sum(&device, &x, &mut sum).unwrap();
+            (
+                device.download(&out).unwrap(),
+                device.download(&gathered).unwrap(),
+                device.download(&sum).unwrap(),
+            )
+        });
+        let sum_u32: Vec<u32> = (0..n)
+            .map(|i| (0..world).fold(0u32, |a, r| a.wrapping_add(ints(r)[i])))
+            .collect();
+        let sum_f64: Vec<f64> = (0..n)
+            .map(|i| (0..world).fold(0.0, |a, r| a + reals(r)[i]))
+            .collect();
+        let all: Vec<u32> = (0..world).flat_map(ints).collect();
+        for (rank, (sums, gathered, reals)) in results.iter().enumerate() {
+            assert_eq!(sums, &sum_u32, "{world} ranks, rank {rank}");
+            assert_eq!(gathered, &all, "{world} ranks, rank {rank}");
+            assert_eq!(reals, &sum_f64, "{world} ranks, rank {rank}");
+        }
+    }
+    let results = on_ranks(3, 0, |group, _| {
+        let part = device
+            .upload(&vec![1u32; 4 + (group.rank() == 1) as usize])
+            .unwrap();
+        let mut out = device.zeros::<u32>(part.len()).unwrap();
+        group.all_reduce_sum(&device, &part, &mut out)
+    });
+    for r in results {
+        assert!(matches!(r, Err(Error::RanksDisagree { rank: 1, .. })), "{r:?}");
+    }
+    let results = on_ranks(2, 0, |group, _| {
+        let part = device.upload(&[1u32; 4]).unwrap();
+        let mut out = device.zeros::<u32>(4 + group.rank() as usize).unwrap();
+        group.all_reduce_sum(&device, &part, &mut out)
+    });
+    assert!(results[0].is_ok(), "{:?}", results[0]);
+    assert!(
+        matches!(results[1], Err(Error::LengthMismatch { .. })),
+        "{:?}",
+        results[1]
+    );
+}

@@ -153,6 +153,37 @@ fn battery(group: &NcclGroup, seed: u64) {
         "{label}: chi-square {chi2}"
     );
 
+    // Device buffers: sums of u32 (wrapping) and of f64 integers (exact in any order), and
+    // the gather, into poisoned outputs.
+    let device = group.device();
+    let ints = |r: u32| -> Vec<u32> {
+        (0..100_000u32)
+            .map(|i| i.wrapping_mul(0x9e37_79b9).wrapping_add(r))
+            .collect()
+    };
+    let part = device.upload(&ints(rank)).unwrap();
+    let mut out = device.filled(100_000, 0xdead_beefu32).unwrap();
+    group.all_reduce_sum(device, &part, &mut out).unwrap();
+    let want: Vec<u32> = (0..100_000)
+        .map(|i| (0..world).fold(0u32, |a, r| a.wrapping_add(ints(r)[i])))
+        .collect();
+    assert_eq!(device.download(&out).unwrap(), want, "{label}: all-reduce u32");
+    let reals = device.upload(&vec![rank as f64 + 0.5; 4097]).unwrap();
+    let mut sum = device.filled(4097, f64::NAN).unwrap();
+    group.all_reduce_sum(device, &reals, &mut sum).unwrap();
+    let whole = (0..world).map(|r| r as f64 + 0.5).sum::<f64>();
+    assert!(
+        device.download(&sum).unwrap().iter().all(|&x| x == whole),
+        "{label}: all-reduce f64"
+    );
+    let mut gathered = device.filled(100_000 * world as usize, 0xdead_beefu32).unwrap();
+    group.all_gather_into(device, &part, &mut gathered).unwrap();
+    assert_eq!(
+        device.download(&gathered).unwrap(),
+        (0..world).flat_map(ints).collect::<Vec<_>>(),
+        "{label}: all-gather"
+    );
+
     // Ragged parts: rank r sends rank d (r·7 + d·3) mod 11 bytes of value r·16 + d.
     let len = |r: u32, d: u32| ((r * 7 + d * 3) % 11) as usize;
     let sends: Vec<Vec<u8>> = (0..world)
@@ -222,8 +253,9 @@ fn a_rank_that_never_arrives() {
     let Some((_alone, gpus)) = gpus_or_skip("NCCL timeouts", true) else {
         return;
     };
-    let mut groups = NcclGroup::from_devices(&gpus[..2], Duration::from_secs(2)).unwrap();
-    let (absent, present) = (groups.pop().unwrap(), groups.pop().unwrap());
+    let mut groups = NcclGroup::from_devices(&gpus[..2], NcclGroup::DEFAULT_TIMEOUT).unwrap();
+    let (absent, mut present) = (groups.pop().unwrap(), groups.pop().unwrap());
+    present.set_timeout(Duration::from_secs(2));
     let start = Instant::now();
     match all_gather(&present, &[1u64]) {
         Err(Error::CollectiveTimeout { world: 2, .. }) => {}

@@ -2,7 +2,9 @@
 //! ([`Group`]), with a group of threads in one process ([`LocalGroup`]): the CPU's stand-in
 //! for NCCL, so that the distributed primitives and their tests run where there is no GPU.
 
-use crate::error::{Error, Result};
+use crate::element::Scalar;
+use crate::error::{Error, Result, check_same_len};
+use crate::runtime::device::{Device, DeviceBuffer};
 use bytemuck::Pod;
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -28,6 +30,47 @@ pub trait Group {
     /// every rank's call `Err(RanksDisagree)`, and all giving other than one a rank
     /// `Err(LengthMismatch)`.
     fn all_to_all_bytes(&self, sends: &[Vec<u8>]) -> Result<Vec<Vec<u8>>>;
+
+    /// Every rank's `part` summed element by element into `out`, on every rank: buffers of
+    /// this rank's `device`, of one length on every rank (else `Err(RanksDisagree)` on every
+    /// rank). Integers wrap; floats are summed in an order the group picks, the same result on
+    /// every rank. This default moves the buffers through the host, summing in rank order;
+    /// the NCCL group sums on the devices (`ncclAllReduce`).
+    fn all_reduce_sum<T: Scalar>(
+        &self,
+        device: &Device,
+        part: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+    ) -> Result<()>
+    where
+        Self: Sized,
+    {
+        let all = all_gather(self, &device.download(part)?)?;
+        check_same_len("all-reduce output", part.len(), out.len())?;
+        let mut sum = vec![T::ZERO; part.len()];
+        for rank in all.chunks_exact(part.len().max(1)) {
+            sum.iter_mut().zip(rank).for_each(|(s, &x)| *s = s.add(x));
+        }
+        device.copy_from_host(&sum, out)
+    }
+
+    /// Every rank's `part` in rank order in `out` (`world` times `part`'s length), on every
+    /// rank: buffers of this rank's `device`, `part` of one length on every rank (else
+    /// `Err(RanksDisagree)` on every rank). This default moves them through the host; the NCCL
+    /// group gathers on the devices (`ncclAllGather`).
+    fn all_gather_into<T: Scalar>(
+        &self,
+        device: &Device,
+        part: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+    ) -> Result<()>
+    where
+        Self: Sized,
+    {
+        let all = all_gather(self, &device.download(part)?)?;
+        check_same_len("all-gather output", all.len(), out.len())?;
+        device.copy_from_host(&all, out)
+    }
 }
 
 /// Every rank's `values` (the same number on every rank), concatenated in rank order.

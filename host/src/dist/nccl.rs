@@ -20,8 +20,9 @@
 use super::group::{Group, agree, check_parts_sent};
 use super::launch::{ID_FILE, ID_HEX, LOCAL_RANK, RANK, WORLD_SIZE};
 use super::plan::check_world;
-use crate::error::{Error, Result};
-use crate::runtime::device::Device;
+use crate::element::Scalar;
+use crate::error::{Error, Result, check_same_len};
+use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::gpu::Gpu;
 use cudarc::nccl::{result as nccl, sys};
 use std::cell::Cell;
@@ -425,6 +426,11 @@ impl NcclGroup {
         }
     }
 
+    /// Sets how long each later collective waits for the other ranks.
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+
     /// The rank's device, on which its collectives run.
     pub fn device(&self) -> &Device {
         &self.device
@@ -476,8 +482,8 @@ impl NcclGroup {
         if bytes.is_empty() {
             return Ok(Vec::new());
         }
-        let send = self.device.upload(bytes)?;
-        let recv = self.device.workspace::<u8>(bytes.len() * self.world as usize)?;
+        let send = self.leave_on(self.device.upload(bytes))?;
+        let recv = self.leave_on(self.device.workspace::<u8>(bytes.len() * self.world as usize))?;
         let (from, to) = (
             send.kernel_ptr() as *const c_void,
             recv.kernel_ptr() as *mut c_void,
@@ -501,11 +507,61 @@ impl NcclGroup {
         self.device.download(&recv)
     }
 
+    /// A device collective's operands, checked: `part` of one length on every rank (agreed by
+    /// an all-gather of the lengths, so that no rank gives NCCL a count the others do not; a
+    /// disagreement fails every rank alike, and the group stays), then this rank's own: the
+    /// buffers and `device` are the group's, `out` holds `outputs` times `part` (`what`).
+    /// Returns the length and NCCL's type.
+    fn device_operands<T: Scalar>(
+        &self,
+        device: &Device,
+        (part, out): (&DeviceBuffer<T>, &DeviceBuffer<T>),
+        outputs: usize,
+        what: &'static str,
+    ) -> Result<(usize, sys::ncclDataType_t)> {
+        let lens = self.gather_words(&[part.len() as u64])?;
+        agree(
+            "elements reduced or gathered",
+            &lens.iter().map(|&l| l as usize).collect::<Vec<_>>(),
+        )?;
+        self.leave_on((|| {
+            for buffer in [part, out] {
+                self.device.check_owner(buffer)?;
+            }
+            device.check_owner(part)?;
+            check_same_len(what, part.len() * outputs, out.len())?;
+            Ok((part.len(), data_type::<T>()?))
+        })())
+    }
+
+    /// `result`, after leaving the group (aborting the communicator) where it is an error: for
+    /// failures of this rank alone between collectives the other ranks go on with.
+    fn leave_on<R>(&self, result: Result<R>) -> Result<R> {
+        if result.is_err() {
+            self.comm.abort();
+        }
+        result
+    }
+
     /// Every rank's `words` (the same number on every rank) in rank order.
     fn gather_words(&self, words: &[u64]) -> Result<Vec<u64>> {
         let bytes = self.gather_equal(bytemuck::cast_slice(words))?;
         Ok(bytes.chunks_exact(8).map(bytemuck::pod_read_unaligned).collect())
     }
+}
+
+/// NCCL's type of `T`.
+fn data_type<T: Scalar>() -> Result<sys::ncclDataType_t> {
+    use sys::ncclDataType_t::*;
+    Ok(match T::NAME {
+        "u32" => ncclUint32,
+        "u64" => ncclUint64,
+        "i32" => ncclInt32,
+        "i64" => ncclInt64,
+        "f32" => ncclFloat32,
+        "f64" => ncclFloat64,
+        other => return Err(Error::NcclUnavailable(format!("NCCL has no type for {other}"))),
+    })
 }
 
 /// The variable `name` as a number, `None` where unset.
@@ -548,6 +604,50 @@ impl Group for NcclGroup {
         self.gather_equal(bytes)
     }
 
+    fn all_reduce_sum<T: Scalar>(
+        &self,
+        device: &Device,
+        part: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        let (len, kind) = self.device_operands(device, (part, out), 1, "all-reduce output")?;
+        let (from, to) = (
+            part.kernel_ptr() as *const c_void,
+            out.kernel_ptr() as *mut c_void,
+        );
+        if len == 0 {
+            return Ok(());
+        }
+        self.run("ncclAllReduce", |comm, stream| {
+            // SAFETY: `from` and `to` hold `len` elements of `kind` on this rank's device (their
+            // owner checked), alive past the work (the caller's borrows last until it is done).
+            unsafe { nccl::all_reduce(from, to, len, kind, sys::ncclRedOp_t::ncclSum, comm, stream) }
+                .map(drop)
+        })
+    }
+
+    fn all_gather_into<T: Scalar>(
+        &self,
+        device: &Device,
+        part: &DeviceBuffer<T>,
+        out: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        let (len, kind) =
+            self.device_operands(device, (part, out), self.world as usize, "all-gather output")?;
+        let (from, to) = (
+            part.kernel_ptr() as *const c_void,
+            out.kernel_ptr() as *mut c_void,
+        );
+        if len == 0 {
+            return Ok(());
+        }
+        self.run("ncclAllGather", |comm, stream| {
+            // SAFETY: `from` holds `len` elements of `kind` and `to` world times that, on this
+            // rank's device, alive past the work.
+            unsafe { nccl::all_gather(from, to, len, kind, comm, stream) }.map(drop)
+        })
+    }
+
     fn all_to_all_bytes(&self, sends: &[Vec<u8>]) -> Result<Vec<Vec<u8>>> {
         let parts = self.gather_words(&[sends.len() as u64])?;
         agree(
@@ -566,13 +666,17 @@ impl Group for NcclGroup {
             parts.resize(world, Vec::new());
             return Ok(parts);
         }
-        let send = (!outgoing.is_empty())
-            .then(|| self.device.upload(&outgoing))
-            .transpose()?;
         // No buffer where nothing moves (the driver refuses allocations of no bytes).
-        let recv = (received > 0)
-            .then(|| self.device.workspace::<u8>(received))
-            .transpose()?;
+        let send = self.leave_on(
+            (!outgoing.is_empty())
+                .then(|| self.device.upload(&outgoing))
+                .transpose(),
+        )?;
+        let recv = self.leave_on(
+            (received > 0)
+                .then(|| self.device.workspace::<u8>(received))
+                .transpose(),
+        )?;
         let (from, to) = (
             send.as_ref()
                 .map_or(std::ptr::null(), |s| s.kernel_ptr() as *const u8),
