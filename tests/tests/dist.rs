@@ -1,16 +1,16 @@
-//! Reductions and scans over the ranks of a group (`warpkit::dist`), each rank a thread with
-//! its `LocalGroup` handle and its part of the data (`Partition`), on the CPU backend and on
-//! every device (ranks sharing it): sums of f64 (within 1e-12 relative of the f64 reference),
-//! u32 and i64 (exact, wrapping), min and max (exact), moments (count, min, max exact; mean
-//! within 1e-12 relative of the two-pass reference, m2 too plus what the ranks' rounded means
-//! carry), the same on every rank to the bit, for worlds of 1 to 5 ranks and lengths that leave
-//! some ranks nothing; exclusive scans against the whole's (u32 exact, f64 within 1e-12 of the
-//! running magnitude); tables sharded over the ranks draw from the whole; multisplits across
-//! them are the whole's split. All parts empty: sum 0, the rest `EmptyVector`. Collectives whose ranks
-//! give different amounts, lose a rank, or wait past the timeout return errors on every rank,
-//! never hang. The launcher's ranks see their variables and one failing rank stops the rest;
-//! an NCCL group's set-up refuses bad ids, ranks and devices before NCCL is loaded (the NCCL
-//! groups themselves: `dist_nccl.rs`, on GPUs).
+//! Reductions and scans over the ranks of a group (`warpkit::dist`), each rank a thread with its
+//! `LocalGroup` handle and its part of the data (`Partition`), on the CPU backend and on every
+//! device (ranks sharing it): sums of f64 (within 1e-12 relative of the f64 reference), u32 and i64
+//! (exact, wrapping), min and max (exact), moments (count, min, max exact; mean within 1e-12
+//! relative of the two-pass reference, m2 too plus what the ranks' rounded means carry), the same
+//! on every rank to the bit, for worlds of 1 to 5 ranks and lengths that leave some ranks nothing;
+//! exclusive scans against the whole's (u32 exact, f64 within 1e-12 of the running magnitude);
+//! tables sharded over the ranks draw from the whole; multisplits across them are the whole's
+//! split, pairs with their values. All parts empty: sum 0, the rest `EmptyVector`. Collectives
+//! whose ranks give different amounts, lose a rank, or wait past the timeout return errors on every
+//! rank, never hang. The launcher's ranks see their variables and one failing rank stops the rest;
+//! an NCCL group's set-up refuses bad ids, ranks and devices before NCCL is loaded (the NCCL groups
+//! themselves: `dist_nccl.rs`, on GPUs).
 
 use std::ops::Range;
 use std::thread;
@@ -197,6 +197,17 @@ fn sharded_tables_draw_from_the_whole() {
             };
             let samples = draw(11);
             assert_eq!(samples, draw(11), "{backend:?}, {world} ranks: the same seed");
+            // Gathered on request: every rank holds every rank's samples, in rank order.
+            let gathered = on_ranks(world, k, |group, part| {
+                let table = ShardedTable::new(group, backend, &weights[part]).unwrap();
+                let mut rng = Philox::seed_from_u64(11);
+                table
+                    .sample_gathered(group, &mut rng, s, SampleOptions::default())
+                    .unwrap()
+            });
+            for g in &gathered {
+                assert_eq!(g, &samples.concat(), "{backend:?}, {world} ranks: gathered");
+            }
             let mut counts = vec![0u64; k];
             for row in samples.concat() {
                 counts[row as usize] += 1;
@@ -267,6 +278,32 @@ fn multisplits_across_ranks_are_the_whole_split() {
                 let got = on_ranks(world, n, |group, part| {
                     dist::multisplit::keys(group, backend, &split, &keys[part]).unwrap()
                 });
+                // With each key's index in the whole as its value (8 bytes): the values move
+                // with the keys, which split alike.
+                let index: Vec<u64> = (0..n as u64).collect();
+                let pairs = on_ranks(world, n, |group, part| {
+                    dist::multisplit::pairs(group, backend, &split, &keys[part.clone()], &index[part])
+                        .unwrap()
+                });
+                for (rank, (p, k)) in pairs.iter().zip(&got).enumerate() {
+                    let label = format!("{backend:?}, {world} ranks, {buckets:?}, rank {rank}");
+                    assert_eq!(
+                        (&p.keys, &p.offsets, &p.counts),
+                        (&k.keys, &k.offsets, &k.counts),
+                        "{label}: pairs"
+                    );
+                    assert!(
+                        p.values
+                            .iter()
+                            .zip(&p.keys)
+                            .all(|(&i, &key)| keys[i as usize] == key),
+                        "{label}: values"
+                    );
+                    for (&at, &count) in p.offsets.iter().zip(&p.counts) {
+                        let bucket = &p.values[at as usize..(at + count) as usize];
+                        assert!(bucket.windows(2).all(|w| w[0] < w[1]), "{label}: stable");
+                    }
+                }
                 let owners = Partition::new(m, world).unwrap();
                 for (rank, split) in got.iter().enumerate() {
                     let label = format!("{backend:?}, {world} ranks, {buckets:?}, rank {rank}");
@@ -598,5 +635,40 @@ fn device_collectives_over_threads() {
         matches!(results[1], Err(Error::LengthMismatch { .. })),
         "{:?}",
         results[1]
+    );
+}
+
+/// Gathers of any number of values a rank (as sharded tables' samples are gathered): in rank
+/// order on every rank, ranks with none included; a rank whose own call failed gets its error
+/// and the others `RankFailed`, none waits.
+#[test]
+fn gathers_of_varied_lengths() {
+    use warpkit::dist::all_gather_varied;
+    let got = on_ranks(4, 0, |group, _| {
+        all_gather_varied(group, Ok(vec![group.rank(); group.rank() as usize]))
+    });
+    for g in got {
+        assert_eq!(g.unwrap(), [1, 2, 2, 3, 3, 3]);
+    }
+    let got = on_ranks(3, 0, |group, _| {
+        let mine = if group.rank() == 1 {
+            Err(Error::EmptyVector {
+                what: "rank 1's part",
+            })
+        } else {
+            Ok(vec![7u64])
+        };
+        all_gather_varied(group, mine)
+    });
+    assert!(
+        matches!(got[0], Err(Error::RankFailed { rank: 1 })),
+        "{:?}",
+        got[0]
+    );
+    assert!(matches!(got[1], Err(Error::EmptyVector { .. })), "{:?}", got[1]);
+    assert!(
+        matches!(got[2], Err(Error::RankFailed { rank: 1 })),
+        "{:?}",
+        got[2]
     );
 }

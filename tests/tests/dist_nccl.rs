@@ -117,6 +117,25 @@ fn battery(group: &NcclGroup, seed: u64) {
         assert_eq!(&got.keys[at..at + count], &want[..], "{label}: bucket {b}");
     }
 
+    let index: Vec<u64> = (0..n as u64).collect();
+    let paired = dist::multisplit::pairs(
+        group,
+        &backend,
+        &split,
+        &words[part.clone()],
+        &index[part.clone()],
+    )
+    .unwrap();
+    assert_eq!(paired.keys, got.keys, "{label}: pairs");
+    assert!(
+        paired
+            .values
+            .iter()
+            .zip(&paired.keys)
+            .all(|(&i, &key)| words[i as usize] == key),
+        "{label}: values"
+    );
+
     let k = 300;
     let weights: Vec<f64> = (1..=k).map(|i| i as f64).collect();
     let shard = Partition::new(k as u64, world).unwrap().range(rank);
@@ -133,6 +152,19 @@ fn battery(group: &NcclGroup, seed: u64) {
     assert!(
         drawn.iter().all(|&row| shard.contains(&row)),
         "{label}: a sample outside the shard"
+    );
+    let gathered = table
+        .sample_gathered(
+            group,
+            &mut Philox::seed_from_u64(seed ^ 1),
+            s,
+            SampleOptions::default(),
+        )
+        .unwrap();
+    assert_eq!(gathered.len() as u64, s, "{label}: gathered");
+    assert!(
+        gathered.iter().all(|&row| row < k as u64),
+        "{label}: gathered rows"
     );
     let mut counts = vec![0u64; k];
     for row in drawn {

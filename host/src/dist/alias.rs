@@ -2,9 +2,10 @@
 //! the weights, the shards' totals are all-gathered once, and a sample count is split over the
 //! shards by one multinomial draw ([`split_samples`]) that every rank makes alike from an
 //! identically seeded generator; each rank then draws its share from its own table, in a
-//! stream of its own. Samples stay on the rank that drew them.
+//! stream of its own. Samples stay on the rank that drew them, or are gathered on every rank
+//! on request ([`ShardedTable::sample_gathered`]).
 
-use super::group::{Group, all_gather};
+use super::group::{Group, all_gather, all_gather_varied};
 use super::plan::split_samples;
 use crate::alias::{AliasTable, AliasWeight, SampleOptions};
 use crate::error::{Error, Result};
@@ -84,5 +85,19 @@ impl<F: AliasWeight> ShardedTable<F> {
         };
         let local = table.sample(&mut own, count as usize, options)?;
         Ok(local.into_iter().map(|row| self.first + row as u64).collect())
+    }
+
+    /// Every rank's [`ShardedTable::sample`], in rank order, on every rank (an all-gather): the
+    /// `s` samples of the whole, the same for a seed and world. A collective: every rank calls
+    /// it with an identically seeded `rng`; a rank whose draw fails returns its error, the
+    /// others `Err(RankFailed)`.
+    pub fn sample_gathered(
+        &self,
+        group: &(impl Group + ?Sized),
+        rng: &mut (impl RngCore + ?Sized),
+        s: u64,
+        options: SampleOptions,
+    ) -> Result<Vec<u64>> {
+        all_gather_varied(group, self.sample(rng, s, options))
     }
 }

@@ -94,6 +94,30 @@ pub fn all_gather_present<T: Pod>(group: &(impl Group + ?Sized), value: Option<T
         .collect())
 }
 
+/// Every rank's `values`, any number on each, concatenated in rank order on every rank, where
+/// every rank's own call gave values: otherwise `Err(RankFailed)` (the first failed rank) on
+/// the others and its own error on a failed rank, so that no rank waits for one that has
+/// stopped. Two all-gathers: the lengths, then the values padded to the longest.
+pub fn all_gather_varied<T: Pod>(group: &(impl Group + ?Sized), values: Result<Vec<T>>) -> Result<Vec<T>> {
+    let mine = [
+        values.is_ok() as u64,
+        values.as_ref().map_or(0, |v| v.len() as u64),
+    ];
+    let all = all_gather(group, &[mine])?;
+    let mut values = values?;
+    if let Some(rank) = all.iter().position(|r| r[0] == 0) {
+        return Err(Error::RankFailed { rank: rank as u32 });
+    }
+    let longest = all.iter().map(|r| r[1] as usize).max().unwrap_or(0);
+    values.resize(longest, T::zeroed());
+    let gathered = all_gather(group, &values)?;
+    Ok(all
+        .iter()
+        .zip(gathered.chunks(longest.max(1)))
+        .flat_map(|(r, part)| part[..r[1] as usize].iter().copied())
+        .collect())
+}
+
 /// One rank of a group of threads in this process: [`LocalGroup::new`] makes a handle a rank,
 /// and each thread takes one (a handle moves between threads but is not shared: a rank's
 /// collectives come one at a time). A rank that drops its handle leaves the group.

@@ -19,7 +19,7 @@ pub mod reduce;
 pub mod scan;
 
 pub use alias::ShardedTable;
-pub use group::{Group, LocalGroup, all_gather, all_gather_present};
+pub use group::{Group, LocalGroup, all_gather, all_gather_present, all_gather_varied};
 pub use launch::{Ended, launch};
 #[cfg(feature = "nccl")]
 pub use nccl::{NcclGroup, UniqueId};

@@ -1,14 +1,15 @@
 //! Multisplit across the ranks of a group: the buckets are cut over the ranks as
 //! [`Partition`] cuts `m` elements (rank `r` owns buckets `range(r)`), each rank splits its
-//! keys, sends every rank the keys of that rank's buckets (one all-to-all exchange), and
-//! splits what it receives again. Keys of one bucket end on its owner in rank order, then in
-//! each rank's input order: the split of all ranks' keys concatenated, stable.
+//! keys (and values), sends every rank the keys of that rank's buckets (one all-to-all
+//! exchange), and splits what it receives again. Keys of one bucket end on its owner in rank
+//! order, then in each rank's input order: the split of all ranks' keys concatenated, stable.
 
 use super::group::Group;
 use super::plan::Partition;
 use crate::error::Result;
 use crate::multisplit::{Multisplit, MultisplitKey, Split, SplitFunction};
 use crate::runtime::backend::Backend;
+use bytemuck::Pod;
 
 /// This rank's buckets of the split of every rank's `keys` (concatenated in rank order) by
 /// `split`: its keys, bucket after bucket of the buckets it owns (`Partition::new(m,
@@ -20,7 +21,36 @@ pub fn keys<K: MultisplitKey, F: SplitFunction<K>>(
     keys: &[K],
 ) -> Result<Split<K>> {
     let owners = Partition::new(split.buckets() as u64, group.world())?;
-    let local = split.keys(backend, keys)?;
+    let (keys, _) = exchange(group, &owners, &split.keys(backend, keys)?)?;
+    Ok(owned(split.keys(backend, &keys)?, &owners, group.rank()))
+}
+
+/// As [`keys`], each key with its value (4 or 8 bytes, as [`Multisplit::pairs`] takes), which
+/// moves with it.
+pub fn pairs<K: MultisplitKey, F: SplitFunction<K>, V: Pod + Send + Sync>(
+    group: &(impl Group + ?Sized),
+    backend: &Backend,
+    split: &Multisplit<'_, K, F>,
+    keys: &[K],
+    values: &[V],
+) -> Result<Split<K, V>> {
+    let owners = Partition::new(split.buckets() as u64, group.world())?;
+    let (keys, values) = exchange(group, &owners, &split.pairs(backend, keys, values)?)?;
+    Ok(owned(
+        split.pairs(backend, &keys, &values)?,
+        &owners,
+        group.rank(),
+    ))
+}
+
+/// Sends every rank the keys (and values) of `local`, this rank's split, that fall in that
+/// rank's buckets, in one all-to-all (a part a rank: its keys, then their values); what every
+/// rank sent this one, in rank order.
+fn exchange<K: Pod, V: Pod>(
+    group: &(impl Group + ?Sized),
+    owners: &Partition,
+    local: &Split<K, V>,
+) -> Result<(Vec<K>, Vec<V>)> {
     // The keys of rank `d`'s buckets lie together: its first bucket's offset on.
     let start = |bucket: u64| {
         local
@@ -31,25 +61,41 @@ pub fn keys<K: MultisplitKey, F: SplitFunction<K>>(
     let sends: Vec<Vec<u8>> = (0..group.world())
         .map(|d| {
             let buckets = owners.range(d);
-            bytemuck::cast_slice(&local.keys[start(buckets.start)..start(buckets.end)]).to_vec()
+            let range = start(buckets.start)..start(buckets.end);
+            let mut part = bytemuck::cast_slice::<K, u8>(&local.keys[range.clone()]).to_vec();
+            if size_of::<V>() > 0 {
+                part.extend_from_slice(bytemuck::cast_slice(&local.values[range]));
+            }
+            part
         })
         .collect();
-    let received: Vec<K> = group
-        .all_to_all_bytes(&sends)?
-        .iter()
-        .flat_map(|part| {
-            part.chunks_exact(size_of::<K>())
-                .map(bytemuck::pod_read_unaligned)
-        })
-        .collect();
-    let mine = owners.range(group.rank());
+    let (mut keys, mut values) = (Vec::new(), Vec::new());
+    for part in group.all_to_all_bytes(&sends)? {
+        let (k, v) = part.split_at(part.len() / (size_of::<K>() + size_of::<V>()) * size_of::<K>());
+        keys.extend(
+            k.chunks_exact(size_of::<K>())
+                .map(bytemuck::pod_read_unaligned::<K>),
+        );
+        if size_of::<V>() > 0 {
+            values.extend(
+                v.chunks_exact(size_of::<V>())
+                    .map(bytemuck::pod_read_unaligned::<V>),
+            );
+        }
+    }
+    Ok((keys, values))
+}
+
+/// The buckets `rank` owns of `whole`, the split of what it received: all of its keys (every
+/// one is in those buckets), with those buckets' offsets and counts.
+fn owned<K, V>(whole: Split<K, V>, owners: &Partition, rank: u32) -> Split<K, V> {
+    let mine = owners.range(rank);
     let (first, end) = (mine.start as usize, mine.end as usize);
-    let whole = split.keys(backend, &received)?;
     let base = whole.offsets.get(first).copied().unwrap_or(0);
-    Ok(Split {
+    Split {
         keys: whole.keys,
-        values: Vec::new(),
+        values: whole.values,
         offsets: whole.offsets[first..end].iter().map(|o| o - base).collect(),
         counts: whole.counts[first..end].to_vec(),
-    })
+    }
 }
