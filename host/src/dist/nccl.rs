@@ -257,8 +257,9 @@ fn gpu_of(device: &Device) -> Result<Gpu> {
     })
 }
 
-/// An NCCL communicator, aborted when dropped (or on failure, before): aborting is local, waits
-/// for no other rank, and ends this rank's NCCL work in flight.
+/// An NCCL communicator, aborted when dropped unless its group finalized and destroyed it
+/// (or on failure, before): aborting is local, waits for no other rank, and ends this rank's
+/// NCCL work in flight.
 struct Comm(Cell<sys::ncclComm_t>);
 
 // SAFETY: NCCL lets any thread use a communicator, one call at a time; `Comm` is not `Sync`.
@@ -583,6 +584,35 @@ fn unset(name: &'static str) -> Error {
     Error::Environment {
         name,
         problem: "not set".into(),
+    }
+}
+
+impl Drop for NcclGroup {
+    /// Finalizes the communicator (NCCL's threads finish this rank's work, a network peer's
+    /// last transfer among it), then destroys it; past the group's timeout, or on an error, the
+    /// communicator is aborted instead. An aborted group has nothing left to do.
+    fn drop(&mut self) {
+        let comm = self.comm.0.get();
+        if comm.is_null() {
+            return;
+        }
+        let finalized = self
+            .gpu
+            .context()
+            .bind_to_thread()
+            .map_err(Error::from)
+            .and_then(|()| {
+                // SAFETY: a live communicator of this rank, finalized once (it is destroyed or
+                // aborted right after).
+                unsafe { nccl::comm_finalize(comm) }.map_err(failed("ncclCommFinalize"))?;
+                settle(comm, "ncclCommFinalize", &mut Wait::new(self.timeout, self.world))
+            });
+        if finalized.is_ok() {
+            self.comm.0.set(std::ptr::null_mut());
+            // SAFETY: the finalized communicator, destroyed once; its status is of no use to a
+            // rank that is leaving.
+            let _ = unsafe { nccl::comm_destroy(comm) };
+        }
     }
 }
 
