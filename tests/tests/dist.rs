@@ -577,8 +577,9 @@ fn nccl_set_up_is_checked_first() {
 
 /// Collectives of device buffers over a group of threads (the host-staged default every group
 /// but NCCL's uses), on the emulator: sums of u32 (wrapping) and f64 in rank order, gathers in
-/// rank order, into poisoned outputs; parts of different lengths are `RanksDisagree` on every
-/// rank, an output of the wrong length `LengthMismatch` on its rank alone.
+/// rank order, into poisoned outputs; `dist::reduce::sum_into` on them; parts of different
+/// lengths are `RanksDisagree` on every rank, an output of the wrong length `LengthMismatch` on
+/// its rank alone.
 #[test]
 fn device_collectives_over_threads() {
     let device = warpkit::Device::emulator();
@@ -614,6 +615,29 @@ fn device_collectives_over_threads() {
             assert_eq!(gathered, &all, "{world} ranks, rank {rank}");
             assert_eq!(reals, &sum_f64, "{world} ranks, rank {rank}");
         }
+    }
+    // Sums of device buffers, left on the device: u32 exact, f64 within 1e-12.
+    let x: Vec<f64> = (0..10_007).map(|i| (i as f64).sqrt()).collect();
+    let words: Vec<u32> = (0..10_007u32).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+    let sums = on_ranks(3, x.len(), |group, part| {
+        let mut total = device.filled(1, f64::NAN).unwrap();
+        let d = device.upload(&x[part.clone()]).unwrap();
+        dist::reduce::sum_into(group, &device, &d, &mut total).unwrap();
+        let mut wrapped = device.filled(1, 0xdead_beefu32).unwrap();
+        let w = device.upload(&words[part]).unwrap();
+        dist::reduce::sum_into(group, &device, &w, &mut wrapped).unwrap();
+        (
+            device.download(&total).unwrap()[0],
+            device.download(&wrapped).unwrap()[0],
+        )
+    });
+    let (sum, wrapped) = (
+        x.iter().sum::<f64>(),
+        words.iter().fold(0u32, |a, &w| a.wrapping_add(w)),
+    );
+    for (total, w) in sums {
+        assert!((total - sum).abs() <= 1e-12 * sum, "{total} against {sum}");
+        assert_eq!(w, wrapped);
     }
     let results = on_ranks(3, 0, |group, _| {
         let part = device

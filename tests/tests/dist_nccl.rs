@@ -69,6 +69,14 @@ fn battery(group: &NcclGroup, seed: u64) {
         (got - sum).abs() <= 1e-12 * sum,
         "{label}: sum {got} against {sum}"
     );
+    let mut total = group.device().filled(1, f64::NAN).unwrap();
+    let on_device = group.device().upload(&x[part.clone()]).unwrap();
+    dist::reduce::sum_into(group, group.device(), &on_device, &mut total).unwrap();
+    let got = group.device().download(&total).unwrap()[0];
+    assert!(
+        (got - sum).abs() <= 1e-12 * sum,
+        "{label}: sum_into {got} against {sum}"
+    );
     let got = dist::reduce::sum(group, &backend, &words[part.clone()]).unwrap();
     assert_eq!(got, words.iter().fold(0u32, |a, &w| a.wrapping_add(w)), "{label}");
     let (min, max) = (

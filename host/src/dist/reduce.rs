@@ -6,6 +6,7 @@ use super::group::{Group, all_gather, all_gather_present};
 use crate::error::{Error, Result};
 use crate::moments::{SUMMARY_WORDS, Sample, Summary, summary};
 use crate::runtime::backend::Backend;
+use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::element::Scalar;
 
 /// The sum of every rank's `part`: each part's sum on `backend`, then the ranks' sums in rank
@@ -14,6 +15,21 @@ use crate::runtime::element::Scalar;
 pub fn sum<T: Scalar>(group: &(impl Group + ?Sized), backend: &Backend, part: &[T]) -> Result<T> {
     let sums = all_gather(group, &[backend.sum(part)?])?;
     Backend::cpu().sum(&sums)
+}
+
+/// The sum of every rank's `part`, a buffer of this rank's `device`, into `out` (one element,
+/// on `device`) on every rank, without leaving the devices where the group has device
+/// collectives (NCCL's): each part's sum on its device, then an all-reduce of the sums. Integers
+/// wrap; floats take the group's order of the ranks' sums, the same value on every rank.
+pub fn sum_into<T: Scalar, G: Group>(
+    group: &G,
+    device: &Device,
+    part: &DeviceBuffer<T>,
+    out: &mut DeviceBuffer<T>,
+) -> Result<()> {
+    let mut local = device.zeros::<T>(1)?;
+    device.sum_into(part, &mut local)?;
+    group.all_reduce_sum(device, &local, out)
 }
 
 /// The least element of all ranks' parts, as [`Backend::min`] (NaN if any is NaN); empty parts
