@@ -512,27 +512,32 @@ impl NcclGroup {
     /// an all-gather of the lengths, so that no rank gives NCCL a count the others do not; a
     /// disagreement fails every rank alike, and the group stays), then this rank's own: the
     /// buffers and `device` are the group's, `out` holds `outputs` times `part` (`what`).
-    /// Returns the length and NCCL's type.
+    /// Returns the length, NCCL's type and the two addresses; `None` where nothing moves.
     fn device_operands<T: Scalar>(
         &self,
         device: &Device,
         (part, out): (&DeviceBuffer<T>, &DeviceBuffer<T>),
         outputs: usize,
         what: &'static str,
-    ) -> Result<(usize, sys::ncclDataType_t)> {
+    ) -> Result<Option<(usize, sys::ncclDataType_t, *const c_void, *mut c_void)>> {
         let lens = self.gather_words(&[part.len() as u64])?;
         agree(
             "elements reduced or gathered",
             &lens.iter().map(|&l| l as usize).collect::<Vec<_>>(),
         )?;
-        self.leave_on((|| {
+        let kind = self.leave_on((|| {
             for buffer in [part, out] {
                 self.device.check_owner(buffer)?;
             }
             device.check_owner(part)?;
             check_same_len(what, part.len() * outputs, out.len())?;
-            Ok((part.len(), data_type::<T>()?))
-        })())
+            data_type::<T>()
+        })())?;
+        let (from, to) = (
+            part.kernel_ptr() as *const c_void,
+            out.kernel_ptr() as *mut c_void,
+        );
+        Ok((!part.is_empty()).then_some((part.len(), kind, from, to)))
     }
 
     /// `result`, after leaving the group (aborting the communicator) where it is an error: for
@@ -640,14 +645,10 @@ impl Group for NcclGroup {
         part: &DeviceBuffer<T>,
         out: &mut DeviceBuffer<T>,
     ) -> Result<()> {
-        let (len, kind) = self.device_operands(device, (part, out), 1, "all-reduce output")?;
-        let (from, to) = (
-            part.kernel_ptr() as *const c_void,
-            out.kernel_ptr() as *mut c_void,
-        );
-        if len == 0 {
+        let operands = self.device_operands(device, (part, out), 1, "all-reduce output")?;
+        let Some((len, kind, from, to)) = operands else {
             return Ok(());
-        }
+        };
         self.run("ncclAllReduce", |comm, stream| {
             // SAFETY: `from` and `to` hold `len` elements of `kind` on this rank's device (their
             // owner checked), alive past the work (the caller's borrows last until it is done).
@@ -662,15 +663,11 @@ impl Group for NcclGroup {
         part: &DeviceBuffer<T>,
         out: &mut DeviceBuffer<T>,
     ) -> Result<()> {
-        let (len, kind) =
-            self.device_operands(device, (part, out), self.world as usize, "all-gather output")?;
-        let (from, to) = (
-            part.kernel_ptr() as *const c_void,
-            out.kernel_ptr() as *mut c_void,
-        );
-        if len == 0 {
+        let outputs = self.world as usize;
+        let operands = self.device_operands(device, (part, out), outputs, "all-gather output")?;
+        let Some((len, kind, from, to)) = operands else {
             return Ok(());
-        }
+        };
         self.run("ncclAllGather", |comm, stream| {
             // SAFETY: `from` holds `len` elements of `kind` and `to` world times that, on this
             // rank's device, alive past the work.
