@@ -3,6 +3,9 @@
 //! CPU otherwise; `tour cpu`, `tour gpu` or `tour emulator` forces a backend (the emulator runs
 //! the GPU kernels on the CPU: slow, for debugging). `WARPKIT_TOUR_LEN=N` caps every size at N
 //! elements (at least 1), for slow runs such as under compute-sanitizer; the checks stay.
+//! `WARPKIT_TOUR_SOAK_SECS=S` repeats the tour in this one process until S seconds have passed
+//! (a soak test), printing after each round the device's memory in use and the process's
+//! resident memory, and fails if either grew between the first round and the last.
 
 use std::io::Write;
 use std::time::Instant;
@@ -32,6 +35,24 @@ fn len_cap() -> Result<Option<usize>, String> {
     }
 }
 
+/// `WARPKIT_TOUR_SOAK_SECS`: how long to repeat the tour, where it is set.
+fn soak_time() -> Result<Option<std::time::Duration>, String> {
+    match std::env::var("WARPKIT_TOUR_SOAK_SECS") {
+        Ok(v) if !v.trim().is_empty() => match v.trim().parse::<u64>() {
+            Ok(s) => Ok(Some(std::time::Duration::from_secs(s))),
+            _ => Err(format!("WARPKIT_TOUR_SOAK_SECS={v:?}: give whole seconds")),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// The process's resident memory in bytes (Linux's /proc; None elsewhere).
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let backend = match std::env::args().nth(1).as_deref() {
         Some("cpu") => Backend::cpu(),
@@ -58,6 +79,58 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         gpu.load_kernels()?;
         println!("kernels loaded in {:.1} ms\n", t.elapsed().as_secs_f64() * 1e3);
     }
+    let Some(soak) = soak_time()? else {
+        return match tour(&backend, n, cap)? {
+            0 => {
+                println!("\nall results checked");
+                Ok(())
+            }
+            failures => Err(format!("{failures} primitive(s) gave wrong results").into()),
+        };
+    };
+    // The soak: memory is read after each round's caches are released, so that a round's
+    // sizes leave no trace and what remains is what a round failed to give back.
+    let start = Instant::now();
+    let (mut rounds, mut failures, mut first, mut last) = (0u32, 0, None, None);
+    while rounds == 0 || start.elapsed() < soak {
+        failures += tour(&backend, n, cap)?;
+        rounds += 1;
+        let device = match &backend {
+            Backend::Device(device) => {
+                device.release_cached();
+                device.memory_in_use()
+            }
+            _ => 0,
+        };
+        let memory = (device, resident_bytes().unwrap_or(0));
+        println!(
+            "\nsoak round {rounds} at {:.0} s: {failures} failure(s), device memory in use {} B, resident {:.1} MiB\n",
+            start.elapsed().as_secs_f64(),
+            memory.0,
+            memory.1 as f64 / (1 << 20) as f64
+        );
+        first.get_or_insert(memory);
+        last = Some(memory);
+    }
+    let (first, last) = (first.unwrap_or_default(), last.unwrap_or_default());
+    // Resident memory may wander by allocator pages; a leak of a round's data is megabytes.
+    let grew = last.0 > first.0 || last.1 > first.1 + (16 << 20);
+    println!(
+        "soak: {rounds} rounds in {:.0} s, {failures} failure(s); device memory in use {} -> {} B, resident {:.1} -> {:.1} MiB",
+        start.elapsed().as_secs_f64(),
+        first.0,
+        last.0,
+        first.1 as f64 / (1 << 20) as f64,
+        last.1 as f64 / (1 << 20) as f64
+    );
+    if failures > 0 || grew {
+        return Err(format!("soak: {failures} failure(s), memory grew: {grew}").into());
+    }
+    Ok(())
+}
+
+/// One pass over every primitive; returns how many gave wrong results.
+fn tour(backend: &Backend, n: usize, cap: usize) -> Result<usize, Box<dyn std::error::Error>> {
     let mut failures = 0;
 
     // Philox: a stream of n words, equal to the host generator's.
@@ -91,29 +164,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ok = (total - reference).abs() <= 1e-12 * reference;
     failures += report(ok, took.as_secs_f64(), 8 * n);
 
-    failures += alias_tour(&backend, ALIAS_ITEMS.min(cap), ALIAS_SAMPLES.min(cap))?;
-    failures += multisplit_tour(&backend, &words[..MULTISPLIT_KEYS.min(cap)])?;
-    failures += subset_tour(&backend, BOARDS.min(cap))?;
-    failures += convolve_tour(&backend, COUNTS.min(cap))?;
-    failures += moments_tour(&backend, &energies)?;
+    failures += alias_tour(backend, ALIAS_ITEMS.min(cap), ALIAS_SAMPLES.min(cap))?;
+    failures += multisplit_tour(backend, &words[..MULTISPLIT_KEYS.min(cap)])?;
+    failures += subset_tour(backend, BOARDS.min(cap))?;
+    failures += convolve_tour(backend, COUNTS.min(cap))?;
+    failures += moments_tour(backend, &energies)?;
     let signal: Vec<i32> = words[..LBP_LEN.min(n)].iter().map(|&w| w as i32).collect();
-    failures += lbp_tour(&backend, &signal)?;
+    failures += lbp_tour(backend, &signal)?;
     let nodes = som_nodes(&words[..(SOM_NODES * SOM_DIM).min(n)]);
-    failures += som_tour(&backend, &nodes)?;
+    failures += som_tour(backend, &nodes)?;
     #[cfg(feature = "nccl")]
-    if let Backend::Device(Device::Gpu(_)) = &backend {
+    if let Backend::Device(Device::Gpu(_)) = backend {
         failures += multi_gpu_tour(&words[..MULTISPLIT_KEYS.min(cap)], &energies)?;
     }
 
-    if let Backend::Device(device @ Device::Gpu(gpu)) = &backend {
+    if let Backend::Device(device @ Device::Gpu(gpu)) = backend {
         println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
         device_timings(device, gpu, &sizes, &energies, &nodes)?;
     }
-    if failures > 0 {
-        return Err(format!("{failures} primitive(s) gave wrong results").into());
-    }
-    println!("\nall results checked");
-    Ok(())
+    Ok(failures)
 }
 
 /// Items of the tour's alias table and samples drawn from it: the seed's sizes.

@@ -1,8 +1,8 @@
 //! A kernel that faults (issue 46): `checks::read_at`, whose lane 5 reads past its buffer. The
 //! emulator reports the kernel, the lane and the address and runs on; a GPU reports the
 //! illegal address as `Error::DeviceLost`, and every later call on it says the same instead of
-//! returning results. One test in this binary: a GPU fault ends the process's use of that GPU,
-//! so nothing else may share the process with it.
+//! returning results; so does opening the GPU again, for the rest of the process (the driver's
+//! rule for such faults). One test in this binary: nothing else may share the process with it.
 
 use warpkit::checks::read_at;
 use warpkit::{Device, Error};
@@ -36,6 +36,14 @@ fn a_kernel_that_reads_out_of_bounds_is_an_error() {
                 assert!(matches!(seen, Err(Error::DeviceLost(_))), "{seen:?}");
                 let later = d.upload(&[1u32, 2, 3]).and_then(|b| d.download(&b));
                 assert!(matches!(later, Err(Error::DeviceLost(_))), "{later:?}");
+                // Opened again while a handle and buffers of the lost device live: the same.
+                let again = Device::gpu(0);
+                assert!(matches!(again, Err(Error::DeviceLost(_))), "{again:?}");
+                // With all of them dropped, still: the driver keeps the fault for the process
+                // (a reset of the primary context did not clear it on the H200; see Gpu::open).
+                drop((input, out, d));
+                let fresh = Device::gpu(0).map(drop);
+                assert!(matches!(fresh, Err(Error::DeviceLost(_))), "{fresh:?}");
             }
         }
     }

@@ -11,6 +11,13 @@ use warpkit::{Backend, Device, Error};
 use warpkit_tests::primitives::every_primitive;
 use warpkit_tests::{devices, fresh_rng};
 
+/// One test at a time: on a GPU every test has the same device (`Device::gpu(0)` is one handle
+/// a process), whose memory in use and injected failures the others would change.
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Allocations a call makes from a device with no caches.
 fn allocations_of(d: &Device, call: warpkit_tests::primitives::Call) -> u64 {
     d.release_cached();
@@ -27,6 +34,7 @@ fn emptied(d: &Device) -> (u64, Backend) {
 
 #[test]
 fn every_allocation_of_every_call_can_fail() {
+    let _alone = alone();
     for d in devices("allocations that fail") {
         let (start, b) = emptied(&d);
         for (name, call) in every_primitive() {
@@ -57,6 +65,7 @@ fn every_allocation_of_every_call_can_fail() {
 
 #[test]
 fn random_failures_leave_nothing_behind() {
+    let _alone = alone();
     let calls_wanted: u64 = std::env::var("WARPKIT_TEST_FAULT_CALLS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -99,6 +108,7 @@ fn random_failures_leave_nothing_behind() {
 /// scratch leaves it for the next.
 #[test]
 fn the_cache_limit_bounds_what_calls_leave() {
+    let _alone = alone();
     for d in devices("cache limit") {
         let (start, b) = emptied(&d);
         d.set_cache_limit(0);

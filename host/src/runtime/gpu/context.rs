@@ -17,7 +17,7 @@ use crate::runtime::module::Module;
 use crate::runtime::scratch::ScratchSlots;
 use crate::runtime::shape::{DeviceLimits, Limits};
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
-use cudarc::driver::{CudaContext, CudaStream};
+use cudarc::driver::{CudaContext, CudaStream, DriverError};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -88,13 +88,22 @@ impl Gpu {
     /// pool to keep the memory freed to it (for the whole process, as CUDA's caching
     /// allocators do), so that per-call allocations do not map memory again after each
     /// synchronization.
+    ///
+    /// After a kernel faulted on the device ([`Error::DeviceLost`]), `open` returns that error
+    /// for the rest of the process: the driver keeps such faults (an illegal address, a trap)
+    /// for the whole process, and on the H200 (driver 580) even a reset of the device's primary
+    /// context, once every handle was dropped, left a new context failing with the same error.
+    /// A service that must survive its kernels' faults runs the GPU work in a child process.
     pub fn open(ordinal: usize) -> Result<Gpu> {
         let mut opened = OPENED
             .get_or_init(Default::default)
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         if let Some(gpu) = opened.get(&ordinal) {
-            return Ok(gpu.clone());
+            return match gpu.fault() {
+                None => Ok(gpu.clone()),
+                Some(fault) => Err(Error::DeviceLost(fault)),
+            };
         }
         let count = Gpu::count()?;
         if ordinal >= count {
@@ -170,6 +179,22 @@ impl Gpu {
                 fft_plans: FftPlans::default(),
             }),
         })
+    }
+
+    /// The fault that left this device's context unusable, if one did: a query of its stream,
+    /// which waits for nothing.
+    fn fault(&self) -> Option<DriverError> {
+        let status = self.inner.ctx.bind_to_thread().and_then(|()| {
+            // SAFETY: the stream belongs to this handle's live context, bound above.
+            match unsafe { sys::cuStreamQuery(self.inner.stream.cu_stream()) } {
+                sys::CUresult::CUDA_ERROR_NOT_READY => Ok(()),
+                status => status.result(),
+            }
+        });
+        match status.map_err(Error::from) {
+            Err(Error::DeviceLost(fault)) => Some(fault),
+            _ => None,
+        }
     }
 
     /// The device's limits and identity.
