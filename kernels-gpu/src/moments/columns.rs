@@ -130,7 +130,7 @@ pub unsafe fn columns<T: Element + Into<f64>>(p: Columns<T>) {
         let mut r = slice * slice_rows + warp_id() as u64;
         while r < end {
             // SAFETY: `r < rows`, `col < cols`.
-            state = state.add(unsafe { *input.add((r * cols + col) as usize) }.into());
+            state = state.add(unsafe { *input.add((r * cols + col) as usize) });
             r += COLUMN_WARPS as u64;
         }
     }
