@@ -4,12 +4,15 @@
 //! (`Device::memory_in_use`, the caches released with `Device::release_cached`); then calls
 //! with a failure injected at random (`WARPKIT_TEST_FAULT_CALLS` of them, 400 unless set; 10^4
 //! on the GPU machine), after which the memory in use is back to its start and every call
-//! still gives its plain result; and the cache limit (`Device::set_cache_limit`).
+//! still gives its plain result; and the cache limit (`Device::set_cache_limit`), cuFFT's plans
+//! on a GPU included.
 
 use rand_core::RngCore;
+use std::io::Write;
+use warpkit::convolve::{Convolution, Method};
 use warpkit::{Backend, Device, Error};
 use warpkit_tests::primitives::every_primitive;
-use warpkit_tests::{devices, fresh_rng};
+use warpkit_tests::{devices, fresh_rng, gpu_or_skip};
 
 /// One test at a time: on a GPU every test has the same device (`Device::gpu(0)` is one handle
 /// a process), whose memory in use and injected failures the others would change.
@@ -124,4 +127,45 @@ fn the_cache_limit_bounds_what_calls_leave() {
         d.release_cached();
         assert_eq!(d.memory_in_use(), start);
     }
+}
+
+/// On a GPU, cuFFT plans follow the cache limit too: with a limit of 0 an FFT convolution keeps
+/// nothing (its plan and workspace serve the call alone); unbounded, the plan's workspace stays
+/// until `release_cached`.
+#[test]
+fn fft_plans_follow_the_cache_limit() {
+    let _alone = alone();
+    let Some(d) = gpu_or_skip("cuFFT plans under the cache limit") else {
+        return;
+    };
+    let (start, b) = emptied(&d);
+    let fft = Convolution::new().with_method(Method::Fft);
+    let (p, q): (Vec<f64>, Vec<f64>) = (
+        (0..3000).map(f64::from).collect(),
+        (0..2000).map(f64::from).collect(),
+    );
+    d.set_cache_limit(0);
+    match fft.full(&b, &p, &q) {
+        Err(Error::FftUnavailable) => {
+            let _ = writeln!(std::io::stderr(), "\nSKIPPED on GPU: cuFFT plans: no cuFFT here");
+            d.set_cache_limit(u64::MAX);
+            return;
+        }
+        result => {
+            result.unwrap();
+        }
+    }
+    assert_eq!(
+        d.memory_in_use(),
+        start,
+        "an FFT convolution kept memory past a limit of 0"
+    );
+    d.set_cache_limit(u64::MAX);
+    fft.full(&b, &p, &q).unwrap();
+    assert!(
+        d.memory_in_use() > start,
+        "the plan's workspace is kept without a limit"
+    );
+    d.release_cached();
+    assert_eq!(d.memory_in_use(), start);
 }

@@ -390,9 +390,11 @@ impl Device {
     }
 
     /// The most bytes each of the device's two scratch buffers keeps between calls (unbounded
-    /// unless set): a call that needs more allocates it and frees it when done, so the device
-    /// holds at most twice `bytes` between calls, its cuFFT plans aside (see
-    /// [`Device::release_cached`]). Shared by the device's clones.
+    /// unless set): a call that needs more allocates it and frees it when done. On a GPU the
+    /// same bound applies to each cuFFT plan kept (its work areas and workspace): a larger one
+    /// is made for its call and dropped after, so the device holds at most twice `bytes` plus
+    /// eight plans of `bytes` between calls ([`Device::release_cached`] frees them all). Shared
+    /// by the device's clones.
     pub fn set_cache_limit(&self, bytes: u64) {
         self.scratch_slots().limit.store(bytes, Ordering::Relaxed);
     }

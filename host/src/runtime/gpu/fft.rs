@@ -1,7 +1,8 @@
 //! cuFFT, through `cudarc`'s `cufft` module: the real transforms of the FFT convolution. A plan
 //! costs milliseconds to make and keeps a work area on the device, so each GPU handle keeps the
 //! plans of its last [`KEPT_PLANS`] transform lengths and element types and makes a plan once
-//! for each. cuFFT is loaded at run time like the driver; where it is missing, a call says so
+//! for each, unless a plan's memory passes the device's cache limit
+//! ([`Device::set_cache_limit`](crate::Device::set_cache_limit)): then it serves its call alone. cuFFT is loaded at run time like the driver; where it is missing, a call says so
 //! (`Error::FftUnavailable`) and the automatic choice of method passes over the FFT.
 //!
 //! Queuing a transform costs the host 4-18 µs in cuFFT (H200, 2026-12-03), more than the GPU
@@ -123,7 +124,13 @@ impl Gpu {
         let stream = capture.clone().unwrap_or_else(|| self.stream().clone());
         let forward = CudaFft::plan_many(&[n], None, 1, n, None, 1, bins, r2c, 2, stream.clone())?;
         let inverse = CudaFft::plan_many(&[n], None, 1, bins, None, 1, n, c2r, 1, stream)?;
-        if kept.len() == KEPT_PLANS {
+        // What the plans hold on the device between calls: cuFFT's work areas and, for graphs,
+        // the workspace. Past the device's cache limit they serve this call and are dropped.
+        // SAFETY: both handles are live plans.
+        let areas = unsafe { result::get_size(forward.handle())? + result::get_size(inverse.handle())? };
+        let held = areas + if capture.is_some() { work_bytes } else { 0 };
+        let keep = held as u64 <= self.scratch_slots().limit();
+        if keep && kept.len() == KEPT_PLANS {
             kept.remove(0);
         }
         let plans = Arc::new(RealFft {
@@ -134,7 +141,9 @@ impl Gpu {
             forward,
             inverse,
         });
-        kept.push(plans.clone());
+        if keep {
+            kept.push(plans.clone());
+        }
         Ok(plans)
     }
 }
