@@ -39,8 +39,9 @@ fn a_kernel_that_reads_out_of_bounds_is_an_error() {
                 // Opened again while a handle and buffers of the lost device live: the same.
                 let again = Device::gpu(0);
                 assert!(matches!(again, Err(Error::DeviceLost(_))), "{again:?}");
-                // With all of them dropped, still: the driver keeps the fault for the process
-                // (a reset of the primary context did not clear it on the H200; see Gpu::open).
+                // With all of them dropped, still (the process's cached handle stays: a diagnostic
+                // build that removed it and reset the primary context got the same error from
+                // a new context on the H200; see Gpu::open).
                 drop((input, out, d));
                 let fresh = Device::gpu(0).map(drop);
                 assert!(matches!(fresh, Err(Error::DeviceLost(_))), "{fresh:?}");

@@ -221,5 +221,11 @@ fn on_gpu<F: Real>(
         bytes: (product.len * size) as u64,
     };
     let copy_shape = d.cap_to_resident::<copy_vec128>(copy.plan(), 1)?;
-    bind.launch::<copy_vec128>(copy_shape, copy)
+    let queued = bind.launch::<copy_vec128>(copy_shape, copy);
+    // Plans past the cache limit drop when this call returns; their graph, work areas and
+    // workspace must outlive the work queued on them.
+    if !plans.kept() {
+        g.synchronize()?;
+    }
+    queued
 }

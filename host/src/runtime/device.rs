@@ -378,7 +378,8 @@ impl Device {
 
     /// Frees the memory this device keeps between calls: its scratch buffers and, on a GPU,
     /// the cuFFT plans with their workspaces. The next call that needs them allocates them
-    /// again. Waits for nothing: a GPU frees in stream order, after the work that uses them.
+    /// again. warpkit's buffers are freed in stream order, after the work that uses them;
+    /// cuFFT frees a plan's own work areas itself, which can wait for the device.
     pub fn release_cached(&self) {
         #[cfg(feature = "cuda")]
         if let Device::Gpu(g) = self {
@@ -391,10 +392,10 @@ impl Device {
 
     /// The most bytes each of the device's two scratch buffers keeps between calls (unbounded
     /// unless set): a call that needs more allocates it and frees it when done. On a GPU the
-    /// same bound applies to each cuFFT plan kept (its work areas and workspace): a larger one
-    /// is made for its call and dropped after, so the device holds at most twice `bytes` plus
-    /// eight plans of `bytes` between calls ([`Device::release_cached`] frees them all). Shared
-    /// by the device's clones.
+    /// bound also applies to a cuFFT plan when it is made (cuFFT's work areas and the plan's
+    /// workspace): a larger one serves its call alone, which then waits for its work before
+    /// it frees the plan. Plans made under an earlier, larger limit stay until
+    /// [`Device::release_cached`]. Shared by the device's clones.
     pub fn set_cache_limit(&self, bytes: u64) {
         self.scratch_slots().limit.store(bytes, Ordering::Relaxed);
     }

@@ -184,8 +184,12 @@ impl Gpu {
     /// The fault that left this device's context unusable, if one did: a query of its stream,
     /// which waits for nothing.
     fn fault(&self) -> Option<DriverError> {
-        let status = self.inner.ctx.bind_to_thread().and_then(|()| {
-            // SAFETY: the stream belongs to this handle's live context, bound above.
+        // The context is made current directly: cudarc's `bind_to_thread` would also take the
+        // errors its drops recorded, which the next call is to report.
+        // SAFETY: the context belongs to this live handle.
+        let current = unsafe { sys::cuCtxSetCurrent(self.inner.ctx.cu_ctx()) }.result();
+        let status = current.and_then(|()| {
+            // SAFETY: the stream belongs to this handle's context, current above.
             match unsafe { sys::cuStreamQuery(self.inner.stream.cu_stream()) } {
                 sys::CUresult::CUDA_ERROR_NOT_READY => Ok(()),
                 status => status.result(),

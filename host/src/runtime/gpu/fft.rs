@@ -42,6 +42,9 @@ pub(crate) struct RealFft {
     capture: Option<Arc<CudaStream>>,
     len: usize,
     double: bool,
+    /// Whether the handle keeps the plans for later calls; if not (past the cache limit), they
+    /// drop at the end of their call, which must first wait for its work.
+    kept: bool,
     /// Two signals of `len` reals, `len` apart, to two spectra of `len / 2 + 1` bins.
     forward: CudaFft,
     /// One spectrum of `len / 2 + 1` bins to `len` reals.
@@ -138,6 +141,7 @@ impl Gpu {
             capture,
             len,
             double,
+            kept: keep,
             forward,
             inverse,
         });
@@ -187,6 +191,12 @@ impl RealFft {
             *guard = Some(Staged { graph, work });
         }
         Ok(guard)
+    }
+
+    /// Whether the device keeps these plans past the call that asked for them (see
+    /// [`RealFft::kept`]'s field): when not, the call waits for its work before it returns.
+    pub(crate) fn kept(&self) -> bool {
+        self.kept
     }
 
     /// Queues a [`Staged`] graph of this plan on the device's stream.
