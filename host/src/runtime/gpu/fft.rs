@@ -16,9 +16,10 @@ use crate::error::{Error, Result};
 use crate::runtime::buffer::{DeviceBuffer, Owner};
 use cudarc::cufft::result::CufftError;
 use cudarc::cufft::sys::{cufftResult, cufftType};
-use cudarc::cufft::{CudaFft, result, sys};
+use cudarc::cufft::{result, sys};
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaGraph, CudaStream};
+use std::ptr::null_mut;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 /// Plans a GPU handle keeps: the transform lengths and types used last.
@@ -46,9 +47,59 @@ pub(crate) struct RealFft {
     /// drop at the end of their call, which must first wait for its work.
     kept: bool,
     /// Two signals of `len` reals, `len` apart, to two spectra of `len / 2 + 1` bins.
-    forward: CudaFft,
+    forward: Plan,
     /// One spectrum of `len / 2 + 1` bins to `len` reals.
-    inverse: CudaFft,
+    inverse: Plan,
+}
+
+/// A cuFFT plan of one-dimensional transforms in the default layout, made and destroyed here
+/// rather than by cudarc's `CudaFft`, whose drop panics when cuFFT fails to destroy a plan: a
+/// call on a device lost to a fault returns `DeviceLost`, and the plans it drops (by eviction,
+/// `release_cached`, or past the cache limit) must not turn that into a panic. A plan cuFFT
+/// cannot destroy is given up; its memory goes with the context.
+struct Plan(sys::cufftHandle);
+
+impl Plan {
+    /// `batch` transforms of `len` elements of type `kind`, each input `input_step` elements
+    /// after the last and each output `output_step` after the last, queued on `stream`; the
+    /// stream's context must be current on this thread.
+    fn many(
+        len: i32,
+        (input_step, output_step): (i32, i32),
+        kind: cufftType,
+        batch: i32,
+        stream: &CudaStream,
+    ) -> Result<Plan> {
+        let mut dims = [len];
+        // SAFETY: one dimension, read during the call; null embeddings ask for the default
+        // layout, whose steps between transforms are the ones given.
+        let handle = unsafe {
+            result::plan_many(
+                1,
+                dims.as_mut_ptr(),
+                null_mut(),
+                1,
+                input_step,
+                null_mut(),
+                1,
+                output_step,
+                kind,
+                batch,
+            )
+        }?;
+        let plan = Plan(handle);
+        // SAFETY: a live plan, and a stream of the current context.
+        unsafe { result::set_stream(plan.0, stream.cu_stream() as _) }?;
+        Ok(plan)
+    }
+}
+
+impl Drop for Plan {
+    fn drop(&mut self) {
+        // SAFETY: made by `Plan::many` and destroyed only here. A failure (a lost device) leaves
+        // nothing for the caller to do.
+        let _ = unsafe { result::destroy(self.0) };
+    }
 }
 
 /// A plan's own workspace and the graph of its transforms over it (the graph drops first).
@@ -124,13 +175,14 @@ impl Gpu {
         } else {
             None
         };
-        let stream = capture.clone().unwrap_or_else(|| self.stream().clone());
-        let forward = CudaFft::plan_many(&[n], None, 1, n, None, 1, bins, r2c, 2, stream.clone())?;
-        let inverse = CudaFft::plan_many(&[n], None, 1, bins, None, 1, n, c2r, 1, stream)?;
+        let stream = capture.as_ref().unwrap_or_else(|| self.stream());
+        self.context().bind_to_thread()?;
+        let forward = Plan::many(n, (n, bins), r2c, 2, stream)?;
+        let inverse = Plan::many(n, (bins, n), c2r, 1, stream)?;
         // What the plans hold on the device between calls: cuFFT's work areas and, for graphs,
         // the workspace. Past the device's cache limit they serve this call and are dropped.
         // SAFETY: both handles are live plans.
-        let areas = unsafe { result::get_size(forward.handle())? + result::get_size(inverse.handle())? };
+        let areas = unsafe { result::get_size(forward.0)? + result::get_size(inverse.0)? };
         let held = areas + if capture.is_some() { work_bytes } else { 0 };
         let keep = held as u64 <= self.scratch_slots().limit();
         if keep && kept.len() == KEPT_PLANS {
@@ -215,7 +267,7 @@ impl RealFft {
     /// alive until the stream reaches the transform.
     pub(crate) unsafe fn forward(&self, gpu: &Gpu, signals: u64, spectra: u64) -> Result<()> {
         gpu.context().bind_to_thread()?;
-        let h = self.forward.handle();
+        let h = self.forward.0;
         // SAFETY: the caller's contract; the plan was made for these sizes.
         unsafe {
             if self.double {
@@ -235,7 +287,7 @@ impl RealFft {
     /// As for [`RealFft::forward`], for these sizes.
     pub(crate) unsafe fn inverse(&self, gpu: &Gpu, spectrum: u64, signal: u64) -> Result<()> {
         gpu.context().bind_to_thread()?;
-        let h = self.inverse.handle();
+        let h = self.inverse.0;
         // SAFETY: the caller's contract; the plan was made for these sizes.
         unsafe {
             if self.double {
