@@ -53,16 +53,33 @@ fn on_ranks<R: Send>(world: u32, len: usize, f: impl Fn(&LocalGroup, Range<usize
 }
 
 /// Every rank's results on `backend` from its part of the three inputs.
+/// On a device, the forms that take device buffers give the same results to the bit.
 fn run_ranks(world: u32, backend: &Backend, data: (&[f64], &[u32], &[i64])) -> Vec<warpkit::Result<Results>> {
     on_ranks(world, data.0.len(), |group, part| {
-        Ok(Results {
+        let results = Results {
             sum: dist::reduce::sum(group, backend, &data.0[part.clone()])?,
             sum_u32: dist::reduce::sum(group, backend, &data.1[part.clone()])?,
             sum_i64: dist::reduce::sum(group, backend, &data.2[part.clone()])?,
             min: dist::reduce::min(group, backend, &data.0[part.clone()])?,
             max: dist::reduce::max(group, backend, &data.0[part.clone()])?,
-            moments: dist::reduce::moments(group, backend, &data.0[part])?,
-        })
+            moments: dist::reduce::moments(group, backend, &data.0[part.clone()])?,
+        };
+        if let Backend::Device(device) = backend {
+            let x = device.upload(&data.0[part])?;
+            let of_buffers = (
+                dist::reduce::extreme_of_buffer(group, device, &x, true)?,
+                dist::reduce::extreme_of_buffer(group, device, &x, false)?,
+                dist::reduce::moments_of_buffer(group, device, &x)?,
+            );
+            assert!(
+                of_buffers.0.to_bits() == results.min.to_bits()
+                    && of_buffers.1.to_bits() == results.max.to_bits()
+                    && of_buffers.2 == results.moments,
+                "{backend:?}, rank {}: of buffers {of_buffers:?}",
+                group.rank()
+            );
+        }
+        Ok(results)
     })
 }
 
@@ -302,6 +319,40 @@ fn multisplits_across_ranks_are_the_whole_split() {
                     for (&at, &count) in p.offsets.iter().zip(&p.counts) {
                         let bucket = &p.values[at as usize..(at + count) as usize];
                         assert!(bucket.windows(2).all(|w| w[0] < w[1]), "{label}: stable");
+                    }
+                }
+                // The same split with everything in device memory.
+                if let Backend::Device(device) = backend {
+                    let on_device = on_ranks(world, n, |group, part| {
+                        let k = device.upload(&keys[part.clone()]).unwrap();
+                        let v = device.upload(&index[part]).unwrap();
+                        let (keys, bounds) =
+                            dist::multisplit::keys_on_device(group, device, &split, &k).unwrap();
+                        let (pair_keys, values, pair_bounds) =
+                            dist::multisplit::pairs_on_device(group, device, &split, &k, &v).unwrap();
+                        let download = |b| device.download(b).unwrap();
+                        (
+                            (download(&keys), bounds),
+                            (
+                                download(&pair_keys),
+                                device.download(&values).unwrap(),
+                                pair_bounds,
+                            ),
+                        )
+                    });
+                    for (rank, ((k, b), (pk, pv, pb))) in on_device.into_iter().enumerate() {
+                        let (want, with) = (&got[rank], &pairs[rank]);
+                        let label = format!("{device:?}, {world} ranks, {buckets:?}, rank {rank}");
+                        assert_eq!(
+                            (&k, &b.offsets, &b.counts),
+                            (&want.keys, &want.offsets, &want.counts),
+                            "{label}: keys on the device"
+                        );
+                        assert_eq!(
+                            (&pk, &pv, &pb.offsets, &pb.counts),
+                            (&with.keys, &with.values, &with.offsets, &with.counts),
+                            "{label}: pairs on the device"
+                        );
                     }
                 }
                 let owners = Partition::new(m, world).unwrap();
@@ -638,6 +689,45 @@ fn device_collectives_over_threads() {
     for (total, w) in sums {
         assert!((total - sum).abs() <= 1e-12 * sum, "{total} against {sum}");
         assert_eq!(w, wrapped);
+    }
+    // All-to-all of device buffers: rank `r` sends rank `d` `r + 2d` elements `1000r + d`;
+    // a rank whose counts do not sum to its buffer fails, the others learn it.
+    for world in [1u32, 3] {
+        let results = on_ranks(world, 0, |group, _| {
+            let r = group.rank();
+            let sends: Vec<usize> = (0..world).map(|d| (r + 2 * d) as usize).collect();
+            let data: Vec<u32> = (0..world)
+                .flat_map(|d| std::iter::repeat_n(1000 * r + d, (r + 2 * d) as usize))
+                .collect();
+            let part = device.upload(&data).unwrap();
+            let (got, counts) = group.all_to_all_device(&device, &part, &sends).unwrap();
+            (device.download(&got).unwrap(), counts)
+        });
+        for (d, (got, counts)) in results.into_iter().enumerate() {
+            let d = d as u32;
+            let want: Vec<u32> = (0..world)
+                .flat_map(|r| std::iter::repeat_n(1000 * r + d, (r + 2 * d) as usize))
+                .collect();
+            let want_counts: Vec<usize> = (0..world).map(|r| (r + 2 * d) as usize).collect();
+            assert_eq!((got, counts), (want, want_counts), "{world} ranks, rank {d}");
+        }
+    }
+    let results = on_ranks(3, 0, |group, _| {
+        let part = device.upload(&[7u32; 6]).unwrap();
+        let sends = if group.rank() == 2 {
+            vec![1, 2, 4]
+        } else {
+            vec![1, 2, 3]
+        };
+        group
+            .all_to_all_device(&device, &part, &sends)
+            .map(|(_, counts)| counts)
+    });
+    for (rank, r) in results.iter().enumerate() {
+        match rank {
+            2 => assert!(matches!(r, Err(Error::LengthMismatch { .. })), "{r:?}"),
+            _ => assert!(matches!(r, Err(Error::RankFailed { rank: 2 })), "{r:?}"),
+        }
     }
     let results = on_ranks(3, 0, |group, _| {
         let part = device

@@ -6,7 +6,9 @@
 //! (f64 within 1e-12 relative, u32 exact), extremes exact, moments (mean within 1e-12 relative,
 //! m2 within 1e-10), its part of the exclusive scan (u32 exact), its buckets of the multisplit
 //! (exact, stable), a sharded table's samples in its shard and the counts of all ranks within
-//! the chi-square bound at significance 1e-6, ragged all-to-alls byte for byte, and different
+//! the chi-square bound at significance 1e-6, ragged all-to-alls byte for byte (of host bytes and
+//! of device buffers), the device-buffer forms (extremes, moments, multisplit keys and pairs)
+//! equal to the host ones, and different
 //! amounts as `RanksDisagree` on every rank. A rank that never arrives makes the other's
 //! collective time out, and that rank's later ones `RankLeft`; none hangs.
 
@@ -144,6 +146,42 @@ fn battery(group: &NcclGroup, seed: u64) {
         "{label}: values"
     );
 
+    // The same with everything in device memory: extremes and moments of buffers equal the
+    // slices' to the bit; the multisplit's keys and values moved by NCCL's sends and receives.
+    let d_x = group.device().upload(&x[part.clone()]).unwrap();
+    assert_eq!(
+        (
+            dist::reduce::extreme_of_buffer(group, group.device(), &d_x, true).unwrap(),
+            dist::reduce::extreme_of_buffer(group, group.device(), &d_x, false).unwrap(),
+            dist::reduce::moments_of_buffer(group, group.device(), &d_x).unwrap(),
+        ),
+        (min, max, m),
+        "{label}: of buffers"
+    );
+    let d_keys = group.device().upload(&words[part.clone()]).unwrap();
+    let d_index = group.device().upload(&index[part.clone()]).unwrap();
+    let (keys, bounds) = dist::multisplit::keys_on_device(group, group.device(), &split, &d_keys).unwrap();
+    assert_eq!(
+        (
+            group.device().download(&keys).unwrap(),
+            bounds.offsets,
+            bounds.counts
+        ),
+        (got.keys.clone(), got.offsets.clone(), got.counts.clone()),
+        "{label}: keys on the device"
+    );
+    let (keys, values, bounds) =
+        dist::multisplit::pairs_on_device(group, group.device(), &split, &d_keys, &d_index).unwrap();
+    assert_eq!(
+        (
+            group.device().download(&keys).unwrap(),
+            group.device().download(&values).unwrap(),
+            bounds.counts
+        ),
+        (paired.keys, paired.values, paired.counts),
+        "{label}: pairs on the device"
+    );
+
     let k = 300;
     let weights: Vec<f64> = (1..=k).map(|i| i as f64).collect();
     let shard = Partition::new(k as u64, world).unwrap().range(rank);
@@ -237,6 +275,27 @@ fn battery(group: &NcclGroup, seed: u64) {
             "{label}: from rank {r}"
         );
     }
+    // The same ragged parts as u32 device buffers.
+    let counts: Vec<usize> = (0..world).map(|d| len(rank, d)).collect();
+    let data: Vec<u32> = (0..world)
+        .flat_map(|d| std::iter::repeat_n(rank * 16 + d, len(rank, d)))
+        .collect();
+    let (got, from) = group
+        .all_to_all_device(device, &device.upload(&data).unwrap(), &counts)
+        .unwrap();
+    let want: Vec<u32> = (0..world)
+        .flat_map(|r| std::iter::repeat_n(r * 16 + rank, len(r, rank)))
+        .collect();
+    assert_eq!(
+        device.download(&got).unwrap(),
+        want,
+        "{label}: all-to-all of buffers"
+    );
+    assert_eq!(
+        from,
+        (0..world).map(|r| len(r, rank)).collect::<Vec<_>>(),
+        "{label}"
+    );
     let mine = vec![rank; 1 + (rank == world - 1) as usize];
     match all_gather(group, &mine) {
         Err(Error::RanksDisagree { rank: r, .. }) => assert_eq!(r, world - 1, "{label}"),

@@ -71,6 +71,70 @@ pub trait Group {
         check_same_len("all-gather output", all.len(), out.len())?;
         device.copy_from_host(&all, out)
     }
+
+    /// Sends rank `d` the `sends[d]` elements of `data` (this rank's buffer on `device`) that
+    /// follow those for the ranks before it, and returns what every rank sent this one,
+    /// concatenated in rank order in a new buffer on `device`, with the count from each rank.
+    /// The counts are agreed first, in one all-gather: `sends` must hold a count a rank summing
+    /// to `data`'s length, and a rank whose do not gets `Err(LengthMismatch)`, the others
+    /// `Err(RankFailed)`, none waiting. This default moves the elements through the host; the NCCL group
+    /// sends them between the devices (grouped `ncclSend` and `ncclRecv`).
+    fn all_to_all_device<T: Pod>(
+        &self,
+        device: &Device,
+        data: &DeviceBuffer<T>,
+        sends: &[usize],
+    ) -> Result<(DeviceBuffer<T>, Vec<usize>)>
+    where
+        Self: Sized,
+    {
+        agree_sends(self, data.len(), Ok(sends))?;
+        let host = device.download(data)?;
+        let mut rest: &[T] = &host;
+        let parts: Vec<Vec<u8>> = sends
+            .iter()
+            .map(|&count| {
+                let (part, after) = rest.split_at(count);
+                rest = after;
+                bytemuck::cast_slice(part).to_vec()
+            })
+            .collect();
+        let got = self.all_to_all_bytes(&parts)?;
+        let received = got.iter().map(|p| p.len() / size_of::<T>()).collect();
+        let elements: Vec<T> = got
+            .concat()
+            .chunks_exact(size_of::<T>())
+            .map(bytemuck::pod_read_unaligned)
+            .collect();
+        Ok((device.upload(&elements)?, received))
+    }
+}
+
+/// What every rank of an all-to-all sends every rank, agreed before anything moves: this
+/// rank's `sends` (a count a rank, summing to its `len` elements, or the error of its own
+/// checks) all-gathered with whether they were that, so that a rank whose were not gets its
+/// error (`Err(LengthMismatch)` for the counts) and the others `Err(RankFailed)` instead of
+/// waiting. `counts[s][d]` is what rank `s` sends rank `d`.
+pub(super) fn agree_sends(
+    group: &(impl Group + ?Sized),
+    len: usize,
+    sends: Result<&[usize]>,
+) -> Result<Vec<Vec<u64>>> {
+    let world = group.world() as usize;
+    let mine = sends.and_then(|sends| {
+        check_parts_sent(group.world(), sends.len())?;
+        check_same_len("elements sent", len, sends.iter().sum())?;
+        Ok(sends.iter().map(|&c| c as u64).collect::<Vec<_>>())
+    });
+    let mut row = vec![mine.is_ok() as u64];
+    row.extend(mine.as_deref().unwrap_or(&vec![0; world]));
+    let all = all_gather(group, &row)?;
+    mine?;
+    let rows: Vec<&[u64]> = all.chunks_exact(world + 1).collect();
+    if let Some(rank) = rows.iter().position(|r| r[0] == 0) {
+        return Err(Error::RankFailed { rank: rank as u32 });
+    }
+    Ok(rows.iter().map(|r| r[1..].to_vec()).collect())
 }
 
 /// Every rank's `values` (the same number on every rank), concatenated in rank order.

@@ -3,12 +3,16 @@
 //! keys (and values), sends every rank the keys of that rank's buckets (one all-to-all
 //! exchange), and splits what it receives again. Keys of one bucket end on its owner in rank
 //! order, then in each rank's input order: the split of all ranks' keys concatenated, stable.
+//! [`keys`] and [`pairs`] take host slices; [`keys_on_device`] and [`pairs_on_device`] keep
+//! everything in device memory, the exchange included where the group moves device buffers
+//! (NCCL's grouped sends and receives).
 
 use super::group::Group;
 use super::plan::Partition;
 use crate::error::Result;
-use crate::multisplit::{Multisplit, MultisplitKey, Split, SplitFunction};
+use crate::multisplit::{Bounds, Multisplit, MultisplitKey, Split, SplitFunction};
 use crate::runtime::backend::Backend;
+use crate::runtime::device::{Device, DeviceBuffer};
 use bytemuck::Pod;
 
 /// This rank's buckets of the split of every rank's `keys` (concatenated in rank order) by
@@ -89,13 +93,85 @@ fn exchange<K: Pod, V: Pod>(
 /// The buckets `rank` owns of `whole`, the split of what it received: all of its keys (every
 /// one is in those buckets), with those buckets' offsets and counts.
 fn owned<K, V>(whole: Split<K, V>, owners: &Partition, rank: u32) -> Split<K, V> {
-    let mine = owners.range(rank);
-    let (first, end) = (mine.start as usize, mine.end as usize);
-    let base = whole.offsets.get(first).copied().unwrap_or(0);
+    let Bounds { offsets, counts } = owned_bounds(
+        Bounds {
+            offsets: whole.offsets,
+            counts: whole.counts,
+        },
+        owners,
+        rank,
+    );
     Split {
         keys: whole.keys,
         values: whole.values,
+        offsets,
+        counts,
+    }
+}
+
+/// The offsets and counts of the buckets `rank` owns, of the bounds of all `m` buckets of a
+/// split of keys that all fall in them.
+fn owned_bounds(whole: Bounds, owners: &Partition, rank: u32) -> Bounds {
+    let mine = owners.range(rank);
+    let (first, end) = (mine.start as usize, mine.end as usize);
+    let base = whole.offsets.get(first).copied().unwrap_or(0);
+    Bounds {
         offsets: whole.offsets[first..end].iter().map(|o| o - base).collect(),
         counts: whole.counts[first..end].to_vec(),
     }
+}
+
+/// This rank's buckets of the split of every rank's `keys` (concatenated in rank order), as
+/// [`keys`] returns them, for keys in this rank's `device` memory: its keys in a new buffer
+/// on `device`, bucket after bucket of the buckets it owns, and those buckets' bounds. The
+/// local split, the exchange and the split of what arrived run on the device; the group moves
+/// the keys (between the devices for NCCL's, through the host for the default).
+pub fn keys_on_device<K: MultisplitKey, F: SplitFunction<K>>(
+    group: &impl Group,
+    device: &Device,
+    split: &Multisplit<'_, K, F>,
+    keys: &DeviceBuffer<K>,
+) -> Result<(DeviceBuffer<K>, Bounds)> {
+    let owners = Partition::new(split.buckets() as u64, group.world())?;
+    let mut local = device.workspace(keys.len())?;
+    let bounds = split.keys_into(device, keys, &mut local)?;
+    let (arrived, _) = group.all_to_all_device(device, &local, &sends(&owners, &bounds))?;
+    drop(local);
+    let mut out = device.workspace(arrived.len())?;
+    let whole = split.keys_into(device, &arrived, &mut out)?;
+    Ok((out, owned_bounds(whole, &owners, group.rank())))
+}
+
+/// As [`keys_on_device`], each key with its value (4 or 8 bytes, as [`Multisplit::pairs`]
+/// takes), which moves with it: this rank's keys and values, and its buckets' bounds.
+pub fn pairs_on_device<K: MultisplitKey, F: SplitFunction<K>, V: Pod>(
+    group: &impl Group,
+    device: &Device,
+    split: &Multisplit<'_, K, F>,
+    keys: &DeviceBuffer<K>,
+    values: &DeviceBuffer<V>,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<V>, Bounds)> {
+    let owners = Partition::new(split.buckets() as u64, group.world())?;
+    let mut local = (device.workspace(keys.len())?, device.workspace(values.len())?);
+    let bounds = split.pairs_into(device, keys, values, &mut local.0, &mut local.1)?;
+    let sends = sends(&owners, &bounds);
+    let (keys, _) = group.all_to_all_device(device, &local.0, &sends)?;
+    let (values, _) = group.all_to_all_device(device, &local.1, &sends)?;
+    drop(local);
+    let mut out = (device.workspace(keys.len())?, device.workspace(values.len())?);
+    let whole = split.pairs_into(device, &keys, &values, &mut out.0, &mut out.1)?;
+    Ok((out.0, out.1, owned_bounds(whole, &owners, group.rank())))
+}
+
+/// How many keys of a split with these bounds go to each rank: those of its buckets.
+fn sends(owners: &Partition, bounds: &Bounds) -> Vec<usize> {
+    (0..owners.world())
+        .map(|rank| {
+            let buckets = owners.range(rank);
+            bounds.counts[buckets.start as usize..buckets.end as usize]
+                .iter()
+                .map(|&c| c as usize)
+                .sum()
+        })
+        .collect()
 }

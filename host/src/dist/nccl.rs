@@ -17,13 +17,14 @@
 //! whose communicator was aborted has left the group: its later collectives are
 //! `Err(RankLeft)`, and the other ranks time out.
 
-use super::group::{Group, agree, check_parts_sent};
+use super::group::{Group, agree, agree_sends, check_parts_sent};
 use super::launch::{ID_FILE, ID_HEX, LOCAL_RANK, RANK, WORLD_SIZE};
 use super::plan::check_world;
 use crate::element::Scalar;
 use crate::error::{Error, Result, check_same_len};
 use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::gpu::Gpu;
+use bytemuck::Pod;
 use cudarc::nccl::{result as nccl, sys};
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_uint, c_void};
@@ -554,6 +555,44 @@ impl NcclGroup {
         let bytes = self.gather_equal(bytemuck::cast_slice(words))?;
         Ok(bytes.chunks_exact(8).map(bytemuck::pod_read_unaligned).collect())
     }
+
+    /// Sends each rank `d` the next `outgoing[d]` bytes from `from` and receives from each
+    /// rank `s` the next `incoming[s]` bytes into `to`, in one NCCL group (every rank's
+    /// transfers at once), and waits for them. Empty parts queue nothing.
+    ///
+    /// # Safety
+    /// `from` holds the sum of `outgoing` bytes and `to` room for the sum of `incoming`, on this
+    /// rank's device (null where the sum is 0).
+    unsafe fn send_recv(
+        &self,
+        (from, outgoing): (*const u8, &[usize]),
+        (to, incoming): (*mut u8, &[usize]),
+    ) -> Result<()> {
+        const BYTES: sys::ncclDataType_t = sys::ncclDataType_t::ncclUint8;
+        self.run("ncclSend/ncclRecv", |comm, stream| {
+            nccl::group_start()?;
+            let queued = (|| {
+                let (mut sent, mut got) = (0, 0);
+                for (peer, (&going, &coming)) in outgoing.iter().zip(incoming).enumerate() {
+                    // SAFETY: each part lies at its offset in `from`, each incoming part's
+                    // room at its offset in `to` (the contract above); the call waits for the
+                    // transfers.
+                    unsafe {
+                        if going > 0 {
+                            nccl::send(from.add(sent).cast(), going, BYTES, peer as i32, comm, stream)?;
+                        }
+                        if coming > 0 {
+                            nccl::recv(to.add(got).cast(), coming, BYTES, peer as i32, comm, stream)?;
+                        }
+                    }
+                    (sent, got) = (sent + going, got + coming);
+                }
+                Ok(())
+            })();
+            let ended = nccl::group_end();
+            queued.and(ended.map(drop))
+        })
+    }
 }
 
 /// NCCL's type of `T`.
@@ -709,45 +748,10 @@ impl Group for NcclGroup {
                 .map_or(std::ptr::null(), |s| s.kernel_ptr() as *const u8),
             recv.as_ref().map_or(std::ptr::null_mut(), |r| r.kernel_ptr()),
         );
-        self.run("ncclSend/ncclRecv", |comm, stream| {
-            nccl::group_start()?;
-            let queued = (|| {
-                let (mut sent, mut got) = (0, 0);
-                for (peer, (part, &coming)) in sends.iter().zip(&incoming).enumerate() {
-                    // SAFETY: each part's bytes lie at its offset in `from`, each incoming
-                    // part's room at its offset in `to` (received in rank order); both buffers
-                    // outlive the work on the stream. Empty parts queue nothing.
-                    unsafe {
-                        if !part.is_empty() {
-                            let at = from.add(sent) as *const c_void;
-                            nccl::send(
-                                at,
-                                part.len(),
-                                sys::ncclDataType_t::ncclUint8,
-                                peer as i32,
-                                comm,
-                                stream,
-                            )?;
-                        }
-                        if coming > 0 {
-                            let at = to.add(got) as *mut c_void;
-                            nccl::recv(
-                                at,
-                                coming,
-                                sys::ncclDataType_t::ncclUint8,
-                                peer as i32,
-                                comm,
-                                stream,
-                            )?;
-                        }
-                    }
-                    (sent, got) = (sent + part.len(), got + coming);
-                }
-                Ok(())
-            })();
-            let ended = nccl::group_end();
-            queued.and(ended.map(drop))
-        })?;
+        let outgoing: Vec<usize> = sends.iter().map(Vec::len).collect();
+        // SAFETY: `send` holds every part, `recv` room for every incoming one, on this rank's
+        // device; both live past the call, which waits for the transfers.
+        unsafe { self.send_recv((from, &outgoing), (to, &incoming)) }?;
         let all = match &recv {
             Some(recv) => self.device.download(recv)?,
             None => Vec::new(),
@@ -758,5 +762,31 @@ impl Group for NcclGroup {
             at += len;
         }
         Ok(parts)
+    }
+
+    fn all_to_all_device<T: Pod>(
+        &self,
+        device: &Device,
+        data: &DeviceBuffer<T>,
+        sends: &[usize],
+    ) -> Result<(DeviceBuffer<T>, Vec<usize>)> {
+        let owned = self
+            .device
+            .check_owner(data)
+            .and_then(|()| device.check_owner(data));
+        let counts = agree_sends(self, data.len(), owned.map(|()| sends))?;
+        let me = self.rank as usize;
+        let incoming: Vec<usize> = counts.iter().map(|row| row[me] as usize).collect();
+        let recv = self.leave_on(self.device.workspace::<T>(incoming.iter().sum()))?;
+        let bytes = |counts: &[usize]| -> Vec<usize> { counts.iter().map(|c| c * size_of::<T>()).collect() };
+        // SAFETY: `data` holds what `sends` counts (agreed above) and `recv` what `incoming`
+        // does, both on this rank's device (owners checked), alive past the call.
+        unsafe {
+            self.send_recv(
+                (data.kernel_ptr() as *const u8, &bytes(sends)),
+                (recv.kernel_ptr() as *mut u8, &bytes(&incoming)),
+            )
+        }?;
+        Ok((recv, incoming))
     }
 }

@@ -1,10 +1,12 @@
 //! Sum, minimum, maximum and moments over the ranks of a group: each rank reduces its own part
 //! on its own backend, the ranks' results are all-gathered, and every rank combines them in
-//! rank order, so that every rank returns the same value. A rank's part may be empty.
+//! rank order, so that every rank returns the same value. A rank's part may be empty. The
+//! forms that take device buffers (`sum_into`, `extreme_of_buffer`, `moments_of_buffer`) read
+//! each part once where it lies and move only the ranks' results.
 
 use super::group::{Group, all_gather, all_gather_present};
 use crate::error::{Error, Result};
-use crate::moments::{SUMMARY_WORDS, Sample, Summary, summary};
+use crate::moments::{SUMMARY_WORDS, Sample, Summary, summary, summary_of_buffer};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::element::Scalar;
@@ -35,38 +37,57 @@ pub fn sum_into<T: Scalar, G: Group>(
 /// The least element of all ranks' parts, as [`Backend::min`] (NaN if any is NaN); empty parts
 /// are left out, and all empty is `Err(EmptyVector)`.
 pub fn min<T: Scalar>(group: &(impl Group + ?Sized), backend: &Backend, part: &[T]) -> Result<T> {
-    extreme(group, part, |x| backend.min(x), |all| Backend::cpu().min(all))
+    let local = (!part.is_empty()).then(|| backend.min(part)).transpose()?;
+    Backend::cpu().min(&all_gather_present(group, local)?)
 }
 
 /// The greatest element of all ranks' parts, as [`min`].
 pub fn max<T: Scalar>(group: &(impl Group + ?Sized), backend: &Backend, part: &[T]) -> Result<T> {
-    extreme(group, part, |x| backend.max(x), |all| Backend::cpu().max(all))
+    let local = (!part.is_empty()).then(|| backend.max(part)).transpose()?;
+    Backend::cpu().max(&all_gather_present(group, local)?)
 }
 
-/// `of_all` of the ranks' `of_part` of their parts, empty parts left out.
-fn extreme<T: Scalar>(
+/// As [`min`] and [`max`] (`least` chooses), for parts in the ranks' device memory: each
+/// part read once on its device.
+pub fn extreme_of_buffer<T: Scalar>(
     group: &(impl Group + ?Sized),
-    part: &[T],
-    of_part: impl Fn(&[T]) -> Result<T>,
-    of_all: impl Fn(&[T]) -> Result<T>,
+    device: &Device,
+    part: &DeviceBuffer<T>,
+    least: bool,
 ) -> Result<T> {
-    let local = if part.is_empty() {
-        None
+    let of_part = if least { Device::min } else { Device::max };
+    let local = (!part.is_empty()).then(|| of_part(device, part)).transpose()?;
+    let all = all_gather_present(group, local)?;
+    if least {
+        Backend::cpu().min(&all)
     } else {
-        Some(of_part(part)?)
-    };
-    of_all(&all_gather_present(group, local)?)
+        Backend::cpu().max(&all)
+    }
 }
 
 /// The [`Summary`] of all ranks' parts: each part's summary, combined in rank order by
 /// [`Summary::combine`]; empty parts are left out, and all empty is `Err(EmptyVector)`.
 pub fn moments<F: Sample>(group: &(impl Group + ?Sized), backend: &Backend, part: &[F]) -> Result<Summary> {
-    let local = if part.is_empty() {
-        None
-    } else {
-        Some(summary(backend, part)?.words())
-    };
-    all_gather_present::<[f64; SUMMARY_WORDS]>(group, local)?
+    let local = (!part.is_empty()).then(|| summary(backend, part)).transpose()?;
+    combine(group, local)
+}
+
+/// As [`moments`], for parts in the ranks' device memory: each part's summary on its device
+/// (one read of it), then 64 bytes a rank gathered.
+pub fn moments_of_buffer<F: Sample>(
+    group: &(impl Group + ?Sized),
+    device: &Device,
+    part: &DeviceBuffer<F>,
+) -> Result<Summary> {
+    let local = (!part.is_empty())
+        .then(|| summary_of_buffer(device, part))
+        .transpose()?;
+    combine(group, local)
+}
+
+/// Every rank's summary where it has one, combined in rank order on every rank.
+fn combine(group: &(impl Group + ?Sized), local: Option<Summary>) -> Result<Summary> {
+    all_gather_present::<[f64; SUMMARY_WORDS]>(group, local.map(|s| s.words()))?
         .into_iter()
         .map(Summary::from_words)
         .reduce(Summary::combine)
