@@ -214,6 +214,22 @@ fn sharded_tables_draw_from_the_whole() {
             };
             let samples = draw(11);
             assert_eq!(samples, draw(11), "{backend:?}, {world} ranks: the same seed");
+            // Built from and drawn into device memory: the same totals (integer weights sum
+            // exactly in any order), so the same samples.
+            if let Backend::Device(device) = backend {
+                let on_device = on_ranks(world, k, |group, part| {
+                    let shard = device.upload(&weights[part]).unwrap();
+                    let table = ShardedTable::from_device(group, device, &shard).unwrap();
+                    let mut rng = Philox::seed_from_u64(11);
+                    let drawn = table
+                        .sample_on_device(device, &mut rng, s, SampleOptions::default())
+                        .unwrap();
+                    let first = table.first_row();
+                    let rows = device.download(&drawn).unwrap();
+                    rows.into_iter().map(|r| first + r as u64).collect::<Vec<_>>()
+                });
+                assert_eq!(on_device, samples, "{backend:?}, {world} ranks: from the device");
+            }
             // Gathered on request: every rank holds every rank's samples, in rank order.
             let gathered = on_ranks(world, k, |group, part| {
                 let table = ShardedTable::new(group, backend, &weights[part]).unwrap();
@@ -246,28 +262,28 @@ fn sharded_tables_draw_from_the_whole() {
             );
         }
     }
-    let results = on_ranks(3, 30, |group, part| {
-        let mut shard: Vec<f64> = part.map(|i| i as f64 + 1.0).collect();
-        if group.rank() == 1 {
-            shard[0] = f64::NAN;
+    // A NaN weight on rank 1, on the CPU and in an emulator's memory.
+    for on_device in [false, true] {
+        let results = on_ranks(3, 30, |group, part| {
+            let mut shard: Vec<f64> = part.map(|i| i as f64 + 1.0).collect();
+            if group.rank() == 1 {
+                shard[0] = f64::NAN;
+            }
+            if on_device {
+                let device = warpkit::Device::emulator();
+                ShardedTable::from_device(group, &device, &device.upload(&shard)?).map(|_| ())
+            } else {
+                ShardedTable::new(group, &Backend::cpu(), &shard).map(|_| ())
+            }
+        });
+        for (rank, r) in results.iter().enumerate() {
+            if rank == 1 {
+                assert!(!matches!(r, Ok(()) | Err(Error::RankFailed { .. })), "{r:?}");
+            } else {
+                assert!(matches!(r, Err(Error::RankFailed { rank: 1 })), "{r:?}");
+            }
         }
-        ShardedTable::new(group, &Backend::cpu(), &shard).map(|_| ())
-    });
-    assert!(
-        matches!(results[0], Err(Error::RankFailed { rank: 1 })),
-        "{:?}",
-        results[0]
-    );
-    assert!(
-        !matches!(results[1], Ok(()) | Err(Error::RankFailed { .. })),
-        "{:?}",
-        results[1]
-    );
-    assert!(
-        matches!(results[2], Err(Error::RankFailed { rank: 1 })),
-        "{:?}",
-        results[2]
-    );
+    }
 }
 
 /// A key's bucket, as the test computes it.

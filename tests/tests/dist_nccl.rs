@@ -7,8 +7,8 @@
 //! m2 within 1e-10), its part of the exclusive scan (u32 exact), its buckets of the multisplit
 //! (exact, stable), a sharded table's samples in its shard and the counts of all ranks within
 //! the chi-square bound at significance 1e-6, ragged all-to-alls byte for byte (of host bytes and
-//! of device buffers), the device-buffer forms (extremes, moments, multisplit keys and pairs)
-//! equal to the host ones, and different
+//! of device buffers), the device-buffer forms (extremes, moments, multisplit keys and pairs, a
+//! sharded table built and drawn on the device) equal to the host ones, and different
 //! amounts as `RanksDisagree` on every rank. A rank that never arrives makes the other's
 //! collective time out, and that rank's later ones `RankLeft`; none hangs.
 
@@ -211,6 +211,27 @@ fn battery(group: &NcclGroup, seed: u64) {
     assert!(
         gathered.iter().all(|&row| row < k as u64),
         "{label}: gathered rows"
+    );
+    // The table built from and drawn into device memory: the same samples.
+    let d_shard = group
+        .device()
+        .upload(&weights[shard.start as usize..shard.end as usize])
+        .unwrap();
+    let on_device = ShardedTable::from_device(group, group.device(), &d_shard).unwrap();
+    let rows = on_device
+        .sample_on_device(
+            group.device(),
+            &mut Philox::seed_from_u64(seed ^ 1),
+            s,
+            SampleOptions::default(),
+        )
+        .unwrap();
+    let rows = group.device().download(&rows).unwrap();
+    assert!(
+        rows.iter()
+            .map(|&r| shard.start + r as u64)
+            .eq(drawn.iter().copied()),
+        "{label}: samples drawn on the device"
     );
     let mut counts = vec![0u64; k];
     for row in drawn {

@@ -68,6 +68,12 @@ struct Workspace {
     counts: DeviceBuffer<u32>,
 }
 
+/// The weights a build reads: the caller's, or the table's staging buffer.
+enum Weights<'a, F: AliasWeight> {
+    Given(&'a DeviceBuffer<F>),
+    Staged,
+}
+
 /// A table in device memory with its workspace.
 pub(super) struct DeviceTable<F: AliasWeight> {
     device: Device,
@@ -77,6 +83,8 @@ pub(super) struct DeviceTable<F: AliasWeight> {
     staging: Option<DeviceBuffer<F>>,
     n: usize,
     method: Construction,
+    /// The weights' total (f64, summed over the fixed grid) of the last build; 0 before one.
+    total: f64,
 }
 
 impl<F: AliasWeight> DeviceTable<F> {
@@ -120,6 +128,7 @@ impl<F: AliasWeight> DeviceTable<F> {
             staging: None,
             n,
             method,
+            total: 0.0,
         })
     }
 
@@ -129,6 +138,29 @@ impl<F: AliasWeight> DeviceTable<F> {
 
     pub fn construction(&self) -> Construction {
         self.method
+    }
+
+    /// The weights' total of the last build (0 before one).
+    pub fn total(&self) -> f64 {
+        self.total
+    }
+
+    /// Builds from `weights` of total `total` and records the total.
+    fn construct_from(&mut self, weights: Weights<'_, F>, total: f64) -> Result<()> {
+        let weights = match weights {
+            Weights::Given(w) => w,
+            Weights::Staged => self.staging.as_ref().expect("staged before the build"),
+        };
+        construct(
+            &self.device,
+            &mut self.work,
+            &mut self.table,
+            self.method,
+            weights,
+            total,
+        )?;
+        self.total = total;
+        Ok(())
     }
 
     /// The staging buffer: host weights are copied there, and a transform writes its weights
@@ -148,16 +180,15 @@ impl<F: AliasWeight> DeviceTable<F> {
         d.copy_from_host(weights, self.staging()?)?;
         let staging = self.staging.as_ref().expect("made above");
         let total = checked_total(&d, &mut self.work.scalars, staging, false)?;
-        construct(&d, &mut self.work, &mut self.table, self.method, staging, total)
+        self.construct_from(Weights::Staged, total)
     }
 
     /// Builds the table from `weights` (of the table's length) in place, checking them on the
     /// device on the way; a bad weight leaves the table as it was.
     pub fn rebuild(&mut self, weights: &DeviceBuffer<F>) -> Result<()> {
         crate::error::check_same_len("alias weights", self.n, weights.len())?;
-        let d = &self.device;
-        let total = checked_total(d, &mut self.work.scalars, weights, true)?;
-        construct(d, &mut self.work, &mut self.table, self.method, weights, total)
+        let total = checked_total(&self.device, &mut self.work.scalars, weights, true)?;
+        self.construct_from(Weights::Given(weights), total)
     }
 
     /// Builds the table in place from the weights `transform` makes of `raw` (of the table's
@@ -181,8 +212,7 @@ impl<F: AliasWeight> DeviceTable<F> {
             };
             b.launch::<T::Transform>(grid, p)
         })?;
-        let staging = self.staging.as_ref().expect("made above");
-        construct(&d, &mut self.work, &mut self.table, self.method, staging, total)
+        self.construct_from(Weights::Staged, total)
     }
 
     /// The rows, copied to the host. The table's words hold them as the kernels store them

@@ -325,6 +325,15 @@ impl<F: AliasWeight> AliasTable<F> {
         }
     }
 
+    /// For a table on a device, its weights' total as the build summed it (in f64, over a
+    /// fixed grid); none for a table on the host.
+    pub(crate) fn device_total(&self) -> Option<f64> {
+        match &self.storage {
+            Storage::Device(t) => Some(t.total()),
+            Storage::Host(..) => None,
+        }
+    }
+
     /// The device holding the table, if any.
     pub fn device(&self) -> Option<&Device> {
         match &self.storage {

@@ -11,6 +11,7 @@ use crate::alias::{AliasTable, AliasWeight, SampleOptions};
 use crate::error::{Error, Result};
 use crate::philox::Philox;
 use crate::runtime::backend::Backend;
+use crate::runtime::device::{Device, DeviceBuffer};
 use rand_core::RngCore;
 
 /// This rank's shard of an alias table over the weights of every rank's shard, concatenated in
@@ -37,8 +38,39 @@ impl<F: AliasWeight> ShardedTable<F> {
             AliasTable::new(backend, shard).map(Some)
         };
         let total: f64 = shard.iter().map(|w| w.to_f64()).sum();
-        // Each rank's [built, total's bits, length].
-        let mine = [local.is_ok() as u64, total.to_bits(), shard.len() as u64];
+        ShardedTable::agreed(group, local, total, shard.len())
+    }
+
+    /// As [`ShardedTable::new`], for a shard already in `device`'s memory: the table is built
+    /// there and the shard's total is the one its build summed, so the weights never leave
+    /// the device.
+    pub fn from_device(
+        group: &(impl Group + ?Sized),
+        device: &Device,
+        shard: &DeviceBuffer<F>,
+    ) -> Result<ShardedTable<F>> {
+        let local = if shard.is_empty() {
+            Ok(None)
+        } else {
+            AliasTable::from_device(device, shard).map(Some)
+        };
+        let total = local
+            .as_ref()
+            .ok()
+            .and_then(|t| t.as_ref()?.device_total())
+            .unwrap_or(0.0);
+        ShardedTable::agreed(group, local, total, shard.len())
+    }
+
+    /// The shard of this rank's `local` table (or its error) once every rank's [built, total,
+    /// length] is all-gathered.
+    fn agreed(
+        group: &(impl Group + ?Sized),
+        local: Result<Option<AliasTable<F>>>,
+        total: f64,
+        len: usize,
+    ) -> Result<ShardedTable<F>> {
+        let mine = [local.is_ok() as u64, total.to_bits(), len as u64];
         let all = all_gather(group, &[mine])?;
         let table = local?;
         if let Some(rank) = all.iter().position(|r| r[0] == 0) {
@@ -74,17 +106,39 @@ impl<F: AliasWeight> ShardedTable<F> {
         s: u64,
         options: SampleOptions,
     ) -> Result<Vec<u64>> {
-        let counts = split_samples(rng, s, &self.totals)?;
-        // A stream a rank: the rank in the counter's third word keeps the ranks' streams 2^64
-        // blocks apart.
-        let key = [rng.next_u32(), rng.next_u32()];
-        let mut own = Philox::new(key, [0, 0, self.rank, 0]);
-        let count = counts[self.rank as usize];
+        let (mut own, count) = self.share(rng, s)?;
         let Some(table) = &self.table else {
             return Ok(Vec::new());
         };
         let local = table.sample(&mut own, count as usize, options)?;
         Ok(local.into_iter().map(|row| self.first + row as u64).collect())
+    }
+
+    /// The samples [`ShardedTable::sample`] draws on this rank, in a new buffer on `device`
+    /// (the table's, for a shard built there) without leaving it: rows of this shard, 4 bytes
+    /// a sample; [`ShardedTable::first_row`] added to each makes them rows of the whole.
+    pub fn sample_on_device(
+        &self,
+        device: &Device,
+        rng: &mut (impl RngCore + ?Sized),
+        s: u64,
+        options: SampleOptions,
+    ) -> Result<DeviceBuffer<u32>> {
+        let (mut own, count) = self.share(rng, s)?;
+        let mut out = device.workspace(if self.table.is_some() { count as usize } else { 0 })?;
+        if let Some(table) = &self.table {
+            table.sample_into(&mut own, &mut out, options)?;
+        }
+        Ok(out)
+    }
+
+    /// This rank's stream and its count of `s` samples: the split of `s` over the shards
+    /// from `rng`, then two more of its words for the key (the rank in the counter's third
+    /// word keeps the ranks' streams 2^64 blocks apart).
+    fn share(&self, rng: &mut (impl RngCore + ?Sized), s: u64) -> Result<(Philox, u64)> {
+        let counts = split_samples(rng, s, &self.totals)?;
+        let key = [rng.next_u32(), rng.next_u32()];
+        Ok((Philox::new(key, [0, 0, self.rank, 0]), counts[self.rank as usize]))
     }
 
     /// Every rank's [`ShardedTable::sample`], in rank order, on every rank (an all-gather): the
