@@ -5,11 +5,26 @@
 //! line printed after gives the bus bandwidth, `2(n − 1)/n` of them a second); and the
 //! host-staged all-gather of 64 bytes a rank that every distributed reduction and scan makes,
 //! its latency. Without two GPUs and NCCL it says why and measures nothing.
+//!
+//! Then issue 45's three targets, everything in device memory, by wall clock through the
+//! public calls (each returns when its work is done; allocations inside them counted), the
+//! slowest rank's median of [`REPS`] starts made together: moments and sums of 2^30 f64 a GPU
+//! against the sum of the GPUs' rates alone; a multisplit of 2^30 u32 keys a GPU into 256
+//! buckets by their top bits, spread over the ranks, against the all-to-all of the same counts
+//! (NCCL's grouped sends and receives, `Group::all_to_all_device`); 4·10^9 samples of a
+//! 10^9-row f32 table sharded over the GPUs against one GPU holding the whole table, in
+//! rounds of 10^9 samples. `WARPKIT_DIST_BENCH_LOG2` (default 30) sets the 2^30, the tables
+//! and samples scaling with it.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rand_core::{RngCore, SeedableRng};
+use std::sync::Barrier;
 use std::time::{Duration, Instant};
-use warpkit::dist::{Group, NcclGroup, UniqueId, all_gather};
-use warpkit::{Device, DeviceBuffer, Gpu};
+use warpkit::alias::{AliasTable, SampleOptions};
+use warpkit::dist::{self, Group, NcclGroup, Partition, ShardedTable, UniqueId, all_gather};
+use warpkit::moments::summary_of_buffer;
+use warpkit::multisplit::{Buckets, Multisplit};
+use warpkit::{Device, DeviceBuffer, Gpu, Philox};
 use warpkit_benches::brief;
 
 /// f32s reduced: 1 GiB.
@@ -112,6 +127,222 @@ fn dist(c: &mut Criterion) {
         "dist: all-reduce 1 GiB f32 over {world} GPUs: {:.3} ms a call, bus bandwidth {:.1} GB/s (PyTorch: 329-355)",
         took * 1e3,
         bus / 1e9
+    );
+    let mut groups: Vec<NcclGroup> = ranks.into_iter().map(|r| r.group).collect();
+    let log2 = std::env::var("WARPKIT_DIST_BENCH_LOG2")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30u32);
+    moments_and_sums(&mut groups, 1 << log2);
+    multisplit(&mut groups, 1 << log2);
+    sampling(&mut groups, (1e9 / 2f64.powi(30 - log2 as i32)) as usize);
+}
+
+/// Timed repetitions of each measurement of the targets.
+const REPS: usize = 5;
+
+/// Runs `work` on every rank at once, a thread each with its group and a barrier of all of
+/// them; the results in rank order.
+fn each_rank<R: Send>(
+    groups: &mut Vec<NcclGroup>,
+    work: impl Fn(&NcclGroup, &Barrier) -> R + Sync,
+) -> Vec<R> {
+    let barrier = Barrier::new(groups.len());
+    let (work, barrier) = (&work, &barrier);
+    let (back, results): (Vec<_>, Vec<_>) = std::thread::scope(|scope| {
+        let threads: Vec<_> = std::mem::take(groups)
+            .into_iter()
+            .map(|group| {
+                scope.spawn(move || {
+                    let result = work(&group, barrier);
+                    (group, result)
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().expect("a rank")).unzip()
+    });
+    *groups = back;
+    results
+}
+
+/// [`REPS`] times of `call` after one untimed call, each started with the other ranks
+/// (`barrier`; `Barrier::new(1)` for a GPU alone).
+fn timed(barrier: &Barrier, mut call: impl FnMut()) -> Vec<Duration> {
+    call();
+    (0..REPS)
+        .map(|_| {
+            barrier.wait();
+            let t = Instant::now();
+            call();
+            t.elapsed()
+        })
+        .collect()
+}
+
+/// The median over the repetitions of the slowest rank's time, in seconds.
+fn slowest_median(per_rank: &[Vec<Duration>]) -> f64 {
+    let mut slowest: Vec<f64> = (0..REPS)
+        .map(|i| {
+            per_rank
+                .iter()
+                .map(|r| r[i])
+                .max()
+                .unwrap_or_default()
+                .as_secs_f64()
+        })
+        .collect();
+    slowest.sort_by(f64::total_cmp);
+    slowest[REPS / 2]
+}
+
+/// `n` values a rank from a generator seeded by the rank.
+fn random_words(rank: u32, n: usize) -> Vec<u32> {
+    let mut rng = Philox::seed_from_u64(rank as u64);
+    (0..n).map(|_| rng.next_u32()).collect()
+}
+
+/// Moments and sums of `n` f64 a GPU: the ranks together against the sum of each GPU's rate
+/// alone (target: at least 0.95 of it).
+fn moments_and_sums(groups: &mut Vec<NcclGroup>, n: usize) {
+    let world = groups.len();
+    let parts = each_rank(groups, |group, _| {
+        let x: Vec<f64> = random_words(group.rank(), n).iter().map(|&w| w as f64).collect();
+        group.device().upload(&x).expect("upload")
+    });
+    let devices: Vec<Device> = groups.iter().map(|g| g.device().clone()).collect();
+    let alone = Barrier::new(1);
+    let mut rates = [0.0f64; 2];
+    for (device, part) in devices.iter().zip(&parts) {
+        let mut out = device.zeros::<f64>(1).expect("output");
+        let t = slowest_median(&[timed(&alone, || {
+            summary_of_buffer(device, part).expect("moments");
+        })]);
+        rates[0] += n as f64 / t;
+        let t = slowest_median(&[timed(&alone, || {
+            device.sum_into(part, &mut out).expect("sum");
+            device.download(&out).expect("sum back");
+        })]);
+        rates[1] += n as f64 / t;
+    }
+    let parts = &parts;
+    let times = each_rank(groups, |group, barrier| {
+        let (device, part) = (group.device(), &parts[group.rank() as usize]);
+        let mut out = device.zeros::<f64>(1).expect("output");
+        let moments = timed(barrier, || {
+            dist::reduce::moments_of_buffer(group, device, part).expect("moments");
+        });
+        let sums = timed(barrier, || {
+            dist::reduce::sum_into(group, device, part, &mut out).expect("sum");
+            device.download(&out).expect("sum back");
+        });
+        (moments, sums)
+    });
+    let (moments, sums): (Vec<_>, Vec<_>) = times.into_iter().unzip();
+    for (what, per_rank, alone) in [("moments", moments, rates[0]), ("sum", sums, rates[1])] {
+        let together = (world * n) as f64 / slowest_median(&per_rank);
+        println!(
+            "dist: {what} of 2^{} f64 a GPU over {world} GPUs: {:.1} G elements/s against {:.1} summed alone: {:.3} (target 0.95)",
+            n.ilog2(),
+            together / 1e9,
+            alone / 1e9,
+            together / alone
+        );
+    }
+}
+
+/// A multisplit of `n` u32 keys a GPU into 256 buckets by their top bits, owned by the ranks
+/// as `Partition` cuts them, against the all-to-all of the same counts (target: at least 0.7
+/// of its rate).
+fn multisplit(groups: &mut Vec<NcclGroup>, n: usize) {
+    let world = groups.len();
+    let split = Multisplit::new(Buckets::BitField { shift: 24, bits: 8 }).expect("split");
+    let owners = Partition::new(256, world as u32).expect("owners");
+    let times = each_rank(groups, |group, barrier| {
+        let device = group.device();
+        let keys = device.upload(&random_words(group.rank(), n)).expect("upload");
+        let whole = timed(barrier, || {
+            dist::multisplit::keys_on_device(group, device, &split, &keys).expect("multisplit");
+        });
+        let mut local = device.zeros::<u32>(n).expect("local");
+        let bounds = split.keys_into(device, &keys, &mut local).expect("local split");
+        let sends: Vec<usize> = (0..world as u32)
+            .map(|rank| {
+                let mine = owners.range(rank);
+                bounds.counts[mine.start as usize..mine.end as usize]
+                    .iter()
+                    .map(|&c| c as usize)
+                    .sum()
+            })
+            .collect();
+        let exchange = timed(barrier, || {
+            group
+                .all_to_all_device(device, &local, &sends)
+                .expect("all-to-all");
+        });
+        (whole, exchange)
+    });
+    let (whole, exchange): (Vec<_>, Vec<_>) = times.into_iter().unzip();
+    let (t_split, t_bound) = (slowest_median(&whole), slowest_median(&exchange));
+    println!(
+        "dist: multisplit of 2^{} u32 keys a GPU into 256 buckets over {world} GPUs: {:.2} ms, {:.1} G keys/s a GPU; the all-to-all of the same counts {:.2} ms: {:.3} of its rate (target 0.7)",
+        n.ilog2(),
+        t_split * 1e3,
+        n as f64 / t_split / 1e9,
+        t_bound * 1e3,
+        t_bound / t_split
+    );
+}
+
+/// `4·rows` samples of a table of `rows` f32 weights: sharded over the ranks against one GPU
+/// holding the whole table (target: at least 0.95 × the GPUs of its rate), in rounds of
+/// `rows` samples.
+fn sampling(groups: &mut Vec<NcclGroup>, rows: usize) {
+    let world = groups.len();
+    let weight = |w: u32| (w >> 8) as f32 + 1.0;
+    let alone = {
+        let device = groups[0].device().clone();
+        let weights: Vec<f32> = random_words(0, rows).into_iter().map(weight).collect();
+        let table =
+            AliasTable::from_device(&device, &device.upload(&weights).expect("upload")).expect("table");
+        let mut out = device.zeros::<u32>(rows).expect("samples");
+        let mut rng = Philox::seed_from_u64(7);
+        slowest_median(&[timed(&Barrier::new(1), || {
+            for _ in 0..4 {
+                table
+                    .sample_into(&mut rng, &mut out, SampleOptions::default())
+                    .expect("samples");
+            }
+            device.synchronize().expect("sampled");
+        })])
+    };
+    let times = each_rank(groups, |group, barrier| {
+        let device = group.device();
+        let shard = Partition::new(rows as u64, world as u32)
+            .expect("shards")
+            .range(group.rank());
+        let weights: Vec<f32> = random_words(0, rows)[shard.start as usize..shard.end as usize]
+            .iter()
+            .map(|&w| weight(w))
+            .collect();
+        let shard = device.upload(&weights).expect("upload");
+        let table = ShardedTable::from_device(group, device, &shard).expect("sharded table");
+        let mut rng = Philox::seed_from_u64(7);
+        timed(barrier, || {
+            for _ in 0..4 {
+                table
+                    .sample_on_device(device, &mut rng, rows as u64, SampleOptions::default())
+                    .expect("samples");
+            }
+            device.synchronize().expect("sampled");
+        })
+    });
+    let together = slowest_median(&times);
+    let samples = 4.0 * rows as f64;
+    println!(
+        "dist: {samples:.2e} samples of a {rows}-row f32 table: one GPU {:.1} G/s, sharded over {world} GPUs {:.1} G/s: {:.2}x (target 1.9x on 2)",
+        samples / alone / 1e9,
+        samples / together / 1e9,
+        alone / together
     );
 }
 
