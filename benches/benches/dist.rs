@@ -265,15 +265,7 @@ fn multisplit(groups: &mut Vec<NcclGroup>, n: usize) {
         });
         let mut local = device.zeros::<u32>(n).expect("local");
         let bounds = split.keys_into(device, &keys, &mut local).expect("local split");
-        let sends: Vec<usize> = (0..world as u32)
-            .map(|rank| {
-                let mine = owners.range(rank);
-                bounds.counts[mine.start as usize..mine.end as usize]
-                    .iter()
-                    .map(|&c| c as usize)
-                    .sum()
-            })
-            .collect();
+        let sends = dist::multisplit::counts_by_rank(&owners, &bounds);
         let exchange = timed(barrier, || {
             group
                 .all_to_all_device(device, &local, &sends)

@@ -135,7 +135,7 @@ pub fn keys_on_device<K: MultisplitKey, F: SplitFunction<K>>(
     let owners = Partition::new(split.buckets() as u64, group.world())?;
     let mut local = device.workspace(keys.len())?;
     let bounds = split.keys_into(device, keys, &mut local)?;
-    let (arrived, _) = group.all_to_all_device(device, &local, &sends(&owners, &bounds))?;
+    let (arrived, _) = group.all_to_all_device(device, &local, &counts_by_rank(&owners, &bounds))?;
     drop(local);
     let mut out = device.workspace(arrived.len())?;
     let whole = split.keys_into(device, &arrived, &mut out)?;
@@ -154,7 +154,7 @@ pub fn pairs_on_device<K: MultisplitKey, F: SplitFunction<K>, V: Pod>(
     let owners = Partition::new(split.buckets() as u64, group.world())?;
     let mut local = (device.workspace(keys.len())?, device.workspace(values.len())?);
     let bounds = split.pairs_into(device, keys, values, &mut local.0, &mut local.1)?;
-    let sends = sends(&owners, &bounds);
+    let sends = counts_by_rank(&owners, &bounds);
     let (keys, _) = group.all_to_all_device(device, &local.0, &sends)?;
     let (values, _) = group.all_to_all_device(device, &local.1, &sends)?;
     drop(local);
@@ -163,8 +163,9 @@ pub fn pairs_on_device<K: MultisplitKey, F: SplitFunction<K>, V: Pod>(
     Ok((out.0, out.1, owned_bounds(whole, &owners, group.rank())))
 }
 
-/// How many keys of a split with these bounds go to each rank: those of its buckets.
-fn sends(owners: &Partition, bounds: &Bounds) -> Vec<usize> {
+/// How many keys of a split with these bounds (of all `m` buckets) each rank owns, the
+/// buckets cut over the ranks by `owners`: what this rank sends each in the exchange.
+pub fn counts_by_rank(owners: &Partition, bounds: &Bounds) -> Vec<usize> {
     (0..owners.world())
         .map(|rank| {
             let buckets = owners.range(rank);
