@@ -21,7 +21,7 @@ use warpkit::moments::Summary;
 use warpkit::multisplit::{Buckets, Multisplit};
 use warpkit::rand_core::SeedableRng;
 use warpkit::{Backend, Error, Philox};
-use warpkit_tests::{chi_square_critical, devices, fresh_rng, random_vec};
+use warpkit_tests::{TestValue, chi_square_critical, devices, fresh_rng, random_vec};
 
 /// What each rank computes from its part.
 #[derive(Debug, PartialEq)]
@@ -151,32 +151,43 @@ fn reductions_over_ranks_match_the_whole() {
 }
 
 /// The exclusive scan over `world` ranks holding `data` as `Partition` cuts it: each rank's
-/// part of it, concatenated in rank order.
-fn scan_over_ranks<T: warpkit::Scalar>(world: u32, backend: &Backend, data: &[T]) -> Vec<T> {
-    on_ranks(world, data.len(), |group, part| {
-        dist::scan::exclusive_scan(group, backend, &data[part]).unwrap()
+/// part of it, concatenated in rank order; on a device with `buffers`, the scan of device
+/// buffers (into a poisoned output).
+fn scan_over_ranks<T: TestValue>(world: u32, backend: &Backend, data: &[T], buffers: bool) -> Vec<T> {
+    on_ranks(world, data.len(), |group, part| match backend {
+        Backend::Device(device) if buffers => {
+            let part = device.upload(&data[part]).unwrap();
+            let mut out = device.filled(part.len(), T::poison()).unwrap();
+            dist::scan::exclusive_scan_into(group, device, &part, &mut out).unwrap();
+            device.download(&out).unwrap()
+        }
+        _ => dist::scan::exclusive_scan(group, backend, &data[part]).unwrap(),
     })
     .concat()
 }
 
-/// Exclusive scans over ranks: u32 exact (wrapping), f64 within 1e-12 of the running sum of
-/// magnitudes, against the whole's sequential scan.
+/// Exclusive scans over ranks, of slices and (on devices) of device buffers: u32 exact
+/// (wrapping), f64 within 1e-12 of the running sum of magnitudes, against the whole's
+/// sequential scan.
 #[test]
 fn scans_over_ranks_match_the_whole() {
     let mut backends = vec![Backend::cpu()];
     backends.extend(devices("dist scans").into_iter().map(Backend::Device));
-    for backend in &backends {
+    for (backend, buffers) in backends.iter().flat_map(|b| [(b, false), (b, true)]) {
+        if buffers && matches!(backend, Backend::Cpu(_)) {
+            continue;
+        }
         for (world, n) in [(1u32, 7usize), (3, 2), (4, 100_003)] {
             let mut rng = fresh_rng(&format!("dist scan {world} ranks, {n}"));
             let (words, x): (Vec<u32>, Vec<f64>) = (random_vec(&mut rng, n), random_vec(&mut rng, n));
-            let label = format!("{backend:?}, {world} ranks, {n} values");
-            let got = scan_over_ranks(world, backend, &words);
+            let label = format!("{backend:?} (buffers: {buffers}), {world} ranks, {n} values");
+            let got = scan_over_ranks(world, backend, &words, buffers);
             let mut run = 0u32;
             for (i, (&g, &w)) in got.iter().zip(&words).enumerate() {
                 assert_eq!(g, run, "{label}: u32 element {i}");
                 run = run.wrapping_add(w);
             }
-            let got = scan_over_ranks(world, backend, &x);
+            let got = scan_over_ranks(world, backend, &x, buffers);
             let (mut run, mut magnitude) = (0.0f64, 0.0f64);
             for (i, (&g, &v)) in got.iter().zip(&x).enumerate() {
                 assert!(

@@ -1,5 +1,5 @@
-//! Device-wide exclusive and inclusive scans, sum, minimum and maximum, for u32, u64, i32, i64,
-//! f32 and f64 at every test size, on every device (poisoned outputs, fresh random inputs) and on the
+//! Device-wide exclusive and inclusive scans (and exclusive ones from a first value), sum,
+//! minimum and maximum, for u32, u64, i32, i64, f32 and f64 at every test size, on every device (poisoned outputs, fresh random inputs) and on the
 //! CPU backend, against references.
 //! Integer results must agree bit for bit between devices; float ones need not (the look-back's
 //! order depends on timing, the sum's grid on the device).
@@ -43,6 +43,26 @@ fn device_scan<T: TestValue>() {
     check_scan::<T>(&format!("inclusive scan {}", T::NAME), true, |d, i, o| {
         d.inclusive_scan_into(i, o)
     });
+    // From a first value: the input's first element as `first` and the rest scanned after it
+    // give the inclusive scan of all but the last element.
+    on_every_device(
+        &format!("scan {} from a value", T::NAME),
+        agreement::<T>(),
+        random_vec::<T>,
+        |device, input| {
+            let Some((&first, rest)) = input.split_first() else {
+                return Ok(Vec::new());
+            };
+            let d_in = device.upload(rest)?;
+            let mut d_out = device.filled(rest.len(), T::poison())?;
+            device.exclusive_scan_from_into(first, &d_in, &mut d_out)?;
+            device.download(&d_out)
+        },
+        |input, got, label| {
+            let all_but_last = &input[..input.len().saturating_sub(1)];
+            assert_segmented_scan(all_but_last, got, usize::MAX, true, label)
+        },
+    );
 }
 
 /// The least and greatest of `input` by a sequential fold.

@@ -1,10 +1,12 @@
 //! Exclusive prefix sums over the ranks of a group: the whole is every rank's part in rank
-//! order, so each rank scans its part on its own backend and adds the sum of the parts before
-//! it, from an all-gather of the parts' totals.
+//! order, so each rank scans its part and adds the sum of the parts before it, from an
+//! all-gather of the parts' totals: on its backend, adding afterwards ([`exclusive_scan`]), or
+//! in its device's memory, the scan starting from that sum ([`exclusive_scan_into`]).
 
 use super::group::{Group, all_gather};
-use crate::error::Result;
+use crate::error::{Result, check_same_len};
 use crate::runtime::backend::Backend;
+use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::element::Scalar;
 use warpkit_kernels::op::{Operator, Sum};
 
@@ -27,4 +29,26 @@ pub fn exclusive_scan<T: Scalar>(
         *x = Sum.combine(offset, *x);
     }
     Ok(out)
+}
+
+/// This rank's part of the exclusive prefix sums of all ranks' parts, as [`exclusive_scan`]
+/// gives it, for a part in `device`'s memory, written to `out` (of its length) there: the
+/// part's sum on the device, an all-gather of the sums, then one scan of the part starting
+/// from the sum of the parts before it ([`Device::exclusive_scan_from_into`]). Floats round as
+/// that scan does.
+pub fn exclusive_scan_into<T: Scalar>(
+    group: &(impl Group + ?Sized),
+    device: &Device,
+    part: &DeviceBuffer<T>,
+    out: &mut DeviceBuffer<T>,
+) -> Result<()> {
+    check_same_len("scan output", part.len(), out.len())?;
+    let total = if part.is_empty() {
+        Sum.identity()
+    } else {
+        device.sum(part)?
+    };
+    let totals = all_gather(group, &[total])?;
+    let offset = Backend::cpu().sum(&totals[..group.rank() as usize])?;
+    device.exclusive_scan_from_into(offset, part, out)
 }

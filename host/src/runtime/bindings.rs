@@ -351,6 +351,7 @@ mod tests {
             n,
             scratch: bind_status(&mut b, &mut status),
             tiles: layout.tiles,
+            first: 0,
         };
         refusal(b.launch::<K>(p.plan(), p))
     }

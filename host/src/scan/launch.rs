@@ -10,6 +10,7 @@ use warpkit_kernels::grid::kernels::OperatorKernels;
 use warpkit_kernels::grid::scan as kernels;
 use warpkit_kernels::grid::scan::{Scan, ScanScratch};
 use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::op::{Operator, Sum};
 use warpkit_kernels::policy::checks::SCAN_TUNING_U32 as POLICIES;
 use warpkit_kernels::policy::{SCAN_POLICY, ScanPolicy};
 
@@ -32,7 +33,7 @@ pub const SCAN_TUNING_U32: [(&str, ScanPolicy, ScanU32); 8] = [
 /// A tuning candidate: kernel `K` under the policy the kernels crate built it for.
 const fn tuning<K: Kernel<Params = Scan<u32>>>() -> (&'static str, ScanPolicy, ScanU32) {
     (K::NAME, policy_of::<K>(), |d, i, o| {
-        d.scan_with::<u32, K>(policy_of::<K>(), i, o)
+        d.scan_with::<u32, K>(policy_of::<K>(), i, o, 0)
     })
 }
 
@@ -54,12 +55,25 @@ impl Device {
         input: &DeviceBuffer<T>,
         output: &mut DeviceBuffer<T>,
     ) -> Result<()> {
-        self.scan_with::<T, T::Scan>(SCAN_POLICY, input, output)
+        self.scan_with::<T, T::Scan>(SCAN_POLICY, input, output, Sum.identity())
+    }
+
+    /// Writes the exclusive prefix sums of `input` after `first` to `output`: `output[i] =
+    /// first + input[0] + ... + input[i-1]`, `output[0] = first`, as one scan of `first`
+    /// followed by `input` (the scan of a part whose predecessors sum to `first`, with no
+    /// second pass to add it); otherwise as [`Device::exclusive_scan_into`].
+    pub fn exclusive_scan_from_into<T: Scalar>(
+        &self,
+        first: T,
+        input: &DeviceBuffer<T>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        self.scan_with::<T, T::Scan>(SCAN_POLICY, input, output, first)
     }
 
     /// Exclusive prefix sums of `input` in a new device buffer.
     pub fn exclusive_scan<T: Scalar>(&self, input: &DeviceBuffer<T>) -> Result<DeviceBuffer<T>> {
-        self.scan_to_new::<T, T::Scan>(input)
+        self.scan_to_new::<T, T::Scan>(input, Sum.identity())
     }
 
     /// Writes the inclusive prefix sums of `input` to `output`: `output[i] = input[0] + ... +
@@ -69,59 +83,61 @@ impl Device {
         input: &DeviceBuffer<T>,
         output: &mut DeviceBuffer<T>,
     ) -> Result<()> {
-        self.scan_with::<T, T::InclusiveScan>(SCAN_POLICY, input, output)
+        self.scan_with::<T, T::InclusiveScan>(SCAN_POLICY, input, output, Sum.identity())
     }
 
     /// Inclusive prefix sums of `input` in a new device buffer.
     pub fn inclusive_scan<T: Scalar>(&self, input: &DeviceBuffer<T>) -> Result<DeviceBuffer<T>> {
-        self.scan_to_new::<T, T::InclusiveScan>(input)
+        self.scan_to_new::<T, T::InclusiveScan>(input, Sum.identity())
     }
 
     /// Writes the exclusive scan of `input` by `O` to `output`: `output[i]` combines
     /// `input[0..i]`, `output[0]` is the identity. `O` is an operator of one's own whose
     /// kernels a device crate declared with [`warpkit_kernels::operator_kernels!`] (loaded on
     /// a GPU with [`Device::load`]); otherwise as [`Device::exclusive_scan_into`].
-    pub fn exclusive_scan_by_into<T: Scalar, O: OperatorKernels<T>>(
+    pub fn exclusive_scan_by_into<T: Scalar, O: OperatorKernels<T> + Default>(
         &self,
         input: &DeviceBuffer<T>,
         output: &mut DeviceBuffer<T>,
     ) -> Result<()> {
-        self.scan_with::<T, O::ExclusiveScan>(SCAN_POLICY, input, output)
+        self.scan_with::<T, O::ExclusiveScan>(SCAN_POLICY, input, output, O::default().identity())
     }
 
     /// The exclusive scan of `input` by `O` in a new device buffer.
-    pub fn exclusive_scan_by<T: Scalar, O: OperatorKernels<T>>(
+    pub fn exclusive_scan_by<T: Scalar, O: OperatorKernels<T> + Default>(
         &self,
         input: &DeviceBuffer<T>,
     ) -> Result<DeviceBuffer<T>> {
-        self.scan_to_new::<T, O::ExclusiveScan>(input)
+        self.scan_to_new::<T, O::ExclusiveScan>(input, O::default().identity())
     }
 
     /// Writes the inclusive scan of `input` by `O` to `output`: `output[i]` combines
     /// `input[0..=i]`; otherwise as [`Device::exclusive_scan_by_into`].
-    pub fn inclusive_scan_by_into<T: Scalar, O: OperatorKernels<T>>(
+    pub fn inclusive_scan_by_into<T: Scalar, O: OperatorKernels<T> + Default>(
         &self,
         input: &DeviceBuffer<T>,
         output: &mut DeviceBuffer<T>,
     ) -> Result<()> {
-        self.scan_with::<T, O::InclusiveScan>(SCAN_POLICY, input, output)
+        self.scan_with::<T, O::InclusiveScan>(SCAN_POLICY, input, output, O::default().identity())
     }
 
     /// The inclusive scan of `input` by `O` in a new device buffer.
-    pub fn inclusive_scan_by<T: Scalar, O: OperatorKernels<T>>(
+    pub fn inclusive_scan_by<T: Scalar, O: OperatorKernels<T> + Default>(
         &self,
         input: &DeviceBuffer<T>,
     ) -> Result<DeviceBuffer<T>> {
-        self.scan_to_new::<T, O::InclusiveScan>(input)
+        self.scan_to_new::<T, O::InclusiveScan>(input, O::default().identity())
     }
 
-    /// The scan by kernel `K` into a new buffer (not zeroed: the scan writes every element).
+    /// The scan by kernel `K` from `first` into a new buffer (not zeroed: the scan writes
+    /// every element).
     fn scan_to_new<T: Scalar, K: Kernel<Params = Scan<T>>>(
         &self,
         input: &DeviceBuffer<T>,
+        first: T,
     ) -> Result<DeviceBuffer<T>> {
         let mut output = self.workspace(input.len())?;
-        self.scan_with::<T, K>(SCAN_POLICY, input, &mut output)?;
+        self.scan_with::<T, K>(SCAN_POLICY, input, &mut output, first)?;
         Ok(output)
     }
 
@@ -130,11 +146,12 @@ impl Device {
         policy: ScanPolicy,
         input: &DeviceBuffer<T>,
         output: &mut DeviceBuffer<T>,
+        first: T,
     ) -> Result<()> {
         let n = input.len();
         check_len("scan input", n, MAX_LEN)?;
         check_same_len("scan output", n, output.len())?;
-        self.scan_range::<T, K>(policy, input, output, 0..n)
+        self.scan_range::<T, K>(policy, (input, output), 0..n, first)
     }
 
     /// The exclusive or inclusive scan of `input[range]` into `output[range]`, under the
@@ -148,20 +165,20 @@ impl Device {
         range: std::ops::Range<usize>,
     ) -> Result<()> {
         if inclusive {
-            self.scan_range::<T, T::InclusiveScan>(SCAN_POLICY, input, output, range)
+            self.scan_range::<T, T::InclusiveScan>(SCAN_POLICY, (input, output), range, Sum.identity())
         } else {
-            self.scan_range::<T, T::Scan>(SCAN_POLICY, input, output, range)
+            self.scan_range::<T, T::Scan>(SCAN_POLICY, (input, output), range, Sum.identity())
         }
     }
 
-    /// The scan by `K` (a kernel of `policy`) of `input[range]` into `output[range]`, with its
-    /// tile status in the launch scratch, zeroed as the binding does.
+    /// The scan by `K` (a kernel of `policy`) of `input[range]` from `first` into
+    /// `output[range]`, with its tile status in the launch scratch, zeroed as the binding does.
     fn scan_range<T: Scalar, K: Kernel<Params = Scan<T>>>(
         &self,
         policy: ScanPolicy,
-        input: &DeviceBuffer<T>,
-        output: &mut DeviceBuffer<T>,
+        (input, output): (&DeviceBuffer<T>, &mut DeviceBuffer<T>),
         range: std::ops::Range<usize>,
+        first: T,
     ) -> Result<()> {
         if range.is_empty() {
             return Ok(());
@@ -179,6 +196,7 @@ impl Device {
             n,
             scratch: b.write_zeroed(scratch, layout.zeroed_bytes() as usize)?,
             tiles: layout.tiles,
+            first: first.to_bits64(),
         };
         b.launch::<K>(p.plan_with(policy), p)
     }
@@ -204,6 +222,7 @@ impl Device {
             n: n as u64,
             scratch: base.wrapping_add(status),
             tiles,
+            first: 0,
         };
         b.launch::<kernels::scan_exclusive_u32>(p.plan(), p)
     }

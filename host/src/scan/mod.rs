@@ -49,17 +49,25 @@ impl Backend {
     /// [`Device::load`](crate::Device::load)): `out[i]` combines `input[0..i]`, `out[0]` is the
     /// identity. On a device those kernels (which make the operator by `Default`), on the CPU
     /// `op` itself, in order.
-    pub fn exclusive_scan_by<T: Scalar, O: OperatorKernels<T>>(&self, op: O, input: &[T]) -> Result<Vec<T>> {
+    pub fn exclusive_scan_by<T: Scalar, O: OperatorKernels<T> + Default>(
+        &self,
+        op: O,
+        input: &[T],
+    ) -> Result<Vec<T>> {
         self.scan_by(op, input, false)
     }
 
     /// The inclusive scan by `op`: `out[i]` combines `input[0..=i]`; otherwise as
     /// [`Backend::exclusive_scan_by`].
-    pub fn inclusive_scan_by<T: Scalar, O: OperatorKernels<T>>(&self, op: O, input: &[T]) -> Result<Vec<T>> {
+    pub fn inclusive_scan_by<T: Scalar, O: OperatorKernels<T> + Default>(
+        &self,
+        op: O,
+        input: &[T],
+    ) -> Result<Vec<T>> {
         self.scan_by(op, input, true)
     }
 
-    fn scan_by<T: Scalar, O: OperatorKernels<T>>(
+    fn scan_by<T: Scalar, O: OperatorKernels<T> + Default>(
         &self,
         op: O,
         input: &[T],

@@ -228,8 +228,8 @@ fn vector_start(warp: u32, lane: u32, k: usize, vpt: usize, vec: usize) -> u64 {
 
 own_kernel! {
     #![open(grid_scan_entry)]
-    /// Parameters of the device-wide scans: `n` elements of `input` scanned into `output`,
-    /// with the tile status of `tiles` tiles in `scratch`.
+    /// Parameters of the device-wide scans: `n` elements of `input` scanned into `output`
+    /// after `first`, with the tile status of `tiles` tiles in `scratch`.
     pub struct Scan<T: Element> {
         #[len(n)]
         pub input: *const T,
@@ -244,6 +244,10 @@ own_kernel! {
         pub scratch: *mut u8,
         /// Tiles of the launch's policy ([`ScanPolicy::tiles`]).
         pub tiles: u64,
+        /// The bits ([`Element::to_bits64`]) of what the scan starts from, combined before the
+        /// first element: the operator's identity for a scan of `input` alone, or the total of
+        /// what comes before it (a rank's offset, say).
+        pub first: u64,
     }
     check |p, shape| n > 0 && tiles <= u32::MAX as u64 && scratch.addr().is_multiple_of(8);
     /// Exclusive prefix sums of u32 (wrapping).
@@ -399,7 +403,9 @@ pub unsafe fn scan_tile<
         n,
         scratch,
         tiles,
+        first,
     } = p;
+    let first = T::from_bits64(first);
     let op = O::default();
     let policy = ScanPolicy::of(THREADS, VPT as u32, TICKET).paced(FIRST_NS, POLL_NS);
     let warps = THREADS / WARP_SIZE;
@@ -462,9 +468,9 @@ pub unsafe fn scan_tile<
         if warp == 0 {
             let tile_prefix = if tile == 0 {
                 if lane == 0 {
-                    status.publish(0, FLAG_INCLUSIVE, aggregate);
+                    status.publish(0, FLAG_INCLUSIVE, op.combine(first, aggregate));
                 }
-                op.identity()
+                first
             } else {
                 if lane == 0 {
                     status.publish(tile, FLAG_AGGREGATE, aggregate);
