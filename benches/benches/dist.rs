@@ -93,6 +93,13 @@ fn dist(c: &mut Criterion) {
     };
     let world = ranks.len();
     println!("dist: {world} ranks on {}", ranks[0].group.device().describe());
+    // A rank that panics outside a collective would leave the others at a barrier for ever:
+    // a panic ends the process.
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        std::process::abort();
+    }));
     let reduce = |rank: &mut Rank| {
         let Rank { group, part, out } = rank;
         group
@@ -265,7 +272,7 @@ fn multisplit(groups: &mut Vec<NcclGroup>, n: usize) {
         });
         let mut local = device.zeros::<u32>(n).expect("local");
         let bounds = split.keys_into(device, &keys, &mut local).expect("local split");
-        let sends = dist::multisplit::counts_by_rank(&owners, &bounds);
+        let sends = dist::multisplit::counts_by_rank(&owners, &bounds).expect("counts");
         let exchange = timed(barrier, || {
             group
                 .all_to_all_device(device, &local, &sends)

@@ -739,6 +739,35 @@ fn device_collectives_over_threads() {
             assert_eq!((got, counts), (want, want_counts), "{world} ranks, rank {d}");
         }
     }
+    // A rank whose own work fails before a collective (here its device out of memory) gets
+    // its error, the others `RankFailed`, at once rather than at the timeout.
+    let start = Instant::now();
+    let results = on_ranks(3, 0, |group, _| {
+        let mine = warpkit::Device::emulator();
+        let (keys, x) = (
+            mine.upload(&[3u32, 1, 2]).unwrap(),
+            mine.upload(&[1.0f64]).unwrap(),
+        );
+        let split = Multisplit::new(Buckets::Modulo(3)).unwrap();
+        // Rank 1's next allocation fails, before each call.
+        let fail = || mine.fail_allocation((group.rank() == 1) as u64);
+        fail();
+        let extreme = dist::reduce::extreme_of_buffer(group, &mine, &x, true).map(drop);
+        fail();
+        let moments = dist::reduce::moments_of_buffer(group, &mine, &x).map(drop);
+        fail();
+        let multisplit = dist::multisplit::keys_on_device(group, &mine, &split, &keys).map(drop);
+        [extreme, moments, multisplit]
+    });
+    for (rank, calls) in results.iter().enumerate() {
+        for r in calls {
+            match rank {
+                1 => assert!(matches!(r, Err(Error::OutOfMemory)), "{r:?}"),
+                _ => assert!(matches!(r, Err(Error::RankFailed { rank: 1 })), "{r:?}"),
+            }
+        }
+    }
+    assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
     let results = on_ranks(3, 0, |group, _| {
         let part = device.upload(&[7u32; 6]).unwrap();
         let sends = if group.rank() == 2 {

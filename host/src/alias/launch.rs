@@ -83,8 +83,9 @@ pub(super) struct DeviceTable<F: AliasWeight> {
     staging: Option<DeviceBuffer<F>>,
     n: usize,
     method: Construction,
-    /// The weights' total (f64, summed over the fixed grid) of the last build; 0 before one.
-    total: f64,
+    /// The weights' total of the last build (summed in their type over the fixed grid), if
+    /// the table was built from weights.
+    total: Option<f64>,
 }
 
 impl<F: AliasWeight> DeviceTable<F> {
@@ -128,7 +129,7 @@ impl<F: AliasWeight> DeviceTable<F> {
             staging: None,
             n,
             method,
-            total: 0.0,
+            total: None,
         })
     }
 
@@ -140,8 +141,8 @@ impl<F: AliasWeight> DeviceTable<F> {
         self.method
     }
 
-    /// The weights' total of the last build (0 before one).
-    pub fn total(&self) -> f64 {
+    /// The weights' total of the last build, if the table was built from weights.
+    pub fn total(&self) -> Option<f64> {
         self.total
     }
 
@@ -159,7 +160,7 @@ impl<F: AliasWeight> DeviceTable<F> {
             weights,
             total,
         )?;
-        self.total = total;
+        self.total = Some(total);
         Ok(())
     }
 
@@ -243,7 +244,9 @@ impl<F: AliasWeight> DeviceTable<F> {
                 _ => unreachable!("a row is 8 or 16 bytes"),
             }
         }
-        self.device.copy_from_host(&words, &mut self.table)
+        self.device.copy_from_host(&words, &mut self.table)?;
+        self.total = None;
+        Ok(())
     }
 
     /// What every sampler takes: this table and `out`, bound in `b`, for `out.len()` samples of

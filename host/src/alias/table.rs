@@ -325,11 +325,13 @@ impl<F: AliasWeight> AliasTable<F> {
         }
     }
 
-    /// For a table on a device, its weights' total as the build summed it (in f64, over a
-    /// fixed grid); none for a table on the host.
-    pub(crate) fn device_total(&self) -> Option<f64> {
+    /// For a table on a device built from weights, their total as its build summed it: in the
+    /// weights' type over a fixed grid (the same bits on every device), so for f32 weights it
+    /// may differ in the last bits from a sum in f64. None for a table on the host, or one
+    /// made from rows.
+    pub fn device_total(&self) -> Option<f64> {
         match &self.storage {
-            Storage::Device(t) => Some(t.total()),
+            Storage::Device(t) => t.total(),
             Storage::Host(..) => None,
         }
     }

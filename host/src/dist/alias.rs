@@ -42,8 +42,10 @@ impl<F: AliasWeight> ShardedTable<F> {
     }
 
     /// As [`ShardedTable::new`], for a shard already in `device`'s memory: the table is built
-    /// there and the shard's total is the one its build summed, so the weights never leave
-    /// the device.
+    /// there and the shard's total is the one its build summed
+    /// ([`AliasTable::device_total`]), so the weights never leave the device. For f32 weights
+    /// that total may differ in its last bits from `new`'s sum in f64, and with it the split of
+    /// a sample count over the shards.
     pub fn from_device(
         group: &(impl Group + ?Sized),
         device: &Device,

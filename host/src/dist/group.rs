@@ -76,8 +76,9 @@ pub trait Group {
     /// follow those for the ranks before it, and returns what every rank sent this one,
     /// concatenated in rank order in a new buffer on `device`, with the count from each rank.
     /// The counts are agreed first, in one all-gather: `sends` must hold a count a rank summing
-    /// to `data`'s length, and a rank whose do not gets `Err(LengthMismatch)`, the others
-    /// `Err(RankFailed)`, none waiting. This default moves the elements through the host; the NCCL group
+    /// to `data`'s length, and `data` must be `device`'s; a rank whose are not gets its error
+    /// (`LengthMismatch`, `WrongDevice`), the others `Err(RankFailed)`, none waiting. So is a
+    /// rank that cannot make room for what it receives, before anything moves. This default moves the elements through the host; the NCCL group
     /// sends them between the devices (grouped `ncclSend` and `ncclRecv`).
     fn all_to_all_device<T: Pod>(
         &self,
@@ -88,8 +89,8 @@ pub trait Group {
     where
         Self: Sized,
     {
-        agree_sends(self, data.len(), Ok(sends))?;
-        let host = device.download(data)?;
+        agree_sends(self, data.len(), device.check_owner(data).map(|()| sends))?;
+        let host = agree_ok(self, device.download(data))?;
         let mut rest: &[T] = &host;
         let parts: Vec<Vec<u8>> = sends
             .iter()
@@ -148,14 +149,47 @@ pub fn all_gather<T: Pod>(group: &(impl Group + ?Sized), values: &[T]) -> Result
 
 /// Every rank's `value` where it has one, in rank order (ranks with `None` left out).
 pub fn all_gather_present<T: Pod>(group: &(impl Group + ?Sized), value: Option<T>) -> Result<Vec<T>> {
-    let mut bytes = vec![value.is_some() as u8];
-    bytes.extend_from_slice(bytemuck::bytes_of(&value.unwrap_or_else(T::zeroed)));
+    gather_outcomes(group, Ok(value))
+}
+
+/// Every rank's outcome of its own work before a collective, in one all-gather, so that no
+/// rank waits in a collective for one that failed before it: the values of the ranks that
+/// have one (`Ok(Some)`), in rank order; this rank's error where its own work failed; or
+/// `Err(RankFailed)` naming the first rank whose work did.
+pub(super) fn gather_outcomes<T: Pod>(
+    group: &(impl Group + ?Sized),
+    local: Result<Option<T>>,
+) -> Result<Vec<T>> {
+    // 0 failed, 1 nothing, 2 a value.
+    let (tag, value) = match &local {
+        Err(_) => (0u8, T::zeroed()),
+        Ok(None) => (1, T::zeroed()),
+        Ok(Some(v)) => (2, *v),
+    };
+    let mut bytes = vec![tag];
+    bytes.extend_from_slice(bytemuck::bytes_of(&value));
     let gathered = group.all_gather_bytes(&bytes)?;
-    Ok(gathered
-        .chunks_exact(bytes.len())
-        .filter(|one| one[0] == 1)
-        .map(|one| bytemuck::pod_read_unaligned(&one[1..]))
+    local?;
+    let rows: Vec<&[u8]> = gathered.chunks_exact(bytes.len()).collect();
+    if let Some(rank) = rows.iter().position(|r| r[0] == 0) {
+        return Err(Error::RankFailed { rank: rank as u32 });
+    }
+    Ok(rows
+        .iter()
+        .filter(|r| r[0] == 2)
+        .map(|r| bytemuck::pod_read_unaligned(&r[1..]))
         .collect())
+}
+
+/// `local`, once every rank has said in one all-gather that its own work before the next
+/// collective succeeded ([`gather_outcomes`]): this rank's error, or `Err(RankFailed)`.
+pub(super) fn agree_ok<R>(group: &(impl Group + ?Sized), local: Result<R>) -> Result<R> {
+    let (outcome, value) = match local {
+        Ok(value) => (Ok(None), Some(value)),
+        Err(e) => (Err(e), None),
+    };
+    gather_outcomes::<u8>(group, outcome)?;
+    value.ok_or(Error::RankFailed { rank: group.rank() })
 }
 
 /// Every rank's `values`, any number on each, concatenated in rank order on every rank, where

@@ -7,9 +7,9 @@
 //! everything in device memory, the exchange included where the group moves device buffers
 //! (NCCL's grouped sends and receives).
 
-use super::group::Group;
+use super::group::{Group, agree_ok};
 use super::plan::Partition;
-use crate::error::Result;
+use crate::error::{Result, check_same_len};
 use crate::multisplit::{Bounds, Multisplit, MultisplitKey, Split, SplitFunction};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
@@ -25,7 +25,8 @@ pub fn keys<K: MultisplitKey, F: SplitFunction<K>>(
     keys: &[K],
 ) -> Result<Split<K>> {
     let owners = Partition::new(split.buckets() as u64, group.world())?;
-    let (keys, _) = exchange(group, &owners, &split.keys(backend, keys)?)?;
+    let local = agree_ok(group, split.keys(backend, keys))?;
+    let (keys, _) = exchange(group, &owners, &local)?;
     Ok(owned(split.keys(backend, &keys)?, &owners, group.rank()))
 }
 
@@ -39,7 +40,8 @@ pub fn pairs<K: MultisplitKey, F: SplitFunction<K>, V: Pod + Send + Sync>(
     values: &[V],
 ) -> Result<Split<K, V>> {
     let owners = Partition::new(split.buckets() as u64, group.world())?;
-    let (keys, values) = exchange(group, &owners, &split.pairs(backend, keys, values)?)?;
+    let local = agree_ok(group, split.pairs(backend, keys, values))?;
+    let (keys, values) = exchange(group, &owners, &local)?;
     Ok(owned(
         split.pairs(backend, &keys, &values)?,
         &owners,
@@ -133,9 +135,12 @@ pub fn keys_on_device<K: MultisplitKey, F: SplitFunction<K>>(
     keys: &DeviceBuffer<K>,
 ) -> Result<(DeviceBuffer<K>, Bounds)> {
     let owners = Partition::new(split.buckets() as u64, group.world())?;
-    let mut local = device.workspace(keys.len())?;
-    let bounds = split.keys_into(device, keys, &mut local)?;
-    let (arrived, _) = group.all_to_all_device(device, &local, &counts_by_rank(&owners, &bounds))?;
+    let local = device.workspace(keys.len()).and_then(|mut local| {
+        let bounds = split.keys_into(device, keys, &mut local)?;
+        Ok((local, counts_by_rank(&owners, &bounds)?))
+    });
+    let (local, sends) = agree_ok(group, local)?;
+    let (arrived, _) = group.all_to_all_device(device, &local, &sends)?;
     drop(local);
     let mut out = device.workspace(arrived.len())?;
     let whole = split.keys_into(device, &arrived, &mut out)?;
@@ -152,9 +157,12 @@ pub fn pairs_on_device<K: MultisplitKey, F: SplitFunction<K>, V: Pod>(
     values: &DeviceBuffer<V>,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<V>, Bounds)> {
     let owners = Partition::new(split.buckets() as u64, group.world())?;
-    let mut local = (device.workspace(keys.len())?, device.workspace(values.len())?);
-    let bounds = split.pairs_into(device, keys, values, &mut local.0, &mut local.1)?;
-    let sends = counts_by_rank(&owners, &bounds);
+    let local = (|| {
+        let mut local = (device.workspace(keys.len())?, device.workspace(values.len())?);
+        let bounds = split.pairs_into(device, keys, values, &mut local.0, &mut local.1)?;
+        Ok((local, counts_by_rank(&owners, &bounds)?))
+    })();
+    let (local, sends) = agree_ok(group, local)?;
     let (keys, _) = group.all_to_all_device(device, &local.0, &sends)?;
     let (values, _) = group.all_to_all_device(device, &local.1, &sends)?;
     drop(local);
@@ -164,9 +172,15 @@ pub fn pairs_on_device<K: MultisplitKey, F: SplitFunction<K>, V: Pod>(
 }
 
 /// How many keys of a split with these bounds (of all `m` buckets) each rank owns, the
-/// buckets cut over the ranks by `owners`: what this rank sends each in the exchange.
-pub fn counts_by_rank(owners: &Partition, bounds: &Bounds) -> Vec<usize> {
-    (0..owners.world())
+/// buckets cut over the ranks by `owners` (`Err(LengthMismatch)` unless `owners` cuts as many
+/// buckets as `bounds` has): what this rank sends each in the exchange.
+pub fn counts_by_rank(owners: &Partition, bounds: &Bounds) -> Result<Vec<usize>> {
+    check_same_len(
+        "buckets of the bounds",
+        owners.len() as usize,
+        bounds.counts.len(),
+    )?;
+    Ok((0..owners.world())
         .map(|rank| {
             let buckets = owners.range(rank);
             bounds.counts[buckets.start as usize..buckets.end as usize]
@@ -174,5 +188,5 @@ pub fn counts_by_rank(owners: &Partition, bounds: &Bounds) -> Vec<usize> {
                 .map(|&c| c as usize)
                 .sum()
         })
-        .collect()
+        .collect())
 }

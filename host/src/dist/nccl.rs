@@ -17,7 +17,7 @@
 //! whose communicator was aborted has left the group: its later collectives are
 //! `Err(RankLeft)`, and the other ranks time out.
 
-use super::group::{Group, agree, agree_sends, check_parts_sent};
+use super::group::{Group, agree, agree_ok, agree_sends, check_parts_sent};
 use super::launch::{ID_FILE, ID_HEX, LOCAL_RANK, RANK, WORLD_SIZE};
 use super::plan::check_world;
 use crate::element::Scalar;
@@ -579,10 +579,24 @@ impl NcclGroup {
                     // transfers.
                     unsafe {
                         if going > 0 {
-                            nccl::send(from.add(sent).cast(), going, BYTES, peer as i32, comm, stream)?;
+                            nccl::send(
+                                from.wrapping_add(sent).cast(),
+                                going,
+                                BYTES,
+                                peer as i32,
+                                comm,
+                                stream,
+                            )?;
                         }
                         if coming > 0 {
-                            nccl::recv(to.add(got).cast(), coming, BYTES, peer as i32, comm, stream)?;
+                            nccl::recv(
+                                to.wrapping_add(got).cast(),
+                                coming,
+                                BYTES,
+                                peer as i32,
+                                comm,
+                                stream,
+                            )?;
                         }
                     }
                     (sent, got) = (sent + going, got + coming);
@@ -732,7 +746,7 @@ impl Group for NcclGroup {
             parts.resize(world, Vec::new());
             return Ok(parts);
         }
-        // No buffer where nothing moves (the driver refuses allocations of no bytes).
+        // No buffer where nothing moves.
         let send = self.leave_on(
             (!outgoing.is_empty())
                 .then(|| self.device.upload(&outgoing))
@@ -777,7 +791,8 @@ impl Group for NcclGroup {
         let counts = agree_sends(self, data.len(), owned.map(|()| sends))?;
         let me = self.rank as usize;
         let incoming: Vec<usize> = counts.iter().map(|row| row[me] as usize).collect();
-        let recv = self.leave_on(self.device.workspace::<T>(incoming.iter().sum()))?;
+        // Every rank learns whether every other could make room before any transfer starts.
+        let recv = agree_ok(self, self.device.workspace::<T>(incoming.iter().sum()))?;
         let bytes = |counts: &[usize]| -> Vec<usize> { counts.iter().map(|c| c * size_of::<T>()).collect() };
         // SAFETY: `data` holds what `sends` counts (agreed above) and `recv` what `incoming`
         // does, both on this rank's device (owners checked), alive past the call.

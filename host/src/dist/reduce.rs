@@ -2,9 +2,10 @@
 //! on its own backend, the ranks' results are all-gathered, and every rank combines them in
 //! rank order, so that every rank returns the same value. A rank's part may be empty. The
 //! forms that take device buffers (`sum_into`, `extreme_of_buffer`, `moments_of_buffer`) read
-//! each part once where it lies and move only the ranks' results.
+//! each part once where it lies and move only the ranks' results. A rank whose own reduction
+//! fails returns its error and the others `Err(RankFailed)`, none waiting for it.
 
-use super::group::{Group, all_gather, all_gather_present};
+use super::group::{Group, agree_ok, gather_outcomes};
 use crate::error::{Error, Result};
 use crate::moments::{SUMMARY_WORDS, Sample, Summary, summary, summary_of_buffer};
 use crate::runtime::backend::Backend;
@@ -15,7 +16,7 @@ use crate::runtime::element::Scalar;
 /// order (floats: the same value on every rank and for the same parts, though not the one a
 /// single backend would give for the whole).
 pub fn sum<T: Scalar>(group: &(impl Group + ?Sized), backend: &Backend, part: &[T]) -> Result<T> {
-    let sums = all_gather(group, &[backend.sum(part)?])?;
+    let sums = gather_outcomes(group, backend.sum(part).map(Some))?;
     Backend::cpu().sum(&sums)
 }
 
@@ -29,22 +30,27 @@ pub fn sum_into<T: Scalar, G: Group>(
     part: &DeviceBuffer<T>,
     out: &mut DeviceBuffer<T>,
 ) -> Result<()> {
-    let mut local = device.zeros::<T>(1)?;
-    device.sum_into(part, &mut local)?;
+    let local = agree_ok(
+        group,
+        device.zeros::<T>(1).and_then(|mut local| {
+            device.sum_into(part, &mut local)?;
+            Ok(local)
+        }),
+    )?;
     group.all_reduce_sum(device, &local, out)
 }
 
 /// The least element of all ranks' parts, as [`Backend::min`] (NaN if any is NaN); empty parts
 /// are left out, and all empty is `Err(EmptyVector)`.
 pub fn min<T: Scalar>(group: &(impl Group + ?Sized), backend: &Backend, part: &[T]) -> Result<T> {
-    let local = (!part.is_empty()).then(|| backend.min(part)).transpose()?;
-    Backend::cpu().min(&all_gather_present(group, local)?)
+    let local = (!part.is_empty()).then(|| backend.min(part)).transpose();
+    Backend::cpu().min(&gather_outcomes(group, local)?)
 }
 
 /// The greatest element of all ranks' parts, as [`min`].
 pub fn max<T: Scalar>(group: &(impl Group + ?Sized), backend: &Backend, part: &[T]) -> Result<T> {
-    let local = (!part.is_empty()).then(|| backend.max(part)).transpose()?;
-    Backend::cpu().max(&all_gather_present(group, local)?)
+    let local = (!part.is_empty()).then(|| backend.max(part)).transpose();
+    Backend::cpu().max(&gather_outcomes(group, local)?)
 }
 
 /// As [`min`] and [`max`] (`least` chooses), for parts in the ranks' device memory: each
@@ -56,8 +62,8 @@ pub fn extreme_of_buffer<T: Scalar>(
     least: bool,
 ) -> Result<T> {
     let of_part = if least { Device::min } else { Device::max };
-    let local = (!part.is_empty()).then(|| of_part(device, part)).transpose()?;
-    let all = all_gather_present(group, local)?;
+    let local = (!part.is_empty()).then(|| of_part(device, part)).transpose();
+    let all = gather_outcomes(group, local)?;
     if least {
         Backend::cpu().min(&all)
     } else {
@@ -68,12 +74,12 @@ pub fn extreme_of_buffer<T: Scalar>(
 /// The [`Summary`] of all ranks' parts: each part's summary, combined in rank order by
 /// [`Summary::combine`]; empty parts are left out, and all empty is `Err(EmptyVector)`.
 pub fn moments<F: Sample>(group: &(impl Group + ?Sized), backend: &Backend, part: &[F]) -> Result<Summary> {
-    let local = (!part.is_empty()).then(|| summary(backend, part)).transpose()?;
+    let local = (!part.is_empty()).then(|| summary(backend, part)).transpose();
     combine(group, local)
 }
 
 /// As [`moments`], for parts in the ranks' device memory: each part's summary on its device
-/// (one read of it), then 64 bytes a rank gathered.
+/// (one read of it), then its five words gathered.
 pub fn moments_of_buffer<F: Sample>(
     group: &(impl Group + ?Sized),
     device: &Device,
@@ -81,13 +87,13 @@ pub fn moments_of_buffer<F: Sample>(
 ) -> Result<Summary> {
     let local = (!part.is_empty())
         .then(|| summary_of_buffer(device, part))
-        .transpose()?;
+        .transpose();
     combine(group, local)
 }
 
 /// Every rank's summary where it has one, combined in rank order on every rank.
-fn combine(group: &(impl Group + ?Sized), local: Option<Summary>) -> Result<Summary> {
-    all_gather_present::<[f64; SUMMARY_WORDS]>(group, local.map(|s| s.words()))?
+fn combine(group: &(impl Group + ?Sized), local: Result<Option<Summary>>) -> Result<Summary> {
+    gather_outcomes::<[f64; SUMMARY_WORDS]>(group, local.map(|s| s.map(|s| s.words())))?
         .into_iter()
         .map(Summary::from_words)
         .reduce(Summary::combine)

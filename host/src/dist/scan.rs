@@ -3,7 +3,7 @@
 //! all-gather of the parts' totals: on its backend, adding afterwards ([`exclusive_scan`]), or
 //! in its device's memory, the scan starting from that sum ([`exclusive_scan_into`]).
 
-use super::group::{Group, all_gather};
+use super::group::{Group, gather_outcomes};
 use crate::error::{Result, check_same_len};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
@@ -18,12 +18,15 @@ pub fn exclusive_scan<T: Scalar>(
     backend: &Backend,
     part: &[T],
 ) -> Result<Vec<T>> {
-    let mut out = backend.exclusive_scan(part)?;
-    let total = match (out.last(), part.last()) {
-        (Some(&before), Some(&last)) => Sum.combine(before, last),
-        _ => Sum.identity(),
-    };
-    let totals = all_gather(group, &[total])?;
+    let mut out = Vec::new();
+    let total = backend.exclusive_scan(part).map(|scanned| {
+        out = scanned;
+        Some(match (out.last(), part.last()) {
+            (Some(&before), Some(&last)) => Sum.combine(before, last),
+            _ => Sum.identity(),
+        })
+    });
+    let totals = gather_outcomes(group, total)?;
     let offset = Backend::cpu().sum(&totals[..group.rank() as usize])?;
     for x in &mut out {
         *x = Sum.combine(offset, *x);
@@ -42,13 +45,14 @@ pub fn exclusive_scan_into<T: Scalar>(
     part: &DeviceBuffer<T>,
     out: &mut DeviceBuffer<T>,
 ) -> Result<()> {
-    check_same_len("scan output", part.len(), out.len())?;
-    let total = if part.is_empty() {
-        Sum.identity()
-    } else {
-        device.sum(part)?
-    };
-    let totals = all_gather(group, &[total])?;
+    let total = check_same_len("scan output", part.len(), out.len()).and_then(|()| {
+        if part.is_empty() {
+            Ok(Some(Sum.identity()))
+        } else {
+            device.sum(part).map(Some)
+        }
+    });
+    let totals = gather_outcomes(group, total)?;
     let offset = Backend::cpu().sum(&totals[..group.rank() as usize])?;
     device.exclusive_scan_from_into(offset, part, out)
 }

@@ -52,53 +52,56 @@ pub(crate) struct RealFft {
     inverse: Plan,
 }
 
-/// A cuFFT plan of one-dimensional transforms in the default layout, made and destroyed here
-/// rather than by cudarc's `CudaFft`, whose drop panics when cuFFT fails to destroy a plan: a
-/// call on a device lost to a fault returns `DeviceLost`, and the plans it drops (by eviction,
-/// `release_cached`, or past the cache limit) must not turn that into a panic. A plan cuFFT
-/// cannot destroy is given up; its memory goes with the context.
-struct Plan(sys::cufftHandle);
+/// A cuFFT plan of one-dimensional transforms in the basic layout (batches back to back: `len`
+/// reals, or `len / 2 + 1` complex values), made and destroyed here rather than by cudarc's
+/// `CudaFft`, whose drop panics when cuFFT fails to destroy a plan: a call on a device lost to
+/// a fault returns `DeviceLost`, and the plans it drops (by eviction, `release_cached`, or past
+/// the cache limit) must not turn that into a panic. A plan cuFFT cannot destroy is given up;
+/// its memory goes with the context. The plan holds its stream, so that the stream and its
+/// context outlive it.
+struct Plan {
+    handle: sys::cufftHandle,
+    stream: Arc<CudaStream>,
+}
 
 impl Plan {
-    /// `batch` transforms of `len` elements of type `kind`, each input `input_step` elements
-    /// after the last and each output `output_step` after the last, queued on `stream`; the
-    /// stream's context must be current on this thread.
-    fn many(
-        len: i32,
-        (input_step, output_step): (i32, i32),
-        kind: cufftType,
-        batch: i32,
-        stream: &CudaStream,
-    ) -> Result<Plan> {
+    /// `batch` transforms of `len` elements of type `kind` queued on `stream`, whose context
+    /// must be current on this thread.
+    fn many(len: i32, kind: cufftType, batch: i32, stream: &Arc<CudaStream>) -> Result<Plan> {
         let mut dims = [len];
-        // SAFETY: one dimension, read during the call; null embeddings ask for the default
-        // layout, whose steps between transforms are the ones given.
+        // SAFETY: one dimension, read during the call; null embeddings ask for the basic
+        // layout (which ignores the strides and distances passed).
         let handle = unsafe {
             result::plan_many(
                 1,
                 dims.as_mut_ptr(),
                 null_mut(),
                 1,
-                input_step,
+                0,
                 null_mut(),
                 1,
-                output_step,
+                0,
                 kind,
                 batch,
             )
         }?;
-        let plan = Plan(handle);
+        let plan = Plan {
+            handle,
+            stream: stream.clone(),
+        };
         // SAFETY: a live plan, and a stream of the current context.
-        unsafe { result::set_stream(plan.0, stream.cu_stream() as _) }?;
+        unsafe { result::set_stream(plan.handle, stream.cu_stream() as _) }?;
         Ok(plan)
     }
 }
 
 impl Drop for Plan {
     fn drop(&mut self) {
-        // SAFETY: made by `Plan::many` and destroyed only here. A failure (a lost device) leaves
-        // nothing for the caller to do.
-        let _ = unsafe { result::destroy(self.0) };
+        // The plan's context current, as cuFFT frees its work area there; failures (a lost
+        // device) leave nothing for the caller to do.
+        let _ = self.stream.context().bind_to_thread();
+        // SAFETY: made by `Plan::many` and destroyed only here.
+        let _ = unsafe { result::destroy(self.handle) };
     }
 }
 
@@ -169,7 +172,7 @@ impl Gpu {
         } else {
             (cufftType::CUFFT_R2C, cufftType::CUFFT_C2R)
         };
-        let (n, bins) = (len as i32, (len / 2 + 1) as i32);
+        let n = len as i32;
         let capture = if work_bytes <= STAGED_BYTES {
             Some(self.context().new_stream()?)
         } else {
@@ -177,12 +180,12 @@ impl Gpu {
         };
         let stream = capture.as_ref().unwrap_or_else(|| self.stream());
         self.context().bind_to_thread()?;
-        let forward = Plan::many(n, (n, bins), r2c, 2, stream)?;
-        let inverse = Plan::many(n, (bins, n), c2r, 1, stream)?;
+        let forward = Plan::many(n, r2c, 2, stream)?;
+        let inverse = Plan::many(n, c2r, 1, stream)?;
         // What the plans hold on the device between calls: cuFFT's work areas and, for graphs,
         // the workspace. Past the device's cache limit they serve this call and are dropped.
         // SAFETY: both handles are live plans.
-        let areas = unsafe { result::get_size(forward.0)? + result::get_size(inverse.0)? };
+        let areas = unsafe { result::get_size(forward.handle)? + result::get_size(inverse.handle)? };
         let held = areas + if capture.is_some() { work_bytes } else { 0 };
         let keep = held as u64 <= self.scratch_slots().limit();
         if keep && kept.len() == KEPT_PLANS {
@@ -267,7 +270,7 @@ impl RealFft {
     /// alive until the stream reaches the transform.
     pub(crate) unsafe fn forward(&self, gpu: &Gpu, signals: u64, spectra: u64) -> Result<()> {
         gpu.context().bind_to_thread()?;
-        let h = self.forward.0;
+        let h = self.forward.handle;
         // SAFETY: the caller's contract; the plan was made for these sizes.
         unsafe {
             if self.double {
@@ -287,7 +290,7 @@ impl RealFft {
     /// As for [`RealFft::forward`], for these sizes.
     pub(crate) unsafe fn inverse(&self, gpu: &Gpu, spectrum: u64, signal: u64) -> Result<()> {
         gpu.context().bind_to_thread()?;
-        let h = self.inverse.0;
+        let h = self.inverse.handle;
         // SAFETY: the caller's contract; the plan was made for these sizes.
         unsafe {
             if self.double {
