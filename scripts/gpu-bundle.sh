@@ -3,7 +3,8 @@
 # one folder (default .gpu-bundle/) with a run.sh, for a CUDA machine that has no Rust:
 #   scripts/gpu-bundle.sh && scp -r .gpu-bundle gpuhost: && ssh gpuhost .gpu-bundle/run.sh
 # run.sh runs every test, the tour, then the benches; logs go to $OUT (if set) or the bundle's logs/.
-# `run.sh startup` times cold and warm start-up instead (see startup in run.sh).
+# `run.sh startup` times cold and warm start-up instead (see startup in run.sh); `run.sh dist`
+# runs the multi-GPU tests, the tour and the dist bench (issue 45, two or more GPUs).
 # `run.sh sanitize` (or SANITIZE=1 run.sh) runs instead each integration test binary (tests/test-*)
 # and the tour under compute-sanitizer's memcheck, racecheck and synccheck, on the GPU only, at
 # capped sizes (WARPKIT_TEST_MAX_LEN and WARPKIT_TOUR_LEN, default 65537; racecheck 4099), each
@@ -185,9 +186,31 @@ startup() {
     return $status
 }
 
+# Issue 45's GPU legs, on a machine of two or more GPUs: the NCCL tests and the distributed
+# tests on the GPU (a log each), the tour (its multi-GPU line), then the dist bench (the
+# all-reduce's bus bandwidth and the three targets; WARPKIT_DIST_BENCH_LOG2 scales them).
+dist() {
+    local status=0 t name
+    for t in tests/test-dist_nccl tests/test-dist; do
+        name="$(basename "$t")"
+        echo "== $t"
+        NCCL_DEBUG="${NCCL_DEBUG:-WARN}" WARPKIT_TEST_DEVICES=gpu timeout "${TEST_TIMEOUT:-600}" \
+            "$t" --test-threads=1 >"$logs/$name.log" 2>&1 || { echo "$t failed"; status=1; }
+        grep -E "^test result|FAILED|panicked|SKIPPED" "$logs/$name.log"
+    done
+    echo "== tour"
+    examples/tour >"$logs/tour.log" 2>&1 || { echo "the tour failed"; status=1; }
+    grep -iE "gpus|ranks" "$logs/tour.log"
+    echo "== benches/dist"
+    CRITERION_HOME="$logs/criterion" benches/dist --bench 2>&1 | tee "$logs/bench-dist.log" |
+        grep -E "^dist:|time:|thrpt:" || status=1
+    return $status
+}
+
 case "${1:-}" in
     sanitize) sanitize; exit $? ;;
     startup) startup; exit $? ;;
+    dist) dist; exit $? ;;
 esac
 if [ "${SANITIZE:-0}" != 0 ]; then
     sanitize
