@@ -3,14 +3,16 @@
 //! extremes, and random options, for which every device (the emulator, and a GPU where
 //! present) must agree with the CPU backend as each area promises: bit for bit where the
 //! result does not depend on the order of a float reduction (scans of integers, extremes,
-//! multisplits, histograms, alias tables, subsets), within a stated bound where it does (means,
-//! variances), and the same error where the input is refused.
+//! multisplits, histograms, alias tables, subsets, multisplits across ranks of device
+//! buffers), within a stated bound where it does (means, variances), and the same error where
+//! the input is refused.
 
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::sync::OnceLock;
 use warpkit::Backend;
 use warpkit::alias::{AliasTable, Construction};
+use warpkit::dist::{self, Group, LocalGroup, Partition};
 use warpkit::lbp::histogram;
 use warpkit::moments::summary;
 use warpkit::multisplit::{Buckets, Multisplit};
@@ -94,6 +96,32 @@ fn bits(v: &[f64]) -> Vec<u64> {
         .collect()
 }
 
+/// A rank's share of a split across ranks: its keys, its buckets' offsets and counts.
+type RankSplit = (Vec<u32>, Vec<u32>, Vec<u32>);
+
+/// Runs `run(group, part)` on `world` ranks, threads with their `LocalGroup` handles, each with
+/// its part of `keys` as `Partition` cuts them; the results in rank order.
+fn on_ranks(
+    world: u32,
+    keys: &[u32],
+    run: impl Fn(&LocalGroup, &[u32]) -> RankSplit + Sync,
+) -> Vec<RankSplit> {
+    let cut = Partition::new(keys.len() as u64, world).unwrap();
+    let run = &run;
+    let groups = LocalGroup::new(world, LocalGroup::DEFAULT_TIMEOUT).unwrap();
+    std::thread::scope(|scope| {
+        let ranks: Vec<_> = groups
+            .into_iter()
+            .map(|g| {
+                let part = cut.range(g.rank());
+                let part = &keys[part.start as usize..part.end as usize];
+                scope.spawn(move || run(&g, part))
+            })
+            .collect();
+        ranks.into_iter().map(|r| r.join().unwrap()).collect()
+    })
+}
+
 /// 64 cases a property from a fixed seed, so that CI runs the same cases every time;
 /// `PROPTEST_CASES` and `PROPTEST_RNG_SEED` (proptest's own variables) choose others.
 fn config() -> ProptestConfig {
@@ -113,6 +141,48 @@ proptest! {
         let want = Backend::cpu().exclusive_scan(&x);
         for b in backends() {
             same(b.exclusive_scan(&x), &want, "exclusive scan")?;
+        }
+    }
+
+    #[test]
+    fn scans_from_a_value(x in prop::collection::vec(any::<u32>(), 0..4000), first in any::<u32>()) {
+        let want: Vec<u32> = Backend::cpu()
+            .exclusive_scan(&x)
+            .unwrap()
+            .iter()
+            .map(|&v| v.wrapping_add(first))
+            .collect();
+        for b in backends() {
+            let Backend::Device(d) = b else { continue };
+            let input = d.upload(&x).unwrap();
+            let mut out = d.filled(x.len(), 0xdead_beef).unwrap();
+            d.exclusive_scan_from_into(first, &input, &mut out).unwrap();
+            prop_assert_eq!(d.download(&out).unwrap(), want.clone(), "scan from {}", first);
+        }
+    }
+
+    #[test]
+    fn multisplits_across_ranks(
+        keys in prop::collection::vec(any::<u32>(), 0..3000),
+        world in 1u32..5,
+        modulo in 1u32..40,
+    ) {
+        // Every rank's buckets from device buffers, over ranks that are threads sharing a
+        // device, against the host form on the CPU backend.
+        let split = Multisplit::new(Buckets::Modulo(modulo)).unwrap();
+        let cpu = Backend::cpu();
+        let want = on_ranks(world, &keys, |g, part| {
+            let s = dist::multisplit::keys(g, &cpu, &split, part).unwrap();
+            (s.keys, s.offsets, s.counts)
+        });
+        for b in backends() {
+            let Backend::Device(d) = b else { continue };
+            let got = on_ranks(world, &keys, |g, part| {
+                let input = d.upload(part).unwrap();
+                let (keys, bounds) = dist::multisplit::keys_on_device(g, d, &split, &input).unwrap();
+                (d.download(&keys).unwrap(), bounds.offsets, bounds.counts)
+            });
+            prop_assert_eq!(&got, &want, "{} ranks", world);
         }
     }
 
