@@ -203,7 +203,8 @@ dist() {
     grep -iE "gpus|ranks" "$logs/tour.log"
     echo "== benches/dist"
     CRITERION_HOME="$logs/criterion" benches/dist --bench 2>&1 | tee "$logs/bench-dist.log" |
-        grep -E "^dist:|time:|thrpt:" || status=1
+        grep -E "^dist:|time:|thrpt:"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "benches/dist failed"; status=1; }
     return $status
 }
 

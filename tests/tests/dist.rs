@@ -657,7 +657,8 @@ fn nccl_set_up_is_checked_first() {
 /// but NCCL's uses), on the emulator: sums of u32 (wrapping) and f64 in rank order, gathers in
 /// rank order, into poisoned outputs; `dist::reduce::sum_into` on them; parts of different
 /// lengths are `RanksDisagree` on every rank, an output of the wrong length `LengthMismatch` on
-/// its rank alone.
+/// its rank and `RankFailed` on the others; all-to-alls of device buffers; a rank whose own
+/// work fails before a collective tells the others in it.
 #[test]
 fn device_collectives_over_threads() {
     let device = warpkit::Device::emulator();
@@ -800,7 +801,11 @@ fn device_collectives_over_threads() {
         let mut out = device.zeros::<u32>(4 + group.rank() as usize).unwrap();
         group.all_reduce_sum(&device, &part, &mut out)
     });
-    assert!(results[0].is_ok(), "{:?}", results[0]);
+    assert!(
+        matches!(results[0], Err(Error::RankFailed { rank: 1 })),
+        "{:?}",
+        results[0]
+    );
     assert!(
         matches!(results[1], Err(Error::LengthMismatch { .. })),
         "{:?}",

@@ -244,9 +244,8 @@ impl<F: AliasWeight> DeviceTable<F> {
                 _ => unreachable!("a row is 8 or 16 bytes"),
             }
         }
-        self.device.copy_from_host(&words, &mut self.table)?;
         self.total = None;
-        Ok(())
+        self.device.copy_from_host(&words, &mut self.table)
     }
 
     /// What every sampler takes: this table and `out`, bound in `b`, for `out.len()` samples of

@@ -25,6 +25,14 @@ pub trait Group {
     /// same number of bytes: otherwise every rank gets `Err(RanksDisagree)`.
     fn all_gather_bytes(&self, bytes: &[u8]) -> Result<Vec<u8>>;
 
+    /// As [`Group::all_gather_bytes`], for bytes whose number every rank's call gives alike by
+    /// construction (the distributed primitives' own small gathers of a fixed type), which a
+    /// group may gather without first agreeing on it: NCCL's saves a round of the ranks.
+    #[doc(hidden)]
+    fn all_gather_alike(&self, bytes: &[u8]) -> Result<Vec<u8>> {
+        self.all_gather_bytes(bytes)
+    }
+
     /// `sends[d]` to rank `d`, for every `d` (one part a rank, each any length); what every
     /// rank sent this one, in rank order. Ranks that give different numbers of parts make
     /// every rank's call `Err(RanksDisagree)`, and all giving other than one a rank
@@ -45,8 +53,9 @@ pub trait Group {
     where
         Self: Sized,
     {
-        let all = all_gather(self, &device.download(part)?)?;
-        check_same_len("all-reduce output", part.len(), out.len())?;
+        let local =
+            check_same_len("all-reduce output", part.len(), out.len()).and_then(|()| device.download(part));
+        let all = all_gather(self, &agree_ok(self, local)?)?;
         let mut sum = vec![T::ZERO; part.len()];
         for rank in all.chunks_exact(part.len().max(1)) {
             sum.iter_mut().zip(rank).for_each(|(s, &x)| *s = s.add(x));
@@ -67,8 +76,10 @@ pub trait Group {
     where
         Self: Sized,
     {
-        let all = all_gather(self, &device.download(part)?)?;
-        check_same_len("all-gather output", all.len(), out.len())?;
+        let world = self.world() as usize;
+        let local = check_same_len("all-gather output", part.len() * world, out.len())
+            .and_then(|()| device.download(part));
+        let all = all_gather(self, &agree_ok(self, local)?)?;
         device.copy_from_host(&all, out)
     }
 
@@ -89,8 +100,13 @@ pub trait Group {
     where
         Self: Sized,
     {
-        agree_sends(self, data.len(), device.check_owner(data).map(|()| sends))?;
-        let host = agree_ok(self, device.download(data))?;
+        let counts = agree_sends(self, data.len(), device.check_owner(data).map(|()| sends))?;
+        let me = self.rank() as usize;
+        let received: Vec<usize> = counts.iter().map(|row| row[me] as usize).collect();
+        let local = device
+            .download(data)
+            .and_then(|host| Ok((host, device.workspace::<T>(received.iter().sum())?)));
+        let (host, mut out) = agree_ok(self, local)?;
         let mut rest: &[T] = &host;
         let parts: Vec<Vec<u8>> = sends
             .iter()
@@ -100,14 +116,13 @@ pub trait Group {
                 bytemuck::cast_slice(part).to_vec()
             })
             .collect();
-        let got = self.all_to_all_bytes(&parts)?;
-        let received = got.iter().map(|p| p.len() / size_of::<T>()).collect();
+        let got = self.all_to_all_bytes(&parts)?.concat();
         let elements: Vec<T> = got
-            .concat()
             .chunks_exact(size_of::<T>())
             .map(bytemuck::pod_read_unaligned)
             .collect();
-        Ok((device.upload(&elements)?, received))
+        device.copy_from_host(&elements, &mut out)?;
+        Ok((out, received))
     }
 }
 
@@ -168,7 +183,7 @@ pub(super) fn gather_outcomes<T: Pod>(
     };
     let mut bytes = vec![tag];
     bytes.extend_from_slice(bytemuck::bytes_of(&value));
-    let gathered = group.all_gather_bytes(&bytes)?;
+    let gathered = group.all_gather_alike(&bytes)?;
     local?;
     let rows: Vec<&[u8]> = gathered.chunks_exact(bytes.len()).collect();
     if let Some(rank) = rows.iter().position(|r| r[0] == 0) {

@@ -509,11 +509,12 @@ impl NcclGroup {
         self.device.download(&recv)
     }
 
-    /// A device collective's operands, checked: `part` of one length on every rank (agreed by
-    /// an all-gather of the lengths, so that no rank gives NCCL a count the others do not; a
-    /// disagreement fails every rank alike, and the group stays), then this rank's own: the
-    /// buffers and `device` are the group's, `out` holds `outputs` times `part` (`what`).
-    /// Returns the length, NCCL's type and the two addresses; `None` where nothing moves.
+    /// A device collective's operands, checked: this rank's own (the buffers and `device` are
+    /// the group's, `out` holds `outputs` times `part`, `what`), gathered with `part`'s length
+    /// in one all-gather, so that no rank gives NCCL a count the others do not and a rank whose
+    /// checks failed is known to all: it returns its error, the others `Err(RankFailed)`, and a
+    /// disagreement on lengths fails every rank alike; the group stays. Returns the length,
+    /// NCCL's type and the two addresses; `None` where nothing moves.
     fn device_operands<T: Scalar>(
         &self,
         device: &Device,
@@ -521,19 +522,23 @@ impl NcclGroup {
         outputs: usize,
         what: &'static str,
     ) -> Result<Option<(usize, sys::ncclDataType_t, *const c_void, *mut c_void)>> {
-        let lens = self.gather_words(&[part.len() as u64])?;
-        agree(
-            "elements reduced or gathered",
-            &lens.iter().map(|&l| l as usize).collect::<Vec<_>>(),
-        )?;
-        let kind = self.leave_on((|| {
+        let kind = (|| {
             for buffer in [part, out] {
                 self.device.check_owner(buffer)?;
             }
             device.check_owner(part)?;
             check_same_len(what, part.len() * outputs, out.len())?;
             data_type::<T>()
-        })())?;
+        })();
+        let rows = self.gather_words(&[part.len() as u64, kind.is_ok() as u64])?;
+        let kind = kind?;
+        if let Some(rank) = rows.chunks_exact(2).position(|r| r[1] == 0) {
+            return Err(Error::RankFailed { rank: rank as u32 });
+        }
+        agree(
+            "elements reduced or gathered",
+            &rows.chunks_exact(2).map(|r| r[0] as usize).collect::<Vec<_>>(),
+        )?;
         let (from, to) = (
             part.kernel_ptr() as *const c_void,
             out.kernel_ptr() as *mut c_void,
@@ -681,6 +686,10 @@ impl Group for NcclGroup {
 
     fn world(&self) -> u32 {
         self.world
+    }
+
+    fn all_gather_alike(&self, bytes: &[u8]) -> Result<Vec<u8>> {
+        self.gather_equal(bytes)
     }
 
     fn all_gather_bytes(&self, bytes: &[u8]) -> Result<Vec<u8>> {

@@ -45,7 +45,10 @@ pub fn exclusive_scan_into<T: Scalar>(
     part: &DeviceBuffer<T>,
     out: &mut DeviceBuffer<T>,
 ) -> Result<()> {
-    let total = check_same_len("scan output", part.len(), out.len()).and_then(|()| {
+    let checked = check_same_len("scan output", part.len(), out.len())
+        .and_then(|()| device.check_owner(part))
+        .and_then(|()| device.check_owner(out));
+    let total = checked.and_then(|()| {
         if part.is_empty() {
             Ok(Some(Sum.identity()))
         } else {

@@ -59,7 +59,8 @@ impl Device {
     }
 
     /// Writes the exclusive prefix sums of `input` after `first` to `output`: `output[i] =
-    /// first + input[0] + ... + input[i-1]`, `output[0] = first`, as one scan of `first`
+    /// first + input[0] + ... + input[i-1]`, `output[0] = first + 0` (so -0.0 gives +0.0), as
+    /// one scan of `first`
     /// followed by `input` (the scan of a part whose predecessors sum to `first`, with no
     /// second pass to add it); otherwise as [`Device::exclusive_scan_into`].
     pub fn exclusive_scan_from_into<T: Scalar>(

@@ -3,9 +3,12 @@
 //! decoupled look-back ([`Device::exclusive_scan_into`]; host memory that is page-locked both
 //! ways goes through chunk by chunk with its copies overlapped), on the CPU fixed chunks with
 //! rayon ([`Cpu::exclusive_scan`]). Integers wrap; at most
-//! [`MAX_LEN`] elements.
+//! [`MAX_LEN`] elements. A device scan may start from a value
+//! ([`Device::exclusive_scan_from_into`]: the scan of a part whose predecessors sum to it, as
+//! `dist::scan::exclusive_scan_into` scans a rank's part) at no extra pass.
 //!
 //! [`Device::exclusive_scan_into`]: crate::Device::exclusive_scan_into
+//! [`Device::exclusive_scan_from_into`]: crate::Device::exclusive_scan_from_into
 //! [`Cpu::exclusive_scan`]: crate::cpu::Cpu::exclusive_scan
 
 mod cpu;

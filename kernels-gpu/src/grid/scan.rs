@@ -405,7 +405,7 @@ pub unsafe fn scan_tile<
         tiles,
         first,
     } = p;
-    let first = T::from_bits64(first);
+    let seed = T::from_bits64(first);
     let op = O::default();
     let policy = ScanPolicy::of(THREADS, VPT as u32, TICKET).paced(FIRST_NS, POLL_NS);
     let warps = THREADS / WARP_SIZE;
@@ -468,9 +468,9 @@ pub unsafe fn scan_tile<
         if warp == 0 {
             let tile_prefix = if tile == 0 {
                 if lane == 0 {
-                    status.publish(0, FLAG_INCLUSIVE, op.combine(first, aggregate));
+                    status.publish(0, FLAG_INCLUSIVE, op.combine(seed, aggregate));
                 }
-                first
+                seed
             } else {
                 if lane == 0 {
                     status.publish(tile, FLAG_AGGREGATE, aggregate);
