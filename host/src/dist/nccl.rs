@@ -26,7 +26,7 @@ use crate::runtime::device::{Device, DeviceBuffer};
 use crate::runtime::gpu::Gpu;
 use bytemuck::Pod;
 use cudarc::nccl::{result as nccl, sys};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -298,7 +298,14 @@ pub struct NcclGroup {
     rank: u32,
     world: u32,
     timeout: Duration,
+    /// Device room for small all-gathers ([`SMALL_GATHER`] bytes a rank, sent and received),
+    /// made with the group: the ranks' outcomes and lengths that precede the distributed calls
+    /// move without an allocation, so a rank out of device memory can still tell the others.
+    small: RefCell<(DeviceBuffer<u8>, DeviceBuffer<u8>)>,
 }
+
+/// Bytes a rank that an all-gather moves through [`NcclGroup`]'s own small buffers.
+const SMALL_GATHER: usize = 256;
 
 impl std::fmt::Debug for NcclGroup {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -378,7 +385,7 @@ impl NcclGroup {
         let comm = Comm::of(raw);
         made.map_err(failed("ncclCommInitRankConfig"))?;
         settle(raw, "ncclCommInitRankConfig", &mut Wait::new(timeout, world))?;
-        Ok(NcclGroup::of(comm, gpu, rank, world, timeout))
+        NcclGroup::of(comm, gpu, rank, world, timeout)
     }
 
     /// A group of `devices` (distinct GPUs) in this process, handle `r` on `devices[r]`
@@ -409,23 +416,29 @@ impl NcclGroup {
         for comm in &comms {
             settle(comm.0.get(), "ncclCommInitRankConfig", &mut wait)?;
         }
-        Ok(comms
+        comms
             .into_iter()
             .zip(gpus)
             .zip(0..)
             .map(|((comm, gpu), rank)| NcclGroup::of(comm, gpu, rank, world, timeout))
-            .collect())
+            .collect()
     }
 
-    fn of(comm: Comm, gpu: Gpu, rank: u32, world: u32, timeout: Duration) -> NcclGroup {
-        NcclGroup {
+    fn of(comm: Comm, gpu: Gpu, rank: u32, world: u32, timeout: Duration) -> Result<NcclGroup> {
+        let device = Device::Gpu(gpu.clone());
+        let small = (
+            device.workspace(SMALL_GATHER)?,
+            device.workspace(SMALL_GATHER * world as usize)?,
+        );
+        Ok(NcclGroup {
             comm,
-            device: Device::Gpu(gpu.clone()),
+            device,
             gpu,
             rank,
             world,
             timeout,
-        }
+            small: RefCell::new(small),
+        })
     }
 
     /// Sets how long each later collective waits for the other ranks.
@@ -484,29 +497,48 @@ impl NcclGroup {
         if bytes.is_empty() {
             return Ok(Vec::new());
         }
+        let all = bytes.len() * self.world as usize;
+        if bytes.len() <= SMALL_GATHER {
+            let mut small = self.small.borrow_mut();
+            let (send, recv) = &mut *small;
+            let mut padded = [0u8; SMALL_GATHER];
+            padded[..bytes.len()].copy_from_slice(bytes);
+            self.leave_on(self.device.copy_from_host(&padded, send))?;
+            // SAFETY: the group's own buffers: `send` holds the bytes, `recv` room for every
+            // rank's; both outlive the call, which waits for the gather.
+            unsafe { self.all_gather_raw(send.kernel_ptr(), recv.kernel_ptr(), bytes.len()) }?;
+            let mut gathered = self.device.download(recv)?;
+            gathered.truncate(all);
+            return Ok(gathered);
+        }
         let send = self.leave_on(self.device.upload(bytes))?;
-        let recv = self.leave_on(self.device.workspace::<u8>(bytes.len() * self.world as usize))?;
-        let (from, to) = (
-            send.kernel_ptr() as *const c_void,
-            recv.kernel_ptr() as *mut c_void,
-        );
+        let recv = self.leave_on(self.device.workspace::<u8>(all))?;
+        // SAFETY: `send` holds the bytes and `recv` room for every rank's, on this rank's
+        // device, alive until the stream has passed the gather (freed in stream order after it).
+        unsafe { self.all_gather_raw(send.kernel_ptr(), recv.kernel_ptr(), bytes.len()) }?;
+        self.device.download(&recv)
+    }
+
+    /// Gathers `len` bytes a rank from `from` into `to`, rank after rank, and waits for it.
+    ///
+    /// # Safety
+    /// `from` holds `len` bytes and `to` room for `world · len`, on this rank's device, alive
+    /// until the gather is done.
+    unsafe fn all_gather_raw(&self, from: *const u8, to: *mut u8, len: usize) -> Result<()> {
         self.run("ncclAllGather", |comm, stream| {
-            // SAFETY: `from` holds `bytes.len()` bytes and `to` world times that, both on this
-            // rank's device, alive until the stream has passed this work (they are freed in
-            // stream order after it).
+            // SAFETY: the caller's contract.
             unsafe {
                 nccl::all_gather(
-                    from,
-                    to,
-                    bytes.len(),
+                    from.cast(),
+                    to.cast(),
+                    len,
                     sys::ncclDataType_t::ncclUint8,
                     comm,
                     stream,
                 )
             }
             .map(drop)
-        })?;
-        self.device.download(&recv)
+        })
     }
 
     /// A device collective's operands, checked: this rank's own (the buffers and `device` are
