@@ -144,7 +144,12 @@ pub(super) fn agree_sends(
     });
     let mut row = vec![mine.is_ok() as u64];
     row.extend(mine.as_deref().unwrap_or(&vec![0; world]));
-    let all = all_gather(group, &row)?;
+    // `world + 1` words on every rank.
+    let all: Vec<u64> = group
+        .all_gather_alike(bytemuck::cast_slice(&row))?
+        .chunks_exact(8)
+        .map(bytemuck::pod_read_unaligned)
+        .collect();
     mine?;
     let rows: Vec<&[u64]> = all.chunks_exact(world + 1).collect();
     if let Some(rank) = rows.iter().position(|r| r[0] == 0) {
