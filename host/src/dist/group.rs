@@ -169,7 +169,8 @@ pub fn all_gather<T: Pod>(group: &(impl Group + ?Sized), values: &[T]) -> Result
 
 /// Every rank's `value` where it has one, in rank order (ranks with `None` left out).
 pub fn all_gather_present<T: Pod>(group: &(impl Group + ?Sized), value: Option<T>) -> Result<Vec<T>> {
-    gather_outcomes(group, Ok(value))
+    // Public: the ranks' byte counts are agreed, so a rank that gathers another type fails all.
+    outcomes(Ok(value), |bytes| group.all_gather_bytes(bytes))
 }
 
 /// Every rank's outcome of its own work before a collective, in one all-gather, so that no
@@ -180,6 +181,14 @@ pub(super) fn gather_outcomes<T: Pod>(
     group: &(impl Group + ?Sized),
     local: Result<Option<T>>,
 ) -> Result<Vec<T>> {
+    outcomes(local, |bytes| group.all_gather_alike(bytes))
+}
+
+/// [`gather_outcomes`] by `gather`, an all-gather of the group.
+fn outcomes<T: Pod>(
+    local: Result<Option<T>>,
+    gather: impl FnOnce(&[u8]) -> Result<Vec<u8>>,
+) -> Result<Vec<T>> {
     // 0 failed, 1 nothing, 2 a value.
     let (tag, value) = match &local {
         Err(_) => (0u8, T::zeroed()),
@@ -188,7 +197,7 @@ pub(super) fn gather_outcomes<T: Pod>(
     };
     let mut bytes = vec![tag];
     bytes.extend_from_slice(bytemuck::bytes_of(&value));
-    let gathered = group.all_gather_alike(&bytes)?;
+    let gathered = gather(&bytes)?;
     local?;
     let rows: Vec<&[u8]> = gathered.chunks_exact(bytes.len()).collect();
     if let Some(rank) = rows.iter().position(|r| r[0] == 0) {

@@ -298,14 +298,19 @@ pub struct NcclGroup {
     rank: u32,
     world: u32,
     timeout: Duration,
-    /// Device room for small all-gathers ([`SMALL_GATHER`] bytes a rank, sent and received),
-    /// made with the group: the ranks' outcomes and lengths that precede the distributed calls
-    /// move without an allocation, so a rank out of device memory can still tell the others.
+    /// Device room for small all-gathers ([`small_gather`] bytes a rank, sent and received),
+    /// made with the group: the ranks' outcomes, lengths and counts that precede the
+    /// distributed calls move without an allocation, so a rank out of device memory can still
+    /// tell the others.
     small: RefCell<(DeviceBuffer<u8>, DeviceBuffer<u8>)>,
 }
 
-/// Bytes a rank that an all-gather moves through [`NcclGroup`]'s own small buffers.
-const SMALL_GATHER: usize = 256;
+/// Bytes a rank that an all-gather of a group of `world` ranks moves through its own small
+/// buffers: 256, or more for the counts of an all-to-all (`world + 1` words a rank).
+const fn small_gather(world: u32) -> usize {
+    let counts = 8 * (world as usize + 1);
+    if counts > 256 { counts } else { 256 }
+}
 
 impl std::fmt::Debug for NcclGroup {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -426,10 +431,8 @@ impl NcclGroup {
 
     fn of(comm: Comm, gpu: Gpu, rank: u32, world: u32, timeout: Duration) -> Result<NcclGroup> {
         let device = Device::Gpu(gpu.clone());
-        let small = (
-            device.workspace(SMALL_GATHER)?,
-            device.workspace(SMALL_GATHER * world as usize)?,
-        );
+        let each = small_gather(world);
+        let small = (device.workspace(each)?, device.workspace(each * world as usize)?);
         Ok(NcclGroup {
             comm,
             device,
@@ -498,16 +501,16 @@ impl NcclGroup {
             return Ok(Vec::new());
         }
         let all = bytes.len() * self.world as usize;
-        if bytes.len() <= SMALL_GATHER {
+        if bytes.len() <= small_gather(self.world) {
             let mut small = self.small.borrow_mut();
             let (send, recv) = &mut *small;
-            let mut padded = [0u8; SMALL_GATHER];
+            let mut padded = vec![0u8; send.len()];
             padded[..bytes.len()].copy_from_slice(bytes);
             self.leave_on(self.device.copy_from_host(&padded, send))?;
             // SAFETY: the group's own buffers: `send` holds the bytes, `recv` room for every
             // rank's; both outlive the call, which waits for the gather.
             unsafe { self.all_gather_raw(send.kernel_ptr(), recv.kernel_ptr(), bytes.len()) }?;
-            let mut gathered = self.device.download(recv)?;
+            let mut gathered = self.leave_on(self.device.download(recv))?;
             gathered.truncate(all);
             return Ok(gathered);
         }
@@ -516,7 +519,7 @@ impl NcclGroup {
         // SAFETY: `send` holds the bytes and `recv` room for every rank's, on this rank's
         // device, alive until the stream has passed the gather (freed in stream order after it).
         unsafe { self.all_gather_raw(send.kernel_ptr(), recv.kernel_ptr(), bytes.len()) }?;
-        self.device.download(&recv)
+        self.leave_on(self.device.download(&recv))
     }
 
     /// Gathers `len` bytes a rank from `from` into `to`, rank after rank, and waits for it.
