@@ -613,30 +613,16 @@ impl NcclGroup {
             nccl::group_start()?;
             let queued = (|| {
                 let (mut sent, mut got) = (0, 0);
-                for (peer, (&going, &coming)) in outgoing.iter().zip(incoming).enumerate() {
+                for (peer, (&going, &coming)) in (0..).zip(outgoing.iter().zip(incoming)) {
                     // SAFETY: each part lies at its offset in `from`, each incoming part's
                     // room at its offset in `to` (the contract above); the call waits for the
                     // transfers.
                     unsafe {
                         if going > 0 {
-                            nccl::send(
-                                from.wrapping_add(sent).cast(),
-                                going,
-                                BYTES,
-                                peer as i32,
-                                comm,
-                                stream,
-                            )?;
+                            nccl::send(from.wrapping_add(sent).cast(), going, BYTES, peer, comm, stream)?;
                         }
                         if coming > 0 {
-                            nccl::recv(
-                                to.wrapping_add(got).cast(),
-                                coming,
-                                BYTES,
-                                peer as i32,
-                                comm,
-                                stream,
-                            )?;
+                            nccl::recv(to.wrapping_add(got).cast(), coming, BYTES, peer, comm, stream)?;
                         }
                     }
                     (sent, got) = (sent + going, got + coming);

@@ -6,7 +6,7 @@
 //! fails returns its error and the others `Err(RankFailed)`, none waiting for it.
 
 use super::group::{Group, agree_ok, gather_outcomes};
-use crate::error::{Error, Result, check_same_len};
+use crate::error::{Error, Result};
 use crate::moments::{SUMMARY_WORDS, Sample, Summary, summary, summary_of_buffer};
 use crate::runtime::backend::Backend;
 use crate::runtime::device::{Device, DeviceBuffer};
@@ -30,13 +30,11 @@ pub fn sum_into<T: Scalar, G: Group>(
     part: &DeviceBuffer<T>,
     out: &mut DeviceBuffer<T>,
 ) -> Result<()> {
-    let local = check_same_len("sum output", 1, out.len())
-        .and_then(|()| device.check_owner(out))
-        .and_then(|()| device.zeros::<T>(1))
-        .and_then(|mut local| {
-            device.sum_into(part, &mut local)?;
-            Ok(local)
-        });
+    // `out` is checked by the all-reduce, whose first gather carries every rank's checks.
+    let local = device.zeros::<T>(1).and_then(|mut local| {
+        device.sum_into(part, &mut local)?;
+        Ok(local)
+    });
     let local = agree_ok(group, local)?;
     group.all_reduce_sum(device, &local, out)
 }
