@@ -60,7 +60,7 @@ fi
 # /usr/local/cuda/bin), tool by tool: SANITIZE_TOOLS (default memcheck racecheck synccheck).
 # The emulator is left out (WARPKIT_TEST_DEVICES=gpu) and sizes are capped: WARPKIT_TEST_MAX_LEN
 # and WARPKIT_TOUR_LEN (elements, default 65537), and for racecheck, the slowest tool, the test
-# binaries' lengths at SANITIZE_RACECHECK_LEN (default 4099: alias and multisplit then take
+# binaries' and the tour's lengths at SANITIZE_RACECHECK_LEN (default 4099: alias and multisplit then take
 # 170 s and 112 s on an H100). Every run has SANITIZE_TIMEOUT seconds (default 300); test
 # binaries get --test-threads=1, TEST_ARGS, and --skip for each name in
 # SANITIZE_SKIP (default: the tests that fail on purpose, which the sanitizer would report:
@@ -69,6 +69,9 @@ fi
 # spend their time on the host's cores, so twelve at a time on a 16-core machine finished
 # racecheck and synccheck of 19 binaries in six minutes (2026-12-05). Output goes
 # to $logs/sanitize-<tool>.log, the table of findings to $logs/sanitize-summary.txt.
+# SANITIZE_ONLY (basenames, e.g. "test-alias tour") narrows the runs to those binaries;
+# SANITIZE_SPLIT=1 makes each test of a binary a run of its own (`--exact NAME`), so that a
+# binary too slow for one run's limit under racecheck spreads over the jobs.
 sanitize() {
     SANITIZE_CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
     [ -x "$SANITIZE_CS" ] || { echo "compute-sanitizer: not on PATH nor in /usr/local/cuda/bin"; return 1; }
@@ -90,7 +93,15 @@ sanitize() {
     "$SANITIZE_CS" --version 2>&1 | tail -n 1
     printf '%-10s %-22s %-34s %s\n' tool binary findings exit >"$summary"
     for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
-        for exe in tests/test-* examples/tour; do [ -x "$exe" ] && echo "$tool $exe"; done
+        for exe in tests/test-* examples/tour; do
+            [ -x "$exe" ] || continue
+            [ -z "${SANITIZE_ONLY:-}" ] || [[ " $SANITIZE_ONLY " == *" $(basename "$exe") "* ]] || continue
+            if [ "${SANITIZE_SPLIT:-0}" != 0 ] && [ "$exe" != examples/tour ]; then
+                "$exe" --list --format terse 2>/dev/null | sed -n 's/: test$//p' | sed "s|^|$tool $exe |"
+            else
+                echo "$tool $exe"
+            fi
+        done
     done | xargs -P "${SANITIZE_JOBS:-1}" -L 1 bash -c 'sanitize_run "$@"' _ || status=1
     # Rows in the order of tool and binary, whatever order the runs ended in.
     { head -n 1 "$summary"; tail -n +2 "$summary" | sort -s -k1,1 -k2,2; } >"$summary.sorted" && mv "$summary.sorted" "$summary"
@@ -98,8 +109,10 @@ sanitize() {
     for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
         : >"$logs/sanitize-$tool.log"
         for exe in tests/test-* examples/tour; do
-            local one="$logs/sanitize-$tool-$(basename "$exe").log"
-            [ -f "$one" ] && cat "$one" >>"$logs/sanitize-$tool.log" && rm -f "$one"
+            local one
+            for one in "$logs/sanitize-$tool-$(basename "$exe").log" "$logs/sanitize-$tool-$(basename "$exe")--"*.log; do
+                [ -f "$one" ] && cat "$one" >>"$logs/sanitize-$tool.log" && rm -f "$one"
+            done
         done
     done
     echo; cat "$summary"
@@ -107,19 +120,22 @@ sanitize() {
     return $status
 }
 
-# One run of sanitize: TOOL over EXE, its output to $logs/sanitize-TOOL-NAME.log, a row of
-# the table appended to $logs/sanitize-summary.txt; fails on a finding or a failure.
+# One run of sanitize: TOOL over EXE (its test TEST alone where given), its output to
+# $logs/sanitize-TOOL-NAME[--TEST].log, a row of the table appended to
+# $logs/sanitize-summary.txt; fails on a finding or a failure.
 sanitize_run() {
-    local tool=$1 exe=$2 extra="" args="gpu"
+    local tool=$1 exe=$2 test=${3:-} extra="" args="gpu" name
+    name="$(basename "$exe")${test:+--$test}"
     # analysis: one report per racing pair of accesses rather than one per hazard.
     [ "$tool" = racecheck ] && extra="--racecheck-report analysis"
-    [ "$exe" = examples/tour ] || args="--test-threads=1 $SANITIZE_SKIP_ARGS ${TEST_ARGS:-}"
-    local cap="$WARPKIT_TEST_MAX_LEN"
-    [ "$tool" = racecheck ] && cap="${SANITIZE_RACECHECK_LEN:-4099}"
-    local log="$logs/sanitize-$tool-$(basename "$exe").log"
-    echo "==== WARPKIT_TEST_MAX_LEN=$cap $SANITIZE_CS --tool $tool $SANITIZE_COMMON $extra ${SANITIZE_ARGS:-} $exe $args" >"$log"
+    [ "$exe" = examples/tour ] || args="${test:+--exact $test} --test-threads=1 $SANITIZE_SKIP_ARGS ${TEST_ARGS:-}"
+    # racecheck caps the tour's lengths as it caps the tests'.
+    local cap="$WARPKIT_TEST_MAX_LEN" tour_len="$WARPKIT_TOUR_LEN"
+    [ "$tool" = racecheck ] && cap="${SANITIZE_RACECHECK_LEN:-4099}" && tour_len="$cap"
+    local log="$logs/sanitize-$tool-$name.log"
+    echo "==== WARPKIT_TEST_MAX_LEN=$cap WARPKIT_TOUR_LEN=$tour_len $SANITIZE_CS --tool $tool $SANITIZE_COMMON $extra ${SANITIZE_ARGS:-} $exe $args" >"$log"
     # shellcheck disable=SC2086 # the options are lists of words
-    WARPKIT_TEST_MAX_LEN="$cap" timeout -k 10 "${SANITIZE_TIMEOUT:-300}" "$SANITIZE_CS" --tool "$tool" $SANITIZE_COMMON \
+    WARPKIT_TEST_MAX_LEN="$cap" WARPKIT_TOUR_LEN="$tour_len" timeout -k 10 "${SANITIZE_TIMEOUT:-300}" "$SANITIZE_CS" --tool "$tool" $SANITIZE_COMMON \
         $extra ${SANITIZE_ARGS:-} "$exe" $args >>"$log" 2>&1
     local rc=$?
     echo "==== exit $rc" >>"$log"
@@ -133,9 +149,9 @@ sanitize_run() {
     what="${what:-no summary}"
     case $rc in 124 | 137) what="$what (timed out)" ;; esac
     # One write each, so that runs at once do not interleave their lines.
-    printf '== %s %s\n%s\n' "$tool" "$exe" "$(grep -E "^test result|FAILED|panicked|checked|WRONG|^========= [A-Z]" "$log" |
+    printf '== %s %s\n%s\n' "$tool" "$name" "$(grep -E "^test result|FAILED|panicked|checked|WRONG|^========= [A-Z]" "$log" |
         grep -v COMPUTE-SANITIZER | head -n 20)"
-    printf '%-10s %-22s %-34s %s\n' "$tool" "$(basename "$exe")" "$what" "$rc" >>"$logs/sanitize-summary.txt"
+    printf '%-10s %-22s %-34s %s\n' "$tool" "$name" "$what" "$rc" >>"$logs/sanitize-summary.txt"
     [ "$rc" -eq 0 ] && [ "${found:-0}" -eq 0 ]
 }
 
