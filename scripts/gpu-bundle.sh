@@ -4,7 +4,8 @@
 #   scripts/gpu-bundle.sh && scp -r .gpu-bundle gpuhost: && ssh gpuhost .gpu-bundle/run.sh
 # run.sh runs every test, the tour, then the benches; logs go to $OUT (if set) or the bundle's logs/.
 # `run.sh startup` times cold and warm start-up instead (see startup in run.sh); `run.sh dist`
-# runs the multi-GPU tests, the tour and the dist bench (issue 45, two or more GPUs).
+# runs the multi-GPU tests, the tour and the dist bench (issue 45, two or more GPUs);
+# `run.sh soak-start SECS` and `run.sh soak-wait` soak the tour across commands (see soak_start).
 # `run.sh sanitize` (or SANITIZE=1 run.sh) runs instead each integration test binary (tests/test-*)
 # and the tour under compute-sanitizer's memcheck, racecheck and synccheck, on the GPU only, at
 # capped sizes (WARPKIT_TEST_MAX_LEN and WARPKIT_TOUR_LEN, default 65537; racecheck 4099), each
@@ -224,7 +225,35 @@ dist() {
     return $status
 }
 
+# A soak of the tour longer than one command may run (the device tool stops a command at
+# 600 s): `run.sh soak-start SECS` starts `tour gpu` with WARPKIT_TOUR_SOAK_SECS=SECS in a
+# session of its own, with nvidia-smi's view of its memory every 30 s, both writing under the
+# bundle's soak/ (which stays while the machine does), and returns; `run.sh soak-wait [SECS]`,
+# a later command on the same machine, waits up to SECS (default 590) for the tour to end and
+# copies soak/ to $logs. Exits non-zero where the tour failed or has not ended.
+soak_start() {
+    local secs=${1:?give the soak length in seconds} dir="$PWD/soak"
+    rm -rf "$dir" && mkdir -p "$dir"
+    setsid nohup bash -c "WARPKIT_TOUR_SOAK_SECS=$secs examples/tour gpu >'$dir/tour.txt' 2>&1
+        echo \"soak exit \$?\" >>'$dir/tour.txt'" </dev/null >/dev/null 2>&1 &
+    local tour=$!
+    setsid nohup bash -c "while kill -0 $tour 2>/dev/null; do
+        nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader; sleep 30; done >'$dir/nvidia-smi.txt' 2>&1" \
+        </dev/null >/dev/null 2>&1 &
+    echo "soak of $secs s started at $(date -u +%T) (session $tour), logs in $dir"
+}
+soak_wait() {
+    local dir="$PWD/soak" until=$((SECONDS + ${1:-590}))
+    [ -f "$dir/tour.txt" ] || { echo "soak-wait: no soak was started here ($dir)"; return 1; }
+    while ! grep -q "^soak exit" "$dir/tour.txt" && [ $SECONDS -lt $until ]; do sleep 5; done
+    cp -r "$dir" "$logs/"
+    grep -E "^soak" "$dir/tour.txt" | tail -n 3
+    grep -q "^soak exit 0" "$dir/tour.txt"
+}
+
 case "${1:-}" in
+    soak-start) soak_start "${2:-}"; exit $? ;;
+    soak-wait) soak_wait "${2:-}"; exit $? ;;
     sanitize) sanitize; exit $? ;;
     startup) startup; exit $? ;;
     dist) dist; exit $? ;;
