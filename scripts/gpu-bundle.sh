@@ -93,17 +93,25 @@ sanitize() {
     local summary="$logs/sanitize-summary.txt" status=0 tool exe
     "$SANITIZE_CS" --version 2>&1 | tail -n 1
     printf '%-10s %-22s %-34s %s\n' tool binary findings exit >"$summary"
+    local runs="" tests
     for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
         for exe in tests/test-* examples/tour; do
             [ -x "$exe" ] || continue
             [ -z "${SANITIZE_ONLY:-}" ] || [[ " $SANITIZE_ONLY " == *" $(basename "$exe") "* ]] || continue
+            # A binary whose tests cannot be listed runs whole (and so shows its failure).
+            tests=""
             if [ "${SANITIZE_SPLIT:-0}" != 0 ] && [ "$exe" != examples/tour ]; then
-                "$exe" --list --format terse 2>/dev/null | sed -n 's/: test$//p' | sed "s|^|$tool $exe |"
+                tests="$("$exe" --list --format terse 2>/dev/null | sed -n 's/: test$//p')" || tests=""
+            fi
+            if [ -n "$tests" ]; then
+                runs+="$(echo "$tests" | sed "s|^|$tool $exe |")"$'\n'
             else
-                echo "$tool $exe"
+                runs+="$tool $exe"$'\n'
             fi
         done
-    done | xargs -P "${SANITIZE_JOBS:-1}" -L 1 bash -c 'sanitize_run "$@"' _ || status=1
+    done
+    [ -n "$runs" ] || { echo "sanitize: no binary matches SANITIZE_ONLY=${SANITIZE_ONLY:-}"; return 1; }
+    printf '%s' "$runs" | xargs -r -P "${SANITIZE_JOBS:-1}" -L 1 bash -c 'sanitize_run "$@"' _ || status=1
     # Rows in the order of tool and binary, whatever order the runs ended in.
     { head -n 1 "$summary"; tail -n +2 "$summary" | sort -s -k1,1 -k2,2; } >"$summary.sorted" && mv "$summary.sorted" "$summary"
     # One log a tool, its runs in the order above.
@@ -226,28 +234,53 @@ dist() {
 }
 
 # A soak of the tour longer than one command may run (the device tool stops a command at
-# 600 s): `run.sh soak-start SECS` starts `tour gpu` with WARPKIT_TOUR_SOAK_SECS=SECS in a
-# session of its own, with nvidia-smi's view of its memory every 30 s, both writing under the
-# bundle's soak/ (which stays while the machine does), and returns; `run.sh soak-wait [SECS]`,
-# a later command on the same machine, waits up to SECS (default 590) for the tour to end and
-# copies soak/ to $logs. Exits non-zero where the tour failed or has not ended.
+# 600 s): `run.sh soak-start SECS` starts, in a session of its own, a shell that runs `tour gpu`
+# with WARPKIT_TOUR_SOAK_SECS=SECS, samples nvidia-smi's view of the GPU memory every 30 s
+# (timestamped, beside the tour's PID) and ends its log with "soak exit N"; it writes under
+# SOAK_DIR (default ~/warpkit-soak, outside the bundle, which a later call may replace) and
+# returns at once. `run.sh soak-wait [SECS]`, a later command on the same machine, waits up to
+# SECS (default 590) for the soak to end and copies SOAK_DIR to $logs; it fails where the tour
+# failed, or ended without its exit line, or has not ended.
+soak_dir() { echo "${SOAK_DIR:-$HOME/warpkit-soak}"; }
 soak_start() {
-    local secs=${1:?give the soak length in seconds} dir="$PWD/soak"
+    local secs=${1:-} dir; dir="$(soak_dir)"
+    [[ "$secs" =~ ^[0-9]+$ ]] || { echo "soak-start: give the soak's length in whole seconds"; return 1; }
+    [ -x examples/tour ] || { echo "soak-start: no examples/tour here"; return 1; }
+    if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+        echo "soak-start: a soak is running (pid $(cat "$dir/pid")); wait for it first"
+        return 1
+    fi
     rm -rf "$dir" && mkdir -p "$dir"
-    setsid nohup bash -c "WARPKIT_TOUR_SOAK_SECS=$secs examples/tour gpu >'$dir/tour.txt' 2>&1
-        echo \"soak exit \$?\" >>'$dir/tour.txt'" </dev/null >/dev/null 2>&1 &
-    local tour=$!
-    setsid nohup bash -c "while kill -0 $tour 2>/dev/null; do
-        nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader; sleep 30; done >'$dir/nvidia-smi.txt' 2>&1" \
-        </dev/null >/dev/null 2>&1 &
-    echo "soak of $secs s started at $(date -u +%T) (session $tour), logs in $dir"
+    # The soak's shell records its own PID, so what is watched is what runs, however setsid
+    # starts it.
+    SOAK_SECS=$secs SOAK_OUT=$dir setsid nohup bash -c '
+        echo $$ >"$SOAK_OUT/pid"
+        WARPKIT_TOUR_SOAK_SECS=$SOAK_SECS examples/tour gpu >"$SOAK_OUT/tour.txt" 2>&1 &
+        tour=$!
+        echo "tour pid $tour" >"$SOAK_OUT/nvidia-smi.txt"
+        while kill -0 $tour 2>/dev/null; do
+            nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader | sed "s/^/$(date -u +%T) /"
+            sleep 30
+        done >>"$SOAK_OUT/nvidia-smi.txt" 2>&1 &
+        sampler=$!
+        wait $tour
+        status=$?
+        kill $sampler 2>/dev/null
+        echo "soak exit $status" >>"$SOAK_OUT/tour.txt"' </dev/null >/dev/null 2>&1 &
+    echo "soak of $secs s started at $(date -u +%T), logs in $dir"
 }
 soak_wait() {
-    local dir="$PWD/soak" until=$((SECONDS + ${1:-590}))
-    [ -f "$dir/tour.txt" ] || { echo "soak-wait: no soak was started here ($dir)"; return 1; }
-    while ! grep -q "^soak exit" "$dir/tour.txt" && [ $SECONDS -lt $until ]; do sleep 5; done
+    local dir until=$((SECONDS + ${1:-590})); dir="$(soak_dir)"
+    [ -f "$dir/pid" ] || { echo "soak-wait: no soak was started here ($dir)"; return 1; }
+    local pid; pid="$(cat "$dir/pid")"
+    while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $until ]; do sleep 5; done
     cp -r "$dir" "$logs/"
     grep -E "^soak" "$dir/tour.txt" | tail -n 3
+    if kill -0 "$pid" 2>/dev/null; then
+        echo "soak-wait: the soak is still running"
+        return 1
+    fi
+    grep -q "^soak exit" "$dir/tour.txt" || echo "soak-wait: the soak ended without its exit line"
     grep -q "^soak exit 0" "$dir/tour.txt"
 }
 
