@@ -10,6 +10,7 @@
 # can leave one revision's artifacts standing for the other's (seen 2026-12-05).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts="$PWD/scripts"
 rev=${1:?give a revision, then bench:NAME or test:NAME}
 shift
 [ $# -gt 0 ] || { echo "give one or more bench:NAME or test:NAME"; exit 1; }
@@ -28,11 +29,7 @@ for target in "$@"; do
         *) echo "$target: give bench:NAME or test:NAME"; exit 1 ;;
     esac
     exe=$(cd "$root/src" && CARGO_TARGET_DIR="$root/build" cargo "${args[@]}" --message-format=json |
-        python3 -c 'import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["executable"])' | tail -n 1)
+        python3 "$scripts/executables.py" | awk '{ print $3 }' | tail -n 1)
     [ -n "$exe" ] || { echo "$target: nothing built"; exit 1; }
     cp "$exe" ".gpu-bundle/ab/$kind-$name-$short"
     strip ".gpu-bundle/ab/$kind-$name-$short"

@@ -16,22 +16,14 @@ cd "$(dirname "$0")/.."
 bundle="${1:-.gpu-bundle}"
 [ -f "${WARPKIT_TOOLCHAIN_DIR:-$HOME/.local/share/warpkit}/toolchain.env" ] || scripts/setup.sh
 
-executables() { # cargo's JSON messages -> paths of the built executables
-    python3 -c 'import json,sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["target"]["kind"][0], m["target"]["name"], m["executable"])'
-}
-
 rm -rf "$bundle" && mkdir -p "$bundle/tests" "$bundle/benches" "$bundle/examples"
 cargo build --release -p warpkit --features nccl-02028 --example tour --example startup --bin warpkit-launch
 cp target/release/examples/tour target/release/examples/startup target/release/warpkit-launch "$bundle/examples/"
-cargo test --release --workspace --no-run --message-format=json 2>/dev/null | executables |
+cargo test --release --workspace --no-run --message-format=json 2>/dev/null | python3 scripts/executables.py |
 while read -r kind name exe; do
     cp "$exe" "$bundle/tests/$kind-$name"
 done
-cargo bench --workspace --no-run --message-format=json 2>/dev/null | executables |
+cargo bench --workspace --no-run --message-format=json 2>/dev/null | python3 scripts/executables.py |
 while read -r kind name exe; do
     # The emulator's bench needs no GPU: it stays off the GPU machine's clock.
     if [ "$kind" = bench ] && [ "$name" != emulator ]; then cp "$exe" "$bundle/benches/$name"; fi
@@ -101,7 +93,7 @@ sanitize() {
             # A binary whose tests cannot be listed runs whole (and so shows its failure).
             tests=""
             if [ "${SANITIZE_SPLIT:-0}" != 0 ] && [ "$exe" != examples/tour ]; then
-                tests="$("$exe" --list --format terse 2>/dev/null | sed -n 's/: test$//p')" || tests=""
+                tests="$("$exe" --list --format terse 2>/dev/null | sed -n 's/: test$//p')"
             fi
             if [ -n "$tests" ]; then
                 runs+="$(echo "$tests" | sed "s|^|$tool $exe |")"$'\n'
