@@ -2,8 +2,8 @@
 //! written), the device exclusive scan of 2^28 u32 (8 bytes a element over the time; also at
 //! 2^20 and 2^23, multisplit's table sizes, with every tuning policy) and the exclusive and
 //! inclusive scans of 2^28 f64, the device sum, minimum and maximum of 2^28 f64 (8 bytes a
-//! element; the last two from issue 24) and the Philox fill of 2^28 words. Throughput is
-//! printed in decimal GB/s.
+//! element; the last two from issue 24) and the Philox fill of 2^28 words; the 2^28 u32 scan
+//! also by wall clock (a synchronize after each call). Throughput is printed in decimal GB/s.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand_core::{RngCore, SeedableRng};
@@ -59,6 +59,13 @@ fn grid(c: &mut Criterion) {
             b.iter_custom(|iters| time_on_gpu(gpu, iters, || device.exclusive_scan_into(src, dst).unwrap()))
         });
         if n == N {
+            // The same call by wall clock as users time it: a synchronize after each.
+            group.bench_function("scan_exclusive 2^28 u32 wall", |b| {
+                b.iter(|| {
+                    device.exclusive_scan_into(src, dst).unwrap();
+                    device.synchronize().unwrap()
+                })
+            });
             // The allocating form: a buffer from the device's pool and back each call.
             group.bench_function("scan_exclusive 2^28 u32 new buffer", |b| {
                 b.iter_custom(|iters| time_on_gpu(gpu, iters, || drop(device.exclusive_scan(src).unwrap())))
