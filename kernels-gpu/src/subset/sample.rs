@@ -77,6 +77,9 @@ own_kernel! {
     fn sample_mend::<4> => subset_mend_words4;
 }
 
+// The mend kernel of a word a lane is bounded to blocks of this size (`launch_bounds`).
+const _: () = assert!(SUBSET_BLOCK_THREADS <= crate::launch_bounds::SUBSET_MEND_WORDS1.max_threads);
+
 impl Sample {
     /// The launch of the kernel of teams of `lanes` lanes: a team a subset at most, in blocks of
     /// [`SUBSET_BLOCK_THREADS`]. The loops are grid-stride: the host caps the grid at
