@@ -213,7 +213,8 @@ impl<const TILE: u32> Staging<TILE> {
     /// few lines for every `k` (served by L1 after the first), its stores consecutive words.
     /// Where rows are 16-byte aligned a thread reads four dimensions of a row at once (the
     /// seed's 12 dimensions: 1.5 loads a thread and tile of cells instead of 6, each scalar load
-    /// costing a dozen instructions of index arithmetic in a kernel bound by issue).
+    /// a dozen instructions of index arithmetic; H200, 2026-12-05: f64 sums 1.051 → 1.032 ms,
+    /// f32 581.9 → 581.5 µs).
     ///
     /// # Safety
     /// The whole block calls, between barriers that order it against the reads; `k0 + step
@@ -268,8 +269,8 @@ impl<const TILE: u32> Staging<TILE> {
                 } else {
                     [0.0; 4]
                 };
-                for i in 0..4 {
-                    self.staged.set_unchecked((k + i as u32) * Self::STRIDE + r, v[i]);
+                for (i, &x) in (0..).zip(v.iter()) {
+                    self.staged.set_unchecked((k + i) * Self::STRIDE + r, x);
                 }
             }
             e += BMU_THREADS;
