@@ -5,7 +5,8 @@
 # run.sh runs every test, the tour, then the benches; logs go to $OUT (if set) or the bundle's logs/.
 # `run.sh startup` times cold and warm start-up instead (see startup in run.sh); `run.sh dist`
 # runs the multi-GPU tests, the tour and the dist bench (issue 45, two or more GPUs);
-# `run.sh soak-start SECS` and `run.sh soak-wait` soak the tour across commands (see soak_start).
+# `run.sh soak-start SECS` and `run.sh soak-wait` soak the tour across commands (see soak_start);
+# `run.sh profile PARTS` runs Nsight Compute over the tour's launches of those parts (see profile).
 # `run.sh sanitize` (or SANITIZE=1 run.sh) runs instead each integration test binary (tests/test-*)
 # and the tour under compute-sanitizer's memcheck, racecheck and synccheck, on the GPU only, at
 # capped sizes (WARPKIT_TEST_MAX_LEN and WARPKIT_TOUR_LEN, default 65537; racecheck 4099), each
@@ -276,7 +277,25 @@ soak_wait() {
     grep -q "^soak exit 0" "$dir/tour.txt"
 }
 
+# `run.sh profile PARTS [LAUNCHES]`: Nsight Compute over the tour with only PARTS after its
+# Philox stream, scan and sum (WARPKIT_TOUR_ONLY, e.g. alias), the first LAUNCHES launches
+# (default 200): each launch's time, DRAM bytes read and written, grid, block and registers,
+# clocks left alone. The report ($logs/profile-PARTS.ncu-rep) is written when the tour ends,
+# then printed as CSV to $logs/profile-PARTS.csv; the tour's own output goes to
+# $logs/profile-PARTS.txt.
+profile() {
+    local parts=${1:-} count=${2:-200} ncu name
+    [ -n "$parts" ] || { echo "profile: name the tour's parts, e.g. alias"; return 1; }
+    ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+    name="$logs/profile-${parts//,/-}"
+    WARPKIT_TOUR_ONLY=$parts "$ncu" --clock-control none --launch-count "$count" -f -o "$name" \
+        --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__grid_size,launch__block_size,launch__registers_per_thread \
+        examples/tour gpu >"$name.txt" 2>&1 || { tail -n 5 "$name.txt"; return 1; }
+    "$ncu" --import "$name.ncu-rep" --csv --page raw >"$name.csv"
+}
+
 case "${1:-}" in
+    profile) profile "${2:-}" "${3:-}"; exit $? ;;
     soak-start) soak_start "${2:-}"; exit $? ;;
     soak-wait) soak_wait "${2:-}"; exit $? ;;
     sanitize) sanitize; exit $? ;;

@@ -6,6 +6,9 @@
 //! `WARPKIT_TOUR_SOAK_SECS=S` repeats the tour in this one process until S seconds have passed
 //! (a soak test), printing after each round the device's memory in use and the process's
 //! resident memory, and fails if either grew between the first round and the last.
+//! `WARPKIT_TOUR_ONLY=alias,som` runs only the parts named (of [`PARTS`]; the Philox stream,
+//! the scan and the sum always run, as the others' inputs come from them): one primitive's
+//! launches alone, e.g. for a profiler.
 
 use std::io::Write;
 use std::time::Instant;
@@ -32,6 +35,47 @@ fn len_cap() -> Result<Option<usize>, String> {
             )),
         },
         _ => Ok(None),
+    }
+}
+
+/// The parts `WARPKIT_TOUR_ONLY` may name: each primitive after the sum, the multi-GPU part and
+/// the device-resident timings.
+const PARTS: [&str; 9] = [
+    "alias",
+    "multisplit",
+    "subset",
+    "convolve",
+    "moments",
+    "lbp",
+    "som",
+    "multi-gpu",
+    "device",
+];
+
+/// The parts of the tour to run: every one, or those `WARPKIT_TOUR_ONLY` names.
+struct Parts(Option<Vec<String>>);
+
+impl Parts {
+    fn from_env() -> Result<Parts, String> {
+        match std::env::var("WARPKIT_TOUR_ONLY") {
+            Ok(v) if !v.trim().is_empty() => {
+                let names: Vec<String> = v.split(',').map(|p| p.trim().to_string()).collect();
+                match names.iter().find(|n| !PARTS.contains(&n.as_str())) {
+                    Some(bad) => Err(format!(
+                        "WARPKIT_TOUR_ONLY={v:?}: no part {bad:?}; the parts: {}",
+                        PARTS.join(", ")
+                    )),
+                    None => Ok(Parts(Some(names))),
+                }
+            }
+            _ => Ok(Parts(None)),
+        }
+    }
+
+    fn has(&self, part: &str) -> bool {
+        self.0
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|n| n == part))
     }
 }
 
@@ -69,6 +113,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(other) => return Err(format!("unknown backend {other:?}: use cpu, gpu or emulator").into()),
     };
     let cap = len_cap()?.unwrap_or(usize::MAX);
+    let parts = Parts::from_env()?;
     let n = N.min(cap);
     println!(
         "warpkit tour on {}, {n} elements per primitive\n",
@@ -81,7 +126,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("kernels loaded in {:.1} ms\n", t.elapsed().as_secs_f64() * 1e3);
     }
     let Some(soak) = soak_time()? else {
-        return match tour(&backend, n, cap)? {
+        return match tour(&backend, n, cap, &parts)? {
             0 => {
                 println!("\nall results checked");
                 Ok(())
@@ -94,7 +139,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let start = Instant::now();
     let (mut rounds, mut failures, mut first, mut last) = (0u32, 0, None, None);
     while rounds == 0 || start.elapsed() < soak {
-        failures += tour(&backend, n, cap)?;
+        failures += tour(&backend, n, cap, &parts)?;
         rounds += 1;
         let device = match &backend {
             Backend::Device(device) => {
@@ -131,7 +176,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// One pass over every primitive; returns how many gave wrong results.
-fn tour(backend: &Backend, n: usize, cap: usize) -> Result<usize, Box<dyn std::error::Error>> {
+fn tour(backend: &Backend, n: usize, cap: usize, parts: &Parts) -> Result<usize, Box<dyn std::error::Error>> {
     let mut failures = 0;
 
     // Philox: a stream of n words, equal to the host generator's.
@@ -165,21 +210,35 @@ fn tour(backend: &Backend, n: usize, cap: usize) -> Result<usize, Box<dyn std::e
     let ok = (total - reference).abs() <= 1e-12 * reference;
     failures += report(ok, took.as_secs_f64(), 8 * n);
 
-    failures += alias_tour(backend, ALIAS_ITEMS.min(cap), ALIAS_SAMPLES.min(cap))?;
-    failures += multisplit_tour(backend, &words[..MULTISPLIT_KEYS.min(cap)])?;
-    failures += subset_tour(backend, BOARDS.min(cap))?;
-    failures += convolve_tour(backend, COUNTS.min(cap))?;
-    failures += moments_tour(backend, &energies)?;
-    let signal: Vec<i32> = words[..LBP_LEN.min(n)].iter().map(|&w| w as i32).collect();
-    failures += lbp_tour(backend, &signal)?;
+    if parts.has("alias") {
+        failures += alias_tour(backend, ALIAS_ITEMS.min(cap), ALIAS_SAMPLES.min(cap))?;
+    }
+    if parts.has("multisplit") {
+        failures += multisplit_tour(backend, &words[..MULTISPLIT_KEYS.min(cap)])?;
+    }
+    if parts.has("subset") {
+        failures += subset_tour(backend, BOARDS.min(cap))?;
+    }
+    if parts.has("convolve") {
+        failures += convolve_tour(backend, COUNTS.min(cap))?;
+    }
+    if parts.has("moments") {
+        failures += moments_tour(backend, &energies)?;
+    }
+    if parts.has("lbp") {
+        let signal: Vec<i32> = words[..LBP_LEN.min(n)].iter().map(|&w| w as i32).collect();
+        failures += lbp_tour(backend, &signal)?;
+    }
     let nodes = som_nodes(&words[..(SOM_NODES * SOM_DIM).min(n)]);
-    failures += som_tour(backend, &nodes)?;
+    if parts.has("som") {
+        failures += som_tour(backend, &nodes)?;
+    }
     #[cfg(feature = "nccl")]
-    if let Backend::Device(Device::Gpu(_)) = backend {
+    if let (true, Backend::Device(Device::Gpu(_))) = (parts.has("multi-gpu"), backend) {
         failures += multi_gpu_tour(&words[..MULTISPLIT_KEYS.min(cap)], &energies)?;
     }
 
-    if let Backend::Device(device @ Device::Gpu(gpu)) = backend {
+    if let (true, Backend::Device(device @ Device::Gpu(gpu))) = (parts.has("device"), backend) {
         println!("\ndevice-resident timings (CUDA events, data already on the GPU):");
         device_timings(device, gpu, &sizes, &energies, &nodes)?;
     }

@@ -87,7 +87,7 @@ pub const ALIAS_TILE_RANKS: LaunchBounds = LaunchBounds {
 
 /// The coins-then-mend sampler of a word a lane (32 × 32 grids): eight blocks of 256 per SM,
 /// 32 registers a thread (34 unbounded held it to six blocks, 75 % occupancy, and ncu found it
-/// issuing on 52 % of cycles, H200 2026-12-03; ptxas 13 fits 32 without spills, 584 SASS
+/// issuing on 52 % of cycles, H200 2026-12-03; ptxas fits 32 without spills, 584 SASS
 /// instructions against 576). Measured on an H100 (2026-12-05): 32 × 32 grids at k = 512
 /// 2.416 → 2.433 G/s, k = 128 unchanged; the stalls were not for want of warps.
 pub const SUBSET_MEND_WORDS1: LaunchBounds = LaunchBounds {

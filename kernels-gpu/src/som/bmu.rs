@@ -40,6 +40,9 @@ const NODE_STRIDE: u32 = NODE_TILE + 4;
 const CELL_STRIDE: u32 = CELL_TILE + 4;
 /// Dynamic shared memory of a block: the staged nodes, then the staged cells, f32.
 pub const BMU_SHARED_BYTES: u32 = DIM_STEP * (NODE_STRIDE + CELL_STRIDE) * 4;
+// Staging four dimensions a load needs every step to start and, where `dim` is a multiple of 4,
+// to end on a multiple of 4.
+const _: () = assert!(DIM_STEP.is_multiple_of(4));
 
 own_kernel! {
     /// Parameters of the search: the nearest of the `cell_count` cells to each of the `count`
