@@ -20,7 +20,7 @@ struct Params {
     double *dist;             // way 0: 2 x blocks distances
     unsigned *idx;            // way 0: 2 x blocks cells
     unsigned *counter;        // way 0 and 1: the barrier's count
-    unsigned long long *slot; // ways 1-3: candidates (2 x blocks)
+    unsigned long long *slot; // ways 1-3 and 5: candidates (2 x blocks)
     unsigned long long *word; // way 3: the leader's winner, tagged with the step
     unsigned *winners;        // STEPS, written by block 0
     float *out;               // CELLS x DIM after the epoch
