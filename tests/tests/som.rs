@@ -249,15 +249,20 @@ fn training_gives_every_backend_the_same_map() {
             }
         }
     }
-    // Online maps of several blocks (1600 cells: 7 blocks of 256, staged in shared memory),
+    // Online maps of several blocks (1600 cells: 7 blocks of 256, staged in shared memory, with
+    // distances in f32 and in f64, whose candidates blocks exchange as one word and as two),
     // 2500 cells (10 blocks: more than an emulator of 2 workers holds at once, so there, below,
     // and on the GPU at 600 x 600 the cells stay in global memory, more than 256 a block):
     // candidates combined across blocks, with cells copied into other blocks for ties.
-    let mut sizes = vec![(40, 40, 150), (50, 50, 20)];
+    let mut sizes = vec![
+        (40, 40, 150, Accumulate::F32),
+        (40, 40, 150, Accumulate::F64),
+        (50, 50, 20, Accumulate::F32),
+    ];
     if warpkit_tests::gpu_or_skip("som online 600x600").is_some() {
-        sizes.push((600, 600, 60));
+        sizes.push((600, 600, 60, Accumulate::F32));
     }
-    for (rows, cols, count) in sizes {
+    for (rows, cols, count, accumulate) in sizes {
         let nodes = random_vec::<f32>(&mut rng, count * 2);
         let mut weights = Som::random(rows, cols, 2, &nodes, rng.next_u64())
             .unwrap()
@@ -268,6 +273,7 @@ fn training_gives_every_backend_the_same_map() {
         let start = Som::from_weights(rows, cols, 2, weights).unwrap();
         let schedule = Schedule {
             seed: rng.next_u64(),
+            accumulate,
             ..Schedule::for_map(rows, cols, 2)
         };
         let cpu = train_everywhere(
@@ -275,7 +281,7 @@ fn training_gives_every_backend_the_same_map() {
             &nodes,
             &schedule,
             true,
-            &format!("som online {rows}x{cols}"),
+            &format!("som online {rows}x{cols} {accumulate:?}"),
         );
         if rows == 50 {
             let two = EmulatorOptions {
@@ -290,7 +296,7 @@ fn training_gives_every_backend_the_same_map() {
             );
         }
     }
-    // The seed's case, one batch and one online epoch (12000 grid barriers), on the GPU.
+    // The seed's case, one batch and one online epoch (12000 exchanges of candidates), on the GPU.
     if let Some(g) = warpkit_tests::gpu_or_skip("som training 200x200") {
         let nodes = random_vec::<f32>(&mut rng, 12_000 * 12);
         let start = Som::random(200, 200, 12, &nodes, 1).unwrap();

@@ -18,7 +18,7 @@ use warpkit_kernels::som::batch::{
     som_smooth_columns, som_smooth_rows,
 };
 use warpkit_kernels::som::bmu::{Combine, Search, Slicing, som_bmu_combine};
-use warpkit_kernels::som::online::{Epoch, ONLINE_THREADS, plan_epoch};
+use warpkit_kernels::som::online::{Epoch, ONLINE_THREADS, plan_epoch, posts_len};
 
 /// The nearest cell to each node into `out` (lengths checked by the caller).
 pub(super) fn best_matching_units_into(
@@ -212,7 +212,7 @@ fn epoch_launch<K: Kernel>(d: &Device, cells: u32, dim: u32) -> Result<(LaunchSh
 }
 
 /// [`super::Som::train_online`] on a device: one cooperative launch an epoch, its blocks
-/// meeting in a grid barrier once a node.
+/// exchanging their candidates once a node.
 fn online<A: BmuKernels>(run: Run, after_epoch: AfterEpoch) -> Result<()> {
     let (d, nodes, weights) = (run.d, run.nodes, run.weights);
     let (shape, schedule) = (run.shape, run.schedule);
@@ -223,10 +223,8 @@ fn online<A: BmuKernels>(run: Run, after_epoch: AfterEpoch) -> Result<()> {
     );
     let count = nodes.len() / shape.dim;
     let (launch, staged) = epoch_launch::<A::Online>(d, cells, dim)?;
-    let blocks = launch.grid[0] as usize;
-    let mut distances = d.workspace::<f64>(2 * blocks)?;
-    let mut indices = d.workspace::<u32>(2 * blocks)?;
-    let mut barrier = d.workspace::<u32>(1)?;
+    let posts_len = posts_len(launch.grid[0]) as usize;
+    let mut posts = d.workspace::<u64>(posts_len)?;
     for e in 0..schedule.epochs {
         let epoch = schedule.epoch(e, shape.rows.max(shape.cols));
         let table = d.upload(&epoch.online_table())?;
@@ -242,9 +240,7 @@ fn online<A: BmuKernels>(run: Run, after_epoch: AfterEpoch) -> Result<()> {
             nodes: b.read(nodes)?,
             count: count as u32,
             order: b.read(&order)?,
-            distances: b.write(&mut distances)?,
-            indices: b.write(&mut indices)?,
-            barrier: b.write_zeroed(&mut barrier, 1)?,
+            posts: b.write_zeroed(&mut posts, posts_len)?,
             staged: staged.into(),
         };
         b.launch::<A::Online>(launch, p)?;

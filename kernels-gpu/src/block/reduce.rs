@@ -19,6 +19,22 @@ use crate::warp;
 /// Every thread of the block calls this together; the block size is a multiple of 32.
 #[inline(always)]
 pub unsafe fn reduce<T: Words, O: Operator<T>>(v: T, op: O, scratch: SharedSlice<T>) -> T {
+    // SAFETY: the caller's contract; the barrier ends the reads of `scratch`.
+    unsafe {
+        let total = reduce_holding(v, op, scratch);
+        sync_threads();
+        total
+    }
+}
+
+/// As [`reduce`] with one block barrier instead of two: threads may still read `scratch` when
+/// this returns, so it holds `scratch` until the block's next barrier (a kernel that alternates
+/// two scratches between reductions needs no other).
+///
+/// # Safety
+/// As [`reduce`], and no thread writes `scratch` after this call until the block's next barrier.
+#[inline(always)]
+pub unsafe fn reduce_holding<T: Words, O: Operator<T>>(v: T, op: O, scratch: SharedSlice<T>) -> T {
     // SAFETY: the whole block, hence every whole warp, is here (caller's contract).
     unsafe {
         let w = warp::reduce(v, op);
@@ -30,7 +46,6 @@ pub unsafe fn reduce<T: Words, O: Operator<T>>(v: T, op: O, scratch: SharedSlice
         for i in 0..warps_per_block() {
             total = op.combine(total, scratch.get(i));
         }
-        sync_threads();
         total
     }
 }

@@ -12,6 +12,7 @@
 pub mod batch;
 pub mod bmu;
 pub mod online;
+pub mod posts;
 
 crate::kernel_table! {
     /// The kernels of each accumulator type (f32 or f64) that sums distances, for host code

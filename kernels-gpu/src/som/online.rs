@@ -1,20 +1,20 @@
 //! Online training, one node at a time: the node's best cell, then every cell within the
 //! Gaussian's window moved toward it, `w += rate · g(Δrow) · g(Δcol) · (x − w)`. Each step needs
 //! the whole map's answer before the next can start, so an epoch is one cooperative launch
-//! whose blocks meet in a grid barrier ([`crate::grid::barrier`]) once a step: step `t` first
-//! finishes step `t − 1` (every block combines the blocks' candidates for that node, then
-//! updates the cells it owns) and then searches its cells for node `t` and leaves one candidate
-//! a block. Each block owns the same contiguous run of cells throughout, so a thread's update
-//! and its next distances touch only its own cells, and the candidates alternate between two
-//! halves so that a block may write step `t`'s while a slower one still reads step `t − 1`'s.
+//! whose blocks exchange their candidates once a step ([`super::posts`]): step `t` first
+//! finishes step `t − 1` (every block combines the blocks' candidates for that node as they
+//! arrive, then updates the cells it owns) and then searches its cells for node `t` and posts
+//! one candidate a block. Each block owns the same contiguous run of cells throughout, so a
+//! thread's update and its next distances touch only its own cells, and no block waits for
+//! another but for its candidate: no grid barrier.
 //!
 //! Where they fit, a block keeps its cells in shared memory for the whole epoch (a plane a
 //! dimension, so a warp's reads fall in distinct banks) and the nodes of the steps at hand
-//! too, the next one loaded while the current step runs: a step is then bound by the barrier
-//! and the blocks' candidates, not by a chain of a global load a dimension (the update's store
+//! too, the next one loaded while the current step runs: a step is then bound by the exchange
+//! of the blocks' candidates, not by a chain of a global load a dimension (the update's store
 //! to a cell keeps the next dimension's load behind it, and the search's loop over the
 //! dimensions waits on each load in turn: 11.9 µs a step on the H200 with the cells in global
-//! memory, against 4.9 µs staged).
+//! memory, against 4.9 µs staged, both with a grid barrier a step).
 //!
 //! The result is the sequential algorithm's to the bit: distances are summed in dimension order
 //! as in [`super::bmu`], ties go to the lowest cell (a thread walks its cells upward with a
@@ -22,16 +22,14 @@
 //! [`pull`] with `c = (rate · g[|Δrow|]) · g[|Δcol|]` from the host's table.
 
 use super::bmu::Accumulator;
-use crate::grid::barrier;
+use super::posts::{MAX_WORDS, Posted, Posts};
+use crate::block::reduce::reduce_holding;
 use crate::launch::{LaunchShape, grid_extent};
 use crate::op::{ArgMin, Operator, Words};
 pub use crate::policy::som::ONLINE_THREADS;
 use crate::simt::math::FastMath;
 use crate::simt::shared::SharedSlice;
-use crate::simt::{
-    WARP_SIZE, block_dim_x, block_x, grid_dim_x, lane_id, sync_threads, thread_x, warp_id, warps_per_block,
-};
-use crate::warp;
+use crate::simt::{block_dim_x, block_x, grid_dim_x, sync_threads, thread_x, warps_per_block};
 
 /// `w` moved toward `x` by `rate` (in [0, 1]): `(w − rate·w) + rate·x`, two FMAs, finite for
 /// all finite `w` and `x` (`w + rate·(x − w)` overflows where `x − w` does). The host's
@@ -62,15 +60,11 @@ own_kernel! {
         /// The order the epoch visits the nodes in: `count` indices below `count`.
         #[len(count)]
         pub order: *const u32,
-        /// `2 · gridDim.x` candidates: distances and cells.
-        #[len(2 * u128::from(shape.grid[0]))]
-        pub distances: *mut f64,
-        #[len(2 * u128::from(shape.grid[0]))]
-        pub indices: *mut u32,
-        /// The grid barrier's count.
-        #[len(1u32)]
-        #[zeroed(4u32)]
-        pub barrier: *mut u32,
+        /// The blocks' candidates, [`posts_len`] words, zero when the epoch starts
+        /// ([`super::posts`]).
+        #[len(posts_len(shape.grid[0]))]
+        #[zeroed(8 * posts_len(shape.grid[0]))]
+        pub posts: *mut u64,
         /// Nonzero: cells and nodes staged in shared memory ([`epoch_shared_bytes`]).
         pub staged: u32,
     }
@@ -94,10 +88,19 @@ pub const fn plan_epoch(cells: u32, dim: u32, staged: bool) -> LaunchShape {
     LaunchShape::linear(blocks as u64, ONLINE_THREADS, grid_extent(shared))
 }
 
-/// Dynamic shared memory an epoch's block needs on a grid of `blocks`: a warp's candidate
-/// (distance, index; 16 bytes) a warp, and where `staged` three nodes and the block's cells.
+/// Words of candidates an epoch on `blocks` blocks posts to ([`super::posts::Posts`]).
+pub const fn posts_len(blocks: u32) -> u64 {
+    2 * MAX_WORDS as u64 * blocks as u64
+}
+
+/// Bytes of a warp's candidate (distance, index) in shared memory: two sets of them, one for
+/// the search and one for the gathering of the blocks' candidates.
+const WARP_SLOT: u32 = 16;
+
+/// Dynamic shared memory an epoch's block needs on a grid of `blocks`: two candidates a warp,
+/// and where `staged` three nodes and the block's cells.
 pub const fn epoch_shared_bytes(cells: u32, dim: u32, blocks: u32, staged: bool) -> u64 {
-    let slots = (ONLINE_THREADS / 32) as u64 * 16;
+    let slots = 2 * (ONLINE_THREADS / 32 * WARP_SLOT) as u64;
     if !staged || blocks == 0 {
         return slots;
     }
@@ -182,8 +185,8 @@ trait Nodes: Copy {
     unsafe fn fetch(&self, _t: u32) -> f32 {
         0.0
     }
-    /// Keeps what [`Nodes::fetch`] returned for node `t`, before the barrier that ends step
-    /// `t − 1`.
+    /// Keeps what [`Nodes::fetch`] returned for node `t`, before the block barrier of the
+    /// gathering that ends step `t − 1`.
     ///
     /// # Safety
     /// As [`Nodes::fetch`].
@@ -212,8 +215,9 @@ struct Slots<'a> {
 impl Nodes for Slots<'_> {
     #[inline(always)]
     unsafe fn value(&self, t: u32, k: u32) -> f32 {
-        // SAFETY: slot `t % NODE_SLOTS` holds node `t` from the barrier before step `t` until
-        // node `t + NODE_SLOTS` is kept there, at the end of step `t + 2`.
+        // SAFETY: slot `t % NODE_SLOTS` holds node `t` from the block barrier before step `t`
+        // until node `t + NODE_SLOTS` is kept there, after the search of step `t + 2`, whose
+        // barrier follows the update that finishes step `t` (the slot's last read).
         unsafe { self.slots.get_unchecked((t % NODE_SLOTS) * self.epoch.dim + k) }
     }
     #[inline(always)]
@@ -256,13 +260,12 @@ impl Nodes for Slots<'_> {
 ///
 /// # Safety
 /// `weights` holds `cells · dim` f32 (`dim > 0`) of a map `cols` wide, `nodes` `count · dim`,
-/// `order` `count`, `table` `2 · (radius + 1)`, `distances` and `indices` `2 · gridDim.x`
-/// each, `barrier` a `u32` of zero; blocks of `ONLINE_THREADS` with [`epoch_shared_bytes`],
-/// launched cooperatively.
+/// `order` `count`, `table` `2 · (radius + 1)`, `posts` [`posts_len`] words of zero; blocks of
+/// `ONLINE_THREADS` with [`epoch_shared_bytes`], launched cooperatively.
 #[inline(always)]
-pub unsafe fn epoch<A: Accumulator>(p: Epoch)
+pub unsafe fn epoch<A: Posted>(p: Epoch)
 where
-    ArgMin: Operator<(A, u32)> + Operator<(f64, u32)>,
+    ArgMin: Operator<(A, u32)>,
     (A, u32): Words,
 {
     let (first, end) = owned(p.cells);
@@ -278,7 +281,7 @@ where
             return;
         }
         let share = p.cells.div_ceil(grid_dim_x());
-        let reduce_bytes = (ONLINE_THREADS / 32) * 16;
+        let reduce_bytes = 2 * (ONLINE_THREADS / 32) * WARP_SLOT;
         let slots = SharedSlice::<f32>::carve(reduce_bytes, NODE_SLOTS * p.dim);
         let planes = SharedSlice::<f32>::carve(reduce_bytes + 4 * NODE_SLOTS * p.dim, share * p.dim);
         let cells = Staged { planes, share };
@@ -324,58 +327,54 @@ unsafe fn node_at(p: &Epoch, t: u32) -> *const f32 {
 /// # Safety
 /// [`epoch`]'s contract; the whole block calls it.
 #[inline(always)]
-unsafe fn steps<A: Accumulator, C: Cells, N: Nodes>(p: &Epoch, run: (u32, u32), cells: C, nodes: N)
+unsafe fn steps<A: Posted, C: Cells, N: Nodes>(p: &Epoch, run: (u32, u32), cells: C, nodes: N)
 where
-    ArgMin: Operator<(A, u32)> + Operator<(f64, u32)>,
+    ArgMin: Operator<(A, u32)>,
     (A, u32): Words,
 {
-    let blocks = grid_dim_x() as usize;
-    // SAFETY: the caller's contract; every block runs the same steps, so the whole grid reaches
-    // each barrier and the whole block each reduction.
+    let posts = Posts { words: p.posts };
+    // SAFETY: the caller's contract; every block runs the same steps and posts each, and the
+    // whole block reaches each reduction. A warp's candidate for the search, then for the
+    // gathering: separate slots (both within the launch's shared bytes), so that a warp may
+    // start the search while another still reads the gathered ones; each set is written only
+    // after the block barrier of the other's use, which follows every read of it.
     unsafe {
+        let searched = SharedSlice::<(A, u32)>::carve(0, warps_per_block());
+        let gathered = SharedSlice::<(A, u32)>::carve(ONLINE_THREADS / 32 * WARP_SLOT, warps_per_block());
         for t in 0..=p.count {
-            // The half of the candidates step `t` writes; step `t − 1` wrote the other.
-            let (mine, earlier) = if t % 2 == 0 { (0, blocks) } else { (blocks, 0) };
             let next = nodes.fetch(t + 1);
             if t > 0 {
-                finish(p, run, cells, |k| nodes.value(t - 1, k), earlier);
+                let (_, winner) = posts.gather::<A>(t - 1, gathered);
+                update(p, run, cells, |k| nodes.value(t - 1, k), winner);
             }
             if t < p.count {
-                search::<A, C>(p, run, cells, |k| nodes.value(t, k), mine);
+                let best = search::<A, C>(p, run, cells, |k| nodes.value(t, k), searched);
+                if thread_x() == 0 {
+                    posts.post(t, best);
+                }
                 nodes.keep(t + 1, next);
-                barrier::sync(p.barrier);
             }
         }
     }
 }
 
-/// Finishes the step of node `x`: the best of the blocks' candidates from `half` on, then the
-/// update of this block's `cells` (its run `first..end`) within the window around it.
+/// Finishes the step of node `x` whose best cell is `winner`: the update of this block's
+/// `cells` (its run `first..end`) within the window around it.
 ///
 /// # Safety
-/// [`epoch`]'s contract, every block's candidate at `half` written before the grid barrier
-/// this call follows; the whole block calls it.
+/// [`epoch`]'s contract; cells are read and written only by the thread that owns them.
 #[inline(always)]
-unsafe fn finish<C: Cells>(
+unsafe fn update<C: Cells>(
     p: &Epoch,
     (first, end): (u32, u32),
     cells: C,
     x: impl Fn(u32) -> f32,
-    half: usize,
+    winner: u32,
 ) {
     let (cols, radius) = (p.cols, p.radius);
-    // SAFETY: the caller's contract; cells are read and written only by the thread that owns
-    // them.
+    let (wr, wc) = (winner / cols, winner % cols);
+    // SAFETY: the caller's contract; the table holds `2 · (radius + 1)` values.
     unsafe {
-        // Every warp combines all the candidates itself: no block barrier on the way.
-        let mut found = ArgMin.identity();
-        let mut b = lane_id() as usize;
-        while b < grid_dim_x() as usize {
-            found = ArgMin.combine(found, (*p.distances.add(half + b), *p.indices.add(half + b)));
-            b += WARP_SIZE as usize;
-        }
-        let (_, winner) = warp::reduce(found, ArgMin);
-        let (wr, wc) = (winner / cols, winner % cols);
         let mut cell = first + thread_x();
         while cell < end {
             let (r, c) = (cell / cols, cell % cols);
@@ -392,25 +391,25 @@ unsafe fn finish<C: Cells>(
 }
 
 /// This block's best cell among `cells` (its run `first..end`) for node `x` (distances summed
-/// in `A`), written to its candidate at `half`.
+/// in `A`), to every thread; `slots` holds an `(A, u32)` a warp.
 ///
 /// # Safety
-/// [`epoch`]'s contract; the whole block calls it.
+/// [`epoch`]'s contract; the whole block calls it, and no thread uses `slots` from this call
+/// until the block's next barrier after it.
 #[inline(always)]
 unsafe fn search<A: Accumulator, C: Cells>(
     p: &Epoch,
     (first, end): (u32, u32),
     cells: C,
     x: impl Fn(u32) -> f32,
-    half: usize,
-) where
+    slots: SharedSlice<(A, u32)>,
+) -> (A, u32)
+where
     ArgMin: Operator<(A, u32)>,
     (A, u32): Words,
 {
-    // SAFETY: the caller's contract; the slots at offset 0 hold an (A, u32) a warp, written
-    // here and read by thread 0 between this barrier and the grid barrier after the step.
+    // SAFETY: the caller's contract.
     unsafe {
-        let slots = SharedSlice::<(A, u32)>::carve(0, warps_per_block());
         let mine_first = first + thread_x();
         let mut found = (A::INFINITY, if mine_first < end { mine_first } else { u32::MAX });
         let mut cell = mine_first;
@@ -425,15 +424,6 @@ unsafe fn search<A: Accumulator, C: Cells>(
             }
             cell += block_dim_x();
         }
-        let best = warp::reduce(found, ArgMin);
-        if lane_id() == 0 {
-            slots.set(warp_id(), best);
-        }
-        sync_threads();
-        if thread_x() == 0 {
-            let (d, cell) = (1..warps_per_block()).fold(slots.get(0), |a, w| ArgMin.combine(a, slots.get(w)));
-            *p.distances.add(half + block_x() as usize) = d.into();
-            *p.indices.add(half + block_x() as usize) = cell;
-        }
+        reduce_holding(found, ArgMin, slots)
     }
 }
