@@ -18,14 +18,12 @@
 //!
 //! The result is the sequential algorithm's to the bit: distances are summed in dimension order
 //! as in [`super::bmu`], ties go to the lowest cell (a thread walks its cells upward with a
-//! strict `<`, then [`ArgMin`] keeps the lower index of equal distances), and the update is
+//! strict `<`, then [`Posted::Pick`] keeps the lower index of equal distances), and the update is
 //! [`pull`] with `c = (rate · g[|Δrow|]) · g[|Δcol|]` from the host's table.
 
-use super::bmu::Accumulator;
 use super::posts::{MAX_WORDS, Posted, Posts};
 use crate::block::reduce::reduce_holding;
 use crate::launch::{LaunchShape, grid_extent};
-use crate::op::{ArgMin, Operator, Words};
 pub use crate::policy::som::ONLINE_THREADS;
 use crate::simt::math::FastMath;
 use crate::simt::shared::SharedSlice;
@@ -263,11 +261,7 @@ impl Nodes for Slots<'_> {
 /// `order` `count`, `table` `2 · (radius + 1)`, `posts` [`posts_len`] words of zero; blocks of
 /// `ONLINE_THREADS` with [`epoch_shared_bytes`], launched cooperatively.
 #[inline(always)]
-pub unsafe fn epoch<A: Posted>(p: Epoch)
-where
-    ArgMin: Operator<(A, u32)>,
-    (A, u32): Words,
-{
+pub unsafe fn epoch<A: Posted>(p: Epoch) {
     let (first, end) = owned(p.cells);
     let dim = p.dim as usize;
     // SAFETY: the caller's contract; the whole block takes the same branch.
@@ -327,11 +321,7 @@ unsafe fn node_at(p: &Epoch, t: u32) -> *const f32 {
 /// # Safety
 /// [`epoch`]'s contract; the whole block calls it.
 #[inline(always)]
-unsafe fn steps<A: Posted, C: Cells, N: Nodes>(p: &Epoch, run: (u32, u32), cells: C, nodes: N)
-where
-    ArgMin: Operator<(A, u32)>,
-    (A, u32): Words,
-{
+unsafe fn steps<A: Posted, C: Cells, N: Nodes>(p: &Epoch, run: (u32, u32), cells: C, nodes: N) {
     let posts = Posts { words: p.posts };
     // SAFETY: the caller's contract; every block runs the same steps and posts each, and the
     // whole block reaches each reduction. A warp's candidate for the search, then for the
@@ -339,18 +329,20 @@ where
     // start the search while another still reads the gathered ones; each set is written only
     // after the block barrier of the other's use, which follows every read of it.
     unsafe {
-        let searched = SharedSlice::<(A, u32)>::carve(0, warps_per_block());
-        let gathered = SharedSlice::<(A, u32)>::carve(ONLINE_THREADS / 32 * WARP_SLOT, warps_per_block());
+        let mine = run.0 + thread_x();
+        let home = (mine / p.cols, mine % p.cols);
+        let searched = SharedSlice::<A::Key>::carve(0, warps_per_block());
+        let gathered = SharedSlice::<A::Key>::carve(ONLINE_THREADS / 32 * WARP_SLOT, warps_per_block());
         for t in 0..=p.count {
             let next = nodes.fetch(t + 1);
             if t > 0 {
-                let (_, winner) = posts.gather::<A>(t - 1, gathered);
-                update(p, run, cells, |k| nodes.value(t - 1, k), winner);
+                let winner = A::cell(posts.gather::<A>(t - 1, gathered));
+                update(p, run, cells, |k| nodes.value(t - 1, k), winner, home);
             }
             if t < p.count {
                 let best = search::<A, C>(p, run, cells, |k| nodes.value(t, k), searched);
                 if thread_x() == 0 {
-                    posts.post(t, best);
+                    posts.post::<A>(t, best);
                 }
                 nodes.keep(t + 1, next);
             }
@@ -359,7 +351,8 @@ where
 }
 
 /// Finishes the step of node `x` whose best cell is `winner`: the update of this block's
-/// `cells` (its run `first..end`) within the window around it.
+/// `cells` (its run `first..end`) within the window around it. `home` is the row and column of
+/// this thread's first cell, `first + threadIdx.x` (the only one where the cells are staged).
 ///
 /// # Safety
 /// [`epoch`]'s contract; cells are read and written only by the thread that owns them.
@@ -370,14 +363,15 @@ unsafe fn update<C: Cells>(
     cells: C,
     x: impl Fn(u32) -> f32,
     winner: u32,
+    home: (u32, u32),
 ) {
     let (cols, radius) = (p.cols, p.radius);
     let (wr, wc) = (winner / cols, winner % cols);
     // SAFETY: the caller's contract; the table holds `2 · (radius + 1)` values.
     unsafe {
         let mut cell = first + thread_x();
+        let (mut r, mut c) = home;
         while cell < end {
-            let (r, c) = (cell / cols, cell % cols);
             let (dr, dc) = (r.abs_diff(wr), c.abs_diff(wc));
             if dr <= radius && dc <= radius {
                 let rate = *p.table.add(dr as usize) * *p.table.add((radius + 1 + dc) as usize);
@@ -386,28 +380,27 @@ unsafe fn update<C: Cells>(
                 }
             }
             cell += block_dim_x();
+            if cell < end {
+                (r, c) = (cell / cols, cell % cols);
+            }
         }
     }
 }
 
 /// This block's best cell among `cells` (its run `first..end`) for node `x` (distances summed
-/// in `A`), to every thread; `slots` holds an `(A, u32)` a warp.
+/// in `A`), its key to every thread; `slots` holds a key a warp.
 ///
 /// # Safety
 /// [`epoch`]'s contract; the whole block calls it, and no thread uses `slots` from this call
 /// until the block's next barrier after it.
 #[inline(always)]
-unsafe fn search<A: Accumulator, C: Cells>(
+unsafe fn search<A: Posted, C: Cells>(
     p: &Epoch,
     (first, end): (u32, u32),
     cells: C,
     x: impl Fn(u32) -> f32,
-    slots: SharedSlice<(A, u32)>,
-) -> (A, u32)
-where
-    ArgMin: Operator<(A, u32)>,
-    (A, u32): Words,
-{
+    slots: SharedSlice<A::Key>,
+) -> A::Key {
     // SAFETY: the caller's contract.
     unsafe {
         let mine_first = first + thread_x();
@@ -424,6 +417,6 @@ where
             }
             cell += block_dim_x();
         }
-        reduce_holding(found, ArgMin, slots)
+        reduce_holding(A::key(found), A::Pick::default(), slots)
     }
 }

@@ -21,7 +21,7 @@
 
 use super::bmu::Accumulator;
 use crate::block::reduce::reduce_holding;
-use crate::op::{ArgMin, Operator, Words};
+use crate::op::{ArgMin, Min, Operator, Words};
 use crate::simt::atomic::{load_relaxed_u64, store_relaxed_u64};
 use crate::simt::shared::SharedSlice;
 use crate::simt::{block_dim_x, block_x, grid_dim_x, thread_x};
@@ -32,34 +32,65 @@ const TAG: u64 = 1 << 63;
 /// The most words a candidate takes.
 pub const MAX_WORDS: u32 = 2;
 
-/// A candidate `(distance, cell)` as the words a block posts. Distances are sums of squares of
-/// finite values, never negative nor NaN, so the sign bit is free for the tag.
+/// A candidate `(distance, cell)` as blocks and warps combine it (its key) and as the words a
+/// block posts. Distances are sums of squares of finite values, never negative nor NaN, so the
+/// sign bit is free for the tag.
 pub trait Posted: Accumulator {
     /// Words a candidate takes, at most [`MAX_WORDS`].
     const WORDS: u32;
-    /// `best` as words with `tag` (0 or the top bit) in each one's top bit; the words past
+    /// The candidate as it is combined: [`Posted::Pick`] on keys chooses as [`ArgMin`] on
+    /// candidates (the lower distance, then the lower cell).
+    type Key: Words;
+    /// The operator that combines keys.
+    type Pick: Operator<Self::Key> + Copy + Default;
+    /// The key of `best`.
+    fn key(best: (Self, u32)) -> Self::Key;
+    /// The cell of a key.
+    fn cell(key: Self::Key) -> u32;
+    /// `key` as words with `tag` (0 or the top bit) in each one's top bit; the words past
     /// [`Posted::WORDS`] are not posted.
-    fn to_words(best: (Self, u32), tag: u64) -> [u64; MAX_WORDS as usize];
-    /// The candidate that [`Posted::to_words`] made these words of, whatever their tags.
-    fn from_words(words: [u64; MAX_WORDS as usize]) -> (Self, u32);
+    fn to_words(key: Self::Key, tag: u64) -> [u64; MAX_WORDS as usize];
+    /// The key that [`Posted::to_words`] made these words of, whatever their tags.
+    fn from_words(words: [u64; MAX_WORDS as usize]) -> Self::Key;
 }
 
-/// One word: the distance's bits above the cell.
+/// One word, the distance's bits above the cell: as integers, these order as `ArgMin` orders
+/// candidates, so blocks and warps combine them by an integer minimum.
 impl Posted for f32 {
     const WORDS: u32 = 1;
+    type Key = u64;
+    type Pick = Min;
     #[inline(always)]
-    fn to_words((distance, cell): (f32, u32), tag: u64) -> [u64; 2] {
-        [(u64::from(distance.to_bits()) << 32 | u64::from(cell)) | tag, 0]
+    fn key((distance, cell): (f32, u32)) -> u64 {
+        u64::from(distance.to_bits()) << 32 | u64::from(cell)
     }
     #[inline(always)]
-    fn from_words([word, _]: [u64; 2]) -> (f32, u32) {
-        (f32::from_bits(((word & !TAG) >> 32) as u32), word as u32)
+    fn cell(key: u64) -> u32 {
+        key as u32
+    }
+    #[inline(always)]
+    fn to_words(key: u64, tag: u64) -> [u64; 2] {
+        [key | tag, 0]
+    }
+    #[inline(always)]
+    fn from_words([word, _]: [u64; 2]) -> u64 {
+        word & !TAG
     }
 }
 
 /// Two words: the distance's bits, then the cell.
 impl Posted for f64 {
     const WORDS: u32 = 2;
+    type Key = (f64, u32);
+    type Pick = ArgMin;
+    #[inline(always)]
+    fn key(best: (f64, u32)) -> (f64, u32) {
+        best
+    }
+    #[inline(always)]
+    fn cell((_, cell): (f64, u32)) -> u32 {
+        cell
+    }
     #[inline(always)]
     fn to_words((distance, cell): (f64, u32), tag: u64) -> [u64; 2] {
         [distance.to_bits() | tag, u64::from(cell) | tag]
@@ -93,7 +124,7 @@ impl Posts {
     /// One thread of the block calls it, once a step, with steps in order; `words` as in
     /// [`Posts`].
     #[inline(always)]
-    pub unsafe fn post<A: Posted>(self, t: u32, best: (A, u32)) {
+    pub unsafe fn post<A: Posted>(self, t: u32, best: A::Key) {
         let (half, tag) = self.half::<A>(t);
         let words = A::to_words(best, tag);
         // SAFETY: the caller's contract; this block's words of the half.
@@ -105,23 +136,20 @@ impl Posts {
         }
     }
 
-    /// The best of all blocks' candidates for step `t`, to every thread of the block, once
-    /// every block has posted it; `slots` holds an `(A, u32)` a warp.
+    /// The key of the best of all blocks' candidates for step `t`, to every thread of the
+    /// block, once every block has posted it; `slots` holds a key a warp.
     ///
     /// # Safety
     /// The whole block calls it, after step `t − 2`'s and before step `t + 1`'s, with slots
     /// that no thread uses until the block's next barrier after this call; every block posts
     /// step `t`.
     #[inline(always)]
-    pub unsafe fn gather<A: Posted>(self, t: u32, slots: SharedSlice<(A, u32)>) -> (A, u32)
-    where
-        ArgMin: Operator<(A, u32)>,
-        (A, u32): Words,
-    {
+    pub unsafe fn gather<A: Posted>(self, t: u32, slots: SharedSlice<A::Key>) -> A::Key {
+        let pick = A::Pick::default();
         let (half, tag) = self.half::<A>(t);
         // SAFETY: the caller's contract; the words of blocks below the grid's.
         unsafe {
-            let mut found = ArgMin.identity();
+            let mut found = pick.identity();
             let mut b = thread_x();
             while b < grid_dim_x() {
                 let at = half.add((A::WORDS * b) as usize);
@@ -135,10 +163,10 @@ impl Posts {
                         break;
                     }
                 }
-                found = ArgMin.combine(found, A::from_words(words));
+                found = pick.combine(found, A::from_words(words));
                 b += block_dim_x();
             }
-            reduce_holding(found, ArgMin, slots)
+            reduce_holding(found, pick, slots)
         }
     }
 }
