@@ -8,7 +8,7 @@
 //! sizes.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use warpkit::convolve::{Accuracy, Convolution, Method, Real, output_offsets};
 use warpkit::{Backend, Device, DeviceBuffer};
 use warpkit_benches::{brief, time_on_gpu};
@@ -90,6 +90,24 @@ fn device_wall<F: Real>(c: &mut Criterion, device: &Device, group_name: &str, si
                 })
             });
         }
+        // Where the wall clock goes: the call alone onto an idle stream (its host time, the
+        // synchronize after it untimed), and a synchronize with nothing queued.
+        let conv = Convolution::new();
+        group.bench_function(BenchmarkId::new("auto per output, the call alone", n), |b| {
+            b.iter_custom(|iters| {
+                let mut spent = Duration::ZERO;
+                for _ in 0..iters {
+                    let t = Instant::now();
+                    conv.full_into(device, &p, &q, &mut r).unwrap();
+                    spent += t.elapsed();
+                    device.synchronize().unwrap();
+                }
+                spent
+            })
+        });
+        group.bench_function(BenchmarkId::new("a synchronize with nothing queued", n), |b| {
+            b.iter(|| device.synchronize().unwrap())
+        });
     }
     group.finish();
 }
@@ -230,7 +248,7 @@ fn submit(c: &mut Criterion, device: &Device) {
     let mut r = device.zeros::<f32>(2 * n - 1).unwrap();
     let (mut dp, mut dq) = (device.zeros::<f32>(n).unwrap(), device.zeros::<f32>(n).unwrap());
     let timed = |iters: u64, call: &mut dyn FnMut()| {
-        let mut spent = std::time::Duration::ZERO;
+        let mut spent = Duration::ZERO;
         let mut left = iters;
         while left > 0 {
             let run = left.min(200);

@@ -237,6 +237,9 @@ pub(crate) static AREAS: [AreaImages; AREA_COUNT] = [
             "convolve_v3_f64",
             "convolve_v4_f32",
             "convolve_v4_f64",
+            "convolve_warp_sums_f32",
+            "convolve_warp_sums_f32_wide",
+            "convolve_warp_sums_f64",
         ],
         images: &[
             Image { format: Format::Cubin, sm: 80, zstd: include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/images/convolve_sm_80.cubin.zst")) },

@@ -17,6 +17,7 @@ use warpkit_kernels::convolve::job::{INLINE_JOBS, InlineJobs, Job, Listed};
 use warpkit_kernels::convolve::seed::{Seed, Version};
 use warpkit_kernels::convolve::{Real as Sum, Stored};
 use warpkit_kernels::kernel::Kernel;
+use warpkit_kernels::policy::convolve::WARP_SUMS_FROM;
 
 /// Runs `work` by the plan's method: each product reading its operands in `inputs` and writing
 /// its target in `outputs` (spans the caller has checked against them).
@@ -50,6 +51,7 @@ pub(super) fn run<F: Real>(
                 F::BandListedWide,
                 F::SumSlicesListedWide,
                 F::LaneSumsWide,
+                F::WarpSumsWide,
             )>(d, inputs, outputs, all, lanes)
         } else {
             jobs.launch::<F, F, (
@@ -58,6 +60,7 @@ pub(super) fn run<F: Real>(
                 F::BandListed,
                 F::SumSlicesListed,
                 F::LaneSums,
+                F::WarpSums,
             )>(d, inputs, outputs, all, lanes)
         };
     }
@@ -131,28 +134,31 @@ fn inline_job<S>(listed: &Listed, inputs: &[u64], outputs: &[u64]) -> Job {
 }
 
 /// The band kernels of one element type `S` summed in `F`, as a tuple: over inline jobs, their
-/// slice sums, over listed jobs, theirs, and the lane kernel (over inline jobs).
+/// slice sums, over listed jobs, theirs, and the lane and warp kernels (over inline jobs).
 trait BandKernels<S: Stored<F>, F: Sum> {
     type Inline: Kernel<Params = Band<S, F>>;
     type InlineSums: Kernel<Params = Band<S, F>>;
     type Listed: Kernel<Params = BandList<S, F>>;
     type ListedSums: Kernel<Params = BandList<S, F>>;
     type Lanes: Kernel<Params = Band<S, F>>;
+    type Warps: Kernel<Params = Band<S, F>>;
 }
 
-impl<S: Stored<F>, F: Sum, B, K, L, LK, N> BandKernels<S, F> for (B, K, L, LK, N)
+impl<S: Stored<F>, F: Sum, B, K, L, LK, N, W> BandKernels<S, F> for (B, K, L, LK, N, W)
 where
     B: Kernel<Params = Band<S, F>>,
     K: Kernel<Params = Band<S, F>>,
     L: Kernel<Params = BandList<S, F>>,
     LK: Kernel<Params = BandList<S, F>>,
     N: Kernel<Params = Band<S, F>>,
+    W: Kernel<Params = Band<S, F>>,
 {
     type Inline = B;
     type InlineSums = K;
     type Listed = L;
     type ListedSums = LK;
     type Lanes = N;
+    type Warps = W;
 }
 
 /// The jobs of one band launch, runs of equal products merged, as a list names them.
@@ -164,6 +170,9 @@ struct Jobs {
     longest: u64,
     /// Multiply-adds of all jobs, about (an output of a window as many as the shorter vector).
     terms: u128,
+    /// Whether every job is a whole forward product, whose outputs' terms rise and fall along
+    /// it (the warp kernel's case: the lane kernel's busiest block holds up its launch there).
+    whole: bool,
 }
 
 impl Jobs {
@@ -175,6 +184,7 @@ impl Jobs {
             outputs: 0,
             longest: 0,
             terms: 0,
+            whole: true,
         };
         for (product, target) in work {
             let (a, a_stride) = operand(&product.a);
@@ -201,6 +211,7 @@ impl Jobs {
             all.outputs += job.len;
             all.longest = all.longest.max(job.b_len);
             all.terms += u128::from(job.len) * u128::from(job.a_len.min(job.b_len));
+            all.whole &= job.lo == 0 && job.len + 1 == job.a_len + job.b_len;
             let fields = Listed::fields(product.a.input as u8, product.b.input as u8, target.output as u8);
             let listed = Listed { job, fields };
             if !all.jobs.last_mut().is_some_and(|run| extend(run, &listed)) {
@@ -270,6 +281,9 @@ impl Jobs {
                 slices,
                 partial,
             };
+            if lanes && self.whole && self.terms >= u128::from(self.outputs) * u128::from(WARP_SUMS_FROM) {
+                return bind.launch::<K::Warps>(p.warp_sums_plan(), p);
+            }
             if lanes {
                 return bind.launch::<K::Lanes>(p.lanes_plan(&d.limits().launch), p);
             }
@@ -389,6 +403,7 @@ pub fn band_with_jobs(
         // Several chunks of `b` make several slices (a few: the emulator runs every block).
         longest: if sliced { 8 * CHUNK as u64 } else { 1 },
         terms: 0,
+        whole: false,
     };
     type Kernels = (
         <f32 as ConvolveKernels>::Band,
@@ -396,6 +411,7 @@ pub fn band_with_jobs(
         <f32 as ConvolveKernels>::BandListed,
         <f32 as ConvolveKernels>::SumSlicesListed,
         <f32 as ConvolveKernels>::LaneSums,
+        <f32 as ConvolveKernels>::WarpSums,
     );
     all.launch::<f32, f32, Kernels>(d, inputs, outputs, told, false)
 }

@@ -101,9 +101,10 @@ pub enum Method {
     /// launch); gradients, windows and batches of any shapes in one call.
     Band,
     /// warpkit's lane kernel, for short products: an output a lane, blocks of 32 outputs whose
-    /// warps each sum a stretch of the inner index, added in order by one warp; one launch,
-    /// however few the outputs. Gradients, windows and batches of equal pairs too (at most two
-    /// products of different shapes a call).
+    /// warps each sum a stretch of the inner index, added in order by one warp; or, for whole
+    /// forward products whose outputs have many terms (256 on average), an output a warp, its
+    /// lanes' sums added by shuffles. One launch, however few the outputs. Gradients, windows and batches of equal
+    /// pairs too (at most two products of different shapes a call).
     Lanes,
     /// cuFFT's transforms (on a GPU only): one forward product of whole vectors, each output
     /// within [`fft_error`] of the mass `Σ|p|·Σ|q|` ([`Accuracy::OfMass`]), not of itself.

@@ -27,6 +27,7 @@ use crate::launch::{LaunchShape, Limits, grid_extent};
 pub use crate::policy::convolve::{BAND_CHUNK as CHUNK, BAND_THREADS as THREADS};
 use crate::policy::convolve::{
     BAND_RESIDENT_PER_SM, LANES_STAGE, LANES_WARPS, LANES_WARPS_PER_SM, SUM_BLOCKS_PER_SM, SUM_THREADS,
+    WARP_SUMS_WARPS,
 };
 use crate::simt::shared::{Quad, SharedSlice};
 use crate::simt::warp::{FULL_MASK, all, any, shfl_idx};
@@ -104,6 +105,10 @@ own_kernel! {
     fn lanes => convolve_lanes_f32<f32, f32>, convolve_lanes_f32_wide<f32, f64>,
         convolve_lanes_f64<f64, f64>;
     check |p, shape| p.slices == 1 && p.lanes_fit(shape);
+    /// The warp kernel over the same jobs (one slice), in the same order.
+    fn warp_sums => convolve_warp_sums_f32<f32, f32>, convolve_warp_sums_f32_wide<f32, f64>,
+        convolve_warp_sums_f64<f64, f64>;
+    check |p, shape| p.slices == 1 && *shape == p.warp_sums_plan();
 }
 
 own_kernel! {
@@ -210,6 +215,15 @@ impl<S: Stored<F>, F: Real> Band<S, F> {
             want as u32
         };
         lanes_shape::<S, F>(self.outputs, warps)
+    }
+
+    /// The warp launch over these jobs: an output a warp, [`WARP_SUMS_WARPS`] a block.
+    pub const fn warp_sums_plan(&self) -> LaunchShape {
+        LaunchShape::linear(
+            self.outputs.div_ceil(WARP_SUMS_WARPS as u64),
+            32 * WARP_SUMS_WARPS,
+            0,
+        )
     }
 
     /// Whether `shape` is a lane launch over these jobs ([`lanes_shape`] of 1 to
@@ -504,6 +518,36 @@ unsafe fn run_tile<S: Stored<F>, F: Real>(
     }
 }
 
+/// One output of a launch's inline jobs, as the lane and warp kernels sum it.
+struct Output {
+    /// Its product, as a job of its own.
+    job: Job,
+    /// Its place in the product's window, and in the full convolution (`lo + j`).
+    j: u64,
+    o: u64,
+    /// Its terms: `k_lo <= k < k_hi`, those inside both vectors.
+    k_lo: u64,
+    k_hi: u64,
+}
+
+impl<S: Stored<F>, F: Real> Band<S, F> {
+    /// Output `f` of the jobs (`f < outputs`).
+    #[inline(always)]
+    fn output(&self, f: u64) -> Output {
+        let job = self.inline.find(self.count, f, |j| j.first_out);
+        let job = job.product_of(f - job.first_out, |j| j.len);
+        let j = f - job.first_out;
+        let o = job.lo + j;
+        Output {
+            job,
+            j,
+            o,
+            k_lo: (o + 1).saturating_sub(job.a_len),
+            k_hi: job.b_len.min(o + 1),
+        }
+    }
+}
+
 /// The lane kernel's body over inline jobs: for products too short for the band kernel's tiles
 /// to fill the device in one launch. Output `32·b + lane` of all jobs belongs to lane `lane`
 /// of block `b`; warp `w` of the block's `W` sums the `w`-th of `W` equal stretches of that
@@ -542,12 +586,13 @@ pub unsafe fn lanes<S: Stored<F>, F: Real>(p: Band<S, F>) {
     if first < p.outputs {
         // A lane past the last output sums the last one's terms again and writes nothing.
         let f = (first + lane_id() as u64).min(p.outputs - 1);
-        let job = p.inline.find(p.count, f, |j| j.first_out);
-        let job = job.product_of(f - job.first_out, |j| j.len);
-        let j = f - job.first_out; // the output's place in the job's window
-        let o = job.lo + j; // ... in the full convolution
-        let k_lo = (o + 1).saturating_sub(job.a_len);
-        let k_hi = job.b_len.min(o + 1);
+        let Output {
+            job,
+            j,
+            o,
+            k_lo,
+            k_hi,
+        } = p.output(f);
         let per = job.a_len.min(job.b_len).div_ceil(warps as u64);
         let start = (k_lo + warp_id() as u64 * per).min(k_hi);
         let stretch = Stretch {
@@ -582,6 +627,50 @@ pub unsafe fn lanes<S: Stored<F>, F: Real>(p: Band<S, F>) {
         }
         // SAFETY: one of the job's outputs (the family's contract).
         unsafe { *at = S::narrow(total) };
+    }
+}
+
+/// The warp kernel's body over inline jobs: for short products whose outputs have many terms
+/// each (the lane kernel gives a warp 32 outputs, whose stretches it must stage to read
+/// quickly). Output `f` belongs to warp `f mod W` of block `f / W` ([`WARP_SUMS_WARPS`] = `W`);
+/// lane `l` sums the terms `k ≡ k_lo + l (mod 32)` of it in increasing `k`, reading both vectors
+/// where they lie (the warp's 32 loads of a step are consecutive elements of each vector, for
+/// unit strides), and the lanes' sums are added by a butterfly of shuffles, which gives every
+/// lane the same bits. Only the terms inside both vectors are read, so no zero meets an
+/// infinity.
+///
+/// # Safety
+/// As for [`band`], on a [`Band::warp_sums_plan`] launch (one slice; `partial` unused).
+#[inline(always)]
+pub unsafe fn warp_sums<S: Stored<F>, F: Real>(p: Band<S, F>) {
+    let f = block_x() as u64 * WARP_SUMS_WARPS as u64 + warp_id() as u64;
+    // The whole warp leaves or stays, so the shuffles below are whole.
+    if f >= p.outputs {
+        return;
+    }
+    let Output {
+        job,
+        j,
+        o,
+        k_lo,
+        k_hi,
+    } = p.output(f);
+    let start = (k_lo + lane_id() as u64).min(k_hi);
+    // The lane's terms are `k = start + 32 i`: `a` steps down 32 elements from `a[o − start]`,
+    // `b` up from `b[start]`.
+    let terms = Walk {
+        a: element(vector::<S>(job.a), job.a_stride, o.wrapping_sub(start)),
+        a_step: -32 * job.a_stride as isize,
+        b: element(vector::<S>(job.b), job.b_stride, start),
+        b_step: 32 * job.b_stride as isize,
+    };
+    // SAFETY: each of the lane's terms lies inside both vectors (`k_lo <= k < k_hi`).
+    let sum = unsafe { add_terms(F::ZERO, (k_hi - start).div_ceil(32), terms) };
+    // SAFETY: the whole warp is here (above).
+    let total = unsafe { crate::warp::reduce(sum, crate::op::Sum) };
+    if lane_id() == 0 {
+        // SAFETY: one of the job's outputs (the family's contract).
+        unsafe { *element(vector::<S>(job.out), job.out_stride, j) = S::narrow(total) };
     }
 }
 

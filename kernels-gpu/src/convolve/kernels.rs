@@ -29,6 +29,9 @@ crate::kernel_table! {
         /// The lane kernel, summing in the type and in f64.
         LaneSums: Band<Self, Self>;
         LaneSumsWide: Band<Self, f64>;
+        /// The warp kernel, summing in the type and in f64.
+        WarpSums: Band<Self, Self>;
+        WarpSumsWide: Band<Self, f64>;
         V0: Seed<Self>;
         V1: Seed<Self>;
         V2: Seed<Self>;
@@ -49,6 +52,8 @@ crate::kernel_table! {
         SumSlicesListedWide = band::convolve_sum_slices_listed_f32_wide,
         LaneSums = band::convolve_lanes_f32,
         LaneSumsWide = band::convolve_lanes_f32_wide,
+        WarpSums = band::convolve_warp_sums_f32,
+        WarpSumsWide = band::convolve_warp_sums_f32_wide,
         V0 = seed::convolve_v0_f32,
         V1 = seed::convolve_v1_f32,
         V2 = seed::convolve_v2_f32,
@@ -68,6 +73,8 @@ crate::kernel_table! {
         SumSlicesListedWide = band::convolve_sum_slices_listed_f64,
         LaneSums = band::convolve_lanes_f64,
         LaneSumsWide = band::convolve_lanes_f64,
+        WarpSums = band::convolve_warp_sums_f64,
+        WarpSumsWide = band::convolve_warp_sums_f64,
         V0 = seed::convolve_v0_f64,
         V1 = seed::convolve_v1_f64,
         V2 = seed::convolve_v2_f64,
