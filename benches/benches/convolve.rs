@@ -108,8 +108,42 @@ fn device_wall<F: Real>(c: &mut Criterion, device: &Device, group_name: &str, si
         group.bench_function(BenchmarkId::new("a synchronize with nothing queued", n), |b| {
             b.iter(|| device.synchronize().unwrap())
         });
+        idle_synchronize_parts(&mut group, n);
     }
     group.finish();
+}
+
+/// The parts of an idle synchronize, on a `cudarc` stream of the bench's own: cudarc's
+/// `CudaStream::synchronize` (`cuCtxGetCurrent`, then `cuStreamSynchronize`), the driver's
+/// `cuStreamSynchronize` alone and `cuCtxGetCurrent` alone; the CUDA runtime's takes 0.245 µs
+/// on an H100 (`results/microbench/conv_small.cu`).
+fn idle_synchronize_parts(group: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>, n: usize) {
+    use warpkit::cudarc::driver::{CudaContext, result};
+    let ctx = CudaContext::new(0).unwrap();
+    let stream = ctx.new_stream().unwrap();
+    group.bench_function(BenchmarkId::new("cudarc's stream synchronize, idle", n), |b| {
+        b.iter(|| stream.synchronize().unwrap())
+    });
+    group.bench_function(BenchmarkId::new("cuStreamSynchronize alone, idle", n), |b| {
+        // SAFETY: the stream is live (held above).
+        b.iter(|| unsafe { result::stream::synchronize(stream.cu_stream()) }.unwrap())
+    });
+    group.bench_function(BenchmarkId::new("cuCtxGetCurrent alone", n), |b| {
+        b.iter(|| result::ctx::get_current().unwrap())
+    });
+    // The same stream once a stream-ordered allocation has been made and freed on it, as
+    // warpkit's calls do on theirs; and warpkit on a stream that has done nothing else.
+    drop(stream.alloc_zeros::<u8>(256).unwrap());
+    stream.synchronize().unwrap();
+    group.bench_function(
+        BenchmarkId::new("cudarc's stream synchronize, idle, after an allocation", n),
+        |b| b.iter(|| stream.synchronize().unwrap()),
+    );
+    let own = Device::Gpu(warpkit::Gpu::on_stream(ctx.new_stream().unwrap()).unwrap());
+    group.bench_function(
+        BenchmarkId::new("warpkit's synchronize on a fresh stream, idle", n),
+        |b| b.iter(|| own.synchronize().unwrap()),
+    );
 }
 
 fn gradients<F: Real>(c: &mut Criterion, device: &Device, group_name: &str, sizes: &[usize]) {
