@@ -108,42 +108,47 @@ fn device_wall<F: Real>(c: &mut Criterion, device: &Device, group_name: &str, si
         group.bench_function(BenchmarkId::new("a synchronize with nothing queued", n), |b| {
             b.iter(|| device.synchronize().unwrap())
         });
-        idle_synchronize_parts(&mut group, n);
     }
     group.finish();
 }
 
-/// The parts of an idle synchronize, on a `cudarc` stream of the bench's own: cudarc's
-/// `CudaStream::synchronize` (`cuCtxGetCurrent`, then `cuStreamSynchronize`), the driver's
-/// `cuStreamSynchronize` alone and `cuCtxGetCurrent` alone; the CUDA runtime's takes 0.245 µs
-/// on an H100 (`results/microbench/conv_small.cu`).
-fn idle_synchronize_parts(group: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>, n: usize) {
+/// Where an idle synchronize's time goes (issue 44's 2048 call spends 1.5-1.9 µs in warpkit's,
+/// where the CUDA runtime's takes 0.25-0.28): warpkit's after a call; on a `cudarc` stream of
+/// the bench's own that has run nothing, `CudaStream::synchronize`, the driver's
+/// `cuStreamSynchronize` alone and `cuCtxGetCurrent`; the same stream after a memset on it,
+/// then after a stream-ordered allocation made and freed on it (as warpkit's calls leave
+/// theirs).
+fn idle_synchronize(c: &mut Criterion, device: &Device) {
     use warpkit::cudarc::driver::{CudaContext, result};
-    let ctx = CudaContext::new(0).unwrap();
-    let stream = ctx.new_stream().unwrap();
-    group.bench_function(BenchmarkId::new("cudarc's stream synchronize, idle", n), |b| {
-        b.iter(|| stream.synchronize().unwrap())
+    let mut group = c.benchmark_group("convolve idle synchronize");
+    brief(&mut group);
+    let (p, q, mut r) = pair_on::<f32>(device, 2048);
+    Convolution::new().full_into(device, &p, &q, &mut r).unwrap();
+    group.bench_function("warpkit's, after a call", |b| {
+        b.iter(|| device.synchronize().unwrap())
     });
-    group.bench_function(BenchmarkId::new("cuStreamSynchronize alone, idle", n), |b| {
+    let ctx = CudaContext::new(0).unwrap();
+    let (stream, other) = (ctx.new_stream().unwrap(), ctx.new_stream().unwrap());
+    let idle = |group: &mut criterion::BenchmarkGroup<_>, name: &str| {
+        group.bench_function(name, |b| b.iter(|| stream.synchronize().unwrap()));
+    };
+    idle(&mut group, "cudarc's on a fresh stream");
+    group.bench_function("cuStreamSynchronize alone on it", |b| {
         // SAFETY: the stream is live (held above).
         b.iter(|| unsafe { result::stream::synchronize(stream.cu_stream()) }.unwrap())
     });
-    group.bench_function(BenchmarkId::new("cuCtxGetCurrent alone", n), |b| {
+    group.bench_function("cuCtxGetCurrent alone", |b| {
         b.iter(|| result::ctx::get_current().unwrap())
     });
-    // The same stream once a stream-ordered allocation has been made and freed on it, as
-    // warpkit's calls do on theirs; and warpkit on a stream that has done nothing else.
+    let mut bytes = other.alloc_zeros::<u8>(256).unwrap();
+    other.synchronize().unwrap();
+    stream.memset_zeros(&mut bytes).unwrap();
+    stream.synchronize().unwrap();
+    idle(&mut group, "cudarc's after a memset on it");
     drop(stream.alloc_zeros::<u8>(256).unwrap());
     stream.synchronize().unwrap();
-    group.bench_function(
-        BenchmarkId::new("cudarc's stream synchronize, idle, after an allocation", n),
-        |b| b.iter(|| stream.synchronize().unwrap()),
-    );
-    let own = Device::Gpu(warpkit::Gpu::on_stream(ctx.new_stream().unwrap()).unwrap());
-    group.bench_function(
-        BenchmarkId::new("warpkit's synchronize on a fresh stream, idle", n),
-        |b| b.iter(|| own.synchronize().unwrap()),
-    );
+    idle(&mut group, "cudarc's after an allocation made and freed on it");
+    group.finish();
 }
 
 fn gradients<F: Real>(c: &mut Criterion, device: &Device, group_name: &str, sizes: &[usize]) {
@@ -332,6 +337,7 @@ fn convolve(c: &mut Criterion) {
             forward::<f64>(c, &device, "convolve f64", &[2048, 65536]);
             device_wall::<f32>(c, &device, "convolve wall f32", &[2048, 65536]);
             device_wall::<f64>(c, &device, "convolve wall f64", &[65536]);
+            idle_synchronize(c, &device);
             gradients::<f32>(c, &device, "convolve gradients f32", &[2048, 65536]);
             gradients::<f64>(c, &device, "convolve gradients f64", &[65536]);
             batch(c, &device);

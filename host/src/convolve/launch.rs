@@ -17,7 +17,7 @@ use warpkit_kernels::convolve::job::{INLINE_JOBS, InlineJobs, Job, Listed};
 use warpkit_kernels::convolve::seed::{Seed, Version};
 use warpkit_kernels::convolve::{Real as Sum, Stored};
 use warpkit_kernels::kernel::Kernel;
-use warpkit_kernels::policy::convolve::WARP_SUMS_FROM;
+use warpkit_kernels::policy::convolve::{WARP_SUMS_FROM, WARP_SUMS_WARPS};
 
 /// Runs `work` by the plan's method: each product reading its operands in `inputs` and writing
 /// its target in `outputs` (spans the caller has checked against them).
@@ -170,9 +170,10 @@ struct Jobs {
     longest: u64,
     /// Multiply-adds of all jobs, about (an output of a window as many as the shorter vector).
     terms: u128,
-    /// Whether every job is a whole forward product, whose outputs' terms rise and fall along
-    /// it (the warp kernel's case: the lane kernel's busiest block holds up its launch there).
-    whole: bool,
+    /// Whether every job is a whole forward product of vectors within a factor of two of each
+    /// other in length, whose outputs' terms rise and fall along it (the warp kernel's case:
+    /// the lane kernel's busiest block holds up its launch there).
+    triangular: bool,
 }
 
 impl Jobs {
@@ -184,7 +185,7 @@ impl Jobs {
             outputs: 0,
             longest: 0,
             terms: 0,
-            whole: true,
+            triangular: true,
         };
         for (product, target) in work {
             let (a, a_stride) = operand(&product.a);
@@ -211,7 +212,10 @@ impl Jobs {
             all.outputs += job.len;
             all.longest = all.longest.max(job.b_len);
             all.terms += u128::from(job.len) * u128::from(job.a_len.min(job.b_len));
-            all.whole &= job.lo == 0 && job.len + 1 == job.a_len + job.b_len;
+            all.triangular &= job.lo == 0
+                && job.len + 1 == job.a_len + job.b_len
+                && job.a_len <= 2 * job.b_len
+                && job.b_len <= 2 * job.a_len;
             let fields = Listed::fields(product.a.input as u8, product.b.input as u8, target.output as u8);
             let listed = Listed { job, fields };
             if !all.jobs.last_mut().is_some_and(|run| extend(run, &listed)) {
@@ -223,7 +227,7 @@ impl Jobs {
 
     /// The band launch over these jobs by `K`'s kernels, elements `S` summed in `F`, and with
     /// more than one slice its slice sums; or (`lanes`, at most [`INLINE_JOBS`] jobs) the lane
-    /// launch. The kernels may write only the first `told` elements of each output (a test's
+    /// launch, or the warp launch for [`WARP_SUMS_FROM`]'s products. The kernels may write only the first `told` elements of each output (a test's
     /// guard past them).
     fn launch<S: Real + Stored<F>, F: Sum, K: BandKernels<S, F>>(
         &self,
@@ -281,7 +285,12 @@ impl Jobs {
                 slices,
                 partial,
             };
-            if lanes && self.whole && self.terms >= u128::from(self.outputs) * u128::from(WARP_SUMS_FROM) {
+            let warp_blocks = self.outputs.div_ceil(u64::from(WARP_SUMS_WARPS));
+            if lanes
+                && self.triangular
+                && self.terms >= u128::from(self.outputs) * u128::from(WARP_SUMS_FROM)
+                && warp_blocks <= u64::from(d.limits().launch.max_grid_dim[0])
+            {
                 return bind.launch::<K::Warps>(p.warp_sums_plan(), p);
             }
             if lanes {
@@ -403,7 +412,7 @@ pub fn band_with_jobs(
         // Several chunks of `b` make several slices (a few: the emulator runs every block).
         longest: if sliced { 8 * CHUNK as u64 } else { 1 },
         terms: 0,
-        whole: false,
+        triangular: false,
     };
     type Kernels = (
         <f32 as ConvolveKernels>::Band,

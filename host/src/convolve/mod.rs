@@ -102,8 +102,8 @@ pub enum Method {
     Band,
     /// warpkit's lane kernel, for short products: an output a lane, blocks of 32 outputs whose
     /// warps each sum a stretch of the inner index, added in order by one warp; or, for whole
-    /// forward products whose outputs have many terms (256 on average), an output a warp, its
-    /// lanes' sums added by shuffles. One launch, however few the outputs. Gradients, windows and batches of equal
+    /// forward products of lengths within a factor of two, the shorter 256 or more, an output
+    /// a warp, its lanes' sums added by shuffles. One launch, however few the outputs. Gradients, windows and batches of equal
     /// pairs too (at most two products of different shapes a call).
     Lanes,
     /// cuFFT's transforms (on a GPU only): one forward product of whole vectors, each output

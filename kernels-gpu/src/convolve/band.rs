@@ -660,9 +660,9 @@ pub unsafe fn warp_sums<S: Stored<F>, F: Real>(p: Band<S, F>) {
     // `b` up from `b[start]`.
     let terms = Walk {
         a: element(vector::<S>(job.a), job.a_stride, o.wrapping_sub(start)),
-        a_step: -32 * job.a_stride as isize,
+        a_step: (job.a_stride as isize).wrapping_mul(-32),
         b: element(vector::<S>(job.b), job.b_stride, start),
-        b_step: 32 * job.b_stride as isize,
+        b_step: (job.b_stride as isize).wrapping_mul(32),
     };
     // SAFETY: each of the lane's terms lies inside both vectors (`k_lo <= k < k_hi`).
     let sum = unsafe { add_terms(F::ZERO, (k_hi - start).div_ceil(32), terms) };

@@ -21,11 +21,12 @@ pub const LANES_WARPS_PER_SM: u64 = 16;
 /// Warps per block of the warp kernel (`convolve::band::warp_sums`): an output each. In CUDA C++
 /// on an H100 (`results/microbench/conv_small.cu`), 2048 f32: 4 warps 4.75 µs, 8 5.00, 16 5.62.
 pub const WARP_SUMS_WARPS: u32 = 4;
-/// Terms an output of a short call of whole forward products has on average from which the
-/// warp kernel sums it, a warp an output, instead of the lane kernel's lane an output (H100,
-/// 2048 f32: 5.13-5.30 µs against 5.93-5.97; at 256, 128 terms an output, the CUDA C++ shapes
-/// are level). Windows (gradients), whose outputs have equal terms, keep the lane kernel: the
-/// warp kernel took their 2048 in 6.45-6.66 µs against 6.07-6.15.
+/// The length of the shorter vector (on average over a short call's products, weighted by
+/// their outputs) from which the warp kernel sums whole forward products of lengths within a
+/// factor of two, a warp an output, instead of the lane kernel's lane an output (H100, 2048
+/// f32: 4.83-4.84 µs against 5.93-6.10; at 256 the CUDA C++ shapes are level). Windows
+/// (gradients) and lopsided products, whose outputs have nearly equal terms, keep the lane
+/// kernel: as warps, the gradients of 2048 took 6.45-6.66 µs against 6.07-6.15.
 pub const WARP_SUMS_FROM: u64 = 256;
 /// Inner-sum steps a warp of the lane kernel stages in shared memory at a time (with 32 more
 /// elements of each vector, for the warp's 32 outputs).
