@@ -112,42 +112,78 @@ fn device_wall<F: Real>(c: &mut Criterion, device: &Device, group_name: &str, si
     group.finish();
 }
 
-/// Where an idle synchronize's time goes (issue 44's 2048 call spends 1.5-1.9 µs in warpkit's,
-/// where the CUDA runtime's takes 0.25-0.28): warpkit's after a call; on a `cudarc` stream of
-/// the bench's own that has run nothing, `CudaStream::synchronize`, the driver's
-/// `cuStreamSynchronize` alone and `cuCtxGetCurrent`; the same stream after a memset on it,
-/// then after a stream-ordered allocation made and freed on it (as warpkit's calls leave
-/// theirs).
+/// What an idle synchronize costs after each kind of work a stream sees (issue 44's 2048 call
+/// spends 1.4 µs of its wall clock in one): warpkit's after a call; `cuCtxGetCurrent` and
+/// `cuStreamSynchronize` alone; `cudarc`'s on streams of the bench's own, each left by one
+/// kind of work (nothing, memsets of 256 bytes and 16 KB, a stream-ordered allocation made and
+/// freed, a timing event, a wait on another stream's event, a copy from pageable memory); and
+/// warpkit's on a caller's stream after each step of making and using a pair there. On the
+/// H100 it is the driver's: 0.2-0.3 µs unless the stream's last work was a kernel (the 16 KB
+/// memset is one), then 1.4 µs, as the CUDA runtime's.
 fn idle_synchronize(c: &mut Criterion, device: &Device) {
-    use warpkit::cudarc::driver::{CudaContext, result};
+    use std::sync::Arc;
+    use warpkit::cudarc::driver::{CudaContext, CudaStream, result, sys::CUevent_flags};
     let mut group = c.benchmark_group("convolve idle synchronize");
     brief(&mut group);
     let (p, q, mut r) = pair_on::<f32>(device, 2048);
-    Convolution::new().full_into(device, &p, &q, &mut r).unwrap();
+    let conv = Convolution::new();
+    conv.full_into(device, &p, &q, &mut r).unwrap();
     group.bench_function("warpkit's, after a call", |b| {
         b.iter(|| device.synchronize().unwrap())
-    });
-    let ctx = CudaContext::new(0).unwrap();
-    let (stream, other) = (ctx.new_stream().unwrap(), ctx.new_stream().unwrap());
-    let idle = |group: &mut criterion::BenchmarkGroup<_>, name: &str| {
-        group.bench_function(name, |b| b.iter(|| stream.synchronize().unwrap()));
-    };
-    idle(&mut group, "cudarc's on a fresh stream");
-    group.bench_function("cuStreamSynchronize alone on it", |b| {
-        // SAFETY: the stream is live (held above).
-        b.iter(|| unsafe { result::stream::synchronize(stream.cu_stream()) }.unwrap())
     });
     group.bench_function("cuCtxGetCurrent alone", |b| {
         b.iter(|| result::ctx::get_current().unwrap())
     });
-    let mut bytes = other.alloc_zeros::<u8>(256).unwrap();
-    other.synchronize().unwrap();
-    stream.memset_zeros(&mut bytes).unwrap();
-    stream.synchronize().unwrap();
-    idle(&mut group, "cudarc's after a memset on it");
-    drop(stream.alloc_zeros::<u8>(256).unwrap());
-    stream.synchronize().unwrap();
-    idle(&mut group, "cudarc's after an allocation made and freed on it");
+    let ctx = CudaContext::new(0).unwrap();
+    let other = ctx.new_stream().unwrap();
+    let mut left_by = |name: &str, work: &dyn Fn(&Arc<CudaStream>)| {
+        let stream = ctx.new_stream().unwrap();
+        work(&stream);
+        stream.synchronize().unwrap();
+        group.bench_function(format!("cudarc's after {name}"), |b| {
+            b.iter(|| stream.synchronize().unwrap())
+        });
+        if name == "nothing" {
+            group.bench_function("cuStreamSynchronize alone after nothing", |b| {
+                // SAFETY: the stream is live (held above).
+                b.iter(|| unsafe { result::stream::synchronize(stream.cu_stream()) }.unwrap())
+            });
+        }
+    };
+    left_by("nothing", &|_| ());
+    left_by("a memset", &|s| {
+        s.memset_zeros(&mut s.alloc_zeros::<u8>(256).unwrap()).unwrap()
+    });
+    left_by("a memset of 16 KB", &|s| {
+        drop(s.alloc_zeros::<u8>(16384).unwrap())
+    });
+    left_by("an allocation made and freed", &|s| {
+        drop(s.alloc_zeros::<u8>(256).unwrap())
+    });
+    left_by("a timing event", &|s| {
+        s.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
+    });
+    left_by("a wait on another stream's event", &|s| {
+        s.wait(&other.record_event(None).unwrap()).unwrap()
+    });
+    left_by("a copy from pageable memory", &|s| {
+        drop(s.clone_htod(&vec![1u8; 8192]).unwrap())
+    });
+    // warpkit on a caller's stream, step by step as the bench's pair was made and used.
+    let caller = Device::gpu_on_stream(ctx.new_stream().unwrap()).unwrap();
+    let mut after = |step: &str| {
+        caller.synchronize().unwrap();
+        group.bench_function(format!("warpkit's on a caller's stream, after {step}"), |b| {
+            b.iter(|| caller.synchronize().unwrap())
+        });
+    };
+    after("nothing");
+    let mut r = caller.zeros::<f32>(4095).unwrap();
+    after("zeros");
+    let p = caller.upload(&values::<f32>(2048, 1)).unwrap();
+    after("an upload");
+    conv.full_into(&caller, &p, &p, &mut r).unwrap();
+    after("a call");
     group.finish();
 }
 

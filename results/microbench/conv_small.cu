@@ -259,12 +259,18 @@ int main(int argc, char** argv) {
     bool profile = argc > 1;
     {
         cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-        double idle = median([&] {
-            auto t = std::chrono::steady_clock::now();
-            cudaStreamSynchronize(s);
-            return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t).count();
-        }, 5000);
-        printf("a synchronize with nothing queued %.3f us\n", idle);
+        auto idle = [&] {
+            return median([&] {
+                auto t = std::chrono::steady_clock::now();
+                cudaStreamSynchronize(s);
+                return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t).count();
+            }, 5000);
+        };
+        printf("a synchronize with nothing queued %.3f us\n", idle());
+        // The same once a kernel has run on the stream (and finished).
+        empty<<<1, 32, 0, s>>>();
+        cudaStreamSynchronize(s);
+        printf("a synchronize with nothing queued, after a kernel %.3f us\n", idle());
         cudaStreamDestroy(s);
     }
     for (int n : {2048, 1024, 512, 256}) {

@@ -8,7 +8,7 @@
 use warpkit::convolve::{
     Accuracy, Convolution, MAX_LEN, Method, Real, Span, fft_error, fft_len, output_offsets,
 };
-use warpkit::{Backend, Device, Error};
+use warpkit::{Backend, Device, DeviceBuffer, Error};
 use warpkit_tests::{TestValue, devices, fresh_rng, len_cap, random_vec};
 
 /// Pairs of lengths `(m, n)`: the sizes, unequal and swapped.
@@ -356,6 +356,58 @@ fn strided_spans_convolve_columns_in_place() {
     }
 }
 
+/// Runs `conv` over a batch of random f32 pairs of `shapes` on `d` into a poisoned output,
+/// checks every output against the f64 reference and the CPU backend, and hands back the
+/// device buffers for further calls.
+fn batch_matches(d: &Device, conv: &Convolution, shapes: &[(usize, usize)]) -> BatchOnDevice {
+    let mut rng = fresh_rng("batch");
+    let (mut p_off, mut q_off) = (vec![0], vec![0]);
+    for &(m, n) in shapes {
+        p_off.push(p_off[p_off.len() - 1] + m);
+        q_off.push(q_off[q_off.len() - 1] + n);
+    }
+    let p: Vec<f32> = random_vec(&mut rng, p_off[shapes.len()]);
+    let q: Vec<f32> = random_vec(&mut rng, q_off[shapes.len()]);
+    let r_off = output_offsets(&p_off, &q_off).unwrap();
+    let (pd, qd) = (d.upload(&p).unwrap(), d.upload(&q).unwrap());
+    let mut r = d.filled(r_off[shapes.len()], f32::NAN).unwrap();
+    conv.batch_into(d, (&pd, &p_off), (&qd, &q_off), &mut r).unwrap();
+    let got = d.download(&r).unwrap();
+    let cpu = Convolution::new()
+        .batch(&Backend::cpu(), (&p, &p_off), (&q, &q_off))
+        .unwrap();
+    for i in 0..shapes.len() {
+        let want = reference(&p[p_off[i]..p_off[i + 1]], &q[q_off[i]..q_off[i + 1]]);
+        let (got, cpu) = (&got[r_off[i]..r_off[i + 1]], &cpu[r_off[i]..r_off[i + 1]]);
+        // Random signs: f32 rounding relative to the terms' magnitudes.
+        let scale = 1e-5 * (1.0 + want.iter().map(|w| w.abs()).fold(0.0, f64::max)) * 10.0;
+        for (j, w) in want.iter().enumerate() {
+            assert!(
+                (got[j] as f64 - w).abs() <= scale,
+                "{} pair {i} output {j}",
+                d.describe()
+            );
+            assert!((cpu[j] as f64 - w).abs() <= scale, "cpu pair {i} output {j}");
+        }
+    }
+    BatchOnDevice {
+        pd,
+        p_off,
+        qd,
+        q_off,
+        r,
+    }
+}
+
+/// A batch's vectors, offsets and output on a device.
+struct BatchOnDevice {
+    pd: DeviceBuffer<f32>,
+    p_off: Vec<usize>,
+    qd: DeviceBuffer<f32>,
+    q_off: Vec<usize>,
+    r: DeviceBuffer<f32>,
+}
+
 #[test]
 fn batches_of_equal_and_varying_lengths() {
     for d in devices("convolve batches") {
@@ -369,44 +421,46 @@ fn batches_of_equal_and_varying_lengths() {
             shapes.extend((0..500).map(|i| (1 + 37 * i % 3000, 1 + 11 * i % 700)));
             shapes.extend([(3000, 1); 70]);
         }
-        let mut rng = fresh_rng("batch");
-        let (mut p_off, mut q_off) = (vec![0], vec![0]);
-        for &(m, n) in &shapes {
-            p_off.push(p_off[p_off.len() - 1] + m);
-            q_off.push(q_off[q_off.len() - 1] + n);
-        }
-        let p: Vec<f32> = random_vec(&mut rng, p_off[shapes.len()]);
-        let q: Vec<f32> = random_vec(&mut rng, q_off[shapes.len()]);
-        let r_off = output_offsets(&p_off, &q_off).unwrap();
-        let (pd, qd) = (d.upload(&p).unwrap(), d.upload(&q).unwrap());
-        let mut r = d.filled(r_off[shapes.len()], f32::NAN).unwrap();
-        Convolution::new()
-            .batch_into(&d, (&pd, &p_off), (&qd, &q_off), &mut r)
-            .unwrap();
-        let got = d.download(&r).unwrap();
+        let mut b = batch_matches(&d, &Convolution::new(), &shapes);
         // The lane kernel takes at most two shapes a call.
         let lanes = Convolution::new().with_method(Method::Lanes);
         assert!(matches!(
-            lanes.batch_into(&d, (&pd, &p_off), (&qd, &q_off), &mut r),
+            lanes.batch_into(&d, (&b.pd, &b.p_off), (&b.qd, &b.q_off), &mut b.r),
             Err(Error::MethodCannot { .. })
         ));
-        let cpu = Convolution::new()
-            .batch(&Backend::cpu(), (&p, &p_off), (&q, &q_off))
-            .unwrap();
-        for i in 0..shapes.len() {
-            let want = reference(&p[p_off[i]..p_off[i + 1]], &q[q_off[i]..q_off[i + 1]]);
-            let (got, cpu) = (&got[r_off[i]..r_off[i + 1]], &cpu[r_off[i]..r_off[i + 1]]);
-            // Random signs: f32 rounding relative to the terms' magnitudes.
-            let scale = 1e-5 * (1.0 + want.iter().map(|w| w.abs()).fold(0.0, f64::max)) * 10.0;
-            for (j, w) in want.iter().enumerate() {
-                assert!(
-                    (got[j] as f64 - w).abs() <= scale,
-                    "{} pair {i} output {j}",
-                    d.describe()
-                );
-                assert!((cpu[j] as f64 - w).abs() <= scale, "cpu pair {i} output {j}");
-            }
+    }
+}
+
+/// The warp kernel (an output a warp, for whole products of comparable lengths whose outputs
+/// average 256 terms or more) on the paths one job of unit strides does not take: strided
+/// spans, a run of equal products stepped through a batch, and two shapes in one launch.
+#[test]
+fn the_warp_kernel_takes_strides_runs_and_two_shapes() {
+    let lanes = Convolution::new().with_method(Method::Lanes);
+    let (m, n) = (300, 280);
+    let rows = m + n - 1;
+    let mut rng = fresh_rng("warp strided");
+    let data: Vec<f64> = random_vec(&mut rng, 3 * rows);
+    let (p_span, q_span, r_span) = (Span::new(2, m, 3), Span::new(0, n, 3), Span::new(1, rows, 3));
+    let p: Vec<f64> = (0..m).map(|i| data[p_span.index(i)]).collect();
+    let q: Vec<f64> = (0..n).map(|i| data[q_span.index(i)]).collect();
+    let want = reference(&p, &q);
+    for d in devices("convolve warp kernel") {
+        let mut buf = d.upload(&data).unwrap();
+        lanes.strided_into(&d, &mut buf, p_span, q_span, r_span).unwrap();
+        let out = d.download(&buf).unwrap();
+        for i in 0..rows {
+            let scale = 1e-12 * (1.0 + want[i].abs()) * n as f64;
+            assert!(
+                (out[r_span.index(i)] - want[i]).abs() <= scale,
+                "{} r[{i}]",
+                d.describe()
+            );
         }
+        for i in 0..m {
+            assert_eq!(out[p_span.index(i)], p[i], "p untouched");
+        }
+        batch_matches(&d, &lanes, &[(300, 300), (300, 300), (300, 300), (260, 400)]);
     }
 }
 
