@@ -369,9 +369,14 @@ fn convolve(c: &mut Criterion) {
     match Device::gpu(0) {
         Ok(device) => {
             println!("device: {}", device.describe());
-            forward::<f32>(c, &device, "convolve f32", &[256, 1024, 2048, 4096, 16384, 65536]);
-            forward::<f64>(c, &device, "convolve f64", &[2048, 65536]);
-            device_wall::<f32>(c, &device, "convolve wall f32", &[2048, 65536]);
+            forward::<f32>(
+                c,
+                &device,
+                "convolve f32",
+                &[256, 1024, 2048, 4096, 8192, 16384, 65536],
+            );
+            forward::<f64>(c, &device, "convolve f64", &[2048, 4096, 8192, 65536]);
+            device_wall::<f32>(c, &device, "convolve wall f32", &[2048, 4096, 65536]);
             device_wall::<f64>(c, &device, "convolve wall f64", &[65536]);
             idle_synchronize(c, &device);
             gradients::<f32>(c, &device, "convolve gradients f32", &[2048, 65536]);

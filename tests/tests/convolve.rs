@@ -12,7 +12,7 @@ use warpkit::{Backend, Device, DeviceBuffer, Error};
 use warpkit_tests::{TestValue, devices, fresh_rng, len_cap, random_vec};
 
 /// Pairs of lengths `(m, n)`: the sizes, unequal and swapped.
-const SIZES: [(usize, usize); 12] = [
+const SIZES: [(usize, usize); 13] = [
     (1, 1),
     (2, 1),
     (2, 2),
@@ -23,6 +23,7 @@ const SIZES: [(usize, usize); 12] = [
     (7, 1000),
     (2048, 2048),
     (2049, 1300),
+    (4096, 4096),
     (65536, 65536),
     (65536, 7),
 ];
@@ -837,7 +838,12 @@ fn the_contract_decides_where_the_fft_runs() {
     );
     assert_eq!(Method::auto_within::<f32>(65536, 65536, 1, loose), Method::Fft);
     assert_eq!(Method::auto_within::<f32>(16384, 16384, 1, loose), Method::Fft);
-    assert_eq!(Method::auto_within::<f32>(4096, 4096, 1, loose), Method::Band);
+    // Direct sums by size: an output a warp for one product of comparable lengths up to
+    // 2^24 terms, the band kernel past that, for lopsided products and for batches.
+    assert_eq!(Method::auto_within::<f32>(4096, 4096, 1, loose), Method::Lanes);
+    assert_eq!(Method::auto(8192, 8192, 1), Method::Band);
+    assert_eq!(Method::auto(8192, 2048, 1), Method::Band);
+    assert_eq!(Method::auto(2048, 2048, 4), Method::Band);
     assert_eq!(Method::auto_within::<f32>(65536, 65536, 4, loose), Method::Band);
     assert_eq!(
         Method::auto_within::<f32>(65536, 65536, 1, Accuracy::OfMass(1e-9)),

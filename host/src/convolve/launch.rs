@@ -6,7 +6,7 @@
 //! vectors inside them); more go up as a list naming their vectors by offsets into the bound
 //! buffers, and the kernels test each listed job against them.
 
-use super::{LANES_UP_TO, Method, Operand, Plan, Real, Work};
+use super::{LANES_UP_TO, Method, Operand, Plan, Real, Work, comparable};
 use crate::error::{Error, Result};
 use crate::runtime::bindings::Bindings;
 use crate::runtime::device::{Device, DeviceBuffer};
@@ -212,10 +212,8 @@ impl Jobs {
             all.outputs += job.len;
             all.longest = all.longest.max(job.b_len);
             all.terms += u128::from(job.len) * u128::from(job.a_len.min(job.b_len));
-            all.triangular &= job.lo == 0
-                && job.len + 1 == job.a_len + job.b_len
-                && job.a_len <= 2 * job.b_len
-                && job.b_len <= 2 * job.a_len;
+            all.triangular &=
+                job.lo == 0 && job.len + 1 == job.a_len + job.b_len && comparable(job.a_len, job.b_len);
             let fields = Listed::fields(product.a.input as u8, product.b.input as u8, target.output as u8);
             let listed = Listed { job, fields };
             if !all.jobs.last_mut().is_some_and(|run| extend(run, &listed)) {

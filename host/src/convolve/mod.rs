@@ -62,8 +62,21 @@ use warpkit_kernels::convolve::kernels::ConvolveKernels;
 pub const MAX_LEN: u64 = i32::MAX as u64;
 
 /// The most terms (multiply-adds) of a call [`Method::auto`] gives to the lane kernel
-/// ([`Method::Lanes`]); longer calls go to the band kernel.
+/// ([`Method::Lanes`]); longer calls go to the band kernel, but for [`WARPS_UP_TO`]'s.
 pub const LANES_UP_TO: u64 = 1 << 23;
+
+/// The most terms of a single whole product of lengths within a factor of two that
+/// [`Method::auto`] gives to [`Method::Lanes`], which runs it an output a warp: on the H100
+/// 23-25 % faster than the band kernel at 4096 × 4096 (2^24 terms), 35-50 % slower at 8192 ×
+/// 8192 (results/convolve.md).
+pub const WARPS_UP_TO: u64 = 1 << 24;
+
+/// Whether lengths `m` and `n` are within a factor of two of each other: a whole product's
+/// outputs then rise and fall in terms along it, the shape an output a warp suits (a lopsided
+/// product's outputs have nearly equal terms, where the lane kernel stays ahead).
+pub(crate) fn comparable(m: u64, n: u64) -> bool {
+    m <= 2 * n && n <= 2 * m
+}
 
 /// The element types convolved: f32 and f64.
 pub trait Real: ConvolveKernels + Pod + Default + Debug + Send + Sync + Into<f64> {
@@ -126,10 +139,13 @@ impl Method {
 
     /// The method a device runs for `batch` equal forward products of lengths `m` and `n`
     /// unless told otherwise: the lane kernel up to [`LANES_UP_TO`] terms in all, where the
-    /// band kernel's tiles are too few to fill the device in one launch; the band kernel
-    /// beyond ([results/convolve.md](https://github.com/warpkit-rs/warpkit/blob/main/results/convolve.md)).
+    /// band kernel's tiles are too few to fill the device in one launch, and for one product
+    /// of lengths within a factor of two up to [`WARPS_UP_TO`]; the band kernel beyond
+    /// ([results/convolve.md](https://github.com/warpkit-rs/warpkit/blob/main/results/convolve.md)).
     pub fn auto(m: usize, n: usize, batch: usize) -> Method {
-        if terms(m, n, batch) <= u128::from(LANES_UP_TO) {
+        let terms = terms(m, n, batch);
+        let warps = batch == 1 && comparable(m as u64, n as u64) && terms <= u128::from(WARPS_UP_TO);
+        if terms <= u128::from(LANES_UP_TO) || warps {
             Method::Lanes
         } else {
             Method::Band
