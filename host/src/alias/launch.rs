@@ -5,10 +5,12 @@
 //! Launches per build: sum (fixed grid, so the total is the same bits on every device), the
 //! tiles' quantized weights and their sum, the tiles' sums (PSA: light counts and weights; PSA+:
 //! its greedy rows and what they leave) and one scan over them, the partition (entries and
-//! prefix sums in one pass), split, pack: three passes over the weights before the pack. Three
-//! host round trips on the way: the total, the quantized total, the light count (with PSA+'s
-//! leftover count). Weights already in device memory are checked in the sum's pass (the check
-//! comes back with the total); host weights were checked on the host.
+//! prefix sums in one pass), split, pack: three passes over the weights before the pack. One
+//! host round trip on the way, the total (the quantizer is set from it, and a bad weight or
+//! total refused before the table changes), and for PSA+ a second, its leftover count (which
+//! shapes its split and pack); the quantized total and the light count stay on the device,
+//! where the kernels after read them. Weights already in device memory are checked in the
+//! sum's pass (the check comes back with the total); host weights were checked on the host.
 
 use super::{
     AliasWeight, Construction, Layout, PackMethod, Sampling, SplitMethod, Stream, check_count, quantize_scale,
@@ -475,18 +477,15 @@ fn construct<F: AliasWeight>(
         tile_q: b.write(&mut w.tile_q)?,
     };
     b.launch::<F::TileTotal>(p.plan(), p)?;
+    // The quantized total and (PSA) the light count stay on the device: the kernels after
+    // read them there, so nothing waits for them.
     d.sum_into(&w.tile_q, &mut w.total_q)?;
-    let total = d.download(&w.total_q)?[0];
-    let items = Items {
-        weights,
-        quantizer,
-        total,
-    };
+    let items = Items { weights, quantizer };
     match method {
         Construction::Psa { split, pack, layout } => {
             let mut b = d.bind();
             let p = TileCounts {
-                items: items.bind(&mut b)?,
+                items: items.bind(&mut b, &w.total_q)?,
                 sums: b.write(&mut w.tile_sums)?,
             };
             b.launch::<F::TileCounts>(p.plan(), p)?;
@@ -495,9 +494,7 @@ fn construct<F: AliasWeight>(
                 Layout::WeightsBeside => partition::<F, Entry, F::Partition>(d, w, items)?,
                 Layout::IndicesOnly => partition::<F, u32, F::PartitionIndices>(d, w, items)?,
             }
-            let n_light = d.download(&w.counts)?[0] as u64;
-            let shape = Shape::whole(n, n_light, total);
-            let packs = split_sections::<PsaKernels>(d, w, &shape, split, pack)?;
+            let packs = split_sections::<PsaKernels>(d, w, &Shape::whole(n, 0, 0), split, pack)?;
             let mut b = d.bind();
             match layout {
                 Layout::WeightsBeside => {
@@ -513,14 +510,15 @@ fn construct<F: AliasWeight>(
         Construction::PsaPlus { split, pack } => {
             let mut b = d.bind();
             let p = GreedyTiles {
-                items: items.bind(&mut b)?,
+                items: items.bind(&mut b, &w.total_q)?,
                 sums: b.write(&mut w.tile_sums)?,
                 table: b.write(table)?.cast(),
             };
             b.launch::<F::GreedyTiles>(p.plan(), p)?;
             d.exclusive_scan_into(&w.tile_sums, &mut w.tile_scans)?;
             partition_leftovers(d, w, items)?;
-            let [n_light, left] = d.download(&w.counts)?[..] else {
+            // The leftovers' count shapes the split and pack launches: one round trip.
+            let [_, left] = d.download(&w.counts)?[..] else {
                 unreachable!("two counts")
             };
             if left == 0 {
@@ -528,9 +526,8 @@ fn construct<F: AliasWeight>(
             }
             let shape = Shape {
                 n: left as u64,
-                n_light: n_light as u64,
-                total,
                 scale: n,
+                ..Shape::whole(0, 0, 0)
             };
             let packs = split_sections::<PsaPlusKernels>(d, w, &shape, split, pack)?;
             let mut b = d.bind();
@@ -543,23 +540,22 @@ fn construct<F: AliasWeight>(
     }
 }
 
-/// A construction's weights on the device, their quantizer and their quantized total: what its
-/// tile kernels take as [`Quantized`].
+/// A construction's weights on the device and their quantizer: with their quantized total in
+/// device memory, what its tile kernels take as [`Quantized`].
 #[derive(Clone, Copy)]
 struct Items<'a, F> {
     weights: &'a DeviceBuffer<F>,
     quantizer: Quantizer,
-    total: u64,
 }
 
 impl<'a, F: AliasWeight> Items<'a, F> {
-    /// The kernels' parameters, the weights bound in `b` for reading.
-    fn bind(self, b: &mut Bindings<'a>) -> Result<Quantized<F>> {
+    /// The kernels' parameters, the weights and `total` (one word) bound in `b` for reading.
+    fn bind(self, b: &mut Bindings<'a>, total: &'a DeviceBuffer<u64>) -> Result<Quantized<F>> {
         Ok(Quantized {
             weights: b.read(self.weights)?,
             n: self.weights.len() as u64,
             quantizer: self.quantizer,
-            total: self.total,
+            total: b.read(total)?,
         })
     }
 }
@@ -573,7 +569,7 @@ fn partition<F: AliasWeight, E: EntrySink, K: Kernel<Params = Partition<F, E>>>(
 ) -> Result<()> {
     let mut b = d.bind();
     let p = Partition {
-        items: items.bind(&mut b)?,
+        items: items.bind(&mut b, &w.total_q)?,
         scans: b.read(&w.tile_scans)?,
         entries: b.write(&mut w.entries)?.cast::<E>(),
         prefix: b.write(&mut w.prefix)?,
@@ -587,7 +583,7 @@ fn partition<F: AliasWeight, E: EntrySink, K: Kernel<Params = Partition<F, E>>>(
 fn partition_leftovers<F: AliasWeight>(d: &Device, w: &mut Workspace, items: Items<F>) -> Result<()> {
     let mut b = d.bind();
     let p = PartitionLeftovers {
-        items: items.bind(&mut b)?,
+        items: items.bind(&mut b, &w.total_q)?,
         scans: b.read(&w.tile_scans)?,
         entries: b.write(&mut w.entries)?.cast(),
         prefix: b.write(&mut w.prefix)?.cast(),
@@ -618,8 +614,9 @@ impl Splitters for PsaPlusKernels {
     type Pary = alias_split_pary_plus;
 }
 
-/// PSA's split over the prefix sums in `w` (of `shape.n` items, `shape.n > 0`) at the section
-/// boundaries of `pack`, into `w.splits`; what its pack then needs.
+/// PSA's split over the prefix sums in `w` (of `shape.n` items, `shape.n > 0`; the light count
+/// and quantized total are read on the device from `w`) at the section boundaries of `pack`,
+/// into `w.splits`; what its pack then needs.
 fn split_sections<K: Splitters>(
     d: &Device,
     w: &mut Workspace,
@@ -632,6 +629,8 @@ fn split_sections<K: Splitters>(
     let p = Splits {
         prefix: b.read(&w.prefix)?.cast::<K::Word>(),
         shape: *shape,
+        light: b.read(&w.counts)?,
+        total: b.read(&w.total_q)?,
         sections: packs.sections,
         rows_per_section: packs.rows_per_section(),
         splits: b.write(&mut w.splits)?.cast::<Split>(),
@@ -688,6 +687,8 @@ impl<W: PrefixWord> Packs<W> {
                 sections: self.sections,
                 table: b.write(table)?.cast(),
             },
+            light: b.read(&w.counts)?,
+            total: b.read(&w.total_q)?,
         })
     }
 
@@ -719,12 +720,19 @@ impl Packs<u64> {
         items: Items<'a, F>,
         table: &'a mut DeviceBuffer<u64>,
     ) -> Result<PackIndexed<F>> {
-        let Pack { entries, packing } = self.stored(b, w, table)?;
+        let Pack {
+            entries,
+            packing,
+            light,
+            total,
+        } = self.stored(b, w, table)?;
         Ok(PackIndexed {
             items: entries.cast(),
             weights: b.read(items.weights)?,
             quantizer: items.quantizer,
             packing,
+            light,
+            total,
         })
     }
 }
@@ -758,8 +766,8 @@ pub fn construct_with_contents<F: AliasWeight>(
     let items = Items {
         weights,
         quantizer: Quantizer { shift: 0, scale: 1.0 },
-        total: word(0) | 1,
     };
+    d.copy_from_host(&[word(0) | 1], &mut w.total_q)?;
     d.copy_from_host(&noise(w.tile_scans.len()), &mut w.tile_scans)?;
     let (entries, prefix) = (w.entries.len(), w.prefix.len());
     w.entries = guarded(entries)?;
@@ -790,7 +798,9 @@ pub fn construct_with_contents<F: AliasWeight>(
     d.copy_from_host(&noise(w.entries.len()), &mut w.entries)?;
     d.copy_from_host(&noise(w.prefix.len()), &mut w.prefix)?;
     d.copy_from_host(&noise(w.splits.len()), &mut w.splits)?;
-    let shape = Shape::whole(n as u64, word(1) % (n as u64 + 1), items.total);
+    // The light count the pack reads (the partition's own may be anything).
+    d.copy_from_host(&[(word(1) % (n as u64 + 1)) as u32, 0], &mut w.counts)?;
+    let shape = Shape::whole(n as u64, 0, 0);
     let mut table = guarded(words::<Row<F>>(n))?;
     let mut b = d.bind();
     match method {

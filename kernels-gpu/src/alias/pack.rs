@@ -366,6 +366,8 @@ crate::kernel_group! {
         /// The `shape.n + 1` prefix sums.
         #[len(u128::from(shape.n) + 1)]
         pub prefix: *const W,
+        /// The sweep's items and the table's; its light count and total are the family's
+        /// `light` and `total` ([`Shape::settled`]).
         pub shape: Shape,
         /// The `sections + 1` splits.
         #[len(u128::from(sections) + 1)]
@@ -378,9 +380,13 @@ crate::kernel_group! {
 }
 
 impl<F: Weight, W: PrefixWord> Packing<F, W> {
-    /// The sections as the packs' bodies read them.
+    /// The sections as the packs' bodies read them, the shape settled by the light count and
+    /// total at `light` and `total`.
+    ///
+    /// # Safety
+    /// `light` and `total` point to readable words.
     #[inline(always)]
-    fn sections(self) -> Sections<F, W> {
+    unsafe fn sections(self, light: *const u32, total: *const u64) -> Sections<F, W> {
         let Packing {
             prefix,
             shape,
@@ -388,6 +394,8 @@ impl<F: Weight, W: PrefixWord> Packing<F, W> {
             sections,
             table,
         } = self;
+        // SAFETY: the caller's contract.
+        let shape = unsafe { shape.settled(light, total) };
         Sections {
             shape,
             prefix,
@@ -455,6 +463,11 @@ own_kernel! {
         /// Their prefix sums (u64 for PSA, `[u64; 2]` for the PSA step of PSA+), splits and table.
         #[group]
         pub packing: Packing<F, W>,
+        /// The light count and total quantized weight ([`Shape::settled`]).
+        #[len(1u64)]
+        pub light: *const u32,
+        #[len(1u64)]
+        pub total: *const u64,
     }
     check |p, launch| packing.shape.fits();
     /// One thread a section, the paper's baseline (PSA, then the PSA step of PSA+).
@@ -484,7 +497,10 @@ impl<F: Weight, W: PrefixWord> PackParams for Pack<F, W> {
     type Items = Stored;
     #[inline(always)]
     fn parts(self) -> (Stored, Sections<F, W>) {
-        (Stored(self.entries), self.packing.sections())
+        // SAFETY: `light` and `total` hold a word each (the family's reaches).
+        (Stored(self.entries), unsafe {
+            self.packing.sections(self.light, self.total)
+        })
     }
 }
 
@@ -501,6 +517,11 @@ own_kernel! {
         /// Their prefix sums, splits and table.
         #[group]
         pub packing: Packing<F, u64>,
+        /// The light count and total quantized weight ([`Shape::settled`]).
+        #[len(1u64)]
+        pub light: *const u32,
+        #[len(1u64)]
+        pub total: *const u64,
     }
     check |p, launch| packing.shape.fits();
     /// One thread a section, the paper's baseline, indices only.
@@ -520,7 +541,8 @@ impl<F: Weight> PackParams for PackIndexed<F> {
     type Items = Indexed<F>;
     #[inline(always)]
     fn parts(self) -> (Indexed<F>, Sections<F, u64>) {
-        let sections = self.packing.sections();
+        // SAFETY: `light` and `total` hold a word each (the family's reaches).
+        let sections = unsafe { self.packing.sections(self.light, self.total) };
         let items = Indexed {
             items: self.items,
             weights: self.weights,

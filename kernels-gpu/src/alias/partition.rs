@@ -161,13 +161,28 @@ impl TileScans {
 
 crate::kernel_group! {
     /// The items a construction's tile kernels read: the `n` weights, their quantizer, and
-    /// their total quantized weight.
+    /// their total quantized weight, in device memory where the tile totals' sum left it (so
+    /// the host queues these kernels without waiting for it).
     pub struct Quantized<F: Weight> {
         #[len(n)]
         pub weights: *const F,
         pub n: u64,
         pub quantizer: Quantizer,
-        pub total: u64,
+        #[len(1u64)]
+        pub total: *const u64,
+    }
+}
+
+impl<F: Weight> Quantized<F> {
+    /// The shape of a sweep over all the items (no light count), with the total read from
+    /// device memory.
+    ///
+    /// # Safety
+    /// `total` points to a readable word (the group's reach).
+    #[inline(always)]
+    pub unsafe fn whole(&self) -> Shape {
+        // SAFETY: the caller's contract.
+        Shape::whole(self.n, 0, unsafe { *self.total })
     }
 }
 
@@ -196,7 +211,8 @@ own_kernel! {
 #[inline(always)]
 pub unsafe fn tile_counts<F: Weight>(p: TileCounts<F>) {
     let TileCounts { items: w, sums } = p;
-    let (n, shape) = (w.n, Shape::whole(w.n, 0, w.total));
+    // SAFETY: `total` holds a word (the family's reaches).
+    let (n, shape) = (w.n, unsafe { w.whole() });
     // SAFETY: as the contract above; every thread reaches the reductions.
     unsafe {
         let (q, items) = my_weights(w.weights, n, w.quantizer);
@@ -246,13 +262,14 @@ const STAGE_BYTES: u64 = SCRATCH_BYTES + PARTITION_TILE * (size_of::<Entry>() + 
 /// shared memory.
 #[inline(always)]
 pub unsafe fn stage_tile<F: Weight>(items: Quantized<F>) -> StagedTile {
+    // SAFETY: `total` holds a word (the group's reaches, which the caller's launch checked).
+    let shape = unsafe { items.whole() };
     let Quantized {
         weights,
         n,
         quantizer: z,
-        total,
+        ..
     } = items;
-    let shape = Shape::whole(n, 0, total);
     let (b, t) = (block_x() as u64, thread_x() as u64);
     let tile_start = b * PARTITION_TILE;
     // SAFETY: shared memory carved within `partition_bytes`; slots below the tile's items; every
@@ -347,7 +364,8 @@ pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
         prefix,
         n_light: n_light_out,
     } = p;
-    let (n, total) = (items.n, items.total);
+    // SAFETY: `total` holds a word (the family's reaches).
+    let (n, total) = (items.n, unsafe { items.whole() }.total);
     let (b, t) = (block_x() as u64, thread_x() as u64);
     let scans = TileScans {
         scans,

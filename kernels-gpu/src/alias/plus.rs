@@ -292,7 +292,8 @@ own_kernel! {
 #[inline(always)]
 pub unsafe fn greedy_tiles<F: Weight>(p: GreedyTiles<F>) {
     let GreedyTiles { items, sums, table } = p;
-    let (n, whole) = (items.n, Shape::whole(items.n, 0, items.total));
+    // SAFETY: `total` holds a word (the family's reaches).
+    let (n, whole) = (items.n, unsafe { items.whole() });
     let (b, t, threads) = (block_x() as u64, thread_x() as u64, ALIAS_BLOCK_THREADS as u64);
     // SAFETY: as the contract above: rows written for the tile's own items, each once (the
     // threads' row ranges partition the greedy rows); sums at `k·(tiles + 1) + b`.
@@ -349,7 +350,8 @@ own_kernel! {
 /// (a tile whose runs would pass `n` writes nothing); right ones give the leftovers.
 #[inline(always)]
 pub unsafe fn partition_leftovers<F: Weight>(p: PartitionLeftovers<F>) {
-    let (n, whole) = (p.items.n, Shape::whole(p.items.n, 0, p.items.total));
+    // SAFETY: `total` holds a word (the family's reaches).
+    let (n, whole) = (p.items.n, unsafe { p.items.whole() });
     let (b, t) = (block_x() as u64, thread_x() as u64);
     let scans = TileScans {
         scans: p.scans,

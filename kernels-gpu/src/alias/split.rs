@@ -170,7 +170,13 @@ own_kernel! {
         /// The `shape.n + 1` prefix sums (PSA's, or of the PSA step of PSA+).
         #[len(u128::from(shape.n) + 1)]
         pub prefix: *const W,
+        /// The sweep's items and the table's; its light count and total are read from `light`
+        /// and `total` ([`Shape::settled`]).
         pub shape: Shape,
+        #[len(1u64)]
+        pub light: *const u32,
+        #[len(1u64)]
+        pub total: *const u64,
         /// Sections, and rows in each but the last.
         pub sections: u64,
         pub rows_per_section: u64,
@@ -197,7 +203,8 @@ own_kernel! {
 /// sections >= n`.
 #[inline(always)]
 pub unsafe fn split_binary<W: PrefixWord>(p: Splits<W>) {
-    let shape = &p.shape;
+    // SAFETY: `light` and `total` hold a word each (the family's reaches).
+    let shape = &unsafe { p.shape.settled(p.light, p.total) };
     let s = global_x();
     if s > p.sections {
         return;
@@ -280,7 +287,8 @@ pub unsafe fn search_pary(
 /// As for [`split_binary`], with one u64 of dynamic shared memory per warp.
 #[inline(always)]
 pub unsafe fn split_pary<W: PrefixWord>(p: Splits<W>) {
-    let shape = &p.shape;
+    // SAFETY: `light` and `total` hold a word each (the family's reaches).
+    let shape = &unsafe { p.shape.settled(p.light, p.total) };
     let first = block_x() as u64 * block_dim_x() as u64;
     let s = (first + thread_x() as u64).min(p.sections);
     let last = (first + block_dim_x() as u64 - 1).min(p.sections);

@@ -191,6 +191,23 @@ impl Shape {
         self.n_light <= self.n && self.n <= self.scale && self.scale > 0 && self.scale <= u32::MAX as u64
     }
 
+    /// This shape with the light count and the total quantized weight that the construction's
+    /// earlier launches left in device memory (the count cut to `n`): read by the split and
+    /// the packs as they start, so that the host queues them without waiting for the counts.
+    ///
+    /// # Safety
+    /// `light` and `total` point to readable words.
+    #[inline(always)]
+    pub unsafe fn settled(self, light: *const u32, total: *const u64) -> Shape {
+        // SAFETY: the caller's contract.
+        let (light, total) = unsafe { (u64::from(*light), *total) };
+        Shape {
+            n_light: light.min(self.n),
+            total,
+            ..self
+        }
+    }
+
     /// The shape of a sweep over a whole table of `n` items.
     #[inline(always)]
     pub fn whole(n: u64, n_light: u64, total: u64) -> Shape {
