@@ -36,6 +36,7 @@ use warpkit_kernels::alias::sectioned::{
 use warpkit_kernels::alias::split::{
     PrefixWord, Splits, alias_split_binary, alias_split_binary_plus, alias_split_pary, alias_split_pary_plus,
 };
+use warpkit_kernels::alias::sweep::Settled;
 use warpkit_kernels::alias::tiled::{
     TILE, TileDraws, TileGather, TileRanks, TileSections, alias_tile_gather, alias_tile_ranks, tile_sections,
 };
@@ -111,8 +112,9 @@ impl<F: AliasWeight> DeviceTable<F> {
         };
         // The kernels write every word of the large buffers before it is read, so they skip
         // the zeroing (which cost 1.3 ms of a 5 ms build at 10^8). The tile sums keep it (the
-        // last slot of each segment is read and subtracted out), and so do the few words read
-        // back to the host whole, some of which a method leaves unwritten.
+        // last slot of each segment is read and subtracted out), and so do the few scalar
+        // words (the check's, the counts, the quantized total), some of which a method leaves
+        // unwritten.
         let work = Workspace {
             tile_q: device.workspace(tiles)?,
             tile_sums: device.zeros(sums * (tiles + 1))?,
@@ -494,7 +496,7 @@ fn construct<F: AliasWeight>(
                 Layout::WeightsBeside => partition::<F, Entry, F::Partition>(d, w, items)?,
                 Layout::IndicesOnly => partition::<F, u32, F::PartitionIndices>(d, w, items)?,
             }
-            let packs = split_sections::<PsaKernels>(d, w, &Shape::whole(n, 0, 0), split, pack)?;
+            let packs = split_sections::<PsaKernels>(d, w, &Shape::unsettled(n, n), split, pack)?;
             let mut b = d.bind();
             match layout {
                 Layout::WeightsBeside => {
@@ -524,11 +526,7 @@ fn construct<F: AliasWeight>(
             if left == 0 {
                 return Ok(());
             }
-            let shape = Shape {
-                n: left as u64,
-                scale: n,
-                ..Shape::whole(0, 0, 0)
-            };
+            let shape = Shape::unsettled(left as u64, n);
             let packs = split_sections::<PsaPlusKernels>(d, w, &shape, split, pack)?;
             let mut b = d.bind();
             let p = packs.stored::<F>(&mut b, w, table)?;
@@ -629,8 +627,7 @@ fn split_sections<K: Splitters>(
     let p = Splits {
         prefix: b.read(&w.prefix)?.cast::<K::Word>(),
         shape: *shape,
-        light: b.read(&w.counts)?,
-        total: b.read(&w.total_q)?,
+        settled: settled(&mut b, &w.counts, &w.total_q)?,
         sections: packs.sections,
         rows_per_section: packs.rows_per_section(),
         splits: b.write(&mut w.splits)?.cast::<Split>(),
@@ -640,6 +637,19 @@ fn split_sections<K: Splitters>(
         SplitMethod::Binary => b.launch::<K::Binary>(p.plan(), p)?,
     };
     Ok(packs)
+}
+
+/// Where the build's partition and tile sums leave the light count (`counts`) and the
+/// quantized total (`total_q`), bound in `b` for the split and packs to read.
+fn settled<'a>(
+    b: &mut Bindings<'a>,
+    counts: &'a DeviceBuffer<u32>,
+    total_q: &'a DeviceBuffer<u64>,
+) -> Result<Settled> {
+    Ok(Settled {
+        light: b.read(counts)?,
+        total: b.read(total_q)?,
+    })
 }
 
 /// A pack of split sections: every parameter but the buffers.
@@ -687,8 +697,7 @@ impl<W: PrefixWord> Packs<W> {
                 sections: self.sections,
                 table: b.write(table)?.cast(),
             },
-            light: b.read(&w.counts)?,
-            total: b.read(&w.total_q)?,
+            settled: settled(b, &w.counts, &w.total_q)?,
         })
     }
 
@@ -723,16 +732,14 @@ impl Packs<u64> {
         let Pack {
             entries,
             packing,
-            light,
-            total,
+            settled,
         } = self.stored(b, w, table)?;
         Ok(PackIndexed {
             items: entries.cast(),
             weights: b.read(items.weights)?,
             quantizer: items.quantizer,
             packing,
-            light,
-            total,
+            settled,
         })
     }
 }
@@ -743,8 +750,8 @@ const GUARD: usize = 4096;
 
 /// Runs the partition of `method` and (but for the shared-memory pack, which may trap on such
 /// contents: safe, but it ends the context) its pack over `weights`, each reading words from
-/// `word` where the step before would have left its results (the tile scans; the entries,
-/// prefix sums and splits, and the light count), with `GUARD` words of poison past each
+/// `word` where the step before would have left its results (the quantized total and the tile
+/// scans; the entries, prefix sums and splits, and the light count), with `GUARD` words of poison past each
 /// buffer they write. Whether every guard is intact: no store past a buffer's end, whatever
 /// the buffers held.
 #[cfg(feature = "checks")]
@@ -798,9 +805,9 @@ pub fn construct_with_contents<F: AliasWeight>(
     d.copy_from_host(&noise(w.entries.len()), &mut w.entries)?;
     d.copy_from_host(&noise(w.prefix.len()), &mut w.prefix)?;
     d.copy_from_host(&noise(w.splits.len()), &mut w.splits)?;
-    // The light count the pack reads (the partition's own may be anything).
-    d.copy_from_host(&[(word(1) % (n as u64 + 1)) as u32, 0], &mut w.counts)?;
-    let shape = Shape::whole(n as u64, 0, 0);
+    // The light count the pack reads (the partition's own may be anything; past `n` too).
+    d.copy_from_host(&[word(1) as u32, 0], &mut w.counts)?;
+    let shape = Shape::unsettled(n as u64, n as u64);
     let mut table = guarded(words::<Row<F>>(n))?;
     let mut b = d.bind();
     match method {

@@ -7,7 +7,7 @@ use super::ALIAS_BLOCK_THREADS;
 use super::layout::{EntrySource, Indexed, Stored};
 use super::quantizer::Quantizer;
 use super::split::{Prefix, PrefixWord, prefix_in, spill};
-use super::sweep::{Cursor, Entry, Row, RowOf, Shape, Split, Weight, rows};
+use super::sweep::{Cursor, Entry, Row, RowOf, Settled, Shape, Split, Weight, rows};
 use crate::launch::LaunchShape;
 use crate::num::Element;
 pub use crate::policy::alias::{
@@ -47,10 +47,11 @@ pub unsafe fn pack_section<F: Weight, W: PrefixWord, E: EntrySource>(
 /// The paper's baseline pack: section `s` by thread `s` of the grid.
 ///
 /// # Safety
-/// As for [`pack_section`], with `sections + 1` splits.
+/// As for [`pack_section`], with `sections + 1` splits and `settled` a word each.
 #[inline(always)]
 pub unsafe fn pack_thread_baseline<P: PackParams>(p: P) {
-    let (entries, at) = p.parts();
+    // SAFETY: the caller's launch met the family's reaches.
+    let (entries, at) = unsafe { p.parts() };
     let s = global_x();
     if s < at.sections {
         // SAFETY: forwarded to the caller's contract.
@@ -135,7 +136,8 @@ impl<W: PrefixWord> Prefix for BlockPrefix<'_, W> {
 /// prefix sums' can trip the shared slices' bounds checks (a trap, never a stray access).
 #[inline(always)]
 pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
-    let (entries, at) = p.parts();
+    // SAFETY: the caller's launch met the family's reaches.
+    let (entries, at) = unsafe { p.parts() };
     let shape = &at.shape;
     use super::split::{heavy_range, search};
     use crate::simt::shared::wait_copies;
@@ -287,7 +289,8 @@ pub const fn chunked_pack_bytes() -> u32 {
 /// [`CHUNKED_PACK_THREADS`] threads and [`chunked_pack_bytes`] of dynamic shared memory.
 #[inline(always)]
 pub unsafe fn pack_block_chunked<P: PackParams>(p: P) {
-    let (entries, at) = p.parts();
+    // SAFETY: the caller's launch met the family's reaches.
+    let (entries, at) = unsafe { p.parts() };
     let shape = &at.shape;
     use crate::block;
     use crate::op::Sum;
@@ -366,8 +369,8 @@ crate::kernel_group! {
         /// The `shape.n + 1` prefix sums.
         #[len(u128::from(shape.n) + 1)]
         pub prefix: *const W,
-        /// The sweep's items and the table's; its light count and total are the family's
-        /// `light` and `total` ([`Shape::settled`]).
+        /// The sweep's items and the table's ([`Shape::unsettled`]); its light count and total
+        /// are the family's `settled`.
         pub shape: Shape,
         /// The `sections + 1` splits.
         #[len(u128::from(sections) + 1)]
@@ -380,13 +383,13 @@ crate::kernel_group! {
 }
 
 impl<F: Weight, W: PrefixWord> Packing<F, W> {
-    /// The sections as the packs' bodies read them, the shape settled by the light count and
-    /// total at `light` and `total`.
+    /// The sections as the packs' bodies read them, the shape with the light count and total
+    /// from `settled`.
     ///
     /// # Safety
-    /// `light` and `total` point to readable words.
+    /// `settled` points to a word each.
     #[inline(always)]
-    unsafe fn sections(self, light: *const u32, total: *const u64) -> Sections<F, W> {
+    unsafe fn sections(self, settled: Settled) -> Sections<F, W> {
         let Packing {
             prefix,
             shape,
@@ -395,7 +398,7 @@ impl<F: Weight, W: PrefixWord> Packing<F, W> {
             table,
         } = self;
         // SAFETY: the caller's contract.
-        let shape = unsafe { shape.settled(light, total) };
+        let shape = unsafe { settled.shape(shape) };
         Sections {
             shape,
             prefix,
@@ -451,7 +454,11 @@ pub trait PackParams: Copy {
     type F: Weight;
     type W: PrefixWord;
     type Items: EntrySource;
-    fn parts(self) -> (Self::Items, Sections<Self::F, Self::W>);
+    /// The items and the sections, the shape's light count and total read from memory.
+    ///
+    /// # Safety
+    /// The parameters meet their family's reaches (a checked launch's).
+    unsafe fn parts(self) -> (Self::Items, Sections<Self::F, Self::W>);
 }
 
 own_kernel! {
@@ -463,11 +470,9 @@ own_kernel! {
         /// Their prefix sums (u64 for PSA, `[u64; 2]` for the PSA step of PSA+), splits and table.
         #[group]
         pub packing: Packing<F, W>,
-        /// The light count and total quantized weight ([`Shape::settled`]).
-        #[len(1u64)]
-        pub light: *const u32,
-        #[len(1u64)]
-        pub total: *const u64,
+        /// The light count and total quantized weight.
+        #[group]
+        pub settled: Settled,
     }
     check |p, launch| packing.shape.fits();
     /// One thread a section, the paper's baseline (PSA, then the PSA step of PSA+).
@@ -496,10 +501,10 @@ impl<F: Weight, W: PrefixWord> PackParams for Pack<F, W> {
     type W = W;
     type Items = Stored;
     #[inline(always)]
-    fn parts(self) -> (Stored, Sections<F, W>) {
-        // SAFETY: `light` and `total` hold a word each (the family's reaches).
+    unsafe fn parts(self) -> (Stored, Sections<F, W>) {
+        // SAFETY: `settled` points to a word each (the caller's contract).
         (Stored(self.entries), unsafe {
-            self.packing.sections(self.light, self.total)
+            self.packing.sections(self.settled)
         })
     }
 }
@@ -517,11 +522,9 @@ own_kernel! {
         /// Their prefix sums, splits and table.
         #[group]
         pub packing: Packing<F, u64>,
-        /// The light count and total quantized weight ([`Shape::settled`]).
-        #[len(1u64)]
-        pub light: *const u32,
-        #[len(1u64)]
-        pub total: *const u64,
+        /// The light count and total quantized weight.
+        #[group]
+        pub settled: Settled,
     }
     check |p, launch| packing.shape.fits();
     /// One thread a section, the paper's baseline, indices only.
@@ -540,9 +543,9 @@ impl<F: Weight> PackParams for PackIndexed<F> {
     type W = u64;
     type Items = Indexed<F>;
     #[inline(always)]
-    fn parts(self) -> (Indexed<F>, Sections<F, u64>) {
-        // SAFETY: `light` and `total` hold a word each (the family's reaches).
-        let sections = unsafe { self.packing.sections(self.light, self.total) };
+    unsafe fn parts(self) -> (Indexed<F>, Sections<F, u64>) {
+        // SAFETY: `settled` points to a word each (the caller's contract).
+        let sections = unsafe { self.packing.sections(self.settled) };
         let items = Indexed {
             items: self.items,
             weights: self.weights,

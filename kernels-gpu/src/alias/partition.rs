@@ -365,7 +365,7 @@ pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
         n_light: n_light_out,
     } = p;
     // SAFETY: `total` holds a word (the family's reaches).
-    let (n, total) = (items.n, unsafe { items.whole() }.total);
+    let (n, total) = (items.n, unsafe { *items.total });
     let (b, t) = (block_x() as u64, thread_x() as u64);
     let scans = TileScans {
         scans,

@@ -287,7 +287,7 @@ own_kernel! {
 ///
 /// # Safety
 /// `weights` holds `n` elements, `table` `n` rows, `sums` `LEFTOVER_SUMS·(tiles + 1)`; `total`
-/// is these weights' quantized total; one block of [`ALIAS_BLOCK_THREADS`] per tile with
+/// points to these weights' quantized total; one block of [`ALIAS_BLOCK_THREADS`] per tile with
 /// [`super::partition::partition_bytes`] of dynamic shared memory.
 #[inline(always)]
 pub unsafe fn greedy_tiles<F: Weight>(p: GreedyTiles<F>) {

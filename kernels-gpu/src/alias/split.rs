@@ -14,7 +14,7 @@
 //! the items the greedy sweep left partly used weigh `N·q + rem` ([`PrefixWord`]).
 
 use super::ALIAS_BLOCK_THREADS;
-use super::sweep::{Entry, Shape, Split};
+use super::sweep::{Entry, Settled, Shape, Split};
 use crate::block;
 use crate::launch::LaunchShape;
 use crate::op::Sum;
@@ -170,13 +170,11 @@ own_kernel! {
         /// The `shape.n + 1` prefix sums (PSA's, or of the PSA step of PSA+).
         #[len(u128::from(shape.n) + 1)]
         pub prefix: *const W,
-        /// The sweep's items and the table's; its light count and total are read from `light`
-        /// and `total` ([`Shape::settled`]).
+        /// The sweep's items and the table's ([`Shape::unsettled`]); its light count and total
+        /// are read from `settled`.
         pub shape: Shape,
-        #[len(1u64)]
-        pub light: *const u32,
-        #[len(1u64)]
-        pub total: *const u64,
+        #[group]
+        pub settled: Settled,
         /// Sections, and rows in each but the last.
         pub sections: u64,
         pub rows_per_section: u64,
@@ -199,12 +197,12 @@ own_kernel! {
 /// (the paper's baseline split), one thread a boundary.
 ///
 /// # Safety
-/// `prefix` holds `n + 1` sums, `splits` `sections + 1` entries; `rows_per_section *
-/// sections >= n`.
+/// `prefix` holds `n + 1` sums, `splits` `sections + 1` entries, `settled` a word each;
+/// `rows_per_section * sections >= n`.
 #[inline(always)]
 pub unsafe fn split_binary<W: PrefixWord>(p: Splits<W>) {
-    // SAFETY: `light` and `total` hold a word each (the family's reaches).
-    let shape = &unsafe { p.shape.settled(p.light, p.total) };
+    // SAFETY: `settled` points to a word each (the family's reaches).
+    let shape = &unsafe { p.settled.shape(p.shape) };
     let s = global_x();
     if s > p.sections {
         return;
@@ -287,8 +285,8 @@ pub unsafe fn search_pary(
 /// As for [`split_binary`], with one u64 of dynamic shared memory per warp.
 #[inline(always)]
 pub unsafe fn split_pary<W: PrefixWord>(p: Splits<W>) {
-    // SAFETY: `light` and `total` hold a word each (the family's reaches).
-    let shape = &unsafe { p.shape.settled(p.light, p.total) };
+    // SAFETY: `settled` points to a word each (the family's reaches).
+    let shape = &unsafe { p.settled.shape(p.shape) };
     let first = block_x() as u64 * block_dim_x() as u64;
     let s = (first + thread_x() as u64).min(p.sections);
     let last = (first + block_dim_x() as u64 - 1).min(p.sections);

@@ -183,6 +183,36 @@ pub struct Shape {
 // SAFETY: four counts; kernels index with them only within the `#[len]` of their families.
 unsafe impl crate::kernel::Plain for Shape {}
 
+crate::kernel_group! {
+    /// Where the construction's earlier launches left the light count and the total quantized
+    /// weight in device memory: the split and the packs read them as they start, so that the
+    /// host queues them without waiting for either.
+    pub struct Settled {
+        /// The light count (cut to the sweep's items as it is read).
+        #[len(1u64)]
+        pub light: *const u32,
+        #[len(1u64)]
+        pub total: *const u64,
+    }
+}
+
+impl Settled {
+    /// `shape` with the light count (cut to `shape.n`) and the total read from memory.
+    ///
+    /// # Safety
+    /// `light` and `total` point to readable words (the group's reaches).
+    #[inline(always)]
+    pub unsafe fn shape(self, shape: Shape) -> Shape {
+        // SAFETY: the caller's contract.
+        let (light, total) = unsafe { (u64::from(*self.light), *self.total) };
+        Shape {
+            n_light: light.min(shape.n),
+            total,
+            ..shape
+        }
+    }
+}
+
 impl Shape {
     /// Whether the counts are a table's: light items among the sweep's, the sweep's among the
     /// table's `N` (at most `u32::MAX` items, indices being u32), and `N > 0`. A checked
@@ -191,20 +221,14 @@ impl Shape {
         self.n_light <= self.n && self.n <= self.scale && self.scale > 0 && self.scale <= u32::MAX as u64
     }
 
-    /// This shape with the light count and the total quantized weight that the construction's
-    /// earlier launches left in device memory (the count cut to `n`): read by the split and
-    /// the packs as they start, so that the host queues them without waiting for the counts.
-    ///
-    /// # Safety
-    /// `light` and `total` point to readable words.
-    #[inline(always)]
-    pub unsafe fn settled(self, light: *const u32, total: *const u64) -> Shape {
-        // SAFETY: the caller's contract.
-        let (light, total) = unsafe { (u64::from(*light), *total) };
+    /// The shape a launch is given of a sweep over `n` items of a table of `scale`, whose
+    /// light count and total its kernels read from a [`Settled`].
+    pub const fn unsettled(n: u64, scale: u64) -> Shape {
         Shape {
-            n_light: light.min(self.n),
-            total,
-            ..self
+            n,
+            n_light: 0,
+            total: 0,
+            scale,
         }
     }
 
