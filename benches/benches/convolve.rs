@@ -115,11 +115,11 @@ fn device_wall<F: Real>(c: &mut Criterion, device: &Device, group_name: &str, si
 /// What an idle synchronize costs after each kind of work a stream sees (issue 44's 2048 call
 /// spends 1.4 µs of its wall clock in one): warpkit's after a call; `cuCtxGetCurrent` and
 /// `cuStreamSynchronize` alone; `cudarc`'s on streams of the bench's own, each left by one
-/// kind of work (nothing, memsets of 256 bytes and 16 KB, a stream-ordered allocation made and
-/// freed, a timing event, a wait on another stream's event, a copy from pageable memory); and
-/// warpkit's on a caller's stream after each step of making and using a pair there. On the
-/// H100 it is the driver's: 0.2-0.3 µs unless the stream's last work was a kernel (the 16 KB
-/// memset is one), then 1.4 µs, as the CUDA runtime's.
+/// kind of work (nothing; small buffers zeroed or copied into from pageable memory, then freed,
+/// each also recording and waiting on cudarc's events; 16 KB zeroed, which the driver does by a
+/// kernel; a timing event; a wait on another stream's event); and warpkit's on a caller's
+/// stream after each step of making and using a pair there. On the H100 it is the driver's:
+/// 0.2-0.35 µs unless a kernel has run on the stream, then 1.4 µs, as the CUDA runtime's.
 fn idle_synchronize(c: &mut Criterion, device: &Device) {
     use std::sync::Arc;
     use warpkit::cudarc::driver::{CudaContext, CudaStream, result, sys::CUevent_flags};
@@ -151,13 +151,13 @@ fn idle_synchronize(c: &mut Criterion, device: &Device) {
         }
     };
     left_by("nothing", &|_| ());
-    left_by("a memset", &|s| {
+    left_by("256 B zeroed, zeroed again and freed", &|s| {
         s.memset_zeros(&mut s.alloc_zeros::<u8>(256).unwrap()).unwrap()
     });
-    left_by("a memset of 16 KB", &|s| {
+    left_by("16 KB zeroed (a driver kernel) and freed", &|s| {
         drop(s.alloc_zeros::<u8>(16384).unwrap())
     });
-    left_by("an allocation made and freed", &|s| {
+    left_by("256 B zeroed and freed", &|s| {
         drop(s.alloc_zeros::<u8>(256).unwrap())
     });
     left_by("a timing event", &|s| {
@@ -166,7 +166,7 @@ fn idle_synchronize(c: &mut Criterion, device: &Device) {
     left_by("a wait on another stream's event", &|s| {
         s.wait(&other.record_event(None).unwrap()).unwrap()
     });
-    left_by("a copy from pageable memory", &|s| {
+    left_by("8 KB copied from pageable memory and freed", &|s| {
         drop(s.clone_htod(&vec![1u8; 8192]).unwrap())
     });
     // warpkit on a caller's stream, step by step as the bench's pair was made and used.

@@ -433,8 +433,10 @@ fn batches_of_equal_and_varying_lengths() {
 }
 
 /// The warp kernel (an output a warp, for whole products of comparable lengths whose outputs
-/// average 256 terms or more) on the paths one job of unit strides does not take: strided
-/// spans, a run of equal products stepped through a batch, and two shapes in one launch.
+/// average 256 terms or more: the policy's `WARP_SUMS_FROM`, which these sizes pass by 13 % and
+/// more) on the paths one job of unit strides does not take: strided spans, a run of equal
+/// products stepped through a batch, and two shapes in one launch. A mutant that ignores `b`'s
+/// stride in the warp kernel fails this test alone.
 #[test]
 fn the_warp_kernel_takes_strides_runs_and_two_shapes() {
     let lanes = Convolution::new().with_method(Method::Lanes);
@@ -460,6 +462,9 @@ fn the_warp_kernel_takes_strides_runs_and_two_shapes() {
         }
         for i in 0..m {
             assert_eq!(out[p_span.index(i)], p[i], "p untouched");
+        }
+        for i in 0..n {
+            assert_eq!(out[q_span.index(i)], q[i], "q untouched");
         }
         batch_matches(&d, &lanes, &[(300, 300), (300, 300), (300, 300), (260, 400)]);
     }
@@ -841,6 +846,9 @@ fn the_contract_decides_where_the_fft_runs() {
     // Direct sums by size: an output a warp for one product of comparable lengths up to
     // 2^24 terms, the band kernel past that, for lopsided products and for batches.
     assert_eq!(Method::auto_within::<f32>(4096, 4096, 1, loose), Method::Lanes);
+    assert_eq!(Method::auto(4097, 4096, 1), Method::Band);
+    assert_eq!(Method::auto(5792, 2896, 1), Method::Lanes);
+    assert_eq!(Method::auto(5793, 2896, 1), Method::Band);
     assert_eq!(Method::auto(8192, 8192, 1), Method::Band);
     assert_eq!(Method::auto(8192, 2048, 1), Method::Band);
     assert_eq!(Method::auto(2048, 2048, 4), Method::Band);

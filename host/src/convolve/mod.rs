@@ -67,15 +67,16 @@ pub const LANES_UP_TO: u64 = 1 << 23;
 
 /// The most terms of a single whole product of lengths within a factor of two that
 /// [`Method::auto`] gives to [`Method::Lanes`], which runs it an output a warp: on the H100
-/// 23-25 % faster than the band kernel at 4096 × 4096 (2^24 terms), 35-50 % slower at 8192 ×
-/// 8192 (results/convolve.md).
+/// 23-25 % faster than the band kernel at 4096 × 4096 (2^24 terms), 39-55 % slower at 8192 ×
+/// 8192 (results/convolve.md). Measured on square products; the lengths within a factor of
+/// two follow the same rule unmeasured.
 pub const WARPS_UP_TO: u64 = 1 << 24;
 
 /// Whether lengths `m` and `n` are within a factor of two of each other: a whole product's
 /// outputs then rise and fall in terms along it, the shape an output a warp suits (a lopsided
 /// product's outputs have nearly equal terms, where the lane kernel stays ahead).
 pub(crate) fn comparable(m: u64, n: u64) -> bool {
-    m <= 2 * n && n <= 2 * m
+    m <= n.saturating_mul(2) && n <= m.saturating_mul(2)
 }
 
 /// The element types convolved: f32 and f64.
@@ -115,9 +116,10 @@ pub enum Method {
     Band,
     /// warpkit's lane kernel, for short products: an output a lane, blocks of 32 outputs whose
     /// warps each sum a stretch of the inner index, added in order by one warp; or, for whole
-    /// forward products of lengths within a factor of two, the shorter 256 or more, an output
-    /// a warp, its lanes' sums added by shuffles. One launch, however few the outputs. Gradients, windows and batches of equal
-    /// pairs too (at most two products of different shapes a call).
+    /// forward products of lengths within a factor of two whose outputs average 256 terms or
+    /// more, an output a warp, its lanes' sums added by shuffles. One launch, however few the
+    /// outputs. Gradients, windows and batches of equal pairs too (at most two products of
+    /// different shapes a call).
     Lanes,
     /// cuFFT's transforms (on a GPU only): one forward product of whole vectors, each output
     /// within [`fft_error`] of the mass `Σ|p|·Σ|q|` ([`Accuracy::OfMass`]), not of itself.
