@@ -1,7 +1,8 @@
-//! Helpers for warpkit's criterion benchmarks: time device work with CUDA events.
+//! Helpers for warpkit's criterion benchmarks: time device work with CUDA events, or by wall
+//! clock as a user's program sees it.
 
-use std::time::Duration;
-use warpkit::{Gpu, GpuTimer};
+use std::time::{Duration, Instant};
+use warpkit::{Device, Gpu, GpuTimer};
 
 /// Runs `work` `iters` times on the GPU's stream and returns the device time from CUDA events
 /// (the shape criterion's `iter_custom` wants).
@@ -11,6 +12,17 @@ pub fn time_on_gpu(gpu: &Gpu, iters: u64, mut work: impl FnMut()) -> Duration {
         work();
     }
     timer.stop().expect("record end event")
+}
+
+/// Runs `work` `iters` times, synchronizing `device` after each, and returns the wall-clock
+/// time: what a caller who waits for each result pays (launches, host work and the wait).
+pub fn time_synchronized(device: &Device, iters: u64, mut work: impl FnMut()) -> Duration {
+    let t = Instant::now();
+    for _ in 0..iters {
+        work();
+        device.synchronize().expect("synchronize");
+    }
+    t.elapsed()
 }
 
 /// Criterion's settings for device timings, which vary little from run to run: short, so that

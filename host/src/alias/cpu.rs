@@ -11,7 +11,7 @@ use warpkit_kernels::alias::partition::PARTITION_TILE;
 use warpkit_kernels::alias::plus::{BinarySearch, Greedy, TileItems};
 use warpkit_kernels::alias::split::{Prefix, heavy_range, search, spill};
 use warpkit_kernels::alias::sweep::rows;
-use warpkit_kernels::alias::{Entry, Row, Shape, Weight, quantize, sample::draw_quad};
+use warpkit_kernels::alias::{Entry, Row, Shape, Weight, sample::draw_quad};
 
 /// Items per rayon task in the element-wise passes, and rows per PSA section at least.
 const CHUNK: usize = 1 << 16;
@@ -44,10 +44,10 @@ fn quantized<F: AliasWeight>(weights: &[F], tracker: &Tracker) -> Result<(Vec<u6
         .collect::<Vec<_>>()
         .iter()
         .sum();
-    let (shift, scale) = quantize_scale::<F>(weights.len(), total)?;
+    let quantizer = quantize_scale::<F>(weights.len(), total)?;
     let q: Vec<u64> = weights
         .par_iter()
-        .map(|w| quantize(w.to_f64(), shift, scale))
+        .map(|w| quantizer.quantize(w.to_f64()))
         .collect();
     let n = weights.len() as u64;
     tracker.add(n);

@@ -469,8 +469,7 @@ fn construct<F: AliasWeight>(
     total: f64,
 ) -> Result<()> {
     let n = weights.len() as u64;
-    let (shift, scale) = quantize_scale::<F>(n as usize, total)?;
-    let quantizer = Quantizer { shift, scale };
+    let quantizer = quantize_scale::<F>(n as usize, total)?;
     let mut b = d.bind();
     let p = TileTotal {
         weights: b.read(weights)?,
@@ -772,7 +771,11 @@ pub fn construct_with_contents<F: AliasWeight>(
     let mut w = DeviceTable::<F>::allocate(d, n, method)?.work;
     let items = Items {
         weights,
-        quantizer: Quantizer { shift: 0, scale: 1.0 },
+        quantizer: Quantizer {
+            shift: 0,
+            scale: 1.0,
+            factor: 1.0,
+        },
     };
     d.copy_from_host(&[word(0) | 1], &mut w.total_q)?;
     d.copy_from_host(&noise(w.tile_scans.len()), &mut w.tile_scans)?;

@@ -16,7 +16,7 @@ use sealed::Target;
 use std::borrow::Cow;
 use warpkit_kernels::alias::kernels::TransformKernels;
 use warpkit_kernels::alias::transform::WeightFn;
-use warpkit_kernels::alias::{Row, sample};
+use warpkit_kernels::alias::{Quantizer, Row, sample};
 
 /// An alias table over `N` items, on the backend that built it (device memory for a device).
 pub struct AliasTable<F: AliasWeight> {
@@ -94,14 +94,14 @@ fn transformed<F: AliasWeight, T: WeightFn<F>>(raw: &[F], transform: T) -> Vec<F
         .collect()
 }
 
-/// The quantization `(shift, scale)` for weights of total `total` (see
-/// [`warpkit_kernels::alias::quantize_params`]), or why the total cannot be used: it must be
-/// finite in the weights' own type (a device sums f32 weights in f32) and positive.
-pub(super) fn quantize_scale<F: AliasWeight>(n: usize, total: f64) -> Result<(i32, f64)> {
+/// The quantizer of weights of total `total` (see [`Quantizer::new`]), or why the total cannot
+/// be used: it must be finite in the weights' own type (a device sums f32 weights in f32) and
+/// positive.
+pub(super) fn quantize_scale<F: AliasWeight>(n: usize, total: f64) -> Result<Quantizer> {
     if !F::from_f64(total).to_f64().is_finite() {
         return Err(Error::WeightOverflow);
     }
-    warpkit_kernels::alias::quantize_params(n as u64, total).ok_or(Error::AllWeightsZero)
+    Quantizer::new(n as u64, total).ok_or(Error::AllWeightsZero)
 }
 
 impl<F: AliasWeight> AliasTable<F> {

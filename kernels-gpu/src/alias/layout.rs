@@ -10,7 +10,7 @@
 //! Only PSA has it: PSA+'s greedy sweep leaves items partly used, whose remaining weight is not
 //! the input's and has to be stored.
 
-use super::quantizer::{Quantizer, quantize};
+use super::quantizer::Quantizer;
 use super::sweep::{Entry, Weight};
 use crate::simt::shared::SharedSlice;
 
@@ -86,12 +86,11 @@ pub struct Indexed<F> {
 impl<F: Weight> EntrySource for Indexed<F> {
     #[inline(always)]
     unsafe fn get(self, i: u64) -> Entry {
-        let Quantizer { shift, scale } = self.quantizer;
         // SAFETY: the caller's contract; the index is cut to the weights' last item.
         unsafe {
             let item = (*self.items.add(i as usize)).min(self.last);
             let w = *self.weights.add(item as usize);
-            Entry::new(item, quantize(w.to_f64(), shift, scale))
+            Entry::new(item, self.quantizer.quantize(w.to_f64()))
         }
     }
 }

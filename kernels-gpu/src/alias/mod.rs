@@ -31,7 +31,7 @@ pub mod sweep;
 pub mod tiled;
 pub mod transform;
 
-pub use quantizer::{Quantizer, UNIT_BITS, quantize, quantize_params};
+pub use quantizer::{Quantizer, UNIT_BITS};
 pub use sweep::{Entry, Row, Shape, Split, Weight};
 
 /// Threads per block of the alias kernels.

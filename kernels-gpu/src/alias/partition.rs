@@ -15,7 +15,7 @@
 
 use super::ALIAS_BLOCK_THREADS;
 use super::layout::EntrySink;
-use super::quantizer::{Quantizer, quantize};
+use super::quantizer::Quantizer;
 use super::sweep::{Entry, Shape, Weight};
 use crate::block::reduce::reduce;
 use crate::block::scan::exclusive_scan;
@@ -36,37 +36,74 @@ pub const fn partition_bytes() -> u32 {
     STAGE_BYTES as u32
 }
 
-/// Dynamic shared memory of [`tile_total`] and [`tile_counts`]: one u64 per warp.
+/// Dynamic shared memory of [`tile_total`] and [`tile_counts`]: one [`LightHeavy`] per warp.
 pub const TILE_SUM_BYTES: u32 = SCRATCH_BYTES as u32;
 
-const SCRATCH_BYTES: u64 = ALIAS_BLOCK_THREADS as u64 / 32 * 8;
+const WARPS: u32 = ALIAS_BLOCK_THREADS / 32;
 
-/// The quantized weights of this thread's items of this block's tile (0 past `n`), and how
-/// many of them are items.
+const SCRATCH_BYTES: u64 = WARPS as u64 * size_of::<LightHeavy>() as u64;
+
+/// Light items, their quantized weight and the heavy items' weight (of a thread's items, or a
+/// tile's): one value, so that a block combines all three in one reduction or scan, one
+/// barrier and one pass over the warps' slots, rather than three.
+type LightHeavy = ((u32, u64), u64);
+
+/// How [`LightHeavy`] values combine.
+const SUMS: ((Sum, Sum), Sum) = ((Sum, Sum), Sum);
+
+/// Which of a tile's items a thread takes: the partition needs each thread's items consecutive
+/// (its scans place them in index order); sums take them striped across the block, each load
+/// of a warp one coalesced run.
+#[derive(Clone, Copy, PartialEq)]
+enum Items {
+    Consecutive,
+    Striped,
+}
+
+/// The quantized weights of this thread's items of this block's tile (0 past `n`) taken as
+/// `items` says, and how many of them are items (the first ones). A full tile's loads are
+/// issued together, unchecked.
 ///
 /// # Safety
 /// `weights` holds `n` elements.
 #[inline(always)]
-unsafe fn my_weights<F: Weight>(weights: *const F, n: u64, z: Quantizer) -> ([u64; ITEMS], u64) {
-    let first = block_x() as u64 * PARTITION_TILE + thread_x() as u64 * PARTITION_ITEMS_PER_THREAD;
-    let q = core::array::from_fn(|k| {
-        let i = first + k as u64;
-        // SAFETY: `i < n`.
-        if i < n {
-            quantize(unsafe { *weights.add(i as usize) }.to_f64(), z.shift, z.scale)
-        } else {
-            0
-        }
-    });
-    (q, n.saturating_sub(first).min(PARTITION_ITEMS_PER_THREAD))
+unsafe fn my_weights<F: Weight>(
+    weights: *const F,
+    n: u64,
+    z: Quantizer,
+    items: Items,
+) -> ([u64; ITEMS], u64) {
+    let (tile_start, t) = (block_x() as u64 * PARTITION_TILE, thread_x() as u64);
+    let (first, stride) = match items {
+        Items::Consecutive => (tile_start + t * PARTITION_ITEMS_PER_THREAD, 1),
+        Items::Striped => (tile_start + t, ALIAS_BLOCK_THREADS as u64),
+    };
+    let at = |k: usize| first + k as u64 * stride;
+    // SAFETY: every index read is below `n` (all of a full tile's are).
+    let w: [F; ITEMS] = if tile_start + PARTITION_TILE <= n {
+        core::array::from_fn(|k| unsafe { *weights.add(at(k) as usize) })
+    } else {
+        core::array::from_fn(|k| {
+            if at(k) < n {
+                unsafe { *weights.add(at(k) as usize) }
+            } else {
+                F::ZERO
+            }
+        })
+    };
+    let count = n
+        .saturating_sub(first)
+        .div_ceil(stride)
+        .min(PARTITION_ITEMS_PER_THREAD);
+    (w.map(|w| z.quantize(w.to_f64())), count)
 }
 
 const ITEMS: usize = PARTITION_ITEMS_PER_THREAD as usize;
 
 /// This thread's light items, their weight and its heavy items' weight.
 #[inline(always)]
-fn my_sums(shape: &Shape, q: &[u64; ITEMS], items: u64) -> (u64, u64, u64) {
-    let (mut count, mut lq, mut hq) = (0u64, 0u64, 0u64);
+fn my_sums(shape: &Shape, q: &[u64; ITEMS], items: u64) -> LightHeavy {
+    let (mut count, mut lq, mut hq) = (0u32, 0u64, 0u64);
     for (k, &q) in q.iter().enumerate() {
         if (k as u64) < items {
             if shape.is_light(q) {
@@ -76,7 +113,7 @@ fn my_sums(shape: &Shape, q: &[u64; ITEMS], items: u64) -> (u64, u64, u64) {
             }
         }
     }
-    (count, lq, hq)
+    ((count, lq), hq)
 }
 
 own_kernel! {
@@ -111,8 +148,8 @@ pub unsafe fn tile_total<F: Weight>(p: TileTotal<F>) {
     } = p;
     // SAFETY: as the contract above; every thread reaches the reduction.
     unsafe {
-        let q: u64 = my_weights(weights, n, z).0.iter().sum();
-        let total = reduce(q, Sum, SharedSlice::carve(0, ALIAS_BLOCK_THREADS / 32));
+        let q: u64 = my_weights(weights, n, z, Items::Striped).0.iter().sum();
+        let total = reduce(q, Sum, SharedSlice::carve(0, WARPS));
         if thread_x() == 0 {
             *tile_q.add(block_x() as usize) = total;
         }
@@ -215,17 +252,12 @@ pub unsafe fn tile_counts<F: Weight>(p: TileCounts<F>) {
     let (n, shape) = (w.n, unsafe { w.whole() });
     // SAFETY: as the contract above; every thread reaches the reductions.
     unsafe {
-        let (q, items) = my_weights(w.weights, n, w.quantizer);
-        let (count, lq, hq) = my_sums(&shape, &q, items);
-        let scratch = SharedSlice::carve(0, ALIAS_BLOCK_THREADS / 32);
-        let (count, lq, hq) = (
-            reduce(count, Sum, scratch),
-            reduce(lq, Sum, scratch),
-            reduce(hq, Sum, scratch),
-        );
+        let (q, items) = my_weights(w.weights, n, w.quantizer, Items::Striped);
+        let mine = my_sums(&shape, &q, items);
+        let ((count, lq), hq) = reduce(mine, SUMS, SharedSlice::carve(0, WARPS));
         if thread_x() == 0 {
             let (tiles, b) = (n.div_ceil(PARTITION_TILE), block_x() as u64);
-            for (k, v) in [count, lq, hq].into_iter().enumerate() {
+            for (k, v) in [count as u64, lq, hq].into_iter().enumerate() {
                 *sums.add(TileScans::slot(tiles, k as u64, b)) = v;
             }
         }
@@ -275,17 +307,17 @@ pub unsafe fn stage_tile<F: Weight>(items: Quantized<F>) -> StagedTile {
     // SAFETY: shared memory carved within `partition_bytes`; slots below the tile's items; every
     // thread reaches each scan and the barrier.
     unsafe {
-        let scratch = SharedSlice::<u64>::carve(0, ALIAS_BLOCK_THREADS / 32);
+        let sums = SharedSlice::<LightHeavy>::carve(0, WARPS);
         let entries = SharedSlice::<Entry>::carve(SCRATCH_BYTES as u32, PARTITION_TILE as u32);
         let prefix = SharedSlice::<u64>::carve(
             (SCRATCH_BYTES + PARTITION_TILE * size_of::<Entry>() as u64) as u32,
             PARTITION_TILE as u32,
         );
-        let (mine, items) = my_weights(weights, n, z);
-        let (count, lq, hq) = my_sums(&shape, &mine, items);
-        let (mut count, tile_light) = exclusive_scan(count, Sum, scratch);
-        let (mut lq, light_q) = exclusive_scan(lq, Sum, scratch);
-        let (mut hq, heavy_q) = exclusive_scan(hq, Sum, scratch);
+        let (mine, items) = my_weights(weights, n, z, Items::Consecutive);
+        let (before, ((tile_light, light_q), heavy_q)) =
+            exclusive_scan(my_sums(&shape, &mine, items), SUMS, sums);
+        let ((count, mut lq), mut hq) = before;
+        let (mut count, tile_light) = (count as u64, tile_light as u64);
         hq += light_q;
         for (k, &q) in mine.iter().enumerate().take(items as usize) {
             let local = t * PARTITION_ITEMS_PER_THREAD + k as u64;
@@ -303,7 +335,7 @@ pub unsafe fn stage_tile<F: Weight>(items: Quantized<F>) -> StagedTile {
         }
         sync_threads();
         StagedTile {
-            scratch,
+            scratch: SharedSlice::carve(0, WARPS),
             entries,
             prefix,
             items: PARTITION_TILE.min(n - tile_start),
