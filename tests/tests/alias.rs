@@ -579,6 +579,54 @@ fn bad_weights_are_refused_before_anything_runs() {
     ));
 }
 
+/// A device rebuild from weights that make no table (a bad weight, all zeros, a total past f32)
+/// is refused with its error and leaves the table as it was, by every device method; the same
+/// weights rebuilt after give the same rows. (A build that queued its kernels before the
+/// check came back, as one tried on 2026-12-06, would have to keep its packs from writing.)
+#[test]
+fn a_refused_rebuild_leaves_the_table_as_it_was() {
+    const N: usize = 3000;
+    let mut rng = fresh_rng("alias refused rebuild");
+    let good: Vec<f32> = (0..N).map(|_| f32::random(&mut rng) + 1.5).collect();
+    let mut negative = good.clone();
+    negative[N - 7] = -1.0;
+    type Case = (&'static str, Vec<f32>, fn(&Error) -> bool);
+    let bad: [Case; 3] = [
+        (
+            "a negative weight",
+            negative,
+            |e| matches!(e, Error::InvalidWeight { index } if *index == N - 7),
+        ),
+        ("all zeros", vec![0.0; N], |e| matches!(e, Error::AllWeightsZero)),
+        ("a total past f32", vec![3e38; N], |e| {
+            matches!(e, Error::WeightOverflow)
+        }),
+    ];
+    for device in devices("alias refused rebuild") {
+        let good_on_device = device.upload(&good).unwrap();
+        for method in Construction::on_device() {
+            let mut table = AliasTable::from_device_with(&device, &good_on_device, method).unwrap();
+            let before = table.rows().unwrap();
+            for (what, weights, expected) in &bad {
+                let w = device.upload(weights).unwrap();
+                let err = table.rebuild_from_device(&w).expect_err(what);
+                assert!(expected(&err), "{method:?}, {what}: {err}");
+                assert_eq!(
+                    table.rows().unwrap(),
+                    before,
+                    "{method:?}, {what}: the table changed"
+                );
+            }
+            table.rebuild_from_device(&good_on_device).unwrap();
+            assert_eq!(
+                table.rows().unwrap(),
+                before,
+                "{method:?}: rebuilt from the same weights"
+            );
+        }
+    }
+}
+
 /// The default call gives samples in random order at a size where grouped output would take
 /// a sectioned sampler (10^4 rows, 5 samples a row): neighbours in the output are close items
 /// (within N/8) as often as two samples paired at random, within 6 standard errors (about

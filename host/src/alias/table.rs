@@ -294,7 +294,9 @@ impl<F: AliasWeight> AliasTable<F> {
         }
     }
 
-    /// Rebuilds a device table from new weights in its device's memory.
+    /// Rebuilds a device table from new weights in its device's memory. They are checked on
+    /// the device in the build's first pass; weights that make no table (a bad weight, a total
+    /// of zero or past the type's range) return the error and leave the table as it was.
     pub fn rebuild_from_device(&mut self, weights: &DeviceBuffer<F>) -> Result<()> {
         crate::error::check_same_len("alias weights", self.n, weights.len())?;
         match &mut self.storage {

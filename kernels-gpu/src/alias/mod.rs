@@ -2,12 +2,12 @@
 //! partition, prefix sums, split and pack, and sampling, on the GPU and, through the same
 //! functions, on the CPU.
 //!
-//! Weights are first quantized to integers in units of `avg / 2^31` ([`quantize`]), so every
-//! later step is exact integer arithmetic: prefix sums (u64), split positions and the weight a
-//! heavy item has left (u128, in units scaled by N so that one row holds exactly `Q`, the total
-//! quantized weight). Rounding happens once per item (at most 2^-32 of a row) and once per
-//! threshold (f64), so each item's mass is within about 1e-10 rows of `N w_i / W` at any N, and
-//! every engine and method builds bit-identical tables for the same weights.
+//! Weights are first quantized to integers in units of `avg / 2^31` ([`Quantizer::quantize`]),
+//! so every later step is exact integer arithmetic: prefix sums (u64), split positions and the
+//! weight a heavy item has left (u128, in units scaled by N so that one row holds exactly `Q`,
+//! the total quantized weight). Rounding happens once per item (at most 2^-32 of a row) and
+//! once per threshold (f64), so each item's mass is within about 1e-10 rows of `N w_i / W` at
+//! any N, and every engine and method builds bit-identical tables for the same weights.
 //!
 //! The rows are filled in the order of one sequential sweep over the light items (`N q <= Q`)
 //! and heavy items, each in index order ([`sweep`]): a heavy item's row is written as soon as

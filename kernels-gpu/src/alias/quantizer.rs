@@ -1,6 +1,7 @@
 //! Quantizing weights: each weight to an integer in units of `avg / 2^31`, so that every later
 //! step of the construction is exact integer arithmetic (see the [area docs](super)). A multiply
-//! per weight (two where the total is below about 1e-289); no memory traffic of its own.
+//! per weight (two where the total is below `N·2^-993`, about 1e-299 to 1e-289); no memory
+//! traffic of its own.
 
 /// Quantized weights are in units of `avg / 2^UNIT_BITS`: one row holds `N·2^31` units in
 /// total, and Q < 2^63 for every N < 2^32.
@@ -17,7 +18,7 @@ pub struct Quantizer {
     pub shift: i32,
     /// `N·2^31 / m`.
     pub scale: f64,
-    /// `scale · 2^shift` where that is a normal double (totals above about 1e-289), else 0.
+    /// `scale · 2^shift` where that is a normal double (totals from `N·2^-993` up), else 0.
     /// Multiplying by it gives the bits of scaling by `2^shift` then by `scale` (below).
     pub factor: f64,
 }
