@@ -36,7 +36,7 @@ pub const fn partition_bytes() -> u32 {
     STAGE_BYTES as u32
 }
 
-/// Dynamic shared memory of [`tile_total`] and [`tile_counts`]: one [`LightHeavy`] per warp.
+/// Dynamic shared memory of [`tile_total`] and [`tile_counts`]: 24 bytes (three sums) a warp.
 pub const TILE_SUM_BYTES: u32 = SCRATCH_BYTES as u32;
 
 const WARPS: u32 = ALIAS_BLOCK_THREADS / 32;
