@@ -21,8 +21,10 @@ use crate::block::reduce::reduce;
 use crate::block::scan::exclusive_scan;
 use crate::launch::LaunchShape;
 use crate::op::Sum;
+use crate::simt::memory::{is_aligned16, load_vectors};
 use crate::simt::shared::SharedSlice;
-use crate::simt::{block_x, sync_threads, thread_x};
+use crate::simt::warp::{FULL_MASK, shfl_idx};
+use crate::simt::{block_x, lane_id, sync_threads, thread_x};
 
 /// Consecutive items per thread in the partition passes.
 pub const PARTITION_ITEMS_PER_THREAD: u64 = 4;
@@ -62,7 +64,8 @@ enum Items {
 
 /// The quantized weights of this thread's items of this block's tile (0 past `n`) taken as
 /// `items` says, and how many of them are items (the first ones). A full tile's loads are
-/// issued together, unchecked.
+/// issued together, unchecked; its consecutive items as 16-byte vectors where the weights are
+/// aligned.
 ///
 /// # Safety
 /// `weights` holds `n` elements.
@@ -79,8 +82,16 @@ unsafe fn my_weights<F: Weight>(
         Items::Striped => (tile_start + t, ALIAS_BLOCK_THREADS as u64),
     };
     let at = |k: usize| first + k as u64 * stride;
-    // SAFETY: every index read is below `n` (all of a full tile's are).
-    let w: [F; ITEMS] = if tile_start + PARTITION_TILE <= n {
+    let full = tile_start + PARTITION_TILE <= n;
+    // SAFETY: every index read is below `n` (all of a full tile's are); a thread's consecutive
+    // items start at a multiple of 4, so 16-byte aligned where the weights are.
+    let w: [F; ITEMS] = if full && items == Items::Consecutive && is_aligned16(weights) {
+        // Four 8-byte loads 32 bytes apart across the lanes used a quarter of each sector they
+        // touched (L1 kept the rest for the next). Unaligned full tiles take the checked loads
+        // below, not unchecked scalar ones: with both arms loading the same words, LLVM merged
+        // them into the scalar loads and no vector load was left.
+        unsafe { load_vectors(weights.add(first as usize)) }
+    } else if full && items == Items::Striped {
         core::array::from_fn(|k| unsafe { *weights.add(at(k) as usize) })
     } else {
         core::array::from_fn(|k| {
@@ -172,6 +183,33 @@ impl TileScans {
         (k * (tiles + 1) + b) as usize
     }
 
+    /// This lane's word of [`TileStarts`] for tile `b`: lane `3k + c` (below 9) loads sum `k`'s
+    /// scan at tile 0, past the last tile or at tile `b` (`c` = 0, 1, 2), the others nothing.
+    /// Loaded as a kernel starts and handed round by [`TileStarts::of`] once needed, so that
+    /// their trip to L2 passes behind the kernel's other loads.
+    ///
+    /// # Safety
+    /// As for [`TileScans::before`], with three segments.
+    #[inline(always)]
+    unsafe fn lane_word(&self, b: u64) -> u64 {
+        let lane = lane_id();
+        let column = match lane % 3 {
+            0 => 0,
+            1 => self.tiles,
+            _ => b,
+        };
+        if lane < 3 * TILE_COUNTS as u32 {
+            // SAFETY: the caller's contract; the column is at most `tiles`.
+            unsafe {
+                *self
+                    .scans
+                    .add(TileScans::slot(self.tiles, (lane / 3) as u64, column))
+            }
+        } else {
+            0
+        }
+    }
+
     /// Sum `k` over the tiles before `b` (over all of them for `b = tiles`).
     ///
     /// # Safety
@@ -225,6 +263,38 @@ impl<F: Weight> Quantized<F> {
 
 /// Sums per tile of [`tile_counts`]: light items, their quantized weight, the heavy items'.
 pub const TILE_COUNTS: usize = 3;
+
+/// What a tile of [`partition`] takes from the [`TileScans`]: the light items and the light
+/// weight before it, all the light items, and the weight before its heavy items (all the light
+/// weight and the heavy weight of the tiles before).
+#[derive(Clone, Copy)]
+struct TileStarts {
+    n_light: u64,
+    light_start: u64,
+    light_base: u64,
+    heavy_base: u64,
+}
+
+impl TileStarts {
+    /// The starts from the warp's [`TileScans::lane_word`]s. Loaded after the tile's staging,
+    /// whose barrier holds every load behind it, the scans cost the partition two dependent
+    /// trips to L2 (15 % of its stall samples: ncu's source page, 10^7 f64 items on the H100).
+    ///
+    /// # Safety
+    /// The whole warp calls, each lane with its word.
+    #[inline(always)]
+    unsafe fn of(word: u64) -> TileStarts {
+        // SAFETY: the whole warp shuffles (the caller's contract).
+        let w = |lane: u32| unsafe { shfl_idx(FULL_MASK, word, lane) };
+        let sum = |k: u32, column: u32| w(3 * k + column).wrapping_sub(w(3 * k));
+        TileStarts {
+            n_light: sum(0, 1),
+            light_start: sum(0, 2),
+            light_base: sum(1, 2),
+            heavy_base: sum(1, 1).wrapping_add(sum(2, 2)),
+        }
+    }
+}
 
 own_kernel! {
     /// Parameters of [`tile_counts`].
@@ -404,18 +474,20 @@ pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
         tiles: n.div_ceil(PARTITION_TILE),
     };
     // SAFETY: as the contract above: entries and prefix sums written at positions below `n`
-    // (the tiles' runs partition `0..n`; a tile whose runs would not fit writes nothing).
+    // (the tiles' runs partition `0..n`; a tile whose runs would not fit writes nothing); every
+    // lane of each warp reaches the shuffles.
     unsafe {
+        let word = scans.lane_word(b);
         let tile = stage_tile(items);
-        let n_light = scans.all(0);
-        let light_start = scans.before(0, b);
+        let TileStarts {
+            n_light,
+            light_start,
+            light_base,
+            heavy_base,
+        } = TileStarts::of(word);
         let heavy_start = n_light.wrapping_add(b * PARTITION_TILE).wrapping_sub(light_start);
         // Local sums to global ones: light ones from 0, heavy ones after all the light weight.
-        let light_base = scans.before(1, b);
-        let heavy_base = scans
-            .all(1)
-            .wrapping_add(scans.before(2, b))
-            .wrapping_sub(tile.light_q);
+        let heavy_base = heavy_base.wrapping_sub(tile.light_q);
         let fits = run_fits(light_start, tile.light, n) && run_fits(heavy_start, tile.items - tile.light, n);
         let items = if fits { tile.items } else { 0 };
         let mut slot = t;
