@@ -64,8 +64,8 @@ enum Items {
 
 /// The quantized weights of this thread's items of this block's tile (0 past `n`) taken as
 /// `items` says, and how many of them are items (the first ones). A full tile's loads are
-/// issued together, unchecked; its consecutive items as 16-byte vectors where the weights are
-/// aligned.
+/// issued together: striped items unchecked, consecutive ones as 16-byte vectors where the
+/// weights are aligned (device buffers are); the rest are checked.
 ///
 /// # Safety
 /// `weights` holds `n` elements.
@@ -86,10 +86,10 @@ unsafe fn my_weights<F: Weight>(
     // SAFETY: every index read is below `n` (all of a full tile's are); a thread's consecutive
     // items start at a multiple of 4, so 16-byte aligned where the weights are.
     let w: [F; ITEMS] = if full && items == Items::Consecutive && is_aligned16(weights) {
-        // Four 8-byte loads 32 bytes apart across the lanes used a quarter of each sector they
-        // touched (L1 kept the rest for the next). Unaligned full tiles take the checked loads
-        // below, not unchecked scalar ones: with both arms loading the same words, LLVM merged
-        // them into the scalar loads and no vector load was left.
+        // Four scalar loads, a thread's run apart across the lanes, used a quarter of each
+        // sector they touched (L1 kept the rest for the next). Unaligned full tiles take the
+        // checked loads below, not unchecked scalar ones: with both arms loading the same
+        // words, LLVM merged them into the scalar loads and no vector load was left.
         unsafe { load_vectors(weights.add(first as usize)) }
     } else if full && items == Items::Striped {
         core::array::from_fn(|k| unsafe { *weights.add(at(k) as usize) })
@@ -183,33 +183,6 @@ impl TileScans {
         (k * (tiles + 1) + b) as usize
     }
 
-    /// This lane's word of [`TileStarts`] for tile `b`: lane `3k + c` (below 9) loads sum `k`'s
-    /// scan at tile 0, past the last tile or at tile `b` (`c` = 0, 1, 2), the others nothing.
-    /// Loaded as a kernel starts and handed round by [`TileStarts::of`] once needed, so that
-    /// their trip to L2 passes behind the kernel's other loads.
-    ///
-    /// # Safety
-    /// As for [`TileScans::before`], with three segments.
-    #[inline(always)]
-    unsafe fn lane_word(&self, b: u64) -> u64 {
-        let lane = lane_id();
-        let column = match lane % 3 {
-            0 => 0,
-            1 => self.tiles,
-            _ => b,
-        };
-        if lane < 3 * TILE_COUNTS as u32 {
-            // SAFETY: the caller's contract; the column is at most `tiles`.
-            unsafe {
-                *self
-                    .scans
-                    .add(TileScans::slot(self.tiles, (lane / 3) as u64, column))
-            }
-        } else {
-            0
-        }
-    }
-
     /// Sum `k` over the tiles before `b` (over all of them for `b = tiles`).
     ///
     /// # Safety
@@ -265,8 +238,8 @@ impl<F: Weight> Quantized<F> {
 pub const TILE_COUNTS: usize = 3;
 
 /// What a tile of [`partition`] takes from the [`TileScans`]: the light items and the light
-/// weight before it, all the light items, and the weight before its heavy items (all the light
-/// weight and the heavy weight of the tiles before).
+/// weight before it, all the light items, and all the light weight plus the heavy weight of the
+/// tiles before (its heavy items' base, less its own light weight).
 #[derive(Clone, Copy)]
 struct TileStarts {
     n_light: u64,
@@ -276,22 +249,48 @@ struct TileStarts {
 }
 
 impl TileStarts {
-    /// The starts from the warp's [`TileScans::lane_word`]s. Loaded after the tile's staging,
-    /// whose barrier holds every load behind it, the scans cost the partition two dependent
-    /// trips to L2 (15 % of its stall samples: ncu's source page, 10^7 f64 items on the H100).
+    /// This lane's part of tile `b`'s starts: lanes 0 to 4 of a warp each read one sum over
+    /// tiles (the light count over all tiles and over those before `b`, the light weight over
+    /// all and before, the heavy weight before), two words of the scans each; the others
+    /// nothing. Read as the kernel starts and handed round by [`TileStarts::of`] after the
+    /// staging: read after it, behind its barrier, they had cost the partition two dependent
+    /// trips to L2 (results/alias.md, 2026-12-06).
     ///
     /// # Safety
-    /// The whole warp calls, each lane with its word.
+    /// `scans` holds the [`TileScans`] of three sums; `b` is below its tiles.
     #[inline(always)]
-    unsafe fn of(word: u64) -> TileStarts {
+    unsafe fn lane_part(scans: &TileScans, b: u64) -> u64 {
+        let lane = lane_id();
+        let k = (lane / 2).min(2) as u64;
+        let column = if lane % 2 == 1 || lane == 4 {
+            b
+        } else {
+            scans.tiles
+        };
+        if lane < 5 {
+            // SAFETY: the caller's contract: segment `k < 3`, column at most `tiles`.
+            unsafe {
+                (*scans.scans.add(TileScans::slot(scans.tiles, k, column)))
+                    .wrapping_sub(*scans.scans.add(TileScans::slot(scans.tiles, k, 0)))
+            }
+        } else {
+            0
+        }
+    }
+
+    /// The starts from the warp's [`TileStarts::lane_part`]s.
+    ///
+    /// # Safety
+    /// The whole warp calls, each lane with its part.
+    #[inline(always)]
+    unsafe fn of(part: u64) -> TileStarts {
         // SAFETY: the whole warp shuffles (the caller's contract).
-        let w = |lane: u32| unsafe { shfl_idx(FULL_MASK, word, lane) };
-        let sum = |k: u32, column: u32| w(3 * k + column).wrapping_sub(w(3 * k));
+        let from = |lane: u32| unsafe { shfl_idx(FULL_MASK, part, lane) };
         TileStarts {
-            n_light: sum(0, 1),
-            light_start: sum(0, 2),
-            light_base: sum(1, 2),
-            heavy_base: sum(1, 1).wrapping_add(sum(2, 2)),
+            n_light: from(0),
+            light_start: from(1),
+            light_base: from(3),
+            heavy_base: from(2).wrapping_add(from(4)),
         }
     }
 }
@@ -474,17 +473,18 @@ pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
         tiles: n.div_ceil(PARTITION_TILE),
     };
     // SAFETY: as the contract above: entries and prefix sums written at positions below `n`
-    // (the tiles' runs partition `0..n`; a tile whose runs would not fit writes nothing); every
-    // lane of each warp reaches the shuffles.
+    // (the tiles' runs partition `0..n`; a tile whose runs would not fit writes nothing); the
+    // scans read at tile `b` below the tiles (a block a tile); every lane of each warp reaches
+    // the shuffles (whole warps, no return before them).
     unsafe {
-        let word = scans.lane_word(b);
+        let part = TileStarts::lane_part(&scans, b);
         let tile = stage_tile(items);
         let TileStarts {
             n_light,
             light_start,
             light_base,
             heavy_base,
-        } = TileStarts::of(word);
+        } = TileStarts::of(part);
         let heavy_start = n_light.wrapping_add(b * PARTITION_TILE).wrapping_sub(light_start);
         // Local sums to global ones: light ones from 0, heavy ones after all the light weight.
         let heavy_base = heavy_base.wrapping_sub(tile.light_q);
