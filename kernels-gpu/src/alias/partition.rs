@@ -183,6 +183,34 @@ impl TileScans {
         (k * (tiles + 1) + b) as usize
     }
 
+    /// This lane's word of [`TileStarts`] for tile `b`: lane `3k + c` (below 9) loads sum `k`'s
+    /// scan at tile 0, past the last tile or at tile `b` (`c` = 0, 1, 2), the others nothing
+    /// (lane 7's word, sum 2 over all tiles, goes unused). Loaded as a kernel starts and handed
+    /// round by [`TileStarts::of`] once needed, so that their trip to L2 passes behind the
+    /// kernel's other loads.
+    ///
+    /// # Safety
+    /// `scans` holds three segments; `b` is at most its tiles.
+    #[inline(always)]
+    unsafe fn lane_word(&self, b: u64) -> u64 {
+        let lane = lane_id();
+        let column = match lane % 3 {
+            0 => 0,
+            1 => self.tiles,
+            _ => b,
+        };
+        if lane < 3 * TILE_COUNTS as u32 {
+            // SAFETY: the caller's contract; the column is at most `tiles`.
+            unsafe {
+                *self
+                    .scans
+                    .add(TileScans::slot(self.tiles, (lane / 3) as u64, column))
+            }
+        } else {
+            0
+        }
+    }
+
     /// Sum `k` over the tiles before `b` (over all of them for `b = tiles`).
     ///
     /// # Safety
@@ -249,48 +277,22 @@ struct TileStarts {
 }
 
 impl TileStarts {
-    /// This lane's part of tile `b`'s starts: lanes 0 to 4 of a warp each read one sum over
-    /// tiles (the light count over all tiles and over those before `b`, the light weight over
-    /// all and before, the heavy weight before), two words of the scans each; the others
-    /// nothing. Read as the kernel starts and handed round by [`TileStarts::of`] after the
-    /// staging: read after it, behind its barrier, they had cost the partition two dependent
-    /// trips to L2 (results/alias.md, 2026-12-06).
+    /// The starts from the warp's [`TileScans::lane_word`]s. Read after the tile's staging,
+    /// behind its barrier, the scans had cost the partition two dependent trips to L2
+    /// (results/alias.md, 2026-12-06).
     ///
     /// # Safety
-    /// `scans` holds the [`TileScans`] of three sums; `b` is below its tiles.
+    /// The whole warp calls, each lane with its word.
     #[inline(always)]
-    unsafe fn lane_part(scans: &TileScans, b: u64) -> u64 {
-        let lane = lane_id();
-        let k = (lane / 2).min(2) as u64;
-        let column = if lane % 2 == 1 || lane == 4 {
-            b
-        } else {
-            scans.tiles
-        };
-        if lane < 5 {
-            // SAFETY: the caller's contract: segment `k < 3`, column at most `tiles`.
-            unsafe {
-                (*scans.scans.add(TileScans::slot(scans.tiles, k, column)))
-                    .wrapping_sub(*scans.scans.add(TileScans::slot(scans.tiles, k, 0)))
-            }
-        } else {
-            0
-        }
-    }
-
-    /// The starts from the warp's [`TileStarts::lane_part`]s.
-    ///
-    /// # Safety
-    /// The whole warp calls, each lane with its part.
-    #[inline(always)]
-    unsafe fn of(part: u64) -> TileStarts {
+    unsafe fn of(word: u64) -> TileStarts {
         // SAFETY: the whole warp shuffles (the caller's contract).
-        let from = |lane: u32| unsafe { shfl_idx(FULL_MASK, part, lane) };
+        let w = |lane: u32| unsafe { shfl_idx(FULL_MASK, word, lane) };
+        let sum = |k: u32, column: u32| w(3 * k + column).wrapping_sub(w(3 * k));
         TileStarts {
-            n_light: from(0),
-            light_start: from(1),
-            light_base: from(3),
-            heavy_base: from(2).wrapping_add(from(4)),
+            n_light: sum(0, 1),
+            light_start: sum(0, 2),
+            light_base: sum(1, 2),
+            heavy_base: sum(1, 1).wrapping_add(sum(2, 2)),
         }
     }
 }
@@ -477,14 +479,14 @@ pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
     // scans read at tile `b` below the tiles (a block a tile); every lane of each warp reaches
     // the shuffles (whole warps, no return before them).
     unsafe {
-        let part = TileStarts::lane_part(&scans, b);
+        let word = scans.lane_word(b);
         let tile = stage_tile(items);
         let TileStarts {
             n_light,
             light_start,
             light_base,
             heavy_base,
-        } = TileStarts::of(part);
+        } = TileStarts::of(word);
         let heavy_start = n_light.wrapping_add(b * PARTITION_TILE).wrapping_sub(light_start);
         // Local sums to global ones: light ones from 0, heavy ones after all the light weight.
         let heavy_base = heavy_base.wrapping_sub(tile.light_q);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# NOT RUN: no device could be started for it (the session's device time left, 433 s, was too little to start one); kept for the next session, which has the five-sums build to test (five-sums-untested.patch).
 # Call 5: the final partition (five sums over tiles read by lanes 0-4, after a helper's review)
 # against 6984596 (nine words, "part") and main before (63e58ba): GPU tests of alias (to 2*10^6
 # items) and memcheck on the final build, the default construction of 10^7 and 10^8 f64,
