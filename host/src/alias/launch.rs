@@ -476,6 +476,7 @@ fn construct<F: AliasWeight>(
         n,
         quantizer,
         tile_q: b.write(&mut w.tile_q)?,
+        sums: b.write(&mut w.tile_sums)?,
     };
     b.launch::<F::TileTotal>(p.plan(), p)?;
     // The quantized total and (PSA) the light count stay on the device: the kernels after

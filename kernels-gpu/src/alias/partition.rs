@@ -2,29 +2,32 @@
 //! heavy ones (in index order), each entry holding its quantized weight beside its index, and
 //! the exclusive prefix sums of those weights in that order, which the split and pack search.
 //!
-//! Three passes over the weights, each a block per tile of [`PARTITION_TILE`] consecutive items
-//! that quantizes its weights again rather than storing them (recomputing is cheaper than 8
-//! bytes of traffic an item):
-//! 1. [`tile_total`]: each tile's quantized weight; their sum is the total `Q` that tells light
-//!    items from heavy ones (`N·q <= Q`).
-//! 2. [`tile_counts`]: each tile's light items, their weight and its heavy items' weight; one
-//!    scan over these three short arrays (one element a tile, see [`TileScans`]).
-//! 3. [`partition`]: each tile places its items in shared memory by block-wide scans of the
-//!    three quantities and then writes its light run and its heavy run, entries (or indices
-//!    only, see [`super::layout`]) and prefix sums, as contiguous, coalesced stores.
+//! Tiles of [`PARTITION_TILE`] consecutive items, each pass quantizing its weights again rather
+//! than storing them (recomputing is cheaper than 8 bytes of traffic an item):
+//! 1. [`tile_total`], a warp a tile: each tile's quantized weight (their sum is the total `Q`
+//!    that tells light items from heavy ones, `N·q <= Q`), and the tile's light and heavy sums
+//!    as they would be for either of the two thresholds `Q` nearly always gives
+//!    ([`ProvisionalSums`]).
+//! 2. [`tile_counts`], a warp a tile: each tile's light items, their weight and its heavy items'
+//!    weight, settled from the provisional sums where `Q` gave one of those thresholds (no
+//!    weight read), else counted from the weights again; one scan over these three short arrays
+//!    (one element a tile, see [`TileScans`]).
+//! 3. [`partition`], a block a tile: each tile places its items in shared memory by block-wide
+//!    scans of the three quantities and then writes its light run and its heavy run, entries
+//!    (or indices only, see [`super::layout`]) and prefix sums, as contiguous, coalesced stores.
 
 use super::ALIAS_BLOCK_THREADS;
 use super::layout::EntrySink;
-use super::quantizer::Quantizer;
+use super::quantizer::{Quantizer, UNIT_BITS};
 use super::sweep::{Entry, Shape, Weight};
-use crate::block::reduce::reduce;
 use crate::block::scan::exclusive_scan;
 use crate::launch::LaunchShape;
 use crate::op::Sum;
 use crate::simt::memory::{is_aligned16, load_vectors};
 use crate::simt::shared::SharedSlice;
 use crate::simt::warp::{FULL_MASK, shfl_idx};
-use crate::simt::{block_x, lane_id, sync_threads, thread_x};
+use crate::simt::{block_x, lane_id, sync_threads, thread_x, warp_id};
+use crate::warp;
 
 /// Consecutive items per thread in the partition passes.
 pub const PARTITION_ITEMS_PER_THREAD: u64 = 4;
@@ -38,8 +41,12 @@ pub const fn partition_bytes() -> u32 {
     STAGE_BYTES as u32
 }
 
-/// Dynamic shared memory of [`tile_total`] and [`tile_counts`]: 24 bytes (three sums) a warp.
-pub const TILE_SUM_BYTES: u32 = SCRATCH_BYTES as u32;
+/// Tiles a block of [`tile_total`] and [`tile_counts`] takes, a warp each: a warp sums a whole
+/// tile by shuffles, with no barrier or shared memory, and keeps 32 loads a lane in flight.
+pub const SUM_TILES_PER_BLOCK: u64 = WARPS as u64;
+
+/// A tile's items each lane takes where a warp takes the tile.
+const LANE_ITEMS: u64 = PARTITION_TILE / 32;
 
 const WARPS: u32 = ALIAS_BLOCK_THREADS / 32;
 
@@ -53,46 +60,25 @@ type LightHeavy = ((u32, u64), u64);
 /// How [`LightHeavy`] values combine.
 const SUMS: ((Sum, Sum), Sum) = ((Sum, Sum), Sum);
 
-/// Which of a tile's items a thread takes: the partition needs each thread's items consecutive
-/// (its scans place them in index order); sums take them striped across the block, each load
-/// of a warp one coalesced run.
-#[derive(Clone, Copy, PartialEq)]
-enum Items {
-    Consecutive,
-    Striped,
-}
-
-/// The quantized weights of this thread's items of this block's tile (0 past `n`) taken as
-/// `items` says, and how many of them are items (the first ones). A full tile's loads are
-/// issued together: striped items unchecked, consecutive ones as 16-byte vectors where the
+/// The quantized weights of this thread's items of this block's tile, consecutive (the
+/// partition's scans place them in index order), 0 past `n`, and how many of them are items
+/// (the first ones). A full tile's loads are issued together, as 16-byte vectors where the
 /// weights are aligned (device buffers are); the rest are checked.
 ///
 /// # Safety
 /// `weights` holds `n` elements.
 #[inline(always)]
-unsafe fn my_weights<F: Weight>(
-    weights: *const F,
-    n: u64,
-    z: Quantizer,
-    items: Items,
-) -> ([u64; ITEMS], u64) {
-    let (tile_start, t) = (block_x() as u64 * PARTITION_TILE, thread_x() as u64);
-    let (first, stride) = match items {
-        Items::Consecutive => (tile_start + t * PARTITION_ITEMS_PER_THREAD, 1),
-        Items::Striped => (tile_start + t, ALIAS_BLOCK_THREADS as u64),
-    };
-    let at = |k: usize| first + k as u64 * stride;
-    let full = tile_start + PARTITION_TILE <= n;
-    // SAFETY: every index read is below `n` (all of a full tile's are); a thread's consecutive
-    // items start at a multiple of 4, so 16-byte aligned where the weights are.
-    let w: [F; ITEMS] = if full && items == Items::Consecutive && is_aligned16(weights) {
-        // Four scalar loads, a thread's run apart across the lanes, used a quarter of each
-        // sector they touched (L1 kept the rest for the next). Unaligned full tiles take the
-        // checked loads below, not unchecked scalar ones: with both arms loading the same
-        // words, LLVM merged them into the scalar loads and no vector load was left.
+unsafe fn my_weights<F: Weight>(weights: *const F, n: u64, z: Quantizer) -> ([u64; ITEMS], u64) {
+    let tile_start = block_x() as u64 * PARTITION_TILE;
+    let first = tile_start + thread_x() as u64 * PARTITION_ITEMS_PER_THREAD;
+    let at = |k: usize| first + k as u64;
+    // SAFETY: every index read is below `n` (all of a full tile's are); a thread's items start
+    // at a multiple of 4, so 16-byte aligned where the weights are.
+    let w: [F; ITEMS] = if tile_start + PARTITION_TILE <= n && is_aligned16(weights) {
+        // Unaligned full tiles take the checked loads below, not unchecked scalar ones: with
+        // both arms loading the same words, LLVM merged them into scalar loads and no vector
+        // load was left.
         unsafe { load_vectors(weights.add(first as usize)) }
-    } else if full && items == Items::Striped {
-        core::array::from_fn(|k| unsafe { *weights.add(at(k) as usize) })
     } else {
         core::array::from_fn(|k| {
             if at(k) < n {
@@ -102,29 +88,73 @@ unsafe fn my_weights<F: Weight>(
             }
         })
     };
-    let count = n
-        .saturating_sub(first)
-        .div_ceil(stride)
-        .min(PARTITION_ITEMS_PER_THREAD);
+    let count = n.saturating_sub(first).min(PARTITION_ITEMS_PER_THREAD);
     (w.map(|w| z.quantize(w.to_f64())), count)
+}
+
+/// `init` folded by `add` with the quantized weight of each of this lane's items of `tile`,
+/// where a warp takes the whole tile: items `lane + 32·k`, so that each load of the warp is
+/// one coalesced run, loaded eight at a time; a full tile's unchecked.
+///
+/// # Safety
+/// `weights` holds `n` elements; `tile` starts below `n`.
+#[inline(always)]
+unsafe fn fold_lane_items<F: Weight, S>(
+    weights: *const F,
+    n: u64,
+    z: Quantizer,
+    tile: u64,
+    init: S,
+    mut add: impl FnMut(S, u64) -> S,
+) -> S {
+    const BATCH: u64 = 8;
+    let first = tile * PARTITION_TILE + lane_id() as u64;
+    let full = n - tile * PARTITION_TILE >= PARTITION_TILE;
+    let mut sums = init;
+    for batch in 0..LANE_ITEMS / BATCH {
+        let at = |k: usize| first + (batch * BATCH + k as u64) * 32;
+        // SAFETY: every index read is below `n` (all of a full tile's are).
+        let w: [F; BATCH as usize] = core::array::from_fn(|k| {
+            if full || at(k) < n {
+                unsafe { *weights.add(at(k) as usize) }
+            } else {
+                F::ZERO
+            }
+        });
+        for (k, w) in w.into_iter().enumerate() {
+            if full || at(k) < n {
+                sums = add(sums, z.quantize(w.to_f64()));
+            }
+        }
+    }
+    sums
 }
 
 const ITEMS: usize = PARTITION_ITEMS_PER_THREAD as usize;
 
+/// `sums` (light items, their weight, the heavy items' weight) with an item of quantized
+/// weight `q` added, light or heavy as `shape` says.
+#[inline(always)]
+fn add_item(shape: &Shape, ((count, lq), hq): LightHeavy, q: u64) -> LightHeavy {
+    if shape.is_light(q) {
+        ((count + 1, lq + q), hq)
+    } else {
+        ((count, lq), hq + q)
+    }
+}
+
 /// This thread's light items, their weight and its heavy items' weight.
 #[inline(always)]
 fn my_sums(shape: &Shape, q: &[u64; ITEMS], items: u64) -> LightHeavy {
-    let (mut count, mut lq, mut hq) = (0u32, 0u64, 0u64);
+    // A loop over the whole array with the count tested inside: an iterator cut to `items`
+    // put the array in local memory.
+    let mut sums = ((0, 0), 0);
     for (k, &q) in q.iter().enumerate() {
         if (k as u64) < items {
-            if shape.is_light(q) {
-                (count, lq) = (count + 1, lq + q);
-            } else {
-                hq += q;
-            }
+            sums = add_item(shape, sums, q);
         }
     }
-    ((count, lq), hq)
+    sums
 }
 
 own_kernel! {
@@ -138,17 +168,82 @@ own_kernel! {
         /// One quantized weight per tile.
         #[len(n.div_ceil(PARTITION_TILE))]
         pub tile_q: *mut u64,
+        /// The tiles' [`ProvisionalSums`], where [`tile_counts`] settles them, laid out as
+        /// [`TileScans`] reads them.
+        #[len(TILE_COUNTS as u128 * (u128::from(n.div_ceil(PARTITION_TILE)) + 1))]
+        pub sums: *mut u64,
     }
     check |p, shape| *shape == p.plan();
-    /// Each tile's quantized weight.
+    /// Each tile's quantized weight and its provisional light and heavy sums.
     fn tile_total => alias_tile_total_f32<f32>, alias_tile_total_f64<f64>;
 }
 
-/// Tile `b`'s quantized weight to `tile_q[b]`.
+/// A tile's light and heavy sums before the total `Q` is known, as [`tile_total`] leaves them
+/// in its three [`TileScans`] slots: light items (`q < 2^31`, the light test's threshold
+/// `⌊Q/N⌋` where `Q < N·2^31`) in the low half of the first word and items of weight exactly
+/// `2^31` (light too where `Q >= N·2^31`) in its high half, the light weight, the heavy weight.
+///
+/// Quantizing scales the weights so that `Q/N` is `2^31·(1 + η) + r`, with `|r| <= 1/2` (the
+/// average of the items' roundings to whole units) and `η` the relative error of the total the
+/// scale was taken from: `⌊Q/N⌋` is `2^31 − 1` or `2^31` wherever `2^31·|η| < 1/2` (see
+/// [`ProvisionalSums::threshold`]), which a total summed in f64 meets on any realistic input,
+/// and these sums settle a tile's counts without a second pass over its weights. A total
+/// summed in f32 (`η` near `2^-24`) does not, and its tiles are counted again.
+pub struct ProvisionalSums;
+
+impl ProvisionalSums {
+    /// An average item's quantized weight, `2^31`.
+    const UNIT: u64 = 1 << UNIT_BITS;
+
+    /// `sums` with an item of quantized weight `q` added (the first word packed as described
+    /// above: a tile's items fit in 16 bits, so its halves never carry into each other).
+    #[inline(always)]
+    fn add(((packed, lq), hq): LightHeavy, q: u64) -> LightHeavy {
+        if q < Self::UNIT {
+            ((packed + 1, lq + q), hq)
+        } else {
+            ((packed + (u32::from(q == Self::UNIT) << 16), lq), hq + q)
+        }
+    }
+
+    /// Whether items of weight `2^31` are light (`⌊Q/N⌋ = 2^31`) or heavy (`⌊Q/N⌋ = 2^31 − 1`)
+    /// for the total and items of `shape`; `None` for any other threshold, where the
+    /// provisional sums are not a tile's.
+    #[inline(always)]
+    pub fn threshold(shape: &Shape) -> Option<bool> {
+        let (n, total) = (shape.scale, shape.total);
+        // N·(2^31 + 1) < 2^64 for every N < 2^32.
+        let unit = n << UNIT_BITS;
+        if total >= unit - n && total < unit {
+            Some(false)
+        } else if total >= unit && total < unit + n {
+            Some(true)
+        } else {
+            None
+        }
+    }
+
+    /// A tile's light items, their weight and its heavy items' weight from its provisional
+    /// sums `words`, where items of weight `2^31` are light if `unit_light`.
+    #[inline(always)]
+    pub fn settle(words: [u64; TILE_COUNTS], unit_light: bool) -> [u64; TILE_COUNTS] {
+        let [packed, lq, hq] = words;
+        let (light, unit) = (packed & 0xffff, packed >> 16);
+        let moved = if unit_light { unit } else { 0 };
+        // Wrapping: words a checked launch cannot trust must not trap.
+        let moved_q = moved << UNIT_BITS;
+        [light + moved, lq.wrapping_add(moved_q), hq.wrapping_sub(moved_q)]
+    }
+}
+
+const _: () = assert!(PARTITION_TILE < 1 << 16, "a tile's counts fit in 16 bits");
+
+/// Tile `b`'s quantized weight to `tile_q[b]` and its [`ProvisionalSums`] to `sums` (at
+/// [`TileScans::slot`]).
 ///
 /// # Safety
-/// `weights` holds `n` elements, `tile_q` one per tile; one block of [`ALIAS_BLOCK_THREADS`]
-/// per tile with [`TILE_SUM_BYTES`] of dynamic shared memory.
+/// `weights` holds `n` elements, `tile_q` one per tile, `sums` `TILE_COUNTS·(tiles + 1)`;
+/// blocks of [`ALIAS_BLOCK_THREADS`], [`SUM_TILES_PER_BLOCK`] tiles a block.
 #[inline(always)]
 pub unsafe fn tile_total<F: Weight>(p: TileTotal<F>) {
     let TileTotal {
@@ -156,14 +251,40 @@ pub unsafe fn tile_total<F: Weight>(p: TileTotal<F>) {
         n,
         quantizer: z,
         tile_q,
+        sums,
     } = p;
-    // SAFETY: as the contract above; every thread reaches the reduction.
+    let (tiles, b) = (n.div_ceil(PARTITION_TILE), my_tile());
+    if b >= tiles {
+        return;
+    }
+    // SAFETY: as the contract above; the warp's lanes all take its tile (the test above is the
+    // warp's), so all reach the shuffles.
     unsafe {
-        let q: u64 = my_weights(weights, n, z, Items::Striped).0.iter().sum();
-        let total = reduce(q, Sum, SharedSlice::carve(0, WARPS));
-        if thread_x() == 0 {
-            *tile_q.add(block_x() as usize) = total;
+        let none = ((0, 0), 0);
+        let mine = fold_lane_items(weights, n, z, b, none, ProvisionalSums::add);
+        let ((packed, lq), hq) = warp::reduce(mine, SUMS);
+        if lane_id() == 0 {
+            *tile_q.add(b as usize) = lq + hq;
+            write_sums(sums, tiles, b, [packed as u64, lq, hq]);
         }
+    }
+}
+
+/// The tile this warp takes in [`tile_total`] and [`tile_counts`].
+#[inline(always)]
+fn my_tile() -> u64 {
+    block_x() as u64 * SUM_TILES_PER_BLOCK + warp_id() as u64
+}
+
+/// Tile `b`'s three sums to their [`TileScans::slot`]s.
+///
+/// # Safety
+/// `sums` holds `TILE_COUNTS·(tiles + 1)` words; `b` is below `tiles`.
+#[inline(always)]
+unsafe fn write_sums(sums: *mut u64, tiles: u64, b: u64, words: [u64; TILE_COUNTS]) {
+    for (k, v) in words.into_iter().enumerate() {
+        // SAFETY: the caller's contract.
+        unsafe { *sums.add(TileScans::slot(tiles, k as u64, b)) = v };
     }
 }
 
@@ -302,7 +423,8 @@ own_kernel! {
     pub struct TileCounts<F: Weight> {
         #[group]
         pub items: Quantized<F>,
-        /// The tiles' sums, laid out as [`TileScans`] reads them.
+        /// The tiles' sums, laid out as [`TileScans`] reads them: [`tile_total`]'s provisional
+        /// ones in, the tiles' own out.
         #[len(TILE_COUNTS as u128 * (u128::from(items.n.div_ceil(PARTITION_TILE)) + 1))]
         pub sums: *mut u64,
     }
@@ -312,7 +434,8 @@ own_kernel! {
 }
 
 /// Tile `b`'s light items, their quantized weight and its heavy items' weight to `sums` (at
-/// [`TileScans::slot`]), for items of total quantized weight `total`.
+/// [`TileScans::slot`]), for items of total quantized weight `total`: settled from the
+/// [`ProvisionalSums`] [`tile_total`] left there where the total allows, else counted.
 ///
 /// # Safety
 /// As for [`tile_total`], with `sums` holding `TILE_COUNTS·(tiles + 1)` words.
@@ -321,16 +444,24 @@ pub unsafe fn tile_counts<F: Weight>(p: TileCounts<F>) {
     let TileCounts { items: w, sums } = p;
     // SAFETY: `total` holds a word (the family's reaches).
     let (n, shape) = (w.n, unsafe { w.whole() });
-    // SAFETY: as the contract above; every thread reaches the reductions.
+    let (tiles, b) = (n.div_ceil(PARTITION_TILE), my_tile());
+    if b >= tiles {
+        return;
+    }
+    // SAFETY: as the contract above; the warp takes one arm (the threshold is the launch's), so
+    // all its lanes reach the shuffles.
     unsafe {
-        let (q, items) = my_weights(w.weights, n, w.quantizer, Items::Striped);
-        let mine = my_sums(&shape, &q, items);
-        let ((count, lq), hq) = reduce(mine, SUMS, SharedSlice::carve(0, WARPS));
-        if thread_x() == 0 {
-            let (tiles, b) = (n.div_ceil(PARTITION_TILE), block_x() as u64);
-            for (k, v) in [count as u64, lq, hq].into_iter().enumerate() {
-                *sums.add(TileScans::slot(tiles, k as u64, b)) = v;
-            }
+        let counts = if let Some(unit_light) = ProvisionalSums::threshold(&shape) {
+            let words = core::array::from_fn(|k| *sums.add(TileScans::slot(tiles, k as u64, b)));
+            ProvisionalSums::settle(words, unit_light)
+        } else {
+            let none = ((0, 0), 0);
+            let mine = fold_lane_items(w.weights, n, w.quantizer, b, none, |s, q| add_item(&shape, s, q));
+            let ((count, lq), hq) = warp::reduce(mine, SUMS);
+            [count as u64, lq, hq]
+        };
+        if lane_id() == 0 {
+            write_sums(sums, tiles, b, counts);
         }
     }
 }
@@ -384,7 +515,7 @@ pub unsafe fn stage_tile<F: Weight>(items: Quantized<F>) -> StagedTile {
             (SCRATCH_BYTES + PARTITION_TILE * size_of::<Entry>() as u64) as u32,
             PARTITION_TILE as u32,
         );
-        let (mine, items) = my_weights(weights, n, z, Items::Consecutive);
+        let (mine, items) = my_weights(weights, n, z);
         let (before, ((tile_light, light_q), heavy_q)) =
             exclusive_scan(my_sums(&shape, &mine, items), SUMS, sums);
         let ((count, mut lq), mut hq) = before;
@@ -511,20 +642,26 @@ pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
 }
 
 /// One block of [`ALIAS_BLOCK_THREADS`] per tile of `n` items, with `shared_bytes` each: the
-/// shape of every pass over the tiles.
+/// shape of every pass over the tiles but the sums'.
 pub const fn plan_tiles(n: u64, shared_bytes: u32) -> LaunchShape {
     LaunchShape::linear(n.div_ceil(PARTITION_TILE), ALIAS_BLOCK_THREADS, shared_bytes)
 }
 
+/// The shape of the tile sums' passes over `n` items: a warp a tile.
+pub const fn plan_tile_sums(n: u64) -> LaunchShape {
+    let tiles = n.div_ceil(PARTITION_TILE);
+    LaunchShape::linear(tiles.div_ceil(SUM_TILES_PER_BLOCK), ALIAS_BLOCK_THREADS, 0)
+}
+
 impl<F: Weight> TileTotal<F> {
     pub const fn plan(&self) -> LaunchShape {
-        plan_tiles(self.n, TILE_SUM_BYTES)
+        plan_tile_sums(self.n)
     }
 }
 
 impl<F: Weight> TileCounts<F> {
     pub const fn plan(&self) -> LaunchShape {
-        plan_tiles(self.items.n, TILE_SUM_BYTES)
+        plan_tile_sums(self.items.n)
     }
 }
 
