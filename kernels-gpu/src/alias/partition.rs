@@ -26,7 +26,7 @@ use crate::op::Sum;
 use crate::simt::memory::{is_aligned16, load_vectors};
 use crate::simt::shared::SharedSlice;
 use crate::simt::warp::{FULL_MASK, shfl_idx};
-use crate::simt::{block_x, lane_id, sync_threads, thread_x, warp_id};
+use crate::simt::{block_x, lane_id, sync_threads, sync_warp, thread_x, warp_id};
 use crate::warp;
 
 /// Consecutive items per thread in the partition passes.
@@ -179,16 +179,19 @@ own_kernel! {
 }
 
 /// A tile's light and heavy sums before the total `Q` is known, as [`tile_total`] leaves them
-/// in its three [`TileScans`] slots: light items (`q < 2^31`, the light test's threshold
-/// `⌊Q/N⌋` where `Q < N·2^31`) in the low half of the first word and items of weight exactly
-/// `2^31` (light too where `Q >= N·2^31`) in its high half, the light weight, the heavy weight.
+/// in its three [`TileScans`] slots: its items below a band of weights around `2^31` (light,
+/// whatever `Q`) in the low half of the first word and its items in the band in the high half,
+/// the weight of the items below the band, the weight of the rest.
 ///
 /// Quantizing scales the weights so that `Q/N` is `2^31·(1 + η) + r`, with `|r| <= 1/2` (the
 /// average of the items' roundings to whole units) and `η` the relative error of the total the
-/// scale was taken from: `⌊Q/N⌋` is `2^31 − 1` or `2^31` wherever `2^31·|η| < 1/2` (see
-/// [`ProvisionalSums::threshold`]), which a total summed in f64 meets on any realistic input,
-/// and these sums settle a tile's counts without a second pass over its weights. A total
-/// summed in f32 (`η` near `2^-24`) does not, and its tiles are counted again.
+/// scale was taken from, so the light test's threshold `⌊Q/N⌋` lies near `2^31`. The band,
+/// `2^31 ± F::THRESHOLD_BAND`, is where totals summed in `F` put it: then items below the band
+/// are light and items above it heavy, and a tile with no item in the band has its sums
+/// already. In f64 the band is the one weight `2^31`, whose items the threshold puts on one
+/// side, so every tile's sums settle without a second read of its weights; in f32 (`η` near
+/// `2^-24`, the band `±2^16` units) the few tiles with items in the band are counted again,
+/// and all of them where the threshold lies outside it.
 pub struct ProvisionalSums;
 
 impl ProvisionalSums {
@@ -198,41 +201,45 @@ impl ProvisionalSums {
     /// `sums` with an item of quantized weight `q` added (the first word packed as described
     /// above: a tile's items fit in 16 bits, so its halves never carry into each other).
     #[inline(always)]
-    fn add(((packed, lq), hq): LightHeavy, q: u64) -> LightHeavy {
-        if q < Self::UNIT {
+    fn add<F: Weight>(((packed, lq), hq): LightHeavy, q: u64) -> LightHeavy {
+        if q < Self::UNIT - F::THRESHOLD_BAND {
             ((packed + 1, lq + q), hq)
         } else {
-            ((packed + (u32::from(q == Self::UNIT) << 16), lq), hq + q)
+            let in_band = q <= Self::UNIT + F::THRESHOLD_BAND;
+            ((packed + (u32::from(in_band) << 16), lq), hq + q)
         }
     }
 
-    /// Whether items of weight `2^31` are light (`⌊Q/N⌋ = 2^31`) or heavy (`⌊Q/N⌋ = 2^31 − 1`)
-    /// for the total and items of `shape`; `None` for any other threshold, where the
-    /// provisional sums are not a tile's.
+    /// For the total and items of `shape`, whether the light test's threshold `⌊Q/N⌋` lies in
+    /// the band of `F` or one below it (where the items below the band are light and those
+    /// above it heavy), and if so whether it is `2^31` or more (an item of weight `2^31` is
+    /// light); `None` elsewhere.
     #[inline(always)]
-    pub fn threshold(shape: &Shape) -> Option<bool> {
+    pub fn threshold<F: Weight>(shape: &Shape) -> Option<bool> {
         let (n, total) = (shape.scale, shape.total);
-        // N·(2^31 + 1) < 2^64 for every N < 2^32.
-        let unit = n << UNIT_BITS;
-        if total >= unit - n && total < unit {
-            Some(false)
-        } else if total >= unit && total < unit + n {
-            Some(true)
-        } else {
-            None
-        }
+        // `⌊Q/N⌋ >= t` exactly where `Q >= N·t`; below 2^64 for every N < 2^32.
+        let at_least = |t: u64| total >= n.saturating_mul(t);
+        let band = F::THRESHOLD_BAND;
+        let within = at_least(Self::UNIT - band - 1) && !at_least(Self::UNIT + band + 1);
+        within.then(|| at_least(Self::UNIT))
     }
 
     /// A tile's light items, their weight and its heavy items' weight from its provisional
-    /// sums `words`, where items of weight `2^31` are light if `unit_light`.
+    /// sums `words`, where the [`threshold`](Self::threshold) lies in the band and items of
+    /// weight `2^31` are light if `unit_light`; `None` for a tile with items in a band wider
+    /// than one weight (which side each is on, only its weight tells).
     #[inline(always)]
-    pub fn settle(words: [u64; TILE_COUNTS], unit_light: bool) -> [u64; TILE_COUNTS] {
+    pub fn settle<F: Weight>(words: [u64; TILE_COUNTS], unit_light: bool) -> Option<[u64; TILE_COUNTS]> {
         let [packed, lq, hq] = words;
-        let (light, unit) = (packed & 0xffff, packed >> 16);
-        let moved = if unit_light { unit } else { 0 };
-        // Wrapping: words a checked launch cannot trust must not trap.
+        let (light, band) = (packed & 0xffff, packed >> 16);
+        if band != 0 && F::THRESHOLD_BAND != 0 {
+            return None;
+        }
+        // Items in a band of one weight, `2^31`, are light or heavy together. Wrapping: words
+        // a checked launch cannot trust must not trap.
+        let moved = if unit_light { band } else { 0 };
         let moved_q = moved << UNIT_BITS;
-        [light + moved, lq.wrapping_add(moved_q), hq.wrapping_sub(moved_q)]
+        Some([light + moved, lq.wrapping_add(moved_q), hq.wrapping_sub(moved_q)])
     }
 }
 
@@ -261,7 +268,7 @@ pub unsafe fn tile_total<F: Weight>(p: TileTotal<F>) {
     // warp's), so all reach the shuffles.
     unsafe {
         let none = ((0, 0), 0);
-        let mine = fold_lane_items(weights, n, z, b, none, ProvisionalSums::add);
+        let mine = fold_lane_items(weights, n, z, b, none, ProvisionalSums::add::<F>);
         let ((packed, lq), hq) = warp::reduce(mine, SUMS);
         if lane_id() == 0 {
             *tile_q.add(b as usize) = lq + hq;
@@ -448,18 +455,21 @@ pub unsafe fn tile_counts<F: Weight>(p: TileCounts<F>) {
     if b >= tiles {
         return;
     }
-    // SAFETY: as the contract above; the warp takes one arm (the threshold is the launch's), so
+    let threshold = ProvisionalSums::threshold::<F>(&shape);
+    // SAFETY: as the contract above; the warp takes one arm (its lanes read the same words), so
     // all its lanes reach the shuffles.
     unsafe {
-        let counts = if let Some(unit_light) = ProvisionalSums::threshold(&shape) {
-            let words = core::array::from_fn(|k| *sums.add(TileScans::slot(tiles, k as u64, b)));
-            ProvisionalSums::settle(words, unit_light)
-        } else {
+        let words = core::array::from_fn(|k| *sums.add(TileScans::slot(tiles, k as u64, b)));
+        let settled = threshold.and_then(|unit_light| ProvisionalSums::settle::<F>(words, unit_light));
+        let counts = settled.unwrap_or_else(|| {
             let none = ((0, 0), 0);
             let mine = fold_lane_items(w.weights, n, w.quantizer, b, none, |s, q| add_item(&shape, s, q));
             let ((count, lq), hq) = warp::reduce(mine, SUMS);
             [count as u64, lq, hq]
-        };
+        });
+        // Every lane has read the words before lane 0 overwrites them (lanes of a warp need not
+        // run in step), so all took the same arm.
+        sync_warp(FULL_MASK);
         if lane_id() == 0 {
             write_sums(sums, tiles, b, counts);
         }
