@@ -5,13 +5,13 @@
 //! Tiles of [`PARTITION_TILE`] consecutive items, each pass quantizing its weights again rather
 //! than storing them (recomputing is cheaper than 8 bytes of traffic an item):
 //! 1. [`tile_total`], a warp a tile: each tile's quantized weight (their sum is the total `Q`
-//!    that tells light items from heavy ones, `N·q <= Q`), and the tile's light and heavy sums
-//!    as they would be for either of the two thresholds `Q` nearly always gives
-//!    ([`ProvisionalSums`]).
+//!    that tells light items from heavy ones, `N·q <= Q`), and the tile's sums of the items
+//!    below and in a band of weights around where that threshold falls ([`ProvisionalSums`]).
 //! 2. [`tile_counts`], a warp a tile: each tile's light items, their weight and its heavy items'
-//!    weight, settled from the provisional sums where `Q` gave one of those thresholds (no
-//!    weight read), else counted from the weights again; one scan over these three short arrays
-//!    (one element a tile, see [`TileScans`]).
+//!    weight, settled from the provisional sums (no weight read) where `⌊Q/N⌋` lies in the band
+//!    and no item of the tile has a side only the threshold tells, else counted from the
+//!    weights again; one scan over these three short arrays (one element a tile, see
+//!    [`TileScans`]).
 //! 3. [`partition`], a block a tile: each tile places its items in shared memory by block-wide
 //!    scans of the three quantities and then writes its light run and its heavy run, entries
 //!    (or indices only, see [`super::layout`]) and prefix sums, as contiguous, coalesced stores.
@@ -32,7 +32,7 @@ use crate::warp;
 /// Consecutive items per thread in the partition passes.
 pub const PARTITION_ITEMS_PER_THREAD: u64 = 4;
 
-/// Items per tile (one block) of the partition passes.
+/// Items per tile of the partition passes (a block's in the partition, a warp's in the sums).
 pub const PARTITION_TILE: u64 = ALIAS_BLOCK_THREADS as u64 * PARTITION_ITEMS_PER_THREAD;
 
 /// Dynamic shared memory of [`partition`]: the scans' warp slots, then the tile's entries and
@@ -42,7 +42,7 @@ pub const fn partition_bytes() -> u32 {
 }
 
 /// Tiles a block of [`tile_total`] and [`tile_counts`] takes, a warp each: a warp sums a whole
-/// tile by shuffles, with no barrier or shared memory, and keeps 32 loads a lane in flight.
+/// tile by shuffles, with no barrier or shared memory, and keeps 8 loads a lane in flight.
 pub const SUM_TILES_PER_BLOCK: u64 = WARPS as u64;
 
 /// A tile's items each lane takes where a warp takes the tile.
@@ -169,7 +169,7 @@ own_kernel! {
         #[len(n.div_ceil(PARTITION_TILE))]
         pub tile_q: *mut u64,
         /// The tiles' [`ProvisionalSums`], where [`tile_counts`] settles them, laid out as
-        /// [`TileScans`] reads them.
+        /// [`TileScans`] reads them (PSA+'s greedy tiles overwrite them unread).
         #[len(TILE_COUNTS as u128 * (u128::from(n.div_ceil(PARTITION_TILE)) + 1))]
         pub sums: *mut u64,
     }
@@ -179,9 +179,9 @@ own_kernel! {
 }
 
 /// A tile's light and heavy sums before the total `Q` is known, as [`tile_total`] leaves them
-/// in its three [`TileScans`] slots: its items below a band of weights around `2^31` (light,
-/// whatever `Q`) in the low half of the first word and its items in the band in the high half,
-/// the weight of the items below the band, the weight of the rest.
+/// in its three [`TileScans`] slots: its items below a band of weights around `2^31` (light
+/// wherever the threshold lies in the band) in the low half of the first word and its items in
+/// the band in the high half, the weight of the items below the band, the weight of the rest.
 ///
 /// Quantizing scales the weights so that `Q/N` is `2^31·(1 + η) + r`, with `|r| <= 1/2` (the
 /// average of the items' roundings to whole units) and `η` the relative error of the total the
@@ -189,9 +189,10 @@ own_kernel! {
 /// `2^31 ± F::THRESHOLD_BAND`, is where totals summed in `F` put it: then items below the band
 /// are light and items above it heavy, and a tile with no item in the band has its sums
 /// already. In f64 the band is the one weight `2^31`, whose items the threshold puts on one
-/// side, so every tile's sums settle without a second read of its weights; in f32 (`η` near
-/// `2^-24`, the band `±2^16` units) the few tiles with items in the band are counted again,
-/// and all of them where the threshold lies outside it.
+/// side, so every tile's sums settle without a second read of its weights; in f32 (`|η|` up to
+/// about `400·2^-24` for 10^8 weights, the band `±2^16` units) the tiles with items in the band
+/// are counted again (few, unless many weights lie within `3·10^-5` of the average), and all of
+/// them where the threshold lies outside the band.
 pub struct ProvisionalSums;
 
 impl ProvisionalSums {
@@ -215,7 +216,7 @@ impl ProvisionalSums {
     /// above it heavy), and if so whether it is `2^31` or more (an item of weight `2^31` is
     /// light); `None` elsewhere.
     #[inline(always)]
-    pub fn threshold<F: Weight>(shape: &Shape) -> Option<bool> {
+    pub fn threshold_in_band<F: Weight>(shape: &Shape) -> Option<bool> {
         let (n, total) = (shape.scale, shape.total);
         // `⌊Q/N⌋ >= t` exactly where `Q >= N·t`; below 2^64 for every N < 2^32.
         let at_least = |t: u64| total >= n.saturating_mul(t);
@@ -225,7 +226,7 @@ impl ProvisionalSums {
     }
 
     /// A tile's light items, their weight and its heavy items' weight from its provisional
-    /// sums `words`, where the [`threshold`](Self::threshold) lies in the band and items of
+    /// sums `words`, where the threshold lies in the band ([`Self::threshold_in_band`]) and items of
     /// weight `2^31` are light if `unit_light`; `None` for a tile with items in a band wider
     /// than one weight (which side each is on, only its weight tells).
     #[inline(always)]
@@ -445,7 +446,9 @@ own_kernel! {
 /// [`ProvisionalSums`] [`tile_total`] left there where the total allows, else counted.
 ///
 /// # Safety
-/// As for [`tile_total`], with `sums` holding `TILE_COUNTS·(tiles + 1)` words.
+/// As for [`tile_total`], with `sums` holding `TILE_COUNTS·(tiles + 1)` words. The sums are
+/// these weights' when `sums` holds [`tile_total`]'s words for the same weights and quantizer
+/// (any other words give wrong sums, never an access out of bounds).
 #[inline(always)]
 pub unsafe fn tile_counts<F: Weight>(p: TileCounts<F>) {
     let TileCounts { items: w, sums } = p;
@@ -455,7 +458,7 @@ pub unsafe fn tile_counts<F: Weight>(p: TileCounts<F>) {
     if b >= tiles {
         return;
     }
-    let threshold = ProvisionalSums::threshold::<F>(&shape);
+    let threshold = ProvisionalSums::threshold_in_band::<F>(&shape);
     // SAFETY: as the contract above; the warp takes one arm (its lanes read the same words), so
     // all its lanes reach the shuffles.
     unsafe {
@@ -745,5 +748,77 @@ pub unsafe fn checked_partials<F: Weight, const V: usize, const ONE_BY_ONE: bool
         if first != u64::MAX {
             crate::simt::atomic::min_u64(first_bad, first);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tile of the given weights settled at a total of `N·t + r`, against counting it.
+    fn settles_as_counted<F: Weight>(t: u64, r: u64, weights: &[u64]) {
+        let n = 1000u64;
+        let shape = Shape::whole(n, 0, n * t + r);
+        let none = ((0u32, 0u64), 0u64);
+        let counted = weights.iter().fold(none, |s, &q| add_item(&shape, s, q));
+        let ((packed, lq), hq) = weights.iter().fold(none, |s, &q| ProvisionalSums::add::<F>(s, q));
+        let band = ProvisionalSums::UNIT - F::THRESHOLD_BAND..=ProvisionalSums::UNIT + F::THRESHOLD_BAND;
+        let in_range = (*band.start() - 1..=*band.end()).contains(&t);
+        assert_eq!(
+            ProvisionalSums::threshold_in_band::<F>(&shape).is_some(),
+            in_range,
+            "t = {t}"
+        );
+        let settled = ProvisionalSums::threshold_in_band::<F>(&shape)
+            .and_then(|unit_light| ProvisionalSums::settle::<F>([packed as u64, lq, hq], unit_light));
+        let banded = weights.iter().any(|q| band.contains(q));
+        assert_eq!(
+            settled.is_some(),
+            in_range && (F::THRESHOLD_BAND == 0 || !banded),
+            "t = {t}"
+        );
+        if let Some(sums) = settled {
+            let ((count, lq), hq) = counted;
+            assert_eq!(
+                sums,
+                [count as u64, lq, hq],
+                "t = {t}, r = {r}, weights {weights:?}"
+            );
+        }
+    }
+
+    /// Every threshold from two below the band to one above it, with weights at the band's
+    /// edges and beside them: settled sums are the counted ones, and a tile settles exactly
+    /// where the threshold is in range and (for a band wider than one weight) no item is in it.
+    fn settle_agrees_with_the_light_test<F: Weight>() {
+        let (unit, band) = (ProvisionalSums::UNIT, F::THRESHOLD_BAND);
+        let edges = [
+            unit - band - 2,
+            unit - band - 1,
+            unit - band,
+            unit,
+            unit + band,
+            unit + band + 1,
+        ];
+        for t in unit - band - 2..=unit + band + 1 {
+            if band > 2 && !edges.contains(&t) {
+                continue;
+            }
+            for r in [0, 999] {
+                settles_as_counted::<F>(t, r, &[1, unit - band - 1, unit + band + 1, 5 * unit]);
+                settles_as_counted::<F>(t, r, &edges);
+                settles_as_counted::<F>(t, r, &[unit; 7]);
+            }
+        }
+    }
+
+    #[test]
+    fn settle_agrees_with_the_light_test_f64() {
+        settle_agrees_with_the_light_test::<f64>();
+    }
+
+    #[test]
+    fn settle_agrees_with_the_light_test_f32() {
+        settle_agrees_with_the_light_test::<f32>();
     }
 }

@@ -146,8 +146,8 @@ pub trait Weight: crate::num::Element + PartialOrd + Default {
 impl Weight for f32 {
     type RowAlign = Align8;
     type RowPad = [u32; 0];
-    /// Fixed-grid f32 totals of up to 10^8 weights lie within `3·10^-5` of the exact sum (their
-    /// bound at about 400 roundings deep).
+    /// Fixed-grid f32 totals of up to 10^8 weights lie within `3·10^-5` of the exact sum,
+    /// relatively (their bound at about 400 roundings deep).
     const THRESHOLD_BAND: u64 = 1 << 16;
     #[inline(always)]
     fn to_f64(self) -> f64 {
