@@ -113,8 +113,9 @@ impl<W: PrefixWord> Prefix for BlockPrefix<'_, W> {
     }
 }
 
-/// The paper's shared-memory pack, with the block's section split again inside the block: block
-/// `b` packs rows `splits[b] .. splits[b + 1]` ([`SHARED_PACK_ROWS`] of them). It copies the
+/// The paper's shared-memory pack, with the block's section split again inside the block: a block
+/// packs the rows `splits[s] .. splits[s + 1]` of one section `s` ([`SHARED_PACK_ROWS`] rows),
+/// the blocks taking the sections last to first. It copies the
 /// light entries and the heavy entries those rows touch into shared memory (asynchronous
 /// copies, all in flight at once, where weights lie beside the indices; indices only gathers
 /// each weight through its index), scans their weights block-wide, and each thread finds the
@@ -142,11 +143,13 @@ pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
     use super::split::{heavy_range, search};
     use crate::simt::shared::wait_copies;
     use crate::simt::{block_x, sync_threads, thread_x};
-    let (b, t) = (block_x() as u64, thread_x() as u64);
     let threads = SHARED_PACK_THREADS as u64;
-    if b >= at.sections {
+    if block_x() as u64 >= at.sections {
         return;
     }
+    // The last section first: the partition wrote the ends of the light and heavy runs last,
+    // and those are the last sections' entries, still in L2 when this kernel starts.
+    let (b, t) = (at.sections - 1 - block_x() as u64, thread_x() as u64);
     let [sums_at, splits_at, scratch_at, _] = shared_pack_layout(size_of::<P::W>() as u64);
     // SAFETY: split indices up to `sections`; entry indices below `n`; the shared slices fit
     // the launch's bytes (the layout above), entries at offset 0 (16-byte aligned); every

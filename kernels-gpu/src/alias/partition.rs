@@ -261,10 +261,10 @@ pub unsafe fn tile_total<F: Weight>(p: TileTotal<F>) {
         tile_q,
         sums,
     } = p;
-    let (tiles, b) = (n.div_ceil(PARTITION_TILE), my_tile());
-    if b >= tiles {
+    let tiles = n.div_ceil(PARTITION_TILE);
+    let Some(b) = my_tile(tiles) else {
         return;
-    }
+    };
     // SAFETY: as the contract above; the warp's lanes all take its tile (the test above is the
     // warp's), so all reach the shuffles.
     unsafe {
@@ -278,10 +278,15 @@ pub unsafe fn tile_total<F: Weight>(p: TileTotal<F>) {
     }
 }
 
-/// The tile this warp takes in [`tile_total`] and [`tile_counts`].
+/// The tile this warp takes in [`tile_total`] and [`tile_counts`] of `tiles`, if any: the
+/// last tile first. The weights' sum just before reads them in grid-stride order, so their end
+/// is what it leaves in L2; [`partition`], which reads them after, takes the tiles first to
+/// last and finds their start there. Each pass so starts on the part of the weights the pass
+/// before read last.
 #[inline(always)]
-fn my_tile() -> u64 {
-    block_x() as u64 * SUM_TILES_PER_BLOCK + warp_id() as u64
+fn my_tile(tiles: u64) -> Option<u64> {
+    let k = block_x() as u64 * SUM_TILES_PER_BLOCK + warp_id() as u64;
+    (k < tiles).then(|| tiles - 1 - k)
 }
 
 /// Tile `b`'s three sums to their [`TileScans::slot`]s.
@@ -454,10 +459,10 @@ pub unsafe fn tile_counts<F: Weight>(p: TileCounts<F>) {
     let TileCounts { items: w, sums } = p;
     // SAFETY: `total` holds a word (the family's reaches).
     let (n, shape) = (w.n, unsafe { w.whole() });
-    let (tiles, b) = (n.div_ceil(PARTITION_TILE), my_tile());
-    if b >= tiles {
+    let tiles = n.div_ceil(PARTITION_TILE);
+    let Some(b) = my_tile(tiles) else {
         return;
-    }
+    };
     let threshold = ProvisionalSums::threshold_in_band::<F>(&shape);
     // SAFETY: as the contract above; the warp takes one arm (its lanes read the same words), so
     // all its lanes reach the shuffles.
