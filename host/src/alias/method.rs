@@ -154,8 +154,9 @@ impl std::fmt::Display for Construction {
 /// [`warpkit_kernels::alias::layout`]). Both build the same table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
-    /// Each item's quantized weight beside its index (16 bytes an item): the pack reads
-    /// everything it needs from the partitioned array. The paper's faster layout.
+    /// Each item's quantized weight beside its index (8 bytes a light item, whose weight fits
+    /// 32 bits, and 16 a heavy one): the pack reads everything it needs from the partitioned
+    /// array. The paper's faster layout.
     WeightsBeside,
     /// The index alone (4 bytes an item): less for the partition to write, but the pack reads
     /// each weight through its index, a scattered load, and quantizes it again.

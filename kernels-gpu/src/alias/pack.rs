@@ -4,7 +4,7 @@
 //! [`super::layout`].
 
 use super::ALIAS_BLOCK_THREADS;
-use super::layout::{EntrySource, Indexed, Stored};
+use super::layout::{Compact, EntrySource, Indexed, Stored};
 use super::quantizer::Quantizer;
 use super::split::{Prefix, PrefixWord, prefix_in, spill};
 use super::sweep::{Cursor, Entry, Row, RowOf, Settled, Shape, Split, Weight, rows};
@@ -187,14 +187,23 @@ pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
         // The block's prefix sums: each thread scans a run of consecutive entries.
         let run = count.div_ceil(threads);
         let (first, last) = ((t * run).min(count), ((t + 1) * run).min(count));
+        // Staged entry `e`, light ones as the layout left them in their slots.
+        let staged = |e: u64| {
+            let entry = local.get(padded(e));
+            if e < n_light {
+                <P::Items as EntrySource>::staged_light(entry)
+            } else {
+                entry
+            }
+        };
         let mut sum = <P::W>::ZERO;
         for e in first..last {
-            sum = sum.add(<P::W>::of(local.get(padded(e))));
+            sum = sum.add(<P::W>::of(staged(e)));
         }
         let mut sum = sum.block_exclusive_scan(scratch);
         for e in first..last {
             sums.set(e as u32, sum);
-            sum = sum.add(<P::W>::of(local.get(padded(e))));
+            sum = sum.add(<P::W>::of(staged(e)));
         }
         if first < last && last == count {
             sums.set(count as u32, sum);
@@ -222,7 +231,7 @@ pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
         }
         sync_threads();
         let end = mine.get(t as u32 + 1);
-        let light = |i: u64| local.get(padded(i - l0));
+        let light = |i: u64| <P::Items as EntrySource>::staged_light(local.get(padded(i - l0)));
         let heavy = |j: u64| local.get(padded(n_light + j - h0));
         // Rows are staged, not stored: a thread's rows are consecutive, so the lanes' stores
         // would land 8 rows apart. A light row takes its own entry's slot (no other thread
@@ -499,16 +508,39 @@ impl<F: Weight, W: PrefixWord> Pack<F, W> {
     }
 }
 
-impl<F: Weight, W: PrefixWord> PackParams for Pack<F, W> {
-    type F = F;
-    type W = W;
+/// How the packs of a sweep with prefix words `Self` read stored entries: PSA's partition
+/// writes them [`Compact`], PSA+'s leftovers whole ([`Stored`]).
+pub trait StoredEntries: PrefixWord {
+    type Items: EntrySource;
+    /// The entries at `entries` of a sweep of `shape`.
+    fn items(entries: *const Entry, shape: &Shape) -> Self::Items;
+}
+
+impl StoredEntries for u64 {
+    type Items = Compact;
+    #[inline(always)]
+    fn items(entries: *const Entry, shape: &Shape) -> Compact {
+        Compact::new(entries, shape.n_light)
+    }
+}
+
+impl StoredEntries for [u64; 2] {
     type Items = Stored;
     #[inline(always)]
-    unsafe fn parts(self) -> (Stored, Sections<F, W>) {
+    fn items(entries: *const Entry, _: &Shape) -> Stored {
+        Stored(entries)
+    }
+}
+
+impl<F: Weight, W: StoredEntries> PackParams for Pack<F, W> {
+    type F = F;
+    type W = W;
+    type Items = W::Items;
+    #[inline(always)]
+    unsafe fn parts(self) -> (W::Items, Sections<F, W>) {
         // SAFETY: `settled` points to a word each (the caller's contract).
-        (Stored(self.entries), unsafe {
-            self.packing.sections(self.settled)
-        })
+        let sections = unsafe { self.packing.sections(self.settled) };
+        (W::items(self.entries, &sections.shape), sections)
     }
 }
 

@@ -574,7 +574,8 @@ own_kernel! {
         /// The [`TileScans`] of [`tile_counts`]' sums.
         #[len(TILE_COUNTS as u128 * (u128::from(items.n.div_ceil(PARTITION_TILE)) + 1))]
         pub scans: *const u64,
-        /// Where the partitioned items go: entries, or indices only.
+        /// Where the partitioned items go: entries (in [`super::layout::Compact`] form), or
+        /// indices only.
         #[len(items.n)]
         pub entries: *mut E,
         /// The `n + 1` prefix sums.
@@ -639,16 +640,21 @@ pub unsafe fn partition<F: Weight, E: EntrySink>(p: Partition<F, E>) {
         let heavy_start = n_light.wrapping_add(b * PARTITION_TILE).wrapping_sub(light_start);
         // Local sums to global ones: light ones from 0, heavy ones after all the light weight.
         let heavy_base = heavy_base.wrapping_sub(tile.light_q);
-        let fits = run_fits(light_start, tile.light, n) && run_fits(heavy_start, tile.items - tile.light, n);
+        let fits = run_fits(light_start, tile.light, n)
+            && run_fits(heavy_start, tile.items - tile.light, n)
+            && n_light <= heavy_start;
         let items = if fits { tile.items } else { 0 };
         let mut slot = t;
         while slot < items {
+            let entry = tile.entries.get(slot as u32);
             let (at, base) = if slot < tile.light {
+                E::put_light(entries, light_start + slot, entry);
                 (light_start + slot, light_base)
             } else {
-                (heavy_start + slot - tile.light, heavy_base)
+                let at = heavy_start + slot - tile.light;
+                E::put_heavy(entries, at, n_light, entry);
+                (at, heavy_base)
             };
-            *entries.add(at as usize) = E::of(tile.entries.get(slot as u32));
             *prefix.add(at as usize) = base.wrapping_add(tile.prefix.get(slot as u32));
             slot += ALIAS_BLOCK_THREADS as u64;
         }

@@ -273,6 +273,15 @@ pub unsafe fn copy_async16(_a: u32, dst: *mut u8, src: *const u8) {
     unsafe { core::ptr::copy_nonoverlapping(src, dst, 16) }
 }
 
+/// As [`copy_async16`], for 8 bytes.
+///
+/// # Safety
+/// `dst` and `src` are valid for 8 bytes and do not overlap.
+pub unsafe fn copy_async8(_a: u32, dst: *mut u8, src: *const u8) {
+    // SAFETY: the caller's contract.
+    unsafe { core::ptr::copy_nonoverlapping(src, dst, 8) }
+}
+
 pub fn wait_copies() {}
 
 /// The emulator has no cache to fill.

@@ -217,6 +217,20 @@ pub unsafe fn copy_async16(a: u32, _dst: *mut u8, src: *const u8) {
     };
 }
 
+/// `cp.async.ca.shared.global` of 8 bytes (the `.cg` form copies 16 only): as
+/// [`copy_async16`] for an 8-byte word, both addresses 8-byte aligned.
+///
+/// # Safety
+/// `a` is in this block's shared memory and `src` in global memory, both 8-byte aligned and
+/// valid for 8 bytes.
+#[inline(always)]
+pub unsafe fn copy_async8(a: u32, _dst: *mut u8, src: *const u8) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!("cp.async.ca.shared.global [{a}], [{g}], 8;", a = in(reg32) a, g = in(reg64) src, options(nostack))
+    };
+}
+
 /// `cp.async.wait_all`: this thread's async copies have landed.
 #[inline(always)]
 pub fn wait_copies() {

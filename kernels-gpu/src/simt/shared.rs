@@ -175,6 +175,23 @@ impl<T: Copy> SharedSlice<T> {
         unsafe { hw::copy_async16(self.window_of(i), self.ptr.add(i as usize).cast(), src.cast()) }
     }
 
+    /// As [`SharedSlice::copy_async`], for the 8-byte word at `src` into the first 8 bytes of
+    /// element `i` (the rest of the element is left as it was).
+    ///
+    /// # Safety
+    /// `T` is 16 bytes; `src` is valid, 8-byte aligned, in global memory, and not written until
+    /// the copy lands; the slice was carved at a 16-byte aligned offset.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn copy_async_front(&self, i: u32, src: *const u64) {
+        const { assert!(size_of::<T>() == 16) };
+        self.check(i);
+        #[cfg(not(target_arch = "nvptx64"))]
+        hw::shared_access(self.ptr.wrapping_add(i as usize).cast(), 8, hw::AccessKind::Write);
+        // SAFETY: `i < len`; the rest is the caller's contract.
+        unsafe { hw::copy_async8(self.window_of(i), self.ptr.add(i as usize).cast(), src.cast()) }
+    }
+
     /// The elements from `from` on, as a slice of their own, unchecked on the GPU as
     /// [`SharedSlice::get_unchecked`]: a hot loop that walks a slice by advancing it reads at
     /// its base plus constants, which the loads take as immediate offsets.
