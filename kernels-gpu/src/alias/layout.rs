@@ -72,7 +72,8 @@ pub trait EntrySource: Copy {
     unsafe fn get(self, i: u64) -> Entry;
 
     /// Puts entry `i` into `dst[slot]`, perhaps asynchronously: it has landed after
-    /// [`crate::simt::shared::wait_copies`].
+    /// [`crate::simt::shared::wait_copies`]. A light entry may land in another form, which
+    /// [`EntrySource::staged_light`] turns back into the entry.
     ///
     /// # Safety
     /// `i` is within the array, `slot` within `dst`, which was carved at a 16-byte aligned

@@ -148,7 +148,7 @@ pub unsafe fn pack_block_shared<P: PackParams>(p: P) {
         return;
     }
     // The last section first: the partition wrote the ends of the light and heavy runs last,
-    // and those are the last sections' entries, still in L2 when this kernel starts.
+    // and those are the last sections' entries, in L2 still (the split between reads little).
     let (b, t) = (at.sections - 1 - block_x() as u64, thread_x() as u64);
     let [sums_at, splits_at, scratch_at, _] = shared_pack_layout(size_of::<P::W>() as u64);
     // SAFETY: split indices up to `sections`; entry indices below `n`; the shared slices fit

@@ -281,8 +281,8 @@ pub unsafe fn tile_total<F: Weight>(p: TileTotal<F>) {
 /// The tile this warp takes in [`tile_total`] and [`tile_counts`] of `tiles`, if any: the
 /// last tile first. The weights' sum just before reads them in grid-stride order, so their end
 /// is what it leaves in L2; [`partition`], which reads them after, takes the tiles first to
-/// last and finds their start there. Each pass so starts on the part of the weights the pass
-/// before read last.
+/// last and finds their start there. (Where [`tile_counts`] reads weights again, a few f32
+/// tiles, it goes in the same order; only its own reads of them miss.)
 #[inline(always)]
 fn my_tile(tiles: u64) -> Option<u64> {
     let k = block_x() as u64 * SUM_TILES_PER_BLOCK + warp_id() as u64;
