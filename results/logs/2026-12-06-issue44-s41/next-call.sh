@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NOT RUN (no H100 could be started in the session's last 40 minutes; 251 s of device time were
+# Run in the forty-second session as ../2026-12-06-issue44-s42/call1.sh. (Not run here: no H100 could be started in the session's last 40 minutes; 251 s of device time were
 # left). For the next session: PSA's prefix sums every 64th item beside the compact entries
 # ("points", branch issue44-coarse, 5a28854, emulator alias tests 13/13) against main ("compact",
 # 7539c62's kernels): the default f64 build points / compact, points' GPU tests (alias; convolve,
