@@ -9,7 +9,7 @@
 #    main's ("compact"), and the fastest one's wall clock.
 # 3. The multisplit branch's GPU tests; Nsight Compute of both scatters at m = 256.
 # The bundle (`.gpu-next.txz`, carried; 43 MB): bench-alias-{compact,t2,p2,t5,p3,p4},
-# test-alias-{compact,t2,p2} (variants.sh, variants2.sh), bench-multisplit-{ms,main},
+# test-alias-{compact,t2,p2} (variants.sh), bench-multisplit-{ms,main},
 # test-multisplit-ms (ms-build.sh, on branch issue44-ms-fulltile), then
 # `tar -cf - .gpu-next | xz -T2 -6 > .gpu-next.txz`. NOT RUN in the forty-third session: no
 # machine could be started.
