@@ -29,36 +29,41 @@ pub const fn histogram_bytes(radix: u32) -> u32 {
     HISTOGRAM_TILES as u32 * histogram_row(radix) * 4
 }
 
-/// A lane's keys of tile `tile` of `n` at `keys`, for counting: a full tile by 16-byte vectors
-/// of `V` keys ([`WarpStriped::load_unordered`](crate::block::load::WarpStriped::load_unordered)),
-/// whose order a count does not mind.
+/// A lane's keys of tile `tile` of `n` at `keys`, for counting. With `WHOLE` the tile lies
+/// wholly below `n` and `keys` is 16-byte aligned: read by 16-byte vectors of `V` keys
+/// ([`WarpStriped::load_unordered`](crate::block::load::WarpStriped::load_unordered)), whose
+/// order a count does not mind, and every key is valid, so that the count runs no validity
+/// test a key; otherwise key by key, with defaults past `n`.
 #[derive(Clone, Copy)]
-struct CountedKeys<K, const V: usize> {
+struct CountedKeys<K, const V: usize, const WHOLE: bool> {
     keys: *const K,
     n: u64,
     tile: u64,
 }
 
-impl<K: Key, const V: usize> LaneLoad<K, WINDOWS> for CountedKeys<K, V> {
+impl<K: Key, const V: usize, const WHOLE: bool> LaneLoad<K, WINDOWS> for CountedKeys<K, V, WHOLE> {
     /// # Safety
-    /// `keys` holds `n` keys.
+    /// `keys` holds `n` keys; with `WHOLE`, `(tile + 1)·TILE <= n` and `keys` is 16-byte
+    /// aligned.
     #[inline(always)]
     unsafe fn load(self) -> [K; WINDOWS] {
-        let (keys, n, tile) = (self.keys, self.n, self.tile);
-        let full = (tile + 1) * TILE <= n && is_aligned16(keys);
-        // SAFETY: the contract above; a full tile lies below `n`, its keys 16-byte aligned.
+        // SAFETY: the contract above.
         unsafe {
-            if full {
-                Tile::load_unordered::<K, V>(keys, tile)
+            if WHOLE {
+                Tile::load_unordered::<K, V>(self.keys, self.tile)
             } else {
-                Tile::load(keys, n, tile)
+                Tile::load(self.keys, self.n, self.tile)
             }
         }
     }
 
     #[inline(always)]
     fn valid(self) -> u32 {
-        Tile::windows(self.tile, self.n)
+        if WHOLE {
+            WINDOWS as u32
+        } else {
+            Tile::windows(self.tile, self.n)
+        }
     }
 }
 
@@ -76,8 +81,9 @@ impl<K: Key, F: BucketFn<K>> BinFn<K> for Pass<F> {
 
 /// Counts this lane's keys of tile `tile` into the block's row `counts[row + d]` (digit `d`),
 /// by [`count_row`]: the ranking of the scatter without the ranks and per warp, which the
-/// histogram does not need (one row for the block: no rows to clear and sum per warp). Full
-/// tiles are read by 16-byte vectors of `V` keys ([`CountedKeys`]). Returns the largest bucket
+/// histogram does not need (one row for the block: no rows to clear and sum per warp). Whole
+/// tiles are read by 16-byte vectors of `V` keys and counted without a validity test a key
+/// ([`CountedKeys`]). Returns the largest bucket
 /// among the lane's keys. The caller zeroes the row first and synchronizes the block before
 /// reading it.
 ///
@@ -91,15 +97,27 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
     (counts, row): (SharedSlice<u32>, u32),
     tile: u64,
 ) -> u32 {
-    // SAFETY: reads below `n` (the caller's contract); every digit is below the radix, the
-    // row's length; the whole warp counts.
+    // A branch a tile, uniform over the block, rather than a validity test a key: whole
+    // tiles (all but the last) count without one.
+    let whole = (tile + 1) * TILE <= n && is_aligned16(keys);
+    // SAFETY: reads below `n` (the caller's contract), a whole tile's by aligned vectors; every
+    // digit is below the radix, the row's length; the whole warp counts.
     unsafe {
-        count_row(
-            CountedKeys::<K, V> { keys, n, tile },
-            pass.radix,
-            (counts, row),
-            pass,
-        )
+        if whole {
+            count_row(
+                CountedKeys::<K, V, true> { keys, n, tile },
+                pass.radix,
+                (counts, row),
+                pass,
+            )
+        } else {
+            count_row(
+                CountedKeys::<K, V, false> { keys, n, tile },
+                pass.radix,
+                (counts, row),
+                pass,
+            )
+        }
     }
 }
 
