@@ -11,7 +11,7 @@
 //! 3. [`scatter`]: the tile's keys moved to their places.
 //!
 //! Every lane loads all its keys first (eight independent loads in flight; the histogram's two
-//! or four vector loads on full tiles). The scatter then ranks the tile ([`crate::block::rank`]): each
+//! or four vector loads on whole tiles). The scatter then ranks the tile ([`crate::block::rank`]): each
 //! warp takes its windows of 32 keys in input order and ranks every key among the warp's keys
 //! of the same digit: its peers in the window (by a ballot up to 2 digits, by matching in
 //! shared memory above: each lane ORs its bit into its digit's word and reads back who else
@@ -20,8 +20,9 @@
 //! all follow input order. The seed ranks by a ballot per bit of the digit; matching costs one
 //! shared atomic per window whatever the radix, and on the H100 took the split of 2^28 keys
 //! into 32 buckets from 115.8 to 148 G keys/s. The histogram needs only the counts
-//! ([`crate::block::histogram`]), in any order: full tiles read by 16-byte vectors, counted in registers up
-//! to 4 digits, by one shared atomic add per key above.
+//! ([`crate::block::histogram`]), in any order: whole tiles read by 16-byte vectors with no
+//! validity test a key; counted in registers up to 4 digits, by one shared atomic add per key
+//! above.
 //!
 //! Kernels take a built-in bucket function by launch parameters and compile their body once
 //! per function (`with_buckets!`); a bucket at or past `m` raises a flag word for the host

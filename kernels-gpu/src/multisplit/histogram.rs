@@ -1,6 +1,6 @@
 //! The histogram launch of a digit pass: each block counts its [`HISTOGRAM_TILES`] tiles' keys
 //! of each digit ([`count_row`]) and writes, per digit, each tile's count in the group before it
-//! and the group's sum ([`TableParts`]); it also reports a bucket past `m`. One read of each key (two or four 16-byte vectors a lane on full tiles);
+//! and the group's sum ([`TableParts`]); it also reports a bucket past `m`. One read of each key (two or four 16-byte vectors a lane on whole tiles);
 //! `radix·(1 + 1/HISTOGRAM_TILES)` words written a tile.
 
 use super::Tile;
@@ -98,7 +98,7 @@ unsafe fn count_tile<K: Key, F: BucketFn<K>, const V: usize>(
     tile: u64,
 ) -> u32 {
     // A branch a tile, uniform over the block, rather than a validity test a key: whole
-    // tiles (all but the last) count without one.
+    // tiles (below `n`, keys aligned: all but a partial last one) count without one.
     let whole = (tile + 1) * TILE <= n && is_aligned16(keys);
     // SAFETY: reads below `n` (the caller's contract), a whole tile's by aligned vectors; every
     // digit is below the radix, the row's length; the whole warp counts.
@@ -142,9 +142,9 @@ own_kernel! {
         pub tag: u32,
     }
     check |p, shape| pass.fits(n) && *shape == p.plan();
-    /// The histogram of u32 keys (full tiles read by 16-byte vectors of 4).
+    /// The histogram of u32 keys (whole tiles read by 16-byte vectors of 4).
     fn histogram::<_, _, 4> => multisplit_histogram_u32<u32, BuiltIn<u32>>;
-    /// The histogram of u64 keys (full tiles read by 16-byte vectors of 2).
+    /// The histogram of u64 keys (whole tiles read by 16-byte vectors of 2).
     fn histogram::<_, _, 2> => multisplit_histogram_u64<u64, BuiltIn<u64>>;
 }
 
@@ -161,7 +161,7 @@ impl<K: Key, B: BucketParams<K>> Histogram<K, B> {
 }
 
 /// [`histogram_by`] of the keys under the bucket function and by the pass the parameters name,
-/// full tiles read by `V`-key vectors.
+/// whole tiles read by `V`-key vectors.
 ///
 /// # Safety
 /// As for [`histogram_by`] with the launch of [`Histogram::plan`]; the bucket parameters as
