@@ -262,7 +262,7 @@ pub unsafe fn tile_ranks(p: TileRanks) {
         let matches = SharedSlice::<u32>::carve(4 * slots, slots);
         let digit_starts = SharedSlice::<u32>::carve(8 * slots, sections);
         let scratch = SharedSlice::<u32>::carve(8 * slots + 4 * sections, WARPS);
-        let ranked = rank(picks, sections, (counts, matches), Section);
+        let ranked = rank(picks, (sections, true), (counts, matches), Section);
         // Warps leave `rank` from lane-dependent stores: barriers here are unaligned
         // ([`sync_threads_unaligned`]; the aligned one hung on the H200).
         sync_threads_unaligned();

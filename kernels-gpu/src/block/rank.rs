@@ -9,6 +9,7 @@
 //! keys into 32 buckets from 115.8 to 148 G keys/s.
 
 use super::{DigitFn, LaneLoad};
+use crate::simt::math::pin;
 use crate::simt::shared::SharedSlice;
 use crate::simt::warp::{FULL_MASK, ballot};
 use crate::simt::{lane_id, lanemask_lt, sync_warp, thread_x, warp_id};
@@ -60,8 +61,12 @@ unsafe fn clear_warp_rows(slices: &[SharedSlice<u32>], row: u32, radix: u32) {
 /// and leaves warp `w`'s count of digit `d` in `counts[w·radix + d]`.
 /// The caller synchronizes the block before other warps read the counts.
 ///
-/// Up to 2 digits, one ballot per digit gives each lane its peers, and both running counts are
-/// the same in every lane. Above, lanes find their peers in shared memory: each ORs its lane bit
+/// With `ballots`, up to 2 digits, one ballot per digit gives each lane its peers, and both
+/// running counts are the same in every lane. A kernel never launched at 2 digits or fewer
+/// passes `false` (a constant): the ballot path then is not compiled into it, and its
+/// registers do not count against the kernel (ptxas kept every window's ballots, digits and
+/// counts live there: 77 registers at the peak, where the matching needs 55-60; with it the
+/// block-level scatter spilled its table words at 80 registers). Above, lanes find their peers in shared memory: each ORs its lane bit
 /// into its digit's word of `matches`, and after a warp barrier reads back which lanes share
 /// the digit; the lowest of them then adds their number to the digit's count and clears the
 /// word. That is one atomic per window whatever the radix, where ballots take ceil(log2 radix)
@@ -76,7 +81,7 @@ unsafe fn clear_warp_rows(slices: &[SharedSlice<u32>], row: u32, radix: u32) {
 #[inline(always)]
 pub unsafe fn rank<K: Copy + Default, const ITEMS: usize>(
     load: impl LaneLoad<K, ITEMS>,
-    radix: u32,
+    (radix, ballots): (u32, bool),
     (counts, matches): (SharedSlice<u32>, SharedSlice<u32>),
     digits: impl DigitFn<K>,
 ) -> Ranked<K, ITEMS> {
@@ -91,7 +96,7 @@ pub unsafe fn rank<K: Copy + Default, const ITEMS: usize>(
     unsafe {
         ranked.key = load.load();
         let windows = load.valid();
-        if radix <= 2 {
+        if ballots && radix <= 2 {
             let (mut zeros_before, mut ones_before) = (0, 0);
             for k in 0..ITEMS {
                 let valid = (k as u32) < windows;
@@ -129,7 +134,9 @@ pub unsafe fn rank<K: Copy + Default, const ITEMS: usize>(
                 matches.set_unchecked(slot, 0);
             }
             sync_warp(FULL_MASK);
-            ranked.digit_rank[k] = digit << 16 | (before + rank);
+            // Packed here, not after the loop (where LLVM moved it, keeping two or three
+            // registers a window until then).
+            ranked.digit_rank[k] = pin(digit << 16 | (before + rank));
         }
     }
     ranked

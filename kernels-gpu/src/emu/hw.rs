@@ -357,6 +357,11 @@ pub fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
 }
 
 #[inline(always)]
+pub fn pin_u32(v: u32) -> u32 {
+    v
+}
+
+#[inline(always)]
 pub fn mul_hi_lo_u32(a: u32, b: u32) -> (u32, u32) {
     let p = a as u64 * b as u64;
     ((p >> 32) as u32, p as u32)

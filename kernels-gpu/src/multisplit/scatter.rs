@@ -411,7 +411,8 @@ unsafe fn scatter_ranked<
             tile: tile_index,
             items: PhantomData,
         };
-        let ranked = rank(load, radix, (counts, matches), pass);
+        // The block-level write is never launched at 2 digits or fewer (the counted one is).
+        let ranked = rank(load, (radix, WRITE != BLOCK_LEVEL), (counts, matches), pass);
         let start = start();
         // Again after the ranking rather than kept across it: the code the kernels were
         // measured with (keeping it changes their registers).

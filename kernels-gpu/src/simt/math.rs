@@ -81,6 +81,15 @@ impl FastMath for f64 {
     }
 }
 
+/// `v` unchanged, computed where it stands: on the GPU LLVM may not sink the computation of
+/// `v` past this point to its first use. A loop that packs a result a pass (a rank and its
+/// digit in one word) keeps one register a finished pass so, instead of the two or three
+/// inputs LLVM would otherwise carry to the loop's end (the block ranking's 16 windows).
+#[inline(always)]
+pub fn pin(v: u32) -> u32 {
+    hw::pin_u32(v)
+}
+
 /// The high and low words of the 64-bit product `a·b`. On the GPU one wide multiply whose
 /// halves stay 32-bit registers: the plain `a as u64 * b as u64` let LLVM widen the xors
 /// around it to 64 bits, twice the instructions in Philox's rounds.

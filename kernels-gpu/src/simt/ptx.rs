@@ -575,6 +575,15 @@ pub fn sqrt_f64(x: f64) -> f64 {
     y
 }
 
+/// `v` unchanged, through an instruction LLVM may not move (not `pure`): a value computed
+/// before it stays computed there, rather than sunk to its first use.
+#[inline(always)]
+pub fn pin_u32(mut v: u32) -> u32 {
+    // SAFETY: a register move with no preconditions.
+    unsafe { asm!("mov.b32 {v}, {v};", v = inout(reg32) v, options(nomem, nostack, preserves_flags)) };
+    v
+}
+
 /// The high and low words of the 64-bit product of two u32, as `mul.hi.u32` and `mul.lo.u32`
 /// (one `IMAD.WIDE.U32` after ptxas). Written in Rust, LLVM keeps the product as a u64 and
 /// widens the xors around it to 64 bits (Philox's rounds compiled to twice the instructions).
