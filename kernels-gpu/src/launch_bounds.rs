@@ -52,8 +52,9 @@ pub const LANES: LaunchBounds = LaunchBounds {
 /// path, never run by this kernel, is left out of it (`rank`'s `ballots`). Before that it
 /// spilled 1.5 KB a thread at four blocks and 160 bytes at three, the bound then measured (H200,
 /// 2^28 keys into 256 buckets: 96 registers unbounded, 2 blocks, 2.087 ms a split; three blocks
-/// 1.976 ms). Four blocks are not yet measured. The others run unbounded: bounded to 80, u64
-/// keys spilled and pairs spilled a few bytes and split 19 % slower (with the ballot path).
+/// 1.976 ms); four blocks without the spill split 2^28 keys into 256 buckets 8 % faster than
+/// three with it (H100, 2026-12-07). The others run unbounded: bounded to 80, u64 keys spilled
+/// and pairs spilled a few bytes and split 19 % slower (with the ballot path).
 pub const MULTISPLIT_BLOCK_KEYS: LaunchBounds = LaunchBounds {
     max_threads: 256,
     min_blocks_per_sm: 4,
