@@ -62,12 +62,13 @@ unsafe fn clear_warp_rows(slices: &[SharedSlice<u32>], row: u32, radix: u32) {
 /// The caller synchronizes the block before other warps read the counts.
 ///
 /// With `ballots`, up to 2 digits, one ballot per digit gives each lane its peers, and both
-/// running counts are the same in every lane. A kernel never launched at 2 digits or fewer
-/// passes `false` (a constant): the ballot path then is not compiled into it, and its
-/// registers do not count against the kernel (ptxas kept every window's ballots, digits and
-/// counts live there: 77 registers at the peak, where the matching needs 55-60; with it the
-/// block-level scatter spilled its table words at 80 registers). Above, lanes find their peers in shared memory: each ORs its lane bit
-/// into its digit's word of `matches`, and after a warp barrier reads back which lanes share
+/// running counts are the same in every lane. A kernel never launched at 2 digits or fewer may
+/// pass `false` (a constant): the ballot path then is not compiled into it, and its registers
+/// do not count against the kernel (ptxas kept every window's ballots, digits and counts live
+/// there: 77 registers at the peak, where the matching needs 55-60; with it the block-level
+/// scatter of u32 keys spilled its table words at 80 registers). Above 2 digits (or without
+/// `ballots`), lanes find their peers in shared memory: each ORs its lane bit into its digit's
+/// word of `matches`, and after a warp barrier reads back which lanes share
 /// the digit; the lowest of them then adds their number to the digit's count and clears the
 /// word. That is one atomic per window whatever the radix, where ballots take ceil(log2 radix)
 /// votes and their mask arithmetic (measured on the H100 per window of 32 random digits: 5.1 SM
