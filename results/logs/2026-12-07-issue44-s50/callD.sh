@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
 # Written in the fiftieth session (no device was lent then: not yet run). Multisplit: main
-# (bench-multisplit-main of .gpu-pa.txz: main's multisplit code) against p1 (branch
+# (bench-multisplit-main: main's multisplit code) against p1 (branch
 # study-banks-s50 at 90d0d46: the block-level ranking's match words indexed by the digit's low
 # 5 bits, bits 5-7 by three ballots; modelled 29.1 -> 24.3 shared wavefronts a 32-key window at
 # m = 256, +15-18 instructions; `multisplit-banks-study.md`). Benches main, p1, p1, main; Nsight
 # Compute of the keys scatter at m = 256 for both (shared wavefronts by op, conflicts,
 # instructions, time); then (`callD.sh all`) every GPU test binary of p1's build and the
-# multisplit sanitizers. Bundle .gpu-ms.txz: .gpu-ms/bench-multisplit-p1, .gpu-ms/p1/test-*;
-# .gpu-pa.txz for main's bench.
+# multisplit sanitizers. Bundle .gpu-ms.txz: .gpu-ms/bench-multisplit-{main,p1}, .gpu-ms/p1/test-*
+# (the tests only for `all`).
 set -o pipefail
 part=${1:-bench}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/device.txt"
-tar -xJf .gpu-ms.txz; tar -xJf .gpu-pa.txz .gpu-pa/bench-multisplit-main
-cp .gpu-pa/bench-multisplit-main .gpu-ms/bench-multisplit-main
+tar -xJf .gpu-ms.txz
 M='multisplit u32/(default (keys|pairs) m=(32|256), wall|BlockLevel (keys|pairs) m=(256|4096)|default keys m=65536, wall)/2\^28'
 ms() { echo "== $1 $SECONDS" | tee -a "$OUT/multisplit.log"
   timeout 90 .gpu-ms/bench-multisplit-$1 --bench "$M" 2>&1 | grep -E "^multisplit|time:|thrpt:" | tee -a "$OUT/multisplit.log"; }
