@@ -1,38 +1,28 @@
 #!/usr/bin/env bash
 # Fifty-first session: one call for what callC.sh and callD.sh (../2026-12-07-issue44-s50) split
-# in two, benches first, the tests in the time left (device starts were scarce).
+# in two (device starts were scarce), in the order of what landing needs.
+# $2 = the seconds the call may run (default 575): the stages check it. In the order:
 # 1. Subsets, CUDA events: main (and) / half2 (branch issue44-subset-half 49948b0) / pair
-#    (issue44-subset-pair 69e096e), alternated and, half2, pair, pair, half2, and.
-# 2. Multisplit: main / p1 (study-banks-s50 90d0d46: split matching) / p2 (study-banks-p2: p1
+#    (issue44-subset-pair 69e096e), alternated and, pair, pair, and, then half2.
+# 2. Every GPU test binary of $1's subsets build (pair by default), six at a time, the subsets'
+#    agreement and independence tests under the three sanitizers, cut off 150 s before the end.
+# 3. Multisplit: main / p1 (study-banks-s50 90d0d46: split matching) / p2 (study-banks-p2: p1
 #    plus the running count by the lowest peer's atom.shared.add with return and a shuffle),
-#    alternated main, p1, p2, p2, p1, main; Nsight Compute of the keys scatter at m = 256.
-# 3. Every GPU test binary of $1's subsets build (pair by default), six at a time, the subsets'
-#    agreement and independence tests under the three sanitizers, all cut off at 575 s.
+#    main, p1, p2 (then p2, p1, main if time is left); Nsight Compute of the keys scatter at
+#    m = 256 while time is left.
 # Bundles: .gpu-c.txz (.gpu-c/bench-subset-{and,half2,pair}, .gpu-c/{pair,half2}/test-*),
 # .gpu-ms.txz (.gpu-ms/bench-multisplit-{main,p1,p2}).
 set -o pipefail
-which=${1:-pair}
+which=${1:-pair} limit=${2:-575}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/device.txt"
 tar -xJf .gpu-c.txz; tar -xJf .gpu-ms.txz
 sb() { echo "== $1 $SECONDS" | tee -a "$OUT/subsets.log"
   timeout 60 .gpu-c/bench-subset-$1 --bench '^subsets/(Mend [A-Za-z]+/(32x32 k=(512|128)|64x64 k=2048|32-bit k=16)|Halving Threadwise/32-bit k=16)$' 2>&1 |
     grep -E "^subsets|time:|thrpt:" | tee -a "$OUT/subsets.log"; }
-for b in and half2 pair pair half2 and; do sb $b; done
-M='multisplit u32/(default (keys|pairs) m=(32|256), wall|BlockLevel (keys|pairs) m=(256|4096)|default keys m=65536, wall)/2\^28'
-ms() { echo "== $1 $SECONDS" | tee -a "$OUT/multisplit.log"
-  timeout 60 .gpu-ms/bench-multisplit-$1 --bench "$M" 2>&1 | grep -E "^multisplit|time:|thrpt:" | tee -a "$OUT/multisplit.log"; }
-for v in main p1 p2 p2 p1 main; do ms $v; done
-ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-C=l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,l1tex__throughput.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__inst_executed_op_shfl.sum,gpu__time_duration.sum,smsp__issue_active.avg.per_cycle_active,launch__registers_per_thread
-for v in main p1 p2; do
-  echo "== ncu $v $SECONDS" >> "$OUT/ncu.txt"
-  timeout 40 $ncu --metrics $C --kernel-name regex:multisplit_scatter_block --launch-skip 3 --launch-count 1 \
-    .gpu-ms/bench-multisplit-$v --bench "multisplit u32/BlockLevel keys m=256/2\^28" --warm-up-time 0.2 --measurement-time 0.3 >> "$OUT/ncu.txt" 2>&1
-  echo "ncu $v rc=$?"; done
-grep -E "^== ncu|multisplit_scatter|l1tex|smsp|gpu__|launch__" "$OUT/ncu.txt"
+for b in and pair pair and half2; do sb $b; done
 echo "== tests $SECONDS"
 export WARPKIT_TEST_DEVICES=gpu NCCL_NVLS_ENABLE=0 logs=$OUT/tests
-export end=$(($(date +%s) + 575 - SECONDS))
+export end=$(($(date +%s) + limit - 150 - SECONDS))
 mkdir -p $logs
 one() { local name=$1 lim=$((end - $(date +%s))); shift
   ((lim > 420)) && lim=420
@@ -49,6 +39,21 @@ t=.gpu-c/$which
     *) echo "$(basename $x) $x --test-threads=4";; esac; done
 } | xargs -P 6 -L 1 bash -c 'one "$@"' _ | tee "$OUT/tests-summary.txt"
 # After the others, as in earlier calls (their planted faults and engine checks run alone).
-end=$((end + 15))
+end=$((end + 15))  # faults and engines: about 2 s
 for x in faults engines; do one $x $t/test-$x --test-threads=8; done | tee -a "$OUT/tests-summary.txt"
-echo "end $SECONDS"; tar -C "$OUT" -czf "$OUT/tests.tgz" tests && rm -rf "$OUT/tests"
+tar -C "$OUT" -czf "$OUT/tests.tgz" tests && rm -rf "$OUT/tests"
+M='multisplit u32/(default (keys|pairs) m=(32|256), wall|BlockLevel (keys|pairs) m=(256|4096)|default keys m=65536, wall)/2\^28'
+ms() { echo "== $1 $SECONDS" | tee -a "$OUT/multisplit.log"
+  timeout 60 .gpu-ms/bench-multisplit-$1 --bench "$M" 2>&1 | grep -E "^multisplit|time:|thrpt:" | tee -a "$OUT/multisplit.log"; }
+for v in main p1 p2; do ms $v; done
+[ $SECONDS -lt $((limit - 60)) ] && for v in p2 p1 main; do ms $v; done
+ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+C=l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,l1tex__throughput.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__inst_executed_op_shfl.sum,gpu__time_duration.sum,smsp__issue_active.avg.per_cycle_active,launch__registers_per_thread
+for v in main p1 p2; do
+  [ $SECONDS -lt $((limit - 45)) ] || break
+  echo "== ncu $v $SECONDS" >> "$OUT/ncu.txt"
+  timeout 40 $ncu --metrics $C --kernel-name regex:multisplit_scatter_block --launch-skip 3 --launch-count 1 \
+    .gpu-ms/bench-multisplit-$v --bench "multisplit u32/BlockLevel keys m=256/2\^28" --warm-up-time 0.2 --measurement-time 0.3 >> "$OUT/ncu.txt" 2>&1
+  echo "ncu $v rc=$?"; done
+grep -E "^== ncu|multisplit_scatter|l1tex|smsp|gpu__|launch__" "$OUT/ncu.txt"
+echo "end $SECONDS"
