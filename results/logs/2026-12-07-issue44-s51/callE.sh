@@ -4,12 +4,12 @@
 # $2 = the seconds the call may run (default 575): the stages check it. In the order:
 # 1. Subsets, CUDA events: main (and) / half2 (branch issue44-subset-half 49948b0) / pair
 #    (issue44-subset-pair 69e096e), alternated and, pair, pair, and, then half2 where the limit is 500 s or more.
-# 2. Every GPU test binary of $1's subsets build (pair by default), six at a time, the subsets'
-#    agreement and independence tests under the three sanitizers, cut off 90 s before the end.
-# 3. Multisplit: main / p1 (study-banks-s50 90d0d46: split matching) / p2 (study-banks-p2: p1
+# 2. Multisplit: main / p1 (study-banks-s50 90d0d46: split matching) / p2 (study-banks-p2: p1
 #    plus the running count by the lowest peer's atom.shared.add with return and a shuffle),
-#    main, p1, p2 (then p2, p1, main if time is left); Nsight Compute of the keys scatter at
-#    m = 256 while time is left.
+#    main, p1, p2.
+# 3. Every GPU test binary of $1's subsets build (pair by default), six at a time, the subsets'
+#    agreement and independence tests under the three sanitizers, cut off 60 s before the end.
+# 4. If time is left: multisplit p2, p1, main again; Nsight Compute of the keys scatter at m = 256.
 # Bundles: .gpu-c.txz (.gpu-c/bench-subset-{and,half2,pair}, .gpu-c/{pair,half2}/test-*),
 # .gpu-ms.txz (.gpu-ms/bench-multisplit-{main,p1,p2}).
 set -o pipefail
@@ -21,9 +21,13 @@ sb() { echo "== $1 $SECONDS" | tee -a "$OUT/subsets.log"
     grep -E "^subsets|time:|thrpt:" | tee -a "$OUT/subsets.log"; }
 for b in and pair pair and; do sb $b; done
 [ $limit -ge 500 ] && sb half2
+M='multisplit u32/(default (keys|pairs) m=(32|256), wall|BlockLevel (keys|pairs) m=(256|4096)|default keys m=65536, wall)/2\^28'
+ms() { echo "== $1 $SECONDS" | tee -a "$OUT/multisplit.log"
+  timeout 60 .gpu-ms/bench-multisplit-$1 --bench "$M" 2>&1 | grep -E "^multisplit|time:|thrpt:" | tee -a "$OUT/multisplit.log"; }
+for v in main p1 p2; do ms $v; done
 echo "== tests $SECONDS"
 export WARPKIT_TEST_DEVICES=gpu NCCL_NVLS_ENABLE=0 logs=$OUT/tests
-export end=$(($(date +%s) + limit - 90 - SECONDS))
+export end=$(($(date +%s) + limit - 60 - SECONDS))
 mkdir -p $logs
 one() { local name=$1 lim=$((end - $(date +%s))); shift
   ((lim > 420)) && lim=420
@@ -33,21 +37,17 @@ one() { local name=$1 lim=$((end - $(date +%s))); shift
 export -f one
 cs=compute-sanitizer; command -v $cs >/dev/null || cs=/usr/local/cuda/bin/compute-sanitizer
 t=.gpu-c/$which
-{ echo "alias $t/test-alias --test-threads=8"
+{ echo "test-subset $t/test-subset --test-threads=4"; echo "alias $t/test-alias --test-threads=8"
   for tool in memcheck synccheck racecheck; do
     echo "subset-$tool env WARPKIT_TEST_MAX_LEN=4099 $cs --tool $tool --error-exitcode 1 $t/test-subset --test-threads=1 every_subset_has_k_elements consecutive_subsets"; done
-  for x in $t/test-*; do case $x in */test-alias|*/test-faults|*/test-engines|*/test-emulator) ;;
+  for x in $t/test-*; do case $x in */test-subset|*/test-alias|*/test-faults|*/test-engines|*/test-emulator) ;;
     *) echo "$(basename $x) $x --test-threads=4";; esac; done
 } | xargs -P 6 -L 1 bash -c 'one "$@"' _ | tee "$OUT/tests-summary.txt"
 # After the others, as in earlier calls (their planted faults and engine checks run alone).
 end=$((end + 15))  # faults and engines: about 2 s
 for x in faults engines; do one $x $t/test-$x --test-threads=8; done | tee -a "$OUT/tests-summary.txt"
 tar -C "$OUT" -czf "$OUT/tests.tgz" tests && rm -rf "$OUT/tests"
-M='multisplit u32/(default (keys|pairs) m=(32|256), wall|BlockLevel (keys|pairs) m=(256|4096)|default keys m=65536, wall)/2\^28'
-ms() { echo "== $1 $SECONDS" | tee -a "$OUT/multisplit.log"
-  timeout 60 .gpu-ms/bench-multisplit-$1 --bench "$M" 2>&1 | grep -E "^multisplit|time:|thrpt:" | tee -a "$OUT/multisplit.log"; }
-for v in main p1 p2; do ms $v; done
-[ $SECONDS -lt $((limit - 60)) ] && for v in p2 p1 main; do ms $v; done
+[ $SECONDS -lt $((limit - 80)) ] && for v in p2 p1 main; do ms $v; done
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 C=l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,l1tex__throughput.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__inst_executed_op_shfl.sum,gpu__time_duration.sum,smsp__issue_active.avg.per_cycle_active,launch__registers_per_thread
 for v in main p1 p2; do
